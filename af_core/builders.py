@@ -1,0 +1,361 @@
+"""Short graph builders: gather, index_select, embedding and their chains.
+
+``GraphBuilder`` writes the same ASCIR a front end would (Data -> Load ->
+ops -> Store -> Output, every y field filled) with far less ceremony::
+
+    g = GraphBuilder("emb")
+    w = g.data("weight", ["V", 64], "float32")
+    ids = g.data("ids", ["B"], "int64")
+    out = g.relu(embedding(w, ids))
+    g.output(out)
+    graph = g.build()
+
+``index_select`` and ``embedding`` normalize to IndirectLoad the way the
+first design seed describes: the 1-D index is broadcast over the other axes
+with stride 0 (a view of the same global buffer), and for embedding with
+multi-dimensional indices the table is broadcast over the leading index axes
+with stride 0, so that output == index shape and rank(input) == rank(index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import sympy
+
+from af_core import dtypes as dt
+from af_core.errors import AscirError, UnknownOpError
+from af_core.ir.graph import Axis, HintGraph, Node
+from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.validate import validate
+from af_core.ops.core_ops import normalize_dim
+from af_core.ops.opdef import InferContext, PortInfo
+from af_core.registry import lookup_op
+
+
+@attrs.define(eq=False)
+class TensorRef:
+    """A tensor under construction: the node producing it and its facts."""
+
+    builder: GraphBuilder
+    node: Node
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self.node.y.dtype
+
+    @property
+    def shape(self) -> tuple[Expr, ...]:
+        return tuple(self.node.y.size)
+
+    @property
+    def rank(self) -> int:
+        return len(self.node.y.size)
+
+    def __repr__(self) -> str:
+        return f"TensorRef({self.node.name}: {self.dtype}{list(self.shape)})"
+
+
+class GraphBuilder:
+    """Builds a valid HintGraph op by op."""
+
+    def __init__(self, name: str) -> None:
+        self.graph = HintGraph(name)
+        self._counter: dict[str, int] = {}
+        self._data_index = 0
+        self._output_index = 0
+
+    # -- naming and sizes --------------------------------------------------
+    def _name(self, base: str) -> str:
+        n = self._counter.get(base, 0)
+        self._counter[base] = n + 1
+        name = base if n == 0 else f"{base}_{n}"
+        while self.graph.has_node(name):
+            n += 1
+            self._counter[base] = n + 1
+            name = f"{base}_{n}"
+        return name
+
+    def size(self, value: int | str | Expr, max_value: int | None = None) -> Expr:
+        if isinstance(value, sympy.Basic):
+            return value
+        return self.graph.create_size(value, max_value)
+
+    def _new_axes(self, sizes: Sequence[Expr]) -> list[Axis]:
+        base = len(self.graph.axes())
+        return [self.graph.create_axis(f"z{base + i}", s) for i, s in enumerate(sizes)]
+
+    # -- graph inputs and outputs -----------------------------------------
+    def data(
+        self,
+        name: str,
+        shape: Sequence[int | str | Expr],
+        dtype: str | dt.DType,
+        strides: Sequence[int | str | Expr] | None = None,
+    ) -> TensorRef:
+        """A kernel input and its Load; returns the loaded tensor."""
+        sizes = [self.size(s) for s in shape]
+        symbols = self.graph.size_symbols()
+        stride_exprs = (
+            contiguous_strides(sizes)
+            if strides is None
+            else [sympy.sympify(s, locals=symbols) if isinstance(s, str) else sympy.sympify(s) for s in strides]
+        )
+        axes = self._new_axes(sizes)
+        data = Node("Data", name, self.graph)
+        data.attr.ir_attr.index = self._data_index
+        self._data_index += 1
+        _describe(data, dt.get(dtype), axes, sizes, stride_exprs)
+        load = Node("Load", self._name(f"{name}_load"))
+        load.x = data
+        load.attr.sched.axis = axes
+        _describe(load, dt.get(dtype), axes, sizes, contiguous_strides(sizes))
+        return TensorRef(self, load)
+
+    def output(self, tensor: TensorRef, name: str | None = None) -> Node:
+        """Store ``tensor`` and expose it as the next kernel output."""
+        name = name or self._name("y")
+        node = tensor.node
+        store = Node("Store", self._name(f"{name}_store"))
+        store.x = node
+        _copy_desc(store, node)
+        out = Node("Output", name, self.graph)
+        out.x = store
+        out.attr.ir_attr.index = self._output_index
+        self._output_index += 1
+        _copy_desc(out, store)
+        return out
+
+    def build(self) -> HintGraph:
+        validate(self.graph)
+        return self.graph
+
+    # -- generic ops -------------------------------------------------------
+    def op(
+        self,
+        op_type: str,
+        *inputs: TensorRef,
+        name: str | None = None,
+        dtype: str | dt.DType | None = None,
+        shape: Sequence[Expr] | None = None,
+        **ir_attrs: Any,
+    ) -> TensorRef:
+        """Any registered op; y dtype/size are inferred with the op's own rule."""
+        opdef = lookup_op(op_type)
+        if opdef is None:
+            raise UnknownOpError("op-known", f"no installed plugin registers op type '{op_type}'",
+                                 node=name)
+        if len(inputs) != len(opdef.inputs):
+            raise AscirError(
+                "builder-arity",
+                f"{op_type} takes {len(opdef.inputs)} inputs, got {len(inputs)}",
+                node=name or op_type,
+            )
+        node = Node(op_type, name or self._name(op_type.lower()))
+        for port, ref in zip(opdef.inputs, inputs):
+            node.connect(port, ref.node)
+        for key, value in ir_attrs.items():
+            node.attr.ir_attr.set(key, value)
+        declared = PortInfo(None if dtype is None else dt.get(dtype), None if shape is None else tuple(shape))
+        ctx = InferContext(
+            node.name,
+            opdef,
+            {p: PortInfo(r.dtype, r.shape, None) for p, r in zip(opdef.inputs, inputs)},
+            node.attr.ir_attr.as_dict(),
+            declared,
+        )
+        out = opdef.infer(ctx)
+        out_dtype = declared.dtype or out.dtype
+        sizes = list(declared.sizes or out.sizes)
+        first = inputs[0].node if inputs else None
+        axes = _axes_like(self, first, sizes)
+        _describe(node, out_dtype, axes, sizes, contiguous_strides(sizes))
+        node.attr.sched.axis = axes
+        return TensorRef(self, node)
+
+    def __getattr__(self, op_type_lower: str):
+        """``g.relu(t)``, ``g.add(a, b)``, ``g.muls(t, value=2.0)`` for registered ops."""
+        if op_type_lower.startswith("_"):
+            raise AttributeError(op_type_lower)
+        from af_core.registry import get_registry
+
+        for op_name in get_registry().names("op"):
+            if op_name.lower() == op_type_lower:
+                return lambda *inputs, **kw: self.op(op_name, *inputs, **kw)
+        raise AttributeError(f"no registered op named like '{op_type_lower}'")
+
+    def cast(self, tensor: TensorRef, dtype: str | dt.DType) -> TensorRef:
+        return self.op("Cast", tensor, dtype=dtype)
+
+    def broadcast(self, tensor: TensorRef, shape: Sequence[int | str | Expr]) -> TensorRef:
+        sizes = [self.size(s) for s in shape]
+        return self.op("Broadcast", tensor, shape=sizes)
+
+    def reduce(self, kind: str, tensor: TensorRef, axes: Sequence[int]) -> TensorRef:
+        rank = tensor.rank
+        norm = sorted({normalize_dim(a, rank) for a in axes})
+        sizes = [sympy.Integer(1) if i in norm else s for i, s in enumerate(tensor.shape)]
+        return self.op(kind, tensor, shape=sizes)
+
+    def indirect_load(
+        self,
+        x: TensorRef,
+        index: TensorRef,
+        dim: int,
+        *,
+        need_check_negative: bool = False,
+        need_check_bound: bool = False,
+        name: str | None = None,
+    ) -> TensorRef:
+        node = Node("IndirectLoad", name or self._name("indirect_load"))
+        node.x1 = x.node
+        node.x2 = index.node
+        node.attr.ir_attr.dim = dim
+        node.attr.ir_attr.need_check_negative = need_check_negative
+        node.attr.ir_attr.need_check_bound = need_check_bound
+        if x.rank != index.rank:
+            raise AscirError(
+                "indirect-load-rank",
+                f"input rank {x.rank} differs from index rank {index.rank}",
+                node=node.name,
+                port="x2",
+            )
+        sizes = list(index.shape)
+        axes = list(index.node.y.axis)
+        _describe(node, x.dtype, axes, sizes, contiguous_strides(sizes))
+        node.attr.sched.axis = axes
+        return TensorRef(self, node)
+
+    # -- views of Data tensors --------------------------------------------
+    def _restride(self, ref: TensorRef, sizes: list[Expr], strides: list[Expr], axes: list[Axis]) -> None:
+        """Give a Data->Load pair a broadcast view (same global buffer)."""
+        load = ref.node
+        data = load.graph.producer(load, "x") if load.type == "Load" else None
+        if data is None or data.type != "Data" or self.graph.consumers(data) != [(load, "x")]:
+            raise AscirError(
+                "builder-view",
+                "index_select/embedding need tensors straight from g.data() with no other users",
+                node=load.name,
+            )
+        _describe(data, data.y.dtype, axes, sizes, strides)
+        _describe(load, load.y.dtype, axes, sizes, contiguous_strides(sizes))
+        load.attr.sched.axis = axes
+
+
+def _describe(node: Node, dtype: dt.DType, axes, sizes, strides) -> None:
+    node.y.dtype = dtype
+    node.y.axis = axes
+    node.y.size = sizes
+    node.y.strides = strides
+
+
+def _copy_desc(dst: Node, src: Node) -> None:
+    dst.y.dtype = src.y.dtype
+    dst.y.axis = src.y.axis
+    dst.y.size = src.y.size
+    dst.y.strides = contiguous_strides(list(src.y.size))
+    dst.attr.sched.axis = src.y.axis
+
+
+def _axes_like(builder: GraphBuilder, first: Node | None, sizes: list[Expr]) -> list[Axis]:
+    """Axes of the first input where sizes agree (or the output is 1), new axes elsewhere."""
+    known = list(first.y.axis) if first is not None and first.y.axis is not None else []
+    if len(known) != len(sizes):
+        return builder._new_axes(sizes)
+    axes = []
+    for axis, size in zip(known, sizes):
+        if axis.size == size or size == 1:
+            axes.append(axis)
+        else:
+            axes.append(builder._new_axes([size])[0])
+    return axes
+
+
+# ---------------------------------------------------------------------------
+# torch-shaped front doors
+
+
+def gather(
+    x: TensorRef,
+    dim: int,
+    index: TensorRef,
+    *,
+    need_check_negative: bool = False,
+    need_check_bound: bool = False,
+) -> TensorRef:
+    """``torch.gather(x, dim, index)``: IndirectLoad as is."""
+    return x.builder.indirect_load(
+        x, index, dim, need_check_negative=need_check_negative, need_check_bound=need_check_bound
+    )
+
+
+def index_select(
+    x: TensorRef,
+    dim: int,
+    index: TensorRef,
+    *,
+    need_check_negative: bool = False,
+    need_check_bound: bool = False,
+) -> TensorRef:
+    """``torch.index_select(x, dim, index)`` with a 1-D index.
+
+    The index becomes a stride-0 view of rank(x): sizes of x with dim replaced
+    by len(index), stride 0 on every axis but dim.
+    """
+    g = x.builder
+    if index.rank != 1:
+        raise AscirError("index-select-rank", f"index must be 1-D, got rank {index.rank}",
+                         node=index.node.name, port="x2")
+    dim = normalize_dim(dim, x.rank)
+    if not 0 <= dim < x.rank:
+        raise AscirError("indirect-load-dim", f"dim out of range for rank {x.rank}", node=index.node.name)
+    data = g.graph.producer(index.node, "x")
+    stride = data.y.strides[0] if data is not None else sympy.Integer(1)
+    sizes = list(x.shape)
+    sizes[dim] = index.shape[0]
+    strides = [sympy.Integer(0)] * x.rank
+    strides[dim] = stride
+    axes = list(x.node.y.axis)
+    axes[dim] = index.node.y.axis[0]
+    g._restride(index, sizes, strides, axes)
+    return g.indirect_load(x, index, dim, need_check_negative=need_check_negative,
+                           need_check_bound=need_check_bound)
+
+
+def embedding(
+    weight: TensorRef,
+    indices: TensorRef,
+    *,
+    need_check_negative: bool = False,
+    need_check_bound: bool = False,
+) -> TensorRef:
+    """``torch.nn.functional.embedding(indices, weight)``: output indices.shape + [D].
+
+    Normalized to IndirectLoad over rank k+1 (k = indices rank): the table is
+    viewed as [i0..i_{k-2}, V, D] with stride 0 on the leading axes, the
+    indices as [i0..i_{k-1}, D] with stride 0 on the last axis, dim = k-1.
+    """
+    g = weight.builder
+    if weight.rank != 2:
+        raise AscirError("embedding-rank", f"weight must be 2-D, got rank {weight.rank}",
+                         node=weight.node.name, port="x1")
+    k = indices.rank
+    ind_data = g.graph.producer(indices.node, "x")
+    w_data = g.graph.producer(weight.node, "x")
+    ind_sizes = list(indices.shape)
+    ind_strides = list(ind_data.y.strides) if ind_data is not None else contiguous_strides(ind_sizes)
+    vocab, width = weight.shape
+    w_strides = list(w_data.y.strides) if w_data is not None else contiguous_strides([vocab, width])
+    index_sizes = ind_sizes + [width]
+    index_strides = ind_strides + [sympy.Integer(0)]
+    index_axes = list(indices.node.y.axis) + [weight.node.y.axis[1]]
+    weight_sizes = ind_sizes[:-1] + [vocab, width]
+    weight_strides = [sympy.Integer(0)] * (k - 1) + w_strides
+    weight_axes = list(indices.node.y.axis[:-1]) + list(weight.node.y.axis)
+    g._restride(indices, index_sizes, index_strides, index_axes)
+    if k > 1:
+        g._restride(weight, weight_sizes, weight_strides, weight_axes)
+    return g.indirect_load(weight, indices, k - 1, need_check_negative=need_check_negative,
+                           need_check_bound=need_check_bound)

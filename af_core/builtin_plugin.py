@@ -1,0 +1,16 @@
+"""The core's own hook implementations (registered as plugin ``af_core``).
+
+The core is a plugin of itself for the ops every template relies on; it
+registers no template, no ApiCall and no twin header — those are plugins.
+"""
+
+from __future__ import annotations
+
+from af_core.hookspecs import hookimpl
+from af_core.ops.core_ops import CORE_OPS
+
+
+@hookimpl
+def af_register_ops(register):
+    for op in CORE_OPS:
+        register(op)

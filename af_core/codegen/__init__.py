@@ -1,0 +1,1 @@
+"""Kernel and host code generation from scheduled cases."""

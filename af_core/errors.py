@@ -1,0 +1,120 @@
+"""Exception families of af_core.
+
+Every error a user can cause with a bad graph is an :class:`AscirError`: it
+names the node, the port (when one is involved), the rule that was broken and
+the offending values, so the message alone is enough to fix the graph.
+Failures of the machinery around the graph (plugins, scheduling, tiling, the
+CPU twin) have their own families so callers can tell "your graph is wrong"
+from "no template can run it" from "the emulator caught a bug".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AfError(Exception):
+    """Root of every error raised on purpose by af_core and its plugins."""
+
+
+class AscirError(AfError, ValueError):
+    """A graph breaks a rule of ASCIR.
+
+    ``node`` and ``port`` locate the problem, ``rule`` is a short stable
+    identifier (tests and tools match on it), ``detail`` says what was found.
+    """
+
+    def __init__(
+        self,
+        rule: str,
+        detail: str,
+        *,
+        node: str | None = None,
+        port: str | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> None:
+        self.rule = rule
+        self.detail = detail
+        self.node = node
+        self.port = port
+        self.values = dict(values or {})
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.node is not None:
+            where.append(f"node '{self.node}'")
+        if self.port is not None:
+            where.append(f"port '{self.port}'")
+        location = " ".join(where) if where else "graph"
+        text = f"{location}: rule '{self.rule}': {self.detail}"
+        if self.values:
+            shown = ", ".join(f"{k}={v}" for k, v in self.values.items())
+            text += f" ({shown})"
+        return text
+
+
+class UnknownOpError(AscirError, AttributeError):
+    """An op type that no installed plugin registered."""
+
+
+class AttrError(AscirError):
+    """An IR attribute that the op does not declare, or a value of the wrong kind."""
+
+
+class GraphStructureError(AscirError):
+    """Unconnected ports, cycles, missing Data/Output nodes."""
+
+
+class ShapeError(AscirError):
+    """Rank, size, stride and axis rules."""
+
+
+class DTypeError(AscirError):
+    """Dtype rules of an op or of a port."""
+
+
+class OverflowRiskError(AscirError):
+    """A byte offset that can overflow int64 for declared size bounds."""
+
+
+class PluginError(AfError):
+    """A plugin could not be loaded, or registered something twice."""
+
+
+class DuplicateRegistrationError(PluginError):
+    """Two distributions registered the same op, ApiCall, API source or template."""
+
+    def __init__(self, kind: str, name: str, first: str, second: str) -> None:
+        self.kind = kind
+        self.name = name
+        self.first = first
+        self.second = second
+        super().__init__(
+            f"{kind} '{name}' is registered by both '{first}' and '{second}'; "
+            f"uninstall one of them or disable it with AF_DISABLE_PLUGINS"
+        )
+
+
+class ScheduleError(AfError):
+    """No template produced a case for a graph; carries every rejection."""
+
+    def __init__(self, message: str, rejections: list[Any] | None = None) -> None:
+        self.rejections = list(rejections or [])
+        super().__init__(message)
+
+
+class TilingError(AfError):
+    """No candidate fits the concrete shape and platform."""
+
+
+class CodegenError(AfError):
+    """Template metadata and schedule results disagree, or an ApiCall is missing."""
+
+
+class TwinError(AfError):
+    """The CPU twin failed to build or its sanitizer stopped a kernel."""
+
+    def __init__(self, message: str, *, log: str = "") -> None:
+        self.log = log
+        super().__init__(message)

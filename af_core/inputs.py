@@ -1,0 +1,228 @@
+"""Kernel inputs: global-memory storage and the logical views the graph sees.
+
+A Data node describes a *view* of a global buffer (sizes + strides, where a
+stride of 0 broadcasts). The twin needs the buffer itself (``storage``), the
+reference needs the view (``logical``). Inputs are generated storage-first,
+so broadcast and non-contiguous views are consistent by construction; user
+arrays are checked for consistency when packed into storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+import numpy as np
+
+from af_core import dtypes as dt
+from af_core.errors import AscirError
+from af_core.ir.evaluate import eval_shape
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.validate import GraphInfo, validate
+from af_core.ops.core_ops import normalize_dim
+from af_core.reference.interpreter import to_dtype
+
+
+@attrs.define
+class GraphInputs:
+    """Storage (what global memory holds) and logical views, per Data node name."""
+
+    storage: dict[str, np.ndarray]
+    logical: dict[str, np.ndarray]
+    sizes: dict[str, int]
+
+
+def storage_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """Elements a strided view spans: 1 + sum((n - 1) * stride)."""
+    if any(n == 0 for n in shape):
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+
+
+def view(storage: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """The logical array a Data node sees in ``storage`` (read-only view)."""
+    item = storage.itemsize
+    return np.lib.stride_tricks.as_strided(
+        storage, shape=shape, strides=tuple(s * item for s in strides), writeable=False
+    )
+
+
+def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
+    """Data nodes that feed an IndirectLoad index port -> (IndirectLoad, dim).
+
+    The walk goes upstream from port x2 through Load and elementwise ops, so
+    an index pre-chain still marks its Data input as an index.
+    """
+    found: dict[str, tuple[Node, int]] = {}
+    for il in graph.nodes_of_type("IndirectLoad"):
+        stack = [graph.producer(il, "x2")]
+        while stack:
+            node = stack.pop()
+            if node is None:
+                continue
+            if node.op.compute_type == "data":
+                found.setdefault(node.name, (il, il.attr.ir_attr.dim))
+                continue
+            stack.extend(graph.producer(node, p) for p in node.op.inputs)
+    return found
+
+
+def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]):
+    ni = info[node.name]
+    return ni.dtype, eval_shape(ni.sizes, env), eval_shape(ni.strides, env)
+
+
+def make_inputs(
+    graph: HintGraph,
+    sizes: Mapping[str, int],
+    *,
+    seed: int = 0,
+    negative_indices: bool = False,
+    out_of_range: float = 0.0,
+    positive: bool = False,
+    distribution: str = "uniform",
+    info: GraphInfo | None = None,
+) -> GraphInputs:
+    """Random inputs for every Data node.
+
+    Index inputs draw from ``[0, input.size(dim))`` (``[-size, size)`` with
+    ``negative_indices``), a fraction ``out_of_range`` of them outside any
+    valid range; ``distribution`` is one of the workload corpus names
+    (uniform, zipf<alpha>, unique, unique_per_row, repeat<k>, duplicates,
+    with_negative). Float data is normal (or positive with ``positive``).
+    """
+    info = info or validate(graph)
+    rng = np.random.default_rng(seed)
+    env = dict(sizes)
+    indices = index_inputs(graph)
+    storage: dict[str, np.ndarray] = {}
+    logical: dict[str, np.ndarray] = {}
+    for node in graph.nodes():
+        if node.op.compute_type != "data":
+            continue
+        dtype, shape, strides = _data_facts(graph, info, node, env)
+        count = storage_elements(shape, strides)
+        if node.name in indices:
+            il, dim = indices[node.name]
+            src = graph.producer(il, "x1")
+            in_shape = eval_shape(info[src.name].sizes, env)
+            extent = in_shape[normalize_dim(dim, len(in_shape))]
+            values = _index_values(rng, count, extent, shape, strides, dtype, distribution,
+                                   negative_indices, out_of_range)
+        else:
+            values = _data_values(rng, count, dtype, positive)
+        values = to_dtype(values, dtype)
+        storage[node.name] = values
+        logical[node.name] = view(values, shape, strides)
+    return GraphInputs(storage, logical, env)
+
+
+def _data_values(rng: np.random.Generator, count: int, dtype: dt.DType, positive: bool) -> np.ndarray:
+    if dtype.is_float:
+        values = rng.standard_normal(count).astype(np.float32)
+        return np.abs(values) + np.float32(0.25) if positive else values
+    if dtype.is_bool:
+        return rng.integers(0, 2, count).astype(bool)
+    if dtype.kind == "u":
+        return rng.integers(0, 100, count)
+    low = 1 if positive else -50
+    return rng.integers(low, 50, count)
+
+
+def _index_values(
+    rng: np.random.Generator,
+    count: int,
+    extent: int,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    dtype: dt.DType,
+    distribution: str,
+    negative: bool,
+    out_of_range: float,
+) -> np.ndarray:
+    if distribution.startswith("zipf"):
+        alpha = float(distribution[4:] or 1.1)
+        ranks = rng.zipf(alpha, count) - 1
+        perm = rng.permutation(extent)
+        values = perm[np.minimum(ranks, extent - 1)]
+    elif distribution == "unique":
+        values = rng.permutation(max(extent, count))[:count] % extent
+    elif distribution == "unique_per_row":
+        row = shape[-1] if shape else 1
+        rows = -(-count // row)
+        values = np.concatenate(
+            [rng.permutation(extent)[: min(row, extent)] for _ in range(rows)]
+        )
+        if len(values) < count:
+            values = np.resize(values, count)
+        values = values[:count] % extent
+    elif distribution.startswith("repeat"):
+        k = int(distribution[6:] or 2)
+        base = rng.integers(0, extent, -(-count // k))
+        values = np.repeat(base, k)[:count]
+    elif distribution == "duplicates":
+        pool = rng.integers(0, extent, max(1, count // 4))
+        values = pool[rng.integers(0, len(pool), count)]
+    elif distribution == "with_negative":
+        values = rng.integers(-extent, extent, count)
+    else:
+        values = rng.integers(0, extent, count)
+    values = values.astype(np.int64)
+    if negative:
+        flip = rng.random(count) < 0.5
+        values = np.where(flip, values - extent, values)
+    if out_of_range > 0:
+        bad = rng.random(count) < out_of_range
+        wild = np.where(rng.random(count) < 0.5, extent + rng.integers(0, 7, count),
+                        -extent - 1 - rng.integers(0, 7, count))
+        values = np.where(bad, wild, values)
+    return values
+
+
+def pack_inputs(
+    graph: HintGraph,
+    arrays: Mapping[str, np.ndarray],
+    sizes: Mapping[str, int] | None = None,
+    *,
+    info: GraphInfo | None = None,
+) -> GraphInputs:
+    """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
+    info = info or validate(graph)
+    env = dict(sizes or {})
+    import sympy
+
+    for node in graph.nodes():
+        if node.op.compute_type == "data" and node.name in arrays:
+            for expr, n in zip(info[node.name].sizes, np.shape(arrays[node.name])):
+                expr = sympy.sympify(expr)
+                if expr.is_Symbol:
+                    env.setdefault(expr.name, int(n))
+    storage: dict[str, np.ndarray] = {}
+    logical: dict[str, np.ndarray] = {}
+    for node in graph.nodes():
+        if node.op.compute_type != "data":
+            continue
+        if node.name not in arrays:
+            raise AscirError("input-missing", "no array given for this Data node", node=node.name)
+        dtype, shape, strides = _data_facts(graph, info, node, env)
+        array = to_dtype(np.asarray(arrays[node.name]), dtype)
+        if array.shape != shape:
+            raise AscirError(
+                "input-shape",
+                f"array shape {array.shape} does not match the Data node's sizes {shape}",
+                node=node.name,
+            )
+        buf = np.zeros(storage_elements(shape, strides), dtype=array.dtype)
+        target = np.lib.stride_tricks.as_strided(
+            buf, shape=shape, strides=tuple(s * buf.itemsize for s in strides)
+        )
+        target[...] = array
+        if not np.array_equal(view(buf, shape, strides), array, equal_nan=dtype.is_float):
+            raise AscirError(
+                "input-broadcast",
+                "array differs along an axis the Data node broadcasts (stride 0) or aliases",
+                node=node.name,
+            )
+        storage[node.name] = buf
+        logical[node.name] = view(buf, shape, strides)
+    return GraphInputs(storage, logical, env)

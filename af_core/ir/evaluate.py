@@ -1,0 +1,115 @@
+"""Evaluate size expressions for concrete sizes, fast and exactly.
+
+Expressions are compiled once with ``sympy.lambdify`` (cached per
+expression) into integer Python code; no ``subs`` on hot paths. Integer
+division helpers keep C++ semantics for positive operands so that Python and
+the generated host tiling agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import sympy
+
+from af_core.ir.sizes import Expr
+
+
+class CeilDiv(sympy.Function):
+    """ceil(a / b) for positive integers, printed as ``(a + b - 1) / b`` in C++."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, a, b):
+        if a.is_Integer and b.is_Integer and b != 0:
+            return sympy.Integer(-(-int(a) // int(b)))
+        if b == 1:
+            return a
+        return None
+
+
+class FloorDiv(sympy.Function):
+    """floor(a / b) for non-negative integers, printed as ``a / b`` in C++."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, a, b):
+        if a.is_Integer and b.is_Integer and b != 0:
+            return sympy.Integer(int(a) // int(b))
+        if b == 1:
+            return a
+        return None
+
+
+class AlignUp(sympy.Function):
+    """The smallest multiple of b not below a (b > 0)."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, a, b):
+        if a.is_Integer and b.is_Integer and b != 0:
+            return sympy.Integer(-(-int(a) // int(b)) * int(b))
+        if b == 1:
+            return a
+        return None
+
+
+def _py_ceil(a, b):
+    return -(-int(a) // int(b))
+
+
+def _py_floor(a, b):
+    return int(a) // int(b)
+
+
+def _py_align(a, b):
+    return -(-int(a) // int(b)) * int(b)
+
+
+_MODULES = [
+    {
+        "CeilDiv": _py_ceil,
+        "FloorDiv": _py_floor,
+        "AlignUp": _py_align,
+        "Min": min,
+        "Max": max,
+        "floor": lambda v: int(v // 1),
+        "ceiling": lambda v: -int((-v) // 1),
+        "Abs": abs,
+    },
+    "math",
+]
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_expr(expr: Expr, names: tuple[str, ...]):
+    """A Python callable of the named sizes (positional) for ``expr``."""
+    symbols = [sympy.Symbol(n, integer=True, positive=True) for n in names]
+    return sympy.lambdify(symbols, expr, modules=_MODULES)
+
+
+def eval_int(expr: Expr, env: Mapping[str, int]) -> int:
+    """The integer value of ``expr`` with every size symbol taken from ``env``."""
+    if isinstance(expr, (int,)):
+        return int(expr)
+    if expr.is_Integer:
+        return int(expr)
+    names = tuple(sorted(s.name for s in expr.free_symbols))
+    missing = [n for n in names if n not in env]
+    if missing:
+        raise KeyError(f"no value for size(s) {', '.join(missing)} in expression {expr}")
+    fn = compile_expr(expr, names)
+    value = fn(*(int(env[n]) for n in names))
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"size expression {expr} is not an integer for {dict(env)}: {value}")
+        value = int(value)
+    return int(value)
+
+
+def eval_shape(sizes, env: Mapping[str, int]) -> tuple[int, ...]:
+    return tuple(eval_int(s, env) for s in sizes)

@@ -1,0 +1,125 @@
+"""JSON form of a HintGraph; ``from_json(to_json(g))`` reproduces ``g`` exactly.
+
+Expressions are stored as canonical sympy text and parsed back with the
+graph's own size symbols (no ``eval``). Node, size and axis order is kept, so
+the text of a graph is stable and diffable.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sympy
+
+from af_core.errors import GraphStructureError, UnknownOpError
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import as_expr, to_text
+
+FORMAT = "af-hintgraph/1"
+
+
+def _attr_to_json(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "expr":
+        return to_text(sympy.sympify(value))
+    if kind == "int_list":
+        return list(value)
+    return value
+
+
+def graph_to_dict(graph: HintGraph) -> dict[str, Any]:
+    nodes = []
+    for node in graph.nodes():
+        specs = node.op.attr_specs
+        y = node.y
+        nodes.append(
+            {
+                "name": node.name,
+                "type": node.type,
+                "inputs": {
+                    port: producer.name
+                    for port in node.op.inputs
+                    if (producer := graph.producer(node, port)) is not None
+                },
+                "ir_attr": {
+                    k: _attr_to_json(specs[k].kind, v) for k, v in node.attr.ir_attr.explicit().items()
+                },
+                "sched_axis": None
+                if node.attr.sched.axis is None
+                else [a.name for a in node.attr.sched.axis],
+                "y": {
+                    "dtype": None if y.dtype is None else y.dtype.name,
+                    "axis": None if y.axis is None else [a.name for a in y.axis],
+                    "size": None if y.size is None else [to_text(s) for s in y.size],
+                    "strides": None if y.strides is None else [to_text(s) for s in y.strides],
+                },
+            }
+        )
+    return {
+        "format": FORMAT,
+        "name": graph.name,
+        "sizes": [{"name": v.name, "max": v.max_value} for v in graph.sizes()],
+        "axes": [{"name": a.name, "size": to_text(a.size)} for a in graph.axes()],
+        "attrs": graph.attrs,
+        "nodes": nodes,
+    }
+
+
+def to_json(graph: HintGraph, *, indent: int | None = 1) -> str:
+    return json.dumps(graph_to_dict(graph), indent=indent, sort_keys=False)
+
+
+def graph_from_dict(data: dict[str, Any]) -> HintGraph:
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        raise GraphStructureError("json-format", f"expected format '{FORMAT}', got {fmt!r}")
+    graph = HintGraph(data["name"])
+    for size in data.get("sizes", []):
+        graph.create_size(size["name"], size.get("max"))
+    symbols = graph.size_symbols()
+    for axis in data.get("axes", []):
+        graph.create_axis(axis["name"], as_expr(axis["size"], symbols))
+    graph.attrs.update(data.get("attrs") or {})
+    axes = {a.name: a for a in graph.axes()}
+
+    def axis_list(names, where: str, node: str):
+        if names is None:
+            return None
+        try:
+            return [axes[n] for n in names]
+        except KeyError as exc:
+            raise GraphStructureError(
+                "axis-known", f"{where} names unknown axis {exc.args[0]!r}", node=node
+            ) from None
+
+    created: list[tuple[Node, dict[str, str]]] = []
+    for item in data.get("nodes", []):
+        try:
+            node = Node(item["type"], item["name"], graph)
+        except UnknownOpError:
+            raise
+        for key, value in (item.get("ir_attr") or {}).items():
+            node.attr.ir_attr.set(key, value)
+        node.attr.sched.axis = axis_list(item.get("sched_axis"), "sched_axis", node.name)
+        y = item.get("y") or {}
+        node.y.dtype = y.get("dtype")
+        node.y.axis = axis_list(y.get("axis"), "y.axis", node.name)
+        node.y.size = None if y.get("size") is None else [as_expr(s, symbols) for s in y["size"]]
+        node.y.strides = (
+            None if y.get("strides") is None else [as_expr(s, symbols) for s in y["strides"]]
+        )
+        created.append((node, item.get("inputs") or {}))
+    for node, inputs in created:
+        for port, producer in inputs.items():
+            if not graph.has_node(producer):
+                raise GraphStructureError(
+                    "port-producer", f"port wired to unknown node '{producer}'", node=node.name, port=port
+                )
+            node.connect(port, graph.node(producer))
+    return graph
+
+
+def from_json(text: str) -> HintGraph:
+    return graph_from_dict(json.loads(text))

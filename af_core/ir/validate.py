@@ -1,0 +1,294 @@
+"""Validation of a HintGraph before anything else looks at it.
+
+Rules are checked in a fixed order and the first broken one raises an
+:class:`AscirError` subclass naming the node, the port, the rule id and the
+values involved. :func:`validate` returns a :class:`GraphInfo` with the
+resolved dtype, sizes and strides of every node (inferred where the graph left
+them unset) and :func:`normalized_copy` gives a copy with those filled in and
+negative IndirectLoad dims normalized, which is what schedulers consume.
+
+Rule ids (stable; tests and tools match on them): port-connected,
+graph-acyclic, graph-has-output, io-index, io-index-unique, desc-rank,
+sched-axis-rank, size-positive, stride-nonnegative, size-matches-axis,
+dtype-declared, shape-declared, byte-offset-int64, plus the op rules raised by
+``OpDef.infer`` (index-dtype, indirect-load-rank, indirect-load-dim,
+index-size-le-input, broadcast-from-one, elementwise-shape, ...).
+"""
+
+from __future__ import annotations
+
+import attrs
+import sympy
+
+from af_core import dtypes as dt
+from af_core.errors import (
+    AscirError,
+    DTypeError,
+    GraphStructureError,
+    OverflowRiskError,
+    ShapeError,
+)
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ops.core_ops import normalize_dim
+from af_core.ops.opdef import InferContext, PortInfo
+
+INT64_MAX = (1 << 63) - 1
+
+
+@attrs.frozen
+class NodeInfo:
+    dtype: dt.DType
+    sizes: tuple[Expr, ...]
+    strides: tuple[Expr, ...]
+
+
+@attrs.define
+class GraphInfo:
+    """Resolved tensor facts for every node of a valid graph."""
+
+    nodes: dict[str, NodeInfo]
+    order: list[str]
+
+    def __getitem__(self, name: str) -> NodeInfo:
+        return self.nodes[name]
+
+
+def validate(graph: HintGraph) -> GraphInfo:
+    """Check every rule; return resolved node facts or raise the first AscirError."""
+    nodes = graph.nodes()
+    _check_ports(graph, nodes)
+    cycle = graph.find_cycle()
+    if cycle:
+        raise GraphStructureError(
+            "graph-acyclic",
+            f"the graph has a cycle through {' -> '.join(cycle)}",
+            node=cycle[0],
+            values={"cycle": cycle},
+        )
+    _check_io(nodes)
+    infos: dict[str, NodeInfo] = {}
+    order = graph.topo_order()
+    for node in order:
+        infos[node.name] = _check_node(graph, node, infos)
+    return GraphInfo(infos, [n.name for n in order])
+
+
+def _check_ports(graph: HintGraph, nodes: list[Node]) -> None:
+    for node in nodes:
+        for port in node.op.inputs:
+            if graph.producer(node, port) is None:
+                raise GraphStructureError(
+                    "port-connected",
+                    f"input port of {node.type} is not connected",
+                    node=node.name,
+                    port=port,
+                )
+
+
+def _check_io(nodes: list[Node]) -> None:
+    if not any(n.op.compute_type == "output" for n in nodes):
+        raise GraphStructureError("graph-has-output", "the graph has no Output node")
+    for kind in ("data", "output"):
+        seen: dict[int, str] = {}
+        for node in nodes:
+            if node.op.compute_type != kind:
+                continue
+            index = node.attr.ir_attr.index
+            if index is None or index < 0:
+                raise GraphStructureError(
+                    "io-index",
+                    f"{node.type} needs a non-negative attr.ir_attr.index",
+                    node=node.name,
+                    values={"index": index},
+                )
+            if index in seen:
+                raise GraphStructureError(
+                    "io-index-unique",
+                    f"{node.type} index {index} is also used by '{seen[index]}'",
+                    node=node.name,
+                    values={"index": index},
+                )
+            seen[index] = node.name
+
+
+def _check_desc_ranks(node: Node) -> None:
+    y = node.y
+    lengths = {
+        "axis": None if y.axis is None else len(y.axis),
+        "size": None if y.size is None else len(y.size),
+        "strides": None if y.strides is None else len(y.strides),
+    }
+    known = {k: v for k, v in lengths.items() if v is not None}
+    if len(set(known.values())) > 1:
+        raise ShapeError(
+            "desc-rank",
+            "y.axis, y.size and y.strides must have the same length",
+            node=node.name,
+            port="y",
+            values=known,
+        )
+    sched = node.attr.sched.axis
+    if sched is not None and y.axis is not None and len(sched) != len(y.axis):
+        raise ShapeError(
+            "sched-axis-rank",
+            f"attr.sched.axis has {len(sched)} axes but y.axis has {len(y.axis)}",
+            node=node.name,
+            values={"sched_axis": [a.name for a in sched], "y_axis": [a.name for a in y.axis]},
+        )
+
+
+def _check_sizes(node: Node, sizes: tuple[Expr, ...], strides: tuple[Expr, ...] | None) -> None:
+    for axis, size in enumerate(sizes):
+        size = sympy.sympify(size)
+        if size.is_number:
+            if not size.is_Integer or int(size) <= 0:
+                raise ShapeError(
+                    "size-positive",
+                    f"size {size} on axis {axis} is not a positive integer",
+                    node=node.name,
+                    port="y",
+                    values={"axis": axis, "size": size},
+                )
+        elif size.is_positive is not True:
+            raise ShapeError(
+                "size-positive",
+                f"size {size} on axis {axis} is not provably positive",
+                node=node.name,
+                port="y",
+                values={"axis": axis, "size": size},
+            )
+    for axis, stride in enumerate(strides or ()):
+        stride = sympy.sympify(stride)
+        if stride.is_nonnegative is not True and not (stride.is_number and stride >= 0):
+            raise ShapeError(
+                "stride-nonnegative",
+                f"stride {stride} on axis {axis} is not provably non-negative",
+                node=node.name,
+                port="y",
+                values={"axis": axis, "stride": stride},
+            )
+    axes = node.y.axis
+    if axes is not None:
+        for i, (axis, size) in enumerate(zip(axes, sizes)):
+            if size != axis.size and size != 1:
+                raise ShapeError(
+                    "size-matches-axis",
+                    f"size {size} on axis {i} is neither the size of axis {axis.name} "
+                    f"({axis.size}) nor 1",
+                    node=node.name,
+                    port="y",
+                    values={"axis": axis.name},
+                )
+
+
+def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> NodeInfo:
+    _check_desc_ranks(node)
+    inputs = {}
+    for port in node.op.inputs:
+        producer = graph.producer(node, port)
+        info = infos[producer.name]
+        inputs[port] = PortInfo(info.dtype, info.sizes, info.strides)
+    declared = PortInfo(node.y.dtype, node.y.size, node.y.strides)
+    attrs_ = node.attr.ir_attr.as_dict()
+    ctx = InferContext(node.name, node.op, inputs, attrs_, declared)
+    out = node.op.infer(ctx) if node.op.infer is not None else declared
+    dtype = out.dtype
+    sizes = out.sizes
+    if node.y.dtype is not None and dtype is not None and node.y.dtype != dtype:
+        raise DTypeError(
+            "dtype-declared",
+            f"declared y.dtype {node.y.dtype} but {node.type} produces {dtype}",
+            node=node.name,
+            port="y",
+        )
+    dtype = node.y.dtype or dtype
+    if dtype is None:
+        raise DTypeError("dtype-declared", "the output dtype is neither declared nor inferable",
+                         node=node.name, port="y")
+    if node.y.size is not None and sizes is not None:
+        if len(node.y.size) != len(sizes) or any(
+            sympy.sympify(a - b) != 0 for a, b in zip(node.y.size, sizes)
+        ):
+            raise ShapeError(
+                "shape-declared",
+                f"declared y.size {list(node.y.size)} but {node.type} produces {list(sizes)}",
+                node=node.name,
+                port="y",
+            )
+    sizes = tuple(node.y.size) if node.y.size is not None else sizes
+    if sizes is None:
+        raise ShapeError("shape-declared", "the output size is neither declared nor inferable",
+                         node=node.name, port="y")
+    strides = node.y.strides
+    if node.op.compute_type == "data" and strides is None:
+        raise ShapeError("desc-rank", "a Data node must declare y.strides", node=node.name, port="y")
+    if strides is not None and len(strides) != len(sizes):
+        raise ShapeError(
+            "desc-rank",
+            f"y.strides has {len(strides)} entries for rank {len(sizes)}",
+            node=node.name,
+            port="y",
+        )
+    _check_sizes(node, sizes, strides)
+    strides = tuple(strides) if strides is not None else tuple(contiguous_strides(list(sizes)))
+    _check_overflow(graph, node, dtype, sizes, strides)
+    return NodeInfo(dtype, tuple(sizes), strides)
+
+
+def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
+    """Declared maxima for every symbol used, or None if one is unbounded."""
+    bounds: dict[str, int] = {}
+    for expr in exprs:
+        for sym in sympy.sympify(expr).free_symbols:
+            var = graph.size_var(sym.name)
+            if var is None or var.max_value is None:
+                return None
+            bounds[sym.name] = var.max_value
+    return bounds
+
+
+def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes, strides) -> None:
+    """Largest byte offset of the tensor must fit int64 for all declared sizes."""
+    extent = sum(((s - 1) * st for s, st in zip(sizes, strides)), sympy.Integer(0))
+    span = (extent + 1) * dtype.itemsize
+    elements = sympy.Integer(1)
+    for s in sizes:
+        elements = elements * s
+    nbytes = elements * dtype.itemsize
+    bounds = _upper_bounds(graph, [span, nbytes])
+    if bounds is None:
+        return  # unbounded sizes: the generated host tiling checks at run time
+    from af_core.ir.evaluate import eval_int
+
+    worst = max(eval_int(sympy.sympify(span), bounds), eval_int(sympy.sympify(nbytes), bounds))
+    if worst > INT64_MAX:
+        raise OverflowRiskError(
+            "byte-offset-int64",
+            f"the largest byte offset {worst} exceeds int64 for the declared size bounds",
+            node=node.name,
+            port="y",
+            values={"bounds": bounds},
+        )
+
+
+def normalized_copy(graph: HintGraph, info: GraphInfo | None = None) -> tuple[HintGraph, GraphInfo]:
+    """A copy with every y field resolved and IndirectLoad dims non-negative."""
+    info = info or validate(graph)
+    copy = graph.copy()
+    for node in copy.nodes():
+        ni = info[node.name]
+        node.y.dtype = ni.dtype
+        node.y.size = ni.sizes
+        node.y.strides = ni.strides
+        if node.type == "IndirectLoad":
+            node.attr.ir_attr.dim = normalize_dim(node.attr.ir_attr.dim, len(ni.sizes))
+    return copy, info
+
+
+def check(graph: HintGraph) -> None:
+    """Validate and discard the facts (raise on the first broken rule)."""
+    validate(graph)
+
+
+__all__ = ["AscirError", "GraphInfo", "NodeInfo", "validate", "normalized_copy", "check"]

@@ -1,0 +1,201 @@
+"""What an op is: ports, IR attributes, dtype and shape rules, numpy semantics.
+
+Ops are registered by plugins (``af_register_ops``); the core registers the
+structural ops itself. An :class:`OpDef` carries everything the rest of the
+pipeline needs to know about an op without importing the plugin that made it:
+validation calls ``infer``, the reference interpreter calls ``reference``, and
+SIMT codegen pastes ``scalar_cpp`` into a lane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import numpy as np
+
+from af_core import dtypes as dt
+from af_core.errors import AscirError, DTypeError, ShapeError
+from af_core.ir.sizes import Expr
+
+#: Compute types; templates decide what they can fuse by these.
+COMPUTE_TYPES = (
+    "data",
+    "load",
+    "store",
+    "output",
+    "workspace",
+    "broadcast",
+    "elementwise",
+    "reduce",
+    "indirect_load",
+)
+
+ATTR_KINDS = ("int", "bool", "float", "expr", "int_list")
+
+
+@attrs.frozen
+class AttrSpec:
+    """One IR attribute (``node.attr.ir_attr.<name>``)."""
+
+    name: str
+    kind: str
+    default: Any = None
+    doc: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"attr '{self.name}': kind must be one of {ATTR_KINDS}")
+
+
+@attrs.frozen
+class PortInfo:
+    """What validation knows about the tensor on a port."""
+
+    dtype: dt.DType | None
+    sizes: tuple[Expr, ...] | None
+    strides: tuple[Expr, ...] | None = None
+
+
+@attrs.define
+class InferContext:
+    """Arguments of :attr:`OpDef.infer`; ``fail`` raises a located AscirError."""
+
+    node: str
+    op: OpDef
+    inputs: dict[str, PortInfo]
+    attrs: dict[str, Any]
+    declared: PortInfo
+
+    def fail(self, rule: str, detail: str, *, port: str | None = None, error=AscirError, **values):
+        raise error(rule, detail, node=self.node, port=port, values=values)
+
+    def input(self, port: str) -> PortInfo:
+        return self.inputs[port]
+
+
+@attrs.frozen
+class OutSpec:
+    """Result of shape/dtype inference for the op's single output ``y``."""
+
+    dtype: dt.DType | None
+    sizes: tuple[Expr, ...] | None
+
+
+@attrs.define
+class RefContext:
+    """Arguments of :attr:`OpDef.reference`."""
+
+    node: str
+    inputs: dict[str, np.ndarray]
+    in_dtypes: dict[str, dt.DType]
+    attrs: dict[str, Any]
+    out_dtype: dt.DType
+    out_shape: tuple[int, ...]
+
+
+InferFn = Callable[[InferContext], OutSpec]
+ReferenceFn = Callable[[RefContext], np.ndarray]
+
+
+@attrs.frozen
+class OpDef:
+    """An op type.
+
+    ``scalar_cpp`` is a C++ expression template for one element, with
+    ``{x}`` / ``{x1}`` / ``{x2}`` / ``{x3}`` for the inputs (already converted
+    to the compute type ``{C}``), ``{value}`` for a scalar attribute and
+    ``{T}`` for the output element type. SIMT lanes and scalar fallbacks use
+    it; ``cpp_sources`` names the API sources (helper functions) it needs.
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    compute_type: str
+    attrs: tuple[AttrSpec, ...] = ()
+    infer: InferFn | None = None
+    reference: ReferenceFn | None = None
+    scalar_cpp: str | None = None
+    cpp_sources: tuple[str, ...] = ()
+    doc: str = ""
+    distribution: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if self.compute_type not in COMPUTE_TYPES:
+            raise ValueError(
+                f"op '{self.name}': compute_type '{self.compute_type}' not in {COMPUTE_TYPES}"
+            )
+
+    @property
+    def attr_specs(self) -> Mapping[str, AttrSpec]:
+        return {a.name: a for a in self.attrs}
+
+    def with_distribution(self, dist: str) -> OpDef:
+        return attrs.evolve(self, distribution=dist)
+
+
+# ---------------------------------------------------------------------------
+# Inference building blocks shared by the core ops and plugins.
+
+
+def same_as_input(port: str = "x") -> InferFn:
+    """Output keeps dtype and sizes of one input (Load, Store, Output, unary ops)."""
+
+    def infer(ctx: InferContext) -> OutSpec:
+        src = ctx.input(port)
+        return OutSpec(src.dtype, src.sizes)
+
+    return infer
+
+
+def broadcast_sizes(ctx: InferContext, ports: tuple[str, ...]) -> tuple[Expr, ...] | None:
+    """Element-wise shape rule: equal ranks, equal sizes (no implicit broadcast).
+
+    ASCIR makes broadcasts explicit with a Broadcast node; an elementwise op
+    whose inputs disagree is an error that names both ports.
+    """
+    first = ports[0]
+    sizes = ctx.input(first).sizes
+    for port in ports[1:]:
+        other = ctx.input(port).sizes
+        if sizes is None or other is None:
+            continue
+        if len(other) != len(sizes):
+            ctx.fail(
+                "elementwise-rank",
+                f"inputs '{first}' and '{port}' have ranks {len(sizes)} and {len(other)}",
+                port=port,
+                error=ShapeError,
+            )
+        for axis, (a, b) in enumerate(zip(sizes, other)):
+            if a != b:
+                ctx.fail(
+                    "elementwise-shape",
+                    f"inputs '{first}' and '{port}' differ on axis {axis} ({a} vs {b}); "
+                    "insert a Broadcast node",
+                    port=port,
+                    error=ShapeError,
+                )
+    return sizes
+
+
+def require_same_dtype(ctx: InferContext, ports: tuple[str, ...]) -> dt.DType | None:
+    dtype = ctx.input(ports[0]).dtype
+    for port in ports[1:]:
+        other = ctx.input(port).dtype
+        if dtype is not None and other is not None and other != dtype:
+            ctx.fail(
+                "elementwise-dtype",
+                f"inputs '{ports[0]}' ({dtype}) and '{port}' ({other}) must have the same dtype",
+                port=port,
+                error=DTypeError,
+            )
+    return dtype
+
+
+def require_dtype_in(ctx: InferContext, port: str, allowed: tuple[dt.DType, ...], rule: str) -> None:
+    dtype = ctx.input(port).dtype
+    if dtype is not None and dtype not in allowed:
+        names = ", ".join(d.name for d in allowed)
+        ctx.fail(rule, f"dtype {dtype} is not supported (allowed: {names})", port=port, error=DTypeError)

@@ -1,0 +1,178 @@
+"""A small typed facade over pluggy (the shape of tox's plugin manager).
+
+It loads the ``af_core`` entry points one at a time so that a broken plugin
+is recorded and skipped instead of taking the host down, honours
+``AF_DISABLE_PLUGINS`` / ``AF_STRICT_PLUGINS`` / ``AF_TRACE_HOOKS``, and
+calls registration hooks plugin by plugin so that every registered value is
+attributed to the distribution that provided it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import sys
+import traceback
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+import pluggy
+
+from af_core import hookspecs
+from af_core.errors import PluginError
+
+ENTRY_POINT_GROUP = "af_core"
+CORE_PLUGIN = "af_core"
+CORE_DIST = "af-core"
+
+
+@attrs.frozen
+class LoadError:
+    """A plugin that failed to import or register."""
+
+    plugin: str
+    distribution: str
+    error: str
+    trace: str = ""
+
+
+@attrs.frozen
+class PluginInfo:
+    """What ``afc plugins`` shows for one loaded plugin."""
+
+    name: str
+    distribution: str
+    version: str
+    hooks: tuple[str, ...]
+
+
+def _env_flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _core_version() -> str:
+    try:
+        return md.version(CORE_DIST)
+    except md.PackageNotFoundError:
+        return "0+unknown"
+
+
+class AfPluginManager:
+    """Owns the pluggy manager and the provenance of every plugin."""
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        load_entry_points: bool = True,
+        extra_plugins: tuple[tuple[str, object, str], ...] = (),
+    ) -> None:
+        self.env = dict(os.environ if env is None else env)
+        self.pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+        self.pm.add_hookspecs(hookspecs)
+        self.load_errors: list[LoadError] = []
+        self.disabled: list[str] = []
+        self._dist: dict[str, tuple[str, str]] = {}
+        self.strict = _env_flag(self.env, "AF_STRICT_PLUGINS")
+        if _env_flag(self.env, "AF_TRACE_HOOKS"):
+            self._enable_tracing()
+
+        from af_core import builtin_plugin
+
+        self._register(CORE_PLUGIN, builtin_plugin, CORE_DIST, _core_version())
+        for name, module, dist in extra_plugins:
+            self._register(name, module, dist, "0")
+        if load_entry_points:
+            self._load_entry_points()
+
+    # -- loading -----------------------------------------------------------
+    def _disabled_names(self) -> set[str]:
+        raw = self.env.get("AF_DISABLE_PLUGINS", "")
+        return {part.strip() for part in raw.split(",") if part.strip()}
+
+    def _load_entry_points(self) -> None:
+        disabled = self._disabled_names()
+        eps = sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value))
+        seen: set[str] = set()
+        for ep in eps:
+            dist_name = ep.dist.name if ep.dist is not None else "unknown"
+            version = ep.dist.version if ep.dist is not None else "0"
+            if ep.name in seen:
+                # the same distribution visible twice on sys.path: keep the first
+                continue
+            seen.add(ep.name)
+            if ep.name in disabled or dist_name in disabled:
+                self.disabled.append(ep.name)
+                continue
+            try:
+                module = ep.load()
+                self._register(ep.name, module, dist_name, version)
+            except Exception as exc:  # a broken plugin must not crash the host
+                error = f"{type(exc).__name__}: {exc}"
+                self.load_errors.append(
+                    LoadError(ep.name, dist_name, error, traceback.format_exc())
+                )
+                if self.strict:
+                    raise PluginError(
+                        f"plugin '{ep.name}' from '{dist_name}' failed to load: {error} "
+                        "(AF_STRICT_PLUGINS is set)"
+                    ) from exc
+
+    def _register(self, name: str, module: object, dist: str, version: str) -> None:
+        self.pm.register(module, name=name)
+        self._dist[name] = (dist, version)
+
+    def _enable_tracing(self) -> None:
+        def before(hook_name: str, hook_impls: list, kwargs: dict) -> None:
+            plugins = ", ".join(impl.plugin_name for impl in hook_impls)
+            print(f"[af hook] {hook_name} -> {plugins}", file=sys.stderr)
+
+        def after(outcome: Any, hook_name: str, hook_impls: list, kwargs: dict) -> None:
+            print(f"[af hook] {hook_name} done", file=sys.stderr)
+
+        self.pm.add_hookcall_monitoring(before, after)
+
+    # -- queries -----------------------------------------------------------
+    def distribution_of(self, plugin_name: str) -> str:
+        return self._dist.get(plugin_name, ("unknown", "0"))[0]
+
+    def plugins(self) -> list[PluginInfo]:
+        infos = []
+        for name, plugin in self.pm.list_name_plugin():
+            if plugin is None:
+                continue
+            hooks = sorted(
+                caller.name
+                for caller in self.pm.get_hookcallers(plugin) or []
+                if caller.name.startswith("af_")
+            )
+            dist, version = self._dist.get(name, ("unknown", "0"))
+            infos.append(PluginInfo(name, dist, version, tuple(hooks)))
+        infos.sort(key=lambda p: (p.name != CORE_PLUGIN, p.name))
+        return infos
+
+    # -- calling -----------------------------------------------------------
+    def each(self, hook_name: str) -> Iterator[tuple[str, str, Any]]:
+        """Yield ``(plugin_name, distribution, hookimpl)`` per implementation, in load order.
+
+        Run one with :meth:`call_one`; callers decide how to isolate its failure.
+        """
+        caller = getattr(self.pm.hook, hook_name)
+        order = {name: i for i, (name, _p) in enumerate(self.pm.list_name_plugin())}
+        impls = sorted(caller.get_hookimpls(), key=lambda impl: order.get(impl.plugin_name, 1 << 30))
+        for impl in impls:
+            yield impl.plugin_name, self.distribution_of(impl.plugin_name), impl
+
+    def call_one(self, hook_name: str, impl: Any, **kwargs: Any) -> Any:
+        """Call a single hook implementation with the arguments it declares."""
+        if _env_flag(self.env, "AF_TRACE_HOOKS"):
+            print(f"[af hook] {hook_name} @ {impl.plugin_name}", file=sys.stderr)
+        return impl.function(**{k: kwargs[k] for k in impl.argnames if k in kwargs})
+
+    def twin_include_dirs(self, platform: Any) -> list[str]:
+        dirs: list[str] = []
+        for result in self.pm.hook.af_twin_include_dirs(platform=platform)[::-1]:
+            if result:
+                dirs.extend(str(d) for d in result)
+        return dirs

@@ -1,0 +1,131 @@
+"""Registries of ops, ApiCalls, API sources and templates, filled by plugins.
+
+One :class:`Registry` is built per plugin manager. Registration goes through
+the hooks of :mod:`af_core.hookspecs`; each value remembers the distribution
+that registered it, and a second registration of a name raises
+:class:`DuplicateRegistrationError` naming both distributions.
+
+The process-wide registry is built lazily by :func:`get_registry` and can be
+rebuilt (after changing ``AF_DISABLE_PLUGINS`` in a test, say) with
+:func:`reset_registry`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from af_core.errors import DuplicateRegistrationError, PluginError
+from af_core.plugin_manager import AfPluginManager, LoadError
+
+
+@attrs.frozen
+class Entry:
+    """A registered value and who registered it."""
+
+    name: str
+    value: Any
+    plugin: str
+    distribution: str
+
+
+class Registry:
+    """Everything plugins registered, by kind and name."""
+
+    KINDS = ("op", "api_call", "api_source", "template")
+
+    def __init__(self, manager: AfPluginManager) -> None:
+        self.manager = manager
+        self._entries: dict[str, dict[str, Entry]] = {k: {} for k in self.KINDS}
+        self.hook_errors: list[LoadError] = []
+        self._collect("af_register_ops", "op", lambda v: v.name, _stamp_op)
+        self._collect("af_register_api_calls", "api_call", lambda v: v.name, None)
+        self._collect("af_register_api_sources", "api_source", lambda v: v.name, None)
+        self._collect("af_register_templates", "template", lambda v: v.name, None)
+
+    def _collect(self, hook: str, kind: str, name_of, stamp) -> None:
+        table = self._entries[kind]
+        for plugin, dist, impl in self.manager.each(hook):
+            staged: list[Entry] = []
+
+            def register(value: Any, _plugin=plugin, _dist=dist, _staged=staged) -> None:
+                name = name_of(value)
+                if not isinstance(name, str) or not name:
+                    raise PluginError(f"{kind} registered by '{_dist}' has no name: {value!r}")
+                if stamp is not None:
+                    value = stamp(value, _dist)
+                previous = table.get(name) or next((e for e in _staged if e.name == name), None)
+                if previous is not None:
+                    raise DuplicateRegistrationError(kind, name, previous.distribution, _dist)
+                _staged.append(Entry(name, value, _plugin, _dist))
+
+            try:
+                self.manager.call_one(hook, impl, register=register)
+            except DuplicateRegistrationError:
+                raise
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                self.hook_errors.append(LoadError(plugin, dist, f"{hook}: {error}"))
+                if self.manager.strict:
+                    raise PluginError(f"plugin '{plugin}' failed in {hook}: {error}") from exc
+                continue
+            for entry in staged:
+                table[entry.name] = entry
+
+    # -- lookups -----------------------------------------------------------
+    def get(self, kind: str, name: str) -> Any | None:
+        entry = self._entries[kind].get(name)
+        return None if entry is None else entry.value
+
+    def entry(self, kind: str, name: str) -> Entry | None:
+        return self._entries[kind].get(name)
+
+    def entries(self, kind: str) -> list[Entry]:
+        return [self._entries[kind][n] for n in sorted(self._entries[kind])]
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self._entries[kind])
+
+    def table(self, kind: str) -> Mapping[str, Any]:
+        return {n: e.value for n, e in sorted(self._entries[kind].items())}
+
+    @property
+    def load_errors(self) -> list[LoadError]:
+        return list(self.manager.load_errors) + list(self.hook_errors)
+
+
+def _stamp_op(value: Any, dist: str) -> Any:
+    from af_core.ops.opdef import OpDef
+
+    if not isinstance(value, OpDef):
+        raise PluginError(f"op registered by '{dist}' is not an OpDef: {value!r}")
+    return value.with_distribution(dist)
+
+
+_lock = threading.Lock()
+_registry: Registry | None = None
+
+
+def get_registry() -> Registry:
+    """The process-wide registry (built on first use)."""
+    global _registry
+    with _lock:
+        if _registry is None:
+            _registry = Registry(AfPluginManager())
+        return _registry
+
+
+def reset_registry(registry: Registry | None = None) -> Registry | None:
+    """Drop (or replace) the process-wide registry; returns the previous one."""
+    global _registry
+    with _lock:
+        previous, _registry = _registry, registry
+        return previous
+
+
+def lookup_op(name: str):
+    """The OpDef registered under ``name``, or None."""
+    return get_registry().get("op", name)

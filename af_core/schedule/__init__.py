@@ -1,0 +1,1 @@
+"""Scheduling: templates propose cases for an IndirectLoad graph, or reject it with a reason."""

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Developer entry point; needs only Python 3.11 and g++.
+
+    python3 dev.py demo    compile the sample graphs, run them on the CPU twin, show the result
+    python3 dev.py test    run every test environment (tox)
+    python3 dev.py bench   run the benchmarks and print the table
+    python3 dev.py tox ... pass anything else to tox
+
+The first call creates .venv/ with tox in it; tox builds its own
+environments from this checkout (nothing is installed system-wide).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+
+
+def ensure_tox() -> Path:
+    tox = BIN / "tox"
+    if not tox.exists():
+        print("creating .venv with tox ...", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
+        subprocess.run([str(BIN / "python"), "-m", "pip", "install", "-q", "tox>=4.0"], check=True)
+    return tox
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    command, rest = argv[0], argv[1:]
+    tox = str(ensure_tox())
+    jobs = str(min(2, os.cpu_count() or 1))
+    if command == "test":
+        args = [tox, "run-parallel", "-p", jobs, "--parallel-no-spinner", *rest]
+    elif command in ("demo", "bench", "lint"):
+        args = [tox, "run", "-e", command, *rest]
+    elif command == "tox":
+        args = [tox, *rest]
+    else:
+        print(f"unknown command '{command}'\n{__doc__}", file=sys.stderr)
+        return 2
+    return subprocess.call(args, cwd=ROOT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

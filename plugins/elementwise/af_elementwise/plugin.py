@@ -1,0 +1,18 @@
+"""Hook implementations of the elementwise plugin."""
+
+from __future__ import annotations
+
+from af_core import hookimpl
+from af_core.codegen.api_source import ApiSource
+from af_elementwise.ops import OPS, SCALAR_SOURCE
+
+
+@hookimpl
+def af_register_ops(register):
+    for op in OPS:
+        register(op)
+
+
+@hookimpl
+def af_register_api_sources(register):
+    register(ApiSource.from_package(SCALAR_SOURCE, "af_elementwise", "af_scalar_ops.h"))

@@ -1,0 +1,118 @@
+"""Plugin manager: isolation of broken plugins, strict mode, disabling, duplicates, listing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from af_core.errors import DuplicateRegistrationError, PluginError
+from af_core.plugin_manager import AfPluginManager
+from af_core.registry import Registry
+
+
+def make_dist(root, dist: str, module: str, source: str, entry_name: str | None = None) -> None:
+    """A minimal installed distribution on ``root`` with one af_core entry point."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{dist.replace('-', '_')}-0.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.3\n")
+    (info / "entry_points.txt").write_text(f"[af_core]\n{entry_name or module} = {module}\n")
+
+
+OP_PLUGIN = """
+from af_core import hookimpl
+from af_core.ops.opdef import OpDef, same_as_input
+
+@hookimpl
+def af_register_ops(register):
+    register(OpDef(name="{op}", inputs=("x",), compute_type="elementwise", infer=same_as_input("x")))
+"""
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_broken_plugin_is_recorded_and_skipped(site):
+    make_dist(site, "af-broken", "af_broken_mod", "raise RuntimeError('boom at import')\n")
+    make_dist(site, "af-good", "af_good_mod", OP_PLUGIN.format(op="GoodOp"))
+    manager = AfPluginManager(env={})
+    errors = {e.plugin: e for e in manager.load_errors}
+    assert "af_broken_mod" in errors
+    assert errors["af_broken_mod"].distribution == "af-broken"
+    assert "boom at import" in errors["af_broken_mod"].error
+    registry = Registry(manager)
+    assert registry.entry("op", "GoodOp").distribution == "af-good"
+
+
+def test_strict_mode_makes_a_broken_plugin_fatal(site):
+    make_dist(site, "af-broken", "af_broken_mod2", "import does_not_exist_anywhere\n")
+    with pytest.raises(PluginError, match="af_broken_mod2.*af-broken.*AF_STRICT_PLUGINS"):
+        AfPluginManager(env={"AF_STRICT_PLUGINS": "1"})
+
+
+def test_disable_by_entry_point_or_distribution(site):
+    make_dist(site, "af-one", "af_one_mod", OP_PLUGIN.format(op="OneOp"))
+    make_dist(site, "af-two", "af_two_mod", OP_PLUGIN.format(op="TwoOp"))
+    manager = AfPluginManager(env={"AF_DISABLE_PLUGINS": "af_one_mod, af-two"})
+    registry = Registry(manager)
+    assert registry.get("op", "OneOp") is None
+    assert registry.get("op", "TwoOp") is None
+    assert {"af_one_mod", "af_two_mod"} <= set(manager.disabled)
+
+
+def test_duplicate_names_raise_naming_both_distributions(site):
+    make_dist(site, "af-dup-a", "af_dup_a", OP_PLUGIN.format(op="SameOp"))
+    make_dist(site, "af-dup-b", "af_dup_b", OP_PLUGIN.format(op="SameOp"))
+    with pytest.raises(DuplicateRegistrationError) as info:
+        Registry(AfPluginManager(env={}))
+    text = str(info.value)
+    assert "af-dup-a" in text and "af-dup-b" in text and "SameOp" in text
+
+
+def test_duplicate_of_a_core_op_names_af_core(site):
+    make_dist(site, "af-shadow", "af_shadow", OP_PLUGIN.format(op="IndirectLoad"))
+    with pytest.raises(DuplicateRegistrationError, match="af-core.*af-shadow"):
+        Registry(AfPluginManager(env={}))
+
+
+def test_hook_that_raises_is_isolated(site):
+    make_dist(
+        site,
+        "af-hookfail",
+        "af_hookfail",
+        """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_ops(register):
+            raise ValueError("bad registration")
+        """,
+    )
+    registry = Registry(AfPluginManager(env={}))
+    failures = [e for e in registry.load_errors if e.plugin == "af_hookfail"]
+    assert failures and "bad registration" in failures[0].error
+    assert registry.get("op", "IndirectLoad") is not None
+
+
+def test_plugins_listing_has_versions_and_hooks(site):
+    make_dist(site, "af-good", "af_good_mod3", OP_PLUGIN.format(op="Good3"))
+    infos = {p.name: p for p in AfPluginManager(env={}).plugins()}
+    assert infos["af_core"].distribution == "af-core"
+    assert infos["af_good_mod3"].version == "0.3"
+    assert infos["af_good_mod3"].hooks == ("af_register_ops",)
+
+
+def test_hook_tracing_prints_calls(site, capsys):
+    make_dist(site, "af-good", "af_good_mod4", OP_PLUGIN.format(op="Good4"))
+    manager = AfPluginManager(env={"AF_TRACE_HOOKS": "1"})
+    Registry(manager)
+    from af_core.platform import Platform
+
+    manager.twin_include_dirs(platform=Platform())
+    err = capsys.readouterr().err
+    assert "af_register_ops @ af_good_mod4" in err
+    assert "af_twin_include_dirs" in err

@@ -1,0 +1,261 @@
+"""One test per validation rule: the rule fires and its message locates the problem."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from af_core import ascir
+from af_core.builders import GraphBuilder, gather
+from af_core.errors import AscirError
+from af_core.ir.validate import validate
+from af_core.testing import seed_style_gather
+
+
+def expect(graph, rule: str, node: str, port: str | None = None) -> AscirError:
+    with pytest.raises(AscirError) as info:
+        validate(graph)
+    err = info.value
+    assert err.rule == rule, str(err)
+    assert err.node == node, str(err)
+    text = str(err)
+    assert f"node '{node}'" in text and f"rule '{rule}'" in text
+    if port is not None:
+        assert err.port == port and f"port '{port}'" in text
+    return err
+
+
+def test_valid_graph_passes():
+    validate(seed_style_gather())
+
+
+def test_port_connected():
+    graph = seed_style_gather()
+    graph.disconnect(graph.node("indirect_load"), "x2")
+    expect(graph, "port-connected", "indirect_load", "x2")
+
+
+def test_graph_acyclic():
+    graph = seed_style_gather()
+    graph.node("input_load").x = graph.node("store")
+    with pytest.raises(AscirError) as info:
+        validate(graph)
+    assert info.value.rule == "graph-acyclic"
+    assert "store" in str(info.value) and "input_load" in str(info.value)
+
+
+def test_graph_has_output():
+    graph = seed_style_gather()
+    graph.remove_node(graph.node("y"))
+    with pytest.raises(AscirError, match="rule 'graph-has-output'"):
+        validate(graph)
+
+
+def test_io_index_missing():
+    graph = seed_style_gather()
+    object.__setattr__(graph.node("x").attr.ir_attr, "_values", {})
+    expect(graph, "io-index", "x")
+
+
+def test_io_index_unique():
+    graph = seed_style_gather()
+    graph.node("index").attr.ir_attr.index = 0
+    expect(graph, "io-index-unique", "index")
+
+
+def test_desc_rank():
+    graph = seed_style_gather()
+    graph.node("index_load").y.strides = [1, 1]
+    expect(graph, "desc-rank", "index_load", "y")
+
+
+def test_sched_axis_rank():
+    graph = seed_style_gather()
+    il = graph.node("indirect_load")
+    il.attr.sched.axis = il.y.axis[:2]
+    expect(graph, "sched-axis-rank", "indirect_load")
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_static_size_positive(bad):
+    graph = seed_style_gather(static={"s2": 5})
+    x = graph.node("x")
+    sizes = list(x.y.size)
+    sizes[2] = bad
+    x.y.size = sizes
+    x.y.axis = None
+    err = expect(graph, "size-positive", "x", "y")
+    assert err.values["size"] == bad
+
+
+def test_symbolic_size_must_be_provably_positive():
+    graph = seed_style_gather()
+    x = graph.node("x")
+    s0, s1 = graph.size_symbols()["s0"], graph.size_symbols()["s1"]
+    x.y.size = [s0 - s1, *x.y.size[1:]]
+    x.y.axis = None
+    expect(graph, "size-positive", "x", "y")
+
+
+def test_stride_nonnegative():
+    graph = seed_style_gather()
+    x = graph.node("x")
+    x.y.strides = [-1, *x.y.strides[1:]]
+    expect(graph, "stride-nonnegative", "x", "y")
+
+
+def test_size_matches_axis():
+    graph = seed_style_gather()
+    x = graph.node("x")
+    x.y.size = [x.y.size[1], *x.y.size[1:]]
+    expect(graph, "size-matches-axis", "x", "y")
+
+
+def test_dtype_declared_mismatch():
+    graph = seed_style_gather()
+    graph.node("store").y.dtype = ascir.dtypes.float32
+    expect(graph, "dtype-declared", "store", "y")
+
+
+def test_shape_declared_mismatch():
+    graph = seed_style_gather()
+    il = graph.node("indirect_load")
+    il.y.size = [*il.y.size[:3], il.y.size[2]]
+    il.y.axis = None
+    expect(graph, "shape-declared", "indirect_load", "y")
+
+
+@pytest.mark.parametrize("dtype", [ascir.dtypes.float32, ascir.dtypes.bool_, ascir.dtypes.int16])
+def test_index_dtype(dtype):
+    graph = seed_style_gather(index_dtype=dtype)
+    err = expect(graph, "index-dtype", "indirect_load", "x2")
+    assert dtype.name in str(err)
+
+
+def test_input_dtype():
+    graph = seed_style_gather(dtype=ascir.dtypes.uint64)
+    expect(graph, "indirect-load-input-dtype", "indirect_load", "x1")
+
+
+def test_indirect_load_rank():
+    g = GraphBuilder("r")
+    x = g.data("x", [4, 5], "float32")
+    i = g.data("i", [4, 2, 1], "int32")
+    il = g.indirect_load(x, g.data("i2", [4, 2], "int32"), 1)
+    g.output(il)
+    il.node.x2 = i.node
+    expect(g.graph, "indirect-load-rank", il.node.name, "x2")
+
+
+@pytest.mark.parametrize("dim", [4, -5, 9])
+def test_indirect_load_dim(dim):
+    graph = seed_style_gather()
+    graph.node("indirect_load").attr.ir_attr.dim = dim
+    err = expect(graph, "indirect-load-dim", "indirect_load")
+    assert str(dim) in str(err)
+
+
+def test_negative_dim_is_valid():
+    graph = seed_style_gather()
+    graph.node("indirect_load").attr.ir_attr.dim = -2
+    validate(graph)
+
+
+def test_index_size_le_input():
+    graph = seed_style_gather(static={"s0": 4, "s4": 5})
+    err = expect(graph, "index-size-le-input", "indirect_load", "x2")
+    assert err.values["axis"] == 0
+
+
+def test_byte_offset_overflow_for_declared_bounds():
+    graph = seed_style_gather()
+    for i in range(8):
+        graph.create_size(f"s{i}", max_value=1 << 20)
+    err = expect(graph, "byte-offset-int64", "x", "y")
+    assert "bounds" in err.values
+
+
+def test_bounded_sizes_within_int64_pass():
+    graph = seed_style_gather()
+    for i in range(8):
+        graph.create_size(f"s{i}", max_value=1 << 10)
+    validate(graph)
+
+
+def test_static_overflow():
+    g = GraphBuilder("big")
+    x = g.data("x", [1 << 31, 1 << 31, 4], "float32")
+    i = g.data("i", [1, 1, 4], "int32")
+    g.output(gather(x, 2, i))
+    expect(g.graph, "byte-offset-int64", "x", "y")
+
+
+def test_broadcast_from_non_one():
+    g = GraphBuilder("b")
+    x = g.data("x", [4, 1], "float32")
+    out = g.broadcast(x, [4, 6])
+    g.output(out)
+    validate(g.graph)
+    for n in (g.graph.node("x"), x.node):
+        n.y.size = [4, 3]
+        n.y.strides = [3, 1]
+        n.y.axis = None
+    err = expect(g.graph, "broadcast-from-one", out.node.name, "x")
+    assert err.values["input_size"] == 3
+
+
+def test_builder_reports_the_same_rule():
+    g = GraphBuilder("b")
+    x = g.data("x", [4, 3], "float32")
+    with pytest.raises(AscirError, match="rule 'broadcast-from-one'"):
+        g.broadcast(x, [4, 6])
+
+
+def test_broadcast_rank():
+    g = GraphBuilder("b")
+    x = g.data("x", [4, 1], "float32")
+    out = g.broadcast(x, [4, 3])
+    g.output(out)
+    out.node.y.size = [4, 3, 1]
+    out.node.y.strides = [3, 1, 1]
+    out.node.y.axis = None
+    expect(g.graph, "broadcast-rank", out.node.name, "x")
+
+
+def test_reduce_rank():
+    g = GraphBuilder("r")
+    x = g.data("x", [4, 3], "float32")
+    red = g.reduce("Sum", x, [1])
+    g.output(red)
+    red.node.y.size = [4, 1, 1]
+    red.node.y.strides = [1, 1, 1]
+    red.node.y.axis = None
+    expect(g.graph, "reduce-rank", red.node.name, "y")
+
+
+def test_reduce_axis_size():
+    g = GraphBuilder("r")
+    x = g.data("x", [4, 3], "float32")
+    red = g.reduce("Sum", x, [1])
+    g.output(red)
+    red.node.y.size = [4, 2]
+    red.node.y.axis = None
+    expect(g.graph, "reduce-axis-size", red.node.name, "y")
+
+
+def test_load_offset():
+    graph = seed_style_gather()
+    graph.node("input_load").attr.ir_attr.offset = sympy.Integer(8)
+    expect(graph, "load-offset", "input_load")
+
+
+def test_data_needs_dtype():
+    graph = seed_style_gather()
+    graph.node("x").y.dtype = None
+    expect(graph, "data-dtype", "x", "y")
+
+
+def test_data_needs_strides():
+    graph = seed_style_gather()
+    graph.node("x").y.strides = None
+    expect(graph, "desc-rank", "x", "y")
