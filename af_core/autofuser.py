@@ -2,31 +2,42 @@
 
 The pyautofuse surface (``Autofuser(AutofuserOptions(...))``,
 ``fuser.schedule(graph)``, ``fuser.codegen(impl_graphs)``) over the plugin
-framework: every installed template proposes cases or rejects with a reason.
+framework: every installed template proposes cases or rejects with a reason,
+and codegen stitches the cases into one tiling-key-dispatched kernel.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from af_core.errors import ScheduleError
 from af_core.ir.graph import HintGraph
-from af_core.ir.validate import normalized_copy, validate
 from af_core.platform import Platform, current_platform
-from af_core.registry import get_registry
-from af_core.schedule.template import Rejected
 
 
 @attrs.define
 class AutofuserOptions:
-    """Options of a fuser; the first two exist for pyautofuse compatibility."""
+    """Options of a fuser.
+
+    ``tiling_lib_path`` and ``tiling_lib_codegen_symbol`` exist for pyautofuse
+    compatibility (the host tiling is generated in-process, not by a library).
+    ``force_template`` keeps only one template's cases (also ``AF_FORCE_TEMPLATE``).
+    ``cache_thres`` / ``core_thres`` / ``cacheline`` are the seed's selection
+    thresholds (``cacheline`` defaults to the platform's).
+    """
 
     tiling_lib_path: str = ""
     tiling_lib_codegen_symbol: str = ""
     platform: Platform | None = None
+    force_template: str | None = None
+    cache_thres: float = 0.5
+    core_thres: float = 0.5
+    cacheline: int | None = None
+    kernel_name: str | None = None
 
 
 class Autofuser:
+    """Schedules graphs and generates code with the installed plugins."""
+
     def __init__(self, options: AutofuserOptions | None = None) -> None:
         self.options = options or AutofuserOptions()
 
@@ -35,32 +46,22 @@ class Autofuser:
         return self.options.platform or current_platform()
 
     def schedule(self, graph: HintGraph):
-        info = validate(graph)
-        norm, info = normalized_copy(graph, info)
-        registry = get_registry()
-        entries = registry.entries("template")
-        nodes = norm.nodes_of_type("IndirectLoad")
-        cases: list = []
-        rejections: list[Rejected] = []
-        for entry in entries:
-            for node in nodes:
-                try:
-                    results = entry.value.propose(norm.copy(), node, None)
-                except Exception as exc:  # a template bug must not stop the others
-                    rejections.append(
-                        Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}",
-                                 plugin=entry.distribution)
-                    )
-                    continue
-                for item in results:
-                    if isinstance(item, Rejected):
-                        rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
-                    else:
-                        cases.append(item)
-        if not cases:
-            detail = "; ".join(str(r) for r in rejections) or "no template plugin is installed"
-            raise ScheduleError(
-                f"no template plugin proposed a case for graph '{graph.name}': {detail}",
-                rejections,
-            )
-        return cases
+        """Validate ``graph`` and collect every template's cases (a ScheduleResult)."""
+        from af_core.schedule.scheduler import schedule
+
+        return schedule(graph, self.options, self.platform)
+
+    def generate(self, scheduled):
+        """The full :class:`CodegenResult` (proto, tiling_data, tiling, kernel, infer_shape)."""
+        from af_core.codegen.codegen import Codegen
+
+        return Codegen(kernel_name=self.options.kernel_name).generate(scheduled)
+
+    def codegen(self, scheduled) -> tuple[str, str, str]:
+        """pyautofuse's triple: (tiling_def, host_tiling, op_kernel)."""
+        result = self.generate(scheduled)
+        return result.tiling_data, result.tiling, result.kernel
+
+    def compile(self, graph: HintGraph):
+        """schedule + generate in one call."""
+        return self.generate(self.schedule(graph))

@@ -72,3 +72,88 @@ def seed_style_gather(
     y.attr.ir_attr.index = 0
     describe(y, dtype, out_axes, outs)
     return graph
+
+
+# ---------------------------------------------------------------------------
+# chains around a gather, in the workload corpus' compact op syntax
+
+import re as _re  # noqa: E402
+
+import numpy as _np  # noqa: E402
+
+_OP = _re.compile(r"^(?P<name>[A-Za-z0-9]+)(?:\((?P<arg>[^)]*)\))?$")
+
+
+def apply_op(g, text: str, tensor, *, side_name: str | None = None, side_shape=None):
+    """Apply one op written as ``Name``, ``Name(2.5)``, ``Cast(float16)`` or ``Name(side)``.
+
+    ``Name(side)`` adds a Data input of the tensor's shape (or ``side_shape``,
+    broadcast with a Broadcast node) as the op's second operand; a binary
+    ``Name(c)`` with a number uses the tensor-scalar form (``Mul(2)`` ->
+    ``Muls``).
+    """
+    m = _OP.match(text.strip())
+    if not m:
+        raise ValueError(f"cannot parse op '{text}'")
+    name, arg = m["name"], m["arg"]
+    if name == "Cast":
+        return g.cast(tensor, arg)
+    if arg is None or arg == "":
+        return g.op(name, tensor)
+    if arg.startswith("side"):
+        shape = list(side_shape) if side_shape is not None else list(tensor.shape)
+        side = g.data(side_name or g._name("side"), shape, tensor.dtype)
+        if list(shape) != list(tensor.shape):
+            side = g.broadcast(side, tensor.shape)
+        return g.op(name, tensor, side)
+    value = float(arg)
+    scalar = {"Add": "Adds", "Sub": "Subs", "Mul": "Muls", "Maximum": "Maxs", "Minimum": "Mins"}.get(name, name)
+    return g.op(scalar, tensor, value=value)
+
+
+def chain_graph(
+    *,
+    rank: int,
+    dim: int,
+    dtype: str = "float32",
+    index_dtype: str = "int32",
+    pre: tuple[str, ...] = (),
+    index_pre: tuple[str, ...] = (),
+    post: tuple[str, ...] = (),
+    reduce: tuple[str, tuple[int, ...]] | None = None,
+    need_check_negative: bool = False,
+    need_check_bound: bool = False,
+    name: str = "chain",
+):
+    """x[a0..] -pre-> gather(dim, index[b0..] -index_pre->) -post-> reduce? -> y, dynamic sizes."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder(name)
+    x = g.data("x", [f"a{i}" for i in range(rank)], dtype)
+    for op in pre:
+        x = apply_op(g, op, x)
+    index = g.data("index", [f"b{i}" for i in range(rank)], index_dtype)
+    for op in index_pre:
+        index = apply_op(g, op, index)
+    y = gather(x, dim, index, need_check_negative=need_check_negative, need_check_bound=need_check_bound)
+    for op in post:
+        y = apply_op(g, op, y)
+    if reduce is not None:
+        kind, axes = reduce
+        y = g.reduce(kind, y, list(axes))
+    g.output(y, "y")
+    return g.build()
+
+
+def gather_sizes(rng: _np.random.Generator, rank: int, dim: int, *, max_extent: int = 9,
+                 max_elements: int = 20000, ones: float = 0.15) -> dict[str, int]:
+    """Random sizes for :func:`chain_graph`: index sizes <= input sizes off ``dim``, tails included."""
+    dim = dim % rank
+    while True:
+        a = [int(rng.integers(1, max_extent + 1)) if rng.random() > ones else 1 for _ in range(rank)]
+        b = [int(rng.integers(1, n + 1)) if i != dim else int(rng.integers(1, max_extent + 1))
+             for i, n in enumerate(a)]
+        if int(_np.prod(a)) <= max_elements and int(_np.prod(b)) <= max_elements:
+            sizes = {f"a{i}": v for i, v in enumerate(a)}
+            sizes.update({f"b{i}": v for i, v in enumerate(b)})
+            return sizes

@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 from af_core import hookimpl
-from af_core.schedule.template import Rejected
-
-
-class SKlikeTemplate:
-    """The SK-like template (cases arrive with the template's own issue)."""
-
-    name = "sklike"
-
-    def propose(self, graph, node, ctx):
-        return [Rejected(self.name, "the SK-like template does not generate cases yet")]
+from af_indirect_load_sklike.template import SkLikeTemplate
 
 
 @hookimpl
 def af_register_templates(register):
-    register(SKlikeTemplate())
+    register(SkLikeTemplate())

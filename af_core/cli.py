@@ -1,0 +1,224 @@
+"""``afc``: the command line of af_core.
+
+    afc plugins                          what is installed, versions, hooks, load errors
+    afc compile GRAPH [--shape k=v] -o DIR   write kernel, tiling, tiling data, infer_shape, proto, report
+    afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
+    afc demo                             compile the sample graphs and run them on the twin
+
+GRAPH is a JSON graph or a Python file defining ``graph`` (or ``build()``).
+Errors print one line and exit with code 2 (``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from af_core.errors import AfError
+
+EXIT_ERROR = 2
+EXIT_MISMATCH = 1
+
+
+def _console() -> Console:
+    """Rich on a terminal; plain, wide text when piped (CI logs, files)."""
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    return Console(highlight=False, width=200, no_color=True, force_terminal=False)
+
+
+def parse_shape(items: list[str] | None) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for item in items or []:
+        for part in item.split(","):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise ValueError(f"--shape expects name=value, got '{part}'")
+            name, value = part.split("=", 1)
+            try:
+                sizes[name.strip()] = int(value)
+            except ValueError:
+                raise ValueError(f"--shape {name.strip()} must be an integer, got '{value}'") from None
+    return sizes
+
+
+def _options(args):
+    from af_core.autofuser import AutofuserOptions
+    from af_core.platform import Platform, current_platform
+
+    plat = current_platform()
+    if getattr(args, "cores", None):
+        plat = Platform(plat.soc, args.cores, plat.ub_size)
+    return AutofuserOptions(platform=plat, force_template=getattr(args, "force_template", None))
+
+
+def _missing_sizes(graph, sizes: dict[str, int]) -> list[str]:
+    return [v.name for v in graph.sizes() if v.name not in sizes]
+
+
+# ---------------------------------------------------------------------------
+def cmd_plugins(args) -> int:
+    from af_core.registry import get_registry
+
+    registry = get_registry()
+    console = _console()
+    table = Table(title="af_core plugins")
+    for col in ("plugin", "distribution", "version", "hooks", "templates", "ApiCalls"):
+        table.add_column(col)
+    for info in registry.manager.plugins():
+        templates = [e.name for e in registry.entries("template") if e.plugin == info.name]
+        calls = [e.name for e in registry.entries("api_call") if e.plugin == info.name]
+        table.add_row(info.name, info.distribution, info.version, ", ".join(h.removeprefix("af_") for h in info.hooks),
+                      ", ".join(templates) or "-", ", ".join(calls) or "-")
+    console.print(table)
+    if registry.manager.disabled:
+        console.print(f"disabled: {', '.join(registry.manager.disabled)}")
+    errors = registry.load_errors
+    if errors:
+        console.print("[bold red]load errors:[/bold red]")
+        for e in errors:
+            console.print(f"  {e.plugin} ({e.distribution}): {e.error}")
+    else:
+        console.print("load errors: none")
+    return 0
+
+
+def cmd_compile(args) -> int:
+    from af_core.autofuser import Autofuser
+    from af_core.report import write_artifacts
+    from af_core.samples import load_graph
+
+    graph = load_graph(args.graph)
+    fuser = Autofuser(_options(args))
+    scheduled = fuser.schedule(graph)
+    result = fuser.generate(scheduled)
+    sizes = parse_shape(args.shape)
+    out = Path(args.output)
+    written = write_artifacts(out, scheduled, result, sizes or None)
+    console = _console()
+    console.print(f"compiled '{graph.name}': {len(scheduled.cases)} case(s), "
+                  f"{len(scheduled.rejections)} rejection(s) -> {out}")
+    for name in written:
+        console.print(f"  {out / name}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    import numpy as np
+
+    from af_core.samples import load_graph
+    from af_core.twin import TwinSession
+
+    graph = load_graph(args.graph)
+    sizes = parse_shape(args.shape)
+    missing = _missing_sizes(graph, sizes) if not args.inputs else []
+    if missing:
+        raise ValueError(f"--shape needs a value for {', '.join(missing)}")
+    session = TwinSession(graph, _options(args), sanitize=args.sanitize)
+    if args.inputs:
+        arrays = {p.stem: np.load(p) for p in sorted(Path(args.inputs).glob("*.npy"))}
+        inputs = session.inputs(sizes, arrays=arrays)
+    else:
+        inputs = session.inputs(sizes, seed=args.seed)
+    run = session.check(inputs=inputs, core_num=args.cores)
+    _print_runs(_console(), [(graph.name, inputs.sizes, run)])
+    return 0 if run.ok else EXIT_MISMATCH
+
+
+def _print_runs(console: Console, rows) -> None:
+    table = Table(title="CPU twin vs reference")
+    for col in ("graph", "shape", "template", "key", "cores", "result", "GM read B", "GM write B",
+                "scalar GM", "lines read", "UB peak"):
+        table.add_column(col)
+    for name, sizes, run in rows:
+        c = run.twin.counters
+        result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
+        detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
+        table.add_row(name, ",".join(f"{k}={v}" for k, v in sizes.items()), run.template, str(run.twin.tiling_key),
+                      str(run.twin.block_dim), result + detail, str(c["gm_read_bytes"]), str(c["gm_write_bytes"]),
+                      str(c["scalar_gm_reads"] + c["scalar_gm_writes"]), str(c["cachelines_read"]),
+                      str(c["ub_high_water"]))
+    console.print(table)
+    for name, _sizes, run in rows:
+        if not run.ok:
+            console.print(f"[red]{name}[/red]: {run.describe()}")
+
+
+def cmd_demo(args) -> int:
+    from af_core.samples import SAMPLES
+    from af_core.twin import TwinSession
+
+    console = _console()
+    rows = []
+    ok = True
+    for sample in SAMPLES:
+        console.print(f"[bold]{sample.name}[/bold]: {sample.description}")
+        session = TwinSession(sample.build(), _options(args))
+        console.print(f"  cases: {', '.join(f'{c.tiling_key}={c.label}' for c in session.scheduled.cases)}; "
+                      f"kernel {len(session.result.kernel.splitlines())} lines, built "
+                      f"{'(cached)' if session.build.cached else 'with g++'}")
+        for k, sizes in enumerate(sample.shapes):
+            run = session.check(sizes, seed=k, core_num=args.cores)
+            ok = ok and run.ok
+            rows.append((sample.name, sizes, run))
+    _print_runs(console, rows)
+    console.print("all outputs match the reference" if ok else "[red]some outputs differ[/red]")
+    return 0 if ok else EXIT_MISMATCH
+
+
+# ---------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("plugins", help="list plugins, versions, hooks and load errors")
+    p.set_defaults(func=cmd_plugins)
+
+    def graph_args(p, shape_required: bool = False):
+        p.add_argument("graph", help="a .json graph or a .py file defining `graph`")
+        p.add_argument("--shape", action="append", metavar="NAME=VALUE", required=shape_required,
+                       help="a size value (repeatable, or comma-separated)")
+        p.add_argument("--force-template", default=None, help="keep only this template's cases")
+        p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
+
+    p = sub.add_parser("compile", help="write the generated artifacts")
+    graph_args(p)
+    p.add_argument("-o", "--output", default="afc-out", help="output directory")
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("run", help="run on the CPU twin and compare with the reference")
+    graph_args(p)
+    p.add_argument("--inputs", help="directory of <Data name>.npy arrays (logical shapes)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sanitize", action="store_true", help="build with ASan and UBSan")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="compile the sample graphs and run them on the twin")
+    p.add_argument("--cores", type=int, default=None)
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (AfError, ValueError, FileNotFoundError, KeyError) as exc:
+        if args.debug:
+            traceback.print_exc()
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
+        print(f"afc: error: {first}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""The Codegen facade: a ScheduleResult in, five artifacts out.
+
+``CodegenResult`` mirrors Autofuse's: ``proto`` (JSON of the scheduled
+result), ``tiling_data`` (the AutofuseTilingData header), ``tiling`` (host
+tiling C++), ``kernel`` (device C++ with every case behind a tiling key) and
+``infer_shape`` (host C++). The same ScheduleResult always gives
+byte-identical text: every collection is ordered before it is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import attrs
+import sympy
+
+from af_core import __version__
+from af_core.codegen.api_source import resolve_order
+from af_core.codegen.cexpr import INT_HELPERS, to_cpp
+from af_core.codegen.jinja import render
+from af_core.codegen.kernel import case_function
+from af_core.ir.sizes import to_text
+from af_core.registry import get_registry
+from af_core.schedule.scheduler import ScheduleResult
+from af_core.tiling.solve import CaseRef, struct_field_names
+
+MAX_RANK = 8
+_RESERVED = {"t", "pipe", "blockIdx", "workspace", "tiling", "int", "float", "half", "auto", "default",
+             "register", "template", "class", "struct", "new", "delete", "this", "bool", "char", "long",
+             "short", "signed", "unsigned", "void", "const", "static", "return", "if", "else", "for",
+             "while", "do", "switch", "case", "break", "continue", "goto", "union", "enum"}
+
+
+def cpp_ident(name: str) -> str:
+    """A C++ identifier for a node name (kernel parameters)."""
+    ident = re.sub(r"\W", "_", name)
+    if not ident or ident[0].isdigit():
+        ident = "_" + ident
+    return ident + "_" if ident in _RESERVED else ident
+
+
+@attrs.frozen
+class KernelIO:
+    """A kernel argument: the Data/Output node, its dtype and (for outputs) its shape."""
+
+    node: str
+    param: str
+    dtype: str
+    itemsize: int
+    sizes: tuple[str, ...]
+    strides: tuple[str, ...]
+
+
+@attrs.frozen
+class CodegenResult:
+    proto: str
+    tiling_data: str
+    tiling: str
+    kernel: str
+    infer_shape: str
+    kernel_name: str
+    size_names: tuple[str, ...]
+    inputs: tuple[KernelIO, ...]
+    outputs: tuple[KernelIO, ...]
+    struct_fields: tuple[str, ...]
+
+    def files(self) -> dict[str, str]:
+        """Artifact file names -> contents (what ``afc compile`` writes)."""
+        return {
+            "kernel.cpp": self.kernel,
+            "tiling.cpp": self.tiling,
+            "autofuse_tiling_data.h": self.tiling_data,
+            "infer_shape.cpp": self.infer_shape,
+            "proto.json": self.proto,
+        }
+
+
+class Codegen:
+    """Generates all artifacts of a ScheduleResult."""
+
+    def __init__(self, kernel_name: str | None = None) -> None:
+        self.kernel_name = kernel_name
+
+    def generate(self, scheduled: ScheduleResult) -> CodegenResult:
+        graph = scheduled.normalized
+        name = cpp_ident(self.kernel_name or graph.name)
+        size_names = scheduled.size_names
+        inputs = self._io(scheduled, "data")
+        outputs = self._io(scheduled, "output")
+        refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
+        fields = struct_field_names(size_names, refs)
+        tiling_data = render("tiling_data.h.j2", name=name, fields=fields, version=__version__)
+        kernel = self._kernel(scheduled, name, size_names, inputs, outputs, fields)
+        tiling = self._tiling(scheduled, name, size_names, refs)
+        infer_shape = render(
+            "infer_shape.cpp.j2",
+            name=name,
+            version=__version__,
+            size_names=size_names,
+            max_rank=MAX_RANK,
+            outputs=[
+                (o.node, [to_cpp(sympy.sympify(s), {n: f"sizes[{i}]" for i, n in enumerate(size_names)})
+                          for s in o.sizes])
+                for o in outputs
+            ],
+            int_helpers=INT_HELPERS,
+        )
+        proto = self._proto(scheduled, name, fields)
+        return CodegenResult(proto, tiling_data, tiling, kernel, infer_shape, name, tuple(size_names),
+                             tuple(inputs), tuple(outputs), tuple(fields))
+
+    # -- pieces ------------------------------------------------------------
+    @staticmethod
+    def _io(scheduled: ScheduleResult, kind: str) -> list[KernelIO]:
+        graph = scheduled.normalized
+        nodes = [n for n in graph.nodes() if n.op.compute_type == kind]
+        nodes.sort(key=lambda n: n.attr.ir_attr.index)
+        out = []
+        for node in nodes:
+            ni = scheduled.info[node.name]
+            out.append(KernelIO(node.name, cpp_ident(node.name), ni.dtype.name, ni.dtype.itemsize,
+                                tuple(to_text(s) for s in ni.sizes), tuple(to_text(s) for s in ni.strides)))
+        return out
+
+    def _kernel(self, scheduled, name, size_names, inputs, outputs, fields) -> str:
+        definitions: dict[str, str] = {}
+        sources: set[str] = set()
+        params = [io.param for io in inputs + outputs]
+        param_of = {io.node: io.param for io in inputs + outputs}
+        functions = []
+        for case in scheduled.cases:
+            functions.append(case_function(case, size_names, params, param_of, definitions, sources))
+        registry = get_registry()
+        api_sources = resolve_order(sources, lambda n: registry.get("api_source", n))
+        return render(
+            "kernel.cpp.j2",
+            name=name,
+            version=__version__,
+            graph=scheduled.graph.name,
+            fields=fields,
+            sources=api_sources,
+            definitions=[definitions[k] for k in sorted(definitions)],
+            functions=functions,
+            cases=scheduled.cases,
+            params=params,
+            int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
+        )
+
+    def _tiling(self, scheduled, name, size_names, refs) -> str:
+        cases = []
+        for ref in refs:
+            k = ref.tiling_key
+            local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
+
+            def rename(n: str, local=local) -> str:
+                return local.get(n, n)
+
+            cases.append(
+                {
+                    "key": k,
+                    "label": ref.label,
+                    "fields": [(f"c{k}_{f.name}", to_cpp(f.expr, rename)) for f in ref.spec.fields],
+                    "constraints": [(to_cpp(c.expr, rename), c.reason) for c in ref.spec.constraints],
+                    "score": to_cpp(ref.spec.score, rename),
+                    "cost": to_cpp(ref.spec.cost, rename),
+                    "block_dim": to_cpp(ref.spec.block_dim, rename),
+                    "workspace": to_cpp(ref.spec.workspace, rename),
+                }
+            )
+        guards = []
+        for guard in scheduled.guards:
+            text = to_cpp(guard.expr)
+            if guard.wide:
+                for size in size_names:
+                    text = re.sub(rf"\b{size}\b", f"(__int128){size}", text)
+                text = text.replace("INT64_C(", "(__int128)INT64_C(")
+            guards.append((text, guard.message))
+        return render("tiling.cpp.j2", name=name, version=__version__, size_names=size_names,
+                      cases=cases, guards=guards, int_helpers=INT_HELPERS)
+
+    def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
+        m = scheduled.measures
+        data = {
+            "kernel": name,
+            "graph": scheduled.graph.name,
+            "generator": f"af_core {__version__}",
+            "platform": scheduled.platform.to_dict(),
+            "sizes": [{"name": v.name, "max": v.max_value} for v in scheduled.normalized.sizes()],
+            "analysis": scheduled.analysis.summary(),
+            "selection": {
+                "continuous_bytes": str(m.continuous_bytes),
+                "index_outer_product": str(m.index_outer),
+                "cache_thres": str(m.thresholds.cache_thres),
+                "core_thres": str(m.thresholds.core_thres),
+                "cacheline": m.thresholds.cacheline,
+                "rule": {k: str(v) for k, v in m.rule().items()},
+            },
+            "tiling_data": fields,
+            "candidates": [
+                {
+                    "tiling_key": c.tiling_key,
+                    "template": c.template,
+                    "variant": c.variant,
+                    "plugin": c.plugin,
+                    "meta": c.impl.to_dict()["meta"] | {k: str(v) for k, v in sorted(c.meta.items())},
+                    "tiling": {
+                        "fields": [{"name": f.name, "expr": str(f.expr), "doc": f.doc} for f in c.tiling.fields],
+                        "constraints": [{"expr": str(x.expr), "reason": x.reason} for x in c.tiling.constraints],
+                        "resources": {k: str(v) for k, v in sorted(c.tiling.resources.items())},
+                        "score": str(c.tiling.score),
+                        "cost": str(c.tiling.cost),
+                        "block_dim": str(c.tiling.block_dim),
+                        "workspace": str(c.tiling.workspace),
+                    },
+                    "impl_graph": c.impl.to_dict(),
+                }
+                for c in scheduled.cases
+            ],
+            "rejections": [
+                {"template": r.template, "plugin": r.plugin, "stage": r.stage, "reason": r.reason}
+                for r in scheduled.rejections
+            ],
+            "guards": [{"expr": str(g.expr), "message": g.message} for g in scheduled.guards],
+        }
+        return json.dumps(data, indent=1, sort_keys=True) + "\n"

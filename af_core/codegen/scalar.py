@@ -1,0 +1,142 @@
+"""Scalar (one element) C++ for elementwise chains: what a SIMT lane computes.
+
+A node's value is a function of the output coordinate. Broadcast nodes do
+not compute anything: they *mask* coordinate axes (the value of
+``Broadcast(v)`` at ``c`` is ``v`` at ``c`` with the broadcast axes set to
+0), so a lane evaluates any chain of loads, broadcasts and elementwise ops at
+its own coordinate. Leaves (Loads, IndirectLoads) are rendered by a callback
+of the caller, which knows the pointers and strides.
+
+Numerics follow the elementwise contract: float16/bfloat16/float32 operands
+are converted to float, integer ops use their own type, and each result is
+cast back to the node's dtype (rounding per op, like the reference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sympy
+
+from af_core import dtypes as dt
+from af_core.errors import CodegenError
+from af_core.ir.graph import HintGraph, Node
+
+Mask = frozenset[int]
+LeafFn = Callable[[Node, Mask], str | None]
+
+
+def compute_type(dtype: dt.DType) -> str:
+    """The C++ type an op computes in for operands of ``dtype``."""
+    if dtype.is_float:
+        return "float"
+    if dtype.is_bool:
+        return "bool"
+    return dtype.cpp
+
+
+def value_type(dtype: dt.DType) -> str:
+    return "bool" if dtype.is_bool else dtype.cpp
+
+
+def literal(value: float) -> str:
+    text = repr(float(value))
+    if text in ("inf", "-inf", "nan"):
+        raise CodegenError(f"scalar attribute {value} has no C++ literal here")
+    return text
+
+
+def broadcast_mask(node: Node, src: Node) -> set[int]:
+    """Axes a Broadcast expands (input size 1, output size not 1)."""
+    return {
+        axis
+        for axis, (a, b) in enumerate(zip(src.y.size, node.y.size))
+        if sympy.sympify(a) == 1 and sympy.sympify(b) != 1
+    }
+
+
+class ScalarEmitter:
+    """Emits ``const T vN = ...;`` lines for the nodes a lane needs, memoized per mask."""
+
+    def __init__(self, graph: HintGraph, leaf: LeafFn, prefix: str = "v") -> None:
+        self.graph = graph
+        self.leaf = leaf
+        self.prefix = prefix
+        self.lines: list[str] = []
+        self._memo: dict[tuple[str, Mask], str] = {}
+        self._count = 0
+        self.sources: set[str] = set()
+
+    def _fresh(self) -> str:
+        self._count += 1
+        return f"{self.prefix}{self._count}"
+
+    def value(self, node: Node, mask: Mask = frozenset()) -> str:
+        key = (node.name, mask)
+        if key in self._memo:
+            return self._memo[key]
+        kind = node.op.compute_type
+        if kind == "broadcast":
+            src = self.graph.producer(node, "x")
+            var = self.value(src, frozenset(mask | broadcast_mask(node, src)))
+        elif kind in ("store", "workspace"):
+            var = self.value(self.graph.producer(node, "x"), mask)
+        else:
+            leaf = self.leaf(node, mask)
+            if leaf is not None:
+                var = self._fresh()
+                self.lines.append(f"const {value_type(node.y.dtype)} {var} = {leaf};")
+            elif kind == "elementwise":
+                var = self._elementwise(node, mask)
+            else:
+                raise CodegenError(f"node '{node.name}' ({node.type}) has no scalar form in a SIMT lane")
+        var = self.after(node, mask, var)
+        self._memo[key] = var
+        return var
+
+    def after(self, node: Node, mask: Mask, var: str) -> str:
+        """Hook for subclasses: post-process a node's value (e.g. bound-check zeroing)."""
+        return var
+
+    def emit(self, text: str) -> None:
+        self.lines.append(text)
+
+    def fresh(self) -> str:
+        return self._fresh()
+
+    def _elementwise(self, node: Node, mask: Mask) -> str:
+        op = node.op
+        if not op.scalar_cpp:
+            raise CodegenError(f"op {node.type} of node '{node.name}' has no scalar C++ form")
+        args: dict[str, str] = {}
+        first: dt.DType | None = None
+        for port in op.inputs:
+            producer = self.graph.producer(node, port)
+            var = self.value(producer, mask)
+            dtype = producer.y.dtype
+            if dtype.is_float:
+                args[port] = f"static_cast<float>({var})"
+            else:
+                args[port] = var
+            if first is None and not dtype.is_bool:
+                first = dtype
+        first = first or node.y.dtype
+        attrs = node.attr.ir_attr.as_dict()
+        fmt = dict(args)
+        fmt["C"] = compute_type(first)
+        fmt["T"] = value_type(node.y.dtype)
+        if "value" in attrs and attrs["value"] is not None:
+            fmt["value"] = literal(attrs["value"])
+        try:
+            expr = op.scalar_cpp.format(**fmt)
+        except KeyError as exc:
+            raise CodegenError(f"scalar form of {node.type} needs '{exc.args[0]}'") from None
+        for source in op.cpp_sources:
+            self.sources.add(source)
+        var = self._fresh()
+        out = node.y.dtype
+        if out.is_bool:
+            self.lines.append(f"const bool {var} = {expr};")
+        else:
+            self.lines.append(f"const {out.cpp} {var} = static_cast<{out.cpp}>({expr});")
+        return var

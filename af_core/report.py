@@ -1,0 +1,46 @@
+"""What ``afc compile`` writes beside the kernel: artifacts, pictures and a report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from af_core.codegen.codegen import CodegenResult
+from af_core.explain import explain
+from af_core.ir.mermaid import to_mermaid
+from af_core.schedule.scheduler import ScheduleResult
+
+
+def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None) -> str:
+    lines = [f"# {result.kernel_name}", "", f"Graph '{scheduled.graph.name}', "
+             f"sizes {', '.join(scheduled.size_names) or 'none (static)'}.", "", "## Candidates", "",
+             "| key | template | plugin | score | cost | UB bytes |", "|---|---|---|---|---|---|"]
+    for c in scheduled.cases:
+        lines.append(f"| {c.tiling_key} | {c.label} | {c.plugin} | `{c.tiling.score}` | `{c.tiling.cost}` | "
+                     f"`{c.tiling.resources.get('ub_bytes', 0)}` |")
+    lines += ["", "## Rejections", ""]
+    lines += [f"- {r}" for r in scheduled.rejections] or ["- none"]
+    m = scheduled.measures
+    lines += ["", "## Selection measures (first seed)", "",
+              f"- continuous bytes: `{m.continuous_bytes}`",
+              f"- index outer product: `{m.index_outer}`",
+              f"- Cache_thres {m.thresholds.cache_thres}, Core_thres {m.thresholds.core_thres}, "
+              f"cacheline {m.thresholds.cacheline} B"]
+    if sizes:
+        lines += ["", "## Choice for the given shape", "", explain(scheduled, sizes).markdown()]
+    return "\n".join(lines) + "\n"
+
+
+def write_artifacts(out: Path, scheduled: ScheduleResult, result: CodegenResult,
+                    sizes: Mapping[str, int] | None = None) -> list[str]:
+    """Write every artifact into ``out``; returns the file names, sorted."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = dict(result.files())
+    files["report.md"] = report_markdown(scheduled, result, sizes)
+    files["graph.mmd"] = to_mermaid(scheduled.graph, title=scheduled.graph.name)
+    for case in scheduled.cases:
+        files[f"case{case.tiling_key}_{case.template}.mmd"] = to_mermaid(
+            case.graph, title=f"{case.label} (tiling key {case.tiling_key})")
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return sorted(files)

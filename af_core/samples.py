@@ -1,0 +1,142 @@
+"""Sample graphs for the demo, the docs and the tests.
+
+Each sample is a graph plus the concrete shapes it is shown with; they cover
+the seed's minimal graph, an embedding with post ops, an index_select with a
+reduce, and shapes that fall in each region of the seed's selection rule.
+"""
+
+from __future__ import annotations
+
+import runpy
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from af_core.builders import GraphBuilder, embedding, gather, index_select
+from af_core.ir.graph import HintGraph
+
+
+@attrs.frozen
+class Sample:
+    name: str
+    description: str
+    build: Callable[[], HintGraph]
+    shapes: tuple[dict[str, int], ...]
+
+
+def seed_minimal() -> HintGraph:
+    """The first seed's pyautofuse script, built with the ascir API (dim=2, float16, int32)."""
+    from af_core import ascir
+
+    graph = ascir.HintGraph("indirect_load_minimal_graph")
+    s = [graph.create_size(f"s{i}") for i in range(8)]
+    z = [graph.create_axis(f"z{i}", s[i]) for i in range(8)]
+
+    def strides(sizes):
+        return [sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], ascir.SizeExpr(1)]
+
+    def describe(node, dtype, axes, sizes):
+        node.y.dtype = dtype
+        node.y.axis = axes
+        node.y.size = sizes
+        node.y.strides = strides(sizes)
+
+    f16, i32 = ascir.dtypes.float16, ascir.dtypes.int32
+    x = ascir.ops.Data("x", graph)
+    x.attr.ir_attr.index = 0
+    describe(x, f16, z[:4], s[:4])
+    index = ascir.ops.Data("index", graph)
+    index.attr.ir_attr.index = 1
+    describe(index, i32, z[4:], s[4:])
+    input_load = ascir.ops.Load("input_load")
+    input_load.x = x
+    input_load.attr.sched.axis = z[:4]
+    describe(input_load, f16, z[:4], s[:4])
+    index_load = ascir.ops.Load("index_load")
+    index_load.x = index
+    index_load.attr.sched.axis = z[4:]
+    describe(index_load, i32, z[4:], s[4:])
+    il = ascir.ops.IndirectLoad("indirect_load")
+    il.attr.sched.axis = z[4:]
+    il.attr.ir_attr.dim = 2
+    il.x1 = input_load
+    il.x2 = index_load
+    describe(il, f16, z[4:], s[4:])
+    store = ascir.ops.Store("store")
+    store.x = il
+    store.attr.sched.axis = z[4:]
+    describe(store, f16, z[4:], s[4:])
+    y = ascir.ops.Output("y", graph)
+    y.x = store
+    y.attr.ir_attr.index = 0
+    describe(y, f16, z[4:], s[4:])
+    return graph
+
+
+def embedding_post() -> HintGraph:
+    """Token embedding scaled and passed through a sigmoid gate (bfloat16)."""
+    g = GraphBuilder("embedding_scaled_gate")
+    weight = g.data("weight", ["V", "D"], "bfloat16")
+    ids = g.data("ids", ["B"], "int32")
+    y = embedding(weight, ids)
+    y = g.op("Muls", y, value=45.25)
+    y = g.op("Sigmoid", y)
+    g.output(y, "y")
+    return g.build()
+
+
+def index_select_sum() -> HintGraph:
+    """index_select over rows of a table, then a sum over the selected rows' last axis."""
+    g = GraphBuilder("index_select_rowsum")
+    x = g.data("x", ["N", "H"], "float32")
+    idx = g.data("idx", ["K"], "int64")
+    y = index_select(x, 0, idx, need_check_negative=True)
+    y = g.reduce("Sum", y, [1])
+    g.output(y, "y")
+    return g.build()
+
+
+def gather_rows() -> HintGraph:
+    """torch.gather along the middle axis of [B, L, D] rows, bound-checked."""
+    g = GraphBuilder("gather_rows")
+    x = g.data("x", ["B", "L", "D"], "float16")
+    idx = g.data("idx", ["B", "K", "D"], "int32")
+    y = gather(x, 1, idx, need_check_bound=True)
+    g.output(g.op("Relu", y), "y")
+    return g.build()
+
+
+SAMPLES: tuple[Sample, ...] = (
+    Sample("seed_minimal", "the design seed's minimal graph (dynamic shapes)", seed_minimal,
+           ({"s0": 2, "s1": 3, "s2": 10, "s3": 8, "s4": 2, "s5": 3, "s6": 6, "s7": 8},
+            {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32})),
+    Sample("embedding_post", "embedding + scale + sigmoid", embedding_post,
+           ({"V": 1000, "D": 64, "B": 300}, {"V": 50, "D": 4, "B": 7})),
+    Sample("index_select_sum", "index_select (negative indices allowed) + row sum", index_select_sum,
+           ({"N": 500, "H": 96, "K": 200},)),
+    Sample("gather_rows", "gather on the middle axis, bound-checked, relu", gather_rows,
+           ({"B": 96, "L": 40, "D": 16, "K": 8}, {"B": 3, "L": 5, "D": 3, "K": 2})),
+)
+
+
+def load_graph(path: str | Path) -> HintGraph:
+    """A graph from a JSON file or a Python file (``graph`` variable or ``build()`` function)."""
+    from af_core.ir.serialize import from_json
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"graph file '{path}' does not exist")
+    if path.suffix == ".json":
+        return from_json(path.read_text(encoding="utf-8"))
+    namespace = runpy.run_path(str(path), run_name="__afc_graph__")
+    if isinstance(namespace.get("graph"), HintGraph):
+        return namespace["graph"]
+    if callable(namespace.get("build")):
+        graph = namespace["build"]()
+        if isinstance(graph, HintGraph):
+            return graph
+    graphs = [v for v in namespace.values() if isinstance(v, HintGraph)]
+    if len(graphs) == 1:
+        return graphs[0]
+    raise ValueError(f"{path} defines no 'graph' variable or 'build()' function returning a HintGraph")

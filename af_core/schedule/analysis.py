@@ -1,0 +1,215 @@
+"""Fusion analysis around one IndirectLoad: its input, index and output chains.
+
+The first seed fuses vertically only::
+
+    load -> broadcast? -> elementwise* -> IndirectLoad.x1
+    load -> broadcast? -> elementwise* -> IndirectLoad.x2
+    IndirectLoad -> elementwise* -> reduce? -> store
+
+Side inputs of binary ops (a second Load, possibly broadcast) may join any
+chain. :func:`analyze` classifies every node of a normalized graph into one
+of those chains or raises :class:`FusionError` (a ScheduleError) saying which
+node breaks the pattern; templates then work from the classification instead
+of re-walking the graph.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from af_core.errors import ScheduleError
+from af_core.ir.graph import HintGraph, Node
+from af_core.ops.core_ops import reduced_axes
+
+
+class FusionError(ScheduleError):
+    """The graph is not a fusion pattern the IndirectLoad path supports."""
+
+
+CHAIN_OPS = ("elementwise", "broadcast")
+
+
+@attrs.define
+class FusionAnalysis:
+    """Nodes of the fused subgraph, by role, each list in topological order."""
+
+    graph: HintGraph
+    indirect_load: Node
+    input_chain: list[Node]  # between the data Load(s) and IndirectLoad.x1 (no Loads)
+    index_chain: list[Node]  # between the index Load(s) and IndirectLoad.x2 (no Loads)
+    post_chain: list[Node]  # elementwise/broadcast after IndirectLoad, before the reduce
+    reduce: Node | None
+    store: Node
+    output: Node
+    loads: dict[str, str]  # Load name -> role: "input", "index", "post"
+
+    @property
+    def dim(self) -> int:
+        return int(self.indirect_load.attr.ir_attr.dim)
+
+    @property
+    def rank(self) -> int:
+        return len(self.indirect_load.y.size)
+
+    def loads_of(self, role: str) -> list[Node]:
+        return [self.graph.node(n) for n, r in self.loads.items() if r == role]
+
+    def data_of(self, load: Node) -> Node:
+        return self.graph.producer(load, "x")
+
+    def reduce_axes(self) -> tuple[int, ...]:
+        if self.reduce is None:
+            return ()
+        src = self.graph.producer(self.reduce, "x")
+        return reduced_axes(src.y.size, self.reduce.y.size)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "indirect_load": self.indirect_load.name,
+            "dim": self.dim,
+            "input_chain": [n.name for n in self.input_chain],
+            "index_chain": [n.name for n in self.index_chain],
+            "post_chain": [n.name for n in self.post_chain],
+            "reduce": None if self.reduce is None else self.reduce.name,
+            "reduce_axes": list(self.reduce_axes()),
+        }
+
+
+def _upstream(graph: HintGraph, start: Node) -> list[Node]:
+    """Every node feeding ``start`` (inclusive), deterministic order."""
+    seen: dict[str, Node] = {}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        if node.name in seen:
+            continue
+        seen[node.name] = node
+        stack.extend(p for p in (graph.producer(node, port) for port in node.op.inputs) if p is not None)
+    return list(seen.values())
+
+
+def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
+    """Classify the nodes of ``graph`` around its IndirectLoad."""
+    ils = graph.nodes_of_type("IndirectLoad")
+    if il is None:
+        if len(ils) != 1:
+            raise FusionError(
+                f"graph '{graph.name}' has {len(ils)} IndirectLoad nodes; the fused kernel "
+                "supports exactly one (split the graph)"
+            )
+        il = ils[0]
+    order = {n.name: i for i, n in enumerate(graph.topo_order())}
+
+    def chain(port: str) -> tuple[list[Node], list[Node]]:
+        nodes = _upstream(graph, graph.producer(il, port))
+        inner, loads = [], []
+        for node in nodes:
+            kind = node.op.compute_type
+            if kind == "load":
+                loads.append(node)
+            elif kind == "data":
+                continue
+            elif kind in CHAIN_OPS:
+                inner.append(node)
+            else:
+                raise FusionError(
+                    f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
+                    "Load, Broadcast and elementwise ops may precede an IndirectLoad"
+                )
+        inner.sort(key=lambda n: order[n.name])
+        loads.sort(key=lambda n: order[n.name])
+        return inner, loads
+
+    input_chain, input_loads = chain("x1")
+    index_chain, index_loads = chain("x2")
+    shared = {n.name for n in input_chain} & {n.name for n in index_chain}
+    if shared:
+        raise FusionError(
+            f"nodes {sorted(shared)} feed both the input and the index of '{il.name}'; "
+            "the input and index chains must be disjoint"
+        )
+
+    # everything downstream of the IndirectLoad: elementwise/broadcast ops (a DAG), at most one
+    # reduce, feeding exactly one Store
+    post: list[Node] = []
+    post_loads: list[Node] = []
+    reduce = None
+    down: dict[str, Node] = {}
+    frontier = [il]
+    stores: dict[str, Node] = {}
+    while frontier:
+        node = frontier.pop()
+        for nxt, _port in graph.consumers(node):
+            kind = nxt.op.compute_type
+            if kind == "store":
+                stores[nxt.name] = nxt
+                continue
+            if nxt.name in down:
+                continue
+            if kind == "reduce":
+                if reduce is not None and reduce is not nxt:
+                    raise FusionError(f"'{nxt.name}' is a second reduce after '{il.name}'; one is supported")
+                reduce = nxt
+            elif kind not in CHAIN_OPS:
+                raise FusionError(f"node '{nxt.name}' ({nxt.type}) cannot follow an IndirectLoad in a fused kernel")
+            down[nxt.name] = nxt
+            frontier.append(nxt)
+    if len(stores) != 1:
+        raise FusionError(f"the output of '{il.name}' reaches {len(stores)} Stores; the fused kernel has one output")
+    store = next(iter(stores.values()))
+    if reduce is not None:
+        if graph.producer(store, "x") is not reduce or len(graph.consumers(reduce)) != 1:
+            raise FusionError(f"reduce '{reduce.name}' must feed the Store directly; ops after a reduce are not fused")
+    for node in list(down.values()):
+        for port in node.op.inputs:
+            producer = graph.producer(node, port)
+            if producer is il or producer.name in down:
+                continue
+            for side in _upstream(graph, producer):
+                kind2 = side.op.compute_type
+                if kind2 == "load":
+                    post_loads.append(side)
+                elif kind2 == "data":
+                    continue
+                elif kind2 in CHAIN_OPS:
+                    post.append(side)
+                else:
+                    raise FusionError(
+                        f"side input '{side.name}' ({side.type}) of '{node.name}' is not a Load, "
+                        "Broadcast or elementwise op"
+                    )
+    post += [n for n in down.values() if n is not reduce]
+    output_consumers = graph.consumers(store)
+    if len(output_consumers) != 1 or output_consumers[0][0].op.compute_type != "output":
+        raise FusionError(f"Store '{store.name}' must feed exactly one Output")
+    output = output_consumers[0][0]
+    post = sorted({n.name: n for n in post}.values(), key=lambda n: order[n.name])
+    roles: dict[str, str] = {}
+    for role, loads in (("input", input_loads), ("index", index_loads), ("post", post_loads)):
+        for load in loads:
+            if load.name in roles and roles[load.name] != role:
+                raise FusionError(
+                    f"Load '{load.name}' feeds both the {roles[load.name]} and the {role} chain; "
+                    "give each chain its own Load"
+                )
+            roles[load.name] = role
+    covered = set(roles) | {n.name for n in input_chain + index_chain + post}
+    covered |= {il.name, store.name, output.name} | ({reduce.name} if reduce else set())
+    covered |= {graph.producer(graph.node(n), "x").name for n in roles}
+    stray = [n.name for n in graph.nodes() if n.name not in covered]
+    if stray:
+        raise FusionError(
+            f"nodes {stray} are not part of the IndirectLoad fusion around '{il.name}' "
+            "(only vertical fusion with one output is supported)"
+        )
+    return FusionAnalysis(
+        graph=graph,
+        indirect_load=il,
+        input_chain=input_chain,
+        index_chain=index_chain,
+        post_chain=post,
+        reduce=reduce,
+        store=store,
+        output=output,
+        loads=dict(sorted(roles.items(), key=lambda kv: order[kv[0]])),
+    )

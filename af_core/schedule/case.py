@@ -1,0 +1,39 @@
+"""Case: one candidate kernel for a graph, as a template proposes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from af_core.ir.graph import HintGraph
+from af_core.schedule.impl_graph import ImplGraph
+from af_core.tiling.spec import TilingSpec
+
+
+@attrs.define
+class Case:
+    """A template's candidate: rewritten graph, ImplGraph, tiling spec, metadata.
+
+    ``variant`` distinguishes several cases of one template (e.g. with and
+    without double buffering); ``(template, variant)`` is unique per graph and
+    fixes the tiling key order, so keys are stable across runs and machines.
+    """
+
+    template: str
+    variant: str
+    graph: HintGraph
+    impl: ImplGraph
+    tiling: TilingSpec
+    meta: dict[str, Any] = attrs.Factory(dict)
+    plugin: str = ""
+    tiling_key: int = -1
+
+    @property
+    def label(self) -> str:
+        return self.template if self.variant == "default" else f"{self.template}/{self.variant}"
+
+    @property
+    def function_name(self) -> str:
+        safe = "".join(ch if ch.isalnum() else "_" for ch in self.label)
+        return f"{self.impl.name}_{safe}_k{self.tiling_key}"

@@ -1,0 +1,92 @@
+"""The Gather step of a row-tile stage: index layout, offsets, zero slot, ``AscendC::Gather``.
+
+Shared by the SIMD template and the SK-like gather stage. The stage's rows
+are the output's outer axes (before ``dim``); a tile holds the input slice
+(input rows in UB, ``in_pitch`` apart, then a 32-byte zero slot), the index
+tile and the offsets, and the Gather writes the output tile.
+
+The index tile is *full* (every row position has its own index) or
+*compact* (index_select / embedding: the index is broadcast over the other
+row axes with stride 0, so only its non-broadcast axes are loaded).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core import dtypes as dt
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import contiguous_strides
+from af_core.schedule.impl_graph import ImplNode
+from af_core.schedule.rowtiles import TileBuilder, Unsupported, view_of
+
+GATHER_API_CALL = "IndirectLoadRegApiCall"
+
+
+def index_layout(graph: HintGraph, index_loads: list[Node], heads: dict[str, Node], outer, dim: int,
+                 index_sizes) -> tuple[bool, dict]:
+    """(full_index, view of the index load) — compact when the index row is broadcast."""
+    head = heads[index_loads[0].name]
+    compact = view_of(graph, head, outer, dim, compact=True)
+    rank = len(index_sizes)
+    broadcast_axes = [a for a in range(dim, rank) if a not in compact["inner_axes"]
+                      and sympy.sympify(index_sizes[a]) != 1]
+    if not broadcast_axes:
+        return True, view_of(graph, head, outer, dim)
+    if len(index_loads) > 1 or head is not index_loads[0]:
+        raise Unsupported("a broadcast index combined with other index-chain inputs is not supported")
+    return False, compact
+
+
+def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
+    """Position of each row coordinate in the compact index row (0 for broadcast axes)."""
+    strides = {}
+    acc = sympy.Integer(1)
+    for axis in reversed(inner_axes):
+        strides[axis] = acc
+        acc = acc * index_sizes[axis]
+    return [strides.get(axis, sympy.Integer(0)) for axis in range(dim, len(index_sizes))]
+
+
+def add_gather(b: TileBuilder, il: Node, *, template: str, slice_tensor: str, index_tensor: str,
+               index_dtype: dt.DType, input_sizes, index_sizes, dim: int, pin, pidx, pout, full_index: bool,
+               index_axes: list[int], final: bool) -> tuple[str, ImplNode]:
+    """Append the Gather node (and return its prologue node computing the offset pattern)."""
+    plan = b.plan
+    neg = bool(il.attr.ir_attr.need_check_negative)
+    bound = bool(il.attr.ir_attr.need_check_bound)
+    offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout)
+    pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
+    extra = {}
+    if full_index:
+        if index_dtype == dt.int64:
+            extra["conv"] = plan.tile(f"{il.name}_index32", dt.int32, pout)
+        if neg:
+            extra["tmp"] = plan.tile(f"{il.name}_index_tmp", dt.int32, pout)
+        extra["mask"] = plan.mask(f"{il.name}_mask", pout)
+        extra["mask2"] = plan.mask(f"{il.name}_mask2", pout)
+    gathered = plan.tile(f"{il.name}_tile", il.y.dtype, pout, position="VECOUT" if final else "VECCALC",
+                         que=final, num=b.buffers if final else 1)
+    geom = {
+        "sizes": list(index_sizes[dim:]),
+        "idx_strides": compact_strides(index_sizes, dim, index_axes),
+        "in_strides": contiguous_strides(list(input_sizes[dim:])),
+        "extent": input_sizes[dim],
+        "in_pitch": pin,
+        "idx_pitch": pidx,
+        "out_pitch": pout,
+        "zero_slot": plan.rows * pin,
+        "full_index": full_index,
+        "dim_only": index_axes == [dim],
+    }
+    common = {"template": template, "geom": geom, "need_check_negative": neg, "need_check_bound": bound,
+              "pattern": pattern, "data_dtype": il.y.dtype.name, "index_dtype": index_dtype.name}
+    prologue = ImplNode(f"{il.name}_pattern", "IndirectLoad", GATHER_API_CALL, (), (pattern,),
+                        attrs=dict(common, phase="pattern"))
+    b.nodes.append(ImplNode(il.name, "IndirectLoad", GATHER_API_CALL,
+                            (slice_tensor, index_tensor, pattern, *extra.values()), (gathered, offsets),
+                            tuple(a.name for a in il.y.axis), tuple(index_sizes),
+                            tuple(contiguous_strides(list(index_sizes))), tuple(a.name for a in il.y.axis[dim:]),
+                            b.loop, dict(common, phase="gather", rows=b.actual, extra=extra)))
+    b.tensor_of[il.name] = gathered
+    return gathered, prologue

@@ -1,0 +1,201 @@
+"""ImplGraph: the scheduled form of a case, the only thing codegen reads.
+
+As in Autofuse, an ImplGraph carries three kinds of facts:
+
+- axes: original and merged axes and their splits (TILE_OUT/TILE_IN for the
+  UB tile loop, BLOCK_OUT/BLOCK_IN for the split across cores), with size
+  expressions over graph sizes and tiling fields;
+- tensors and buffers: GM tensors (kernel arguments and workspace slices) and
+  UB buffers (queues and TBufs with their byte sizes);
+- nodes: each names the ApiCall that renders it, its input/output tensors,
+  its axis/repeats/strides and vectorized axes, and the loop it sits in.
+
+A case may have several stages (SK-like); stages run in order with
+``SyncAll()`` between dependent ones. Codegen does not make scheduling
+decisions: everything it prints is decided here or in the tiling fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import sympy
+
+from af_core import dtypes as dt
+from af_core.ir.sizes import Expr
+
+AXIS_TYPES = ("ORIGINAL", "MERGED", "TILE_OUT", "TILE_IN", "BLOCK_OUT", "BLOCK_IN")
+LOCATIONS = ("GM", "UB", "WORKSPACE")
+
+
+@attrs.frozen
+class ImplAxis:
+    name: str
+    type: str
+    size: Expr
+    from_: tuple[str, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        if self.type not in AXIS_TYPES:
+            raise ValueError(f"axis '{self.name}': type {self.type} not in {AXIS_TYPES}")
+
+
+@attrs.frozen
+class ImplTensor:
+    """A tensor codegen can address: a GM argument, a workspace slice or a UB buffer view."""
+
+    name: str
+    dtype: dt.DType
+    location: str
+    sizes: tuple[Expr, ...] = ()
+    strides: tuple[Expr, ...] = ()
+    gm_arg: str | None = None  # kernel parameter holding the base address (GM)
+    ws_offset: Expr | None = None  # byte offset into the workspace (WORKSPACE)
+    buffer: str | None = None  # UB buffer providing the storage (UB)
+
+    def __attrs_post_init__(self) -> None:
+        if self.location not in LOCATIONS:
+            raise ValueError(f"tensor '{self.name}': location {self.location} not in {LOCATIONS}")
+
+
+@attrs.frozen
+class Buffer:
+    """A UB allocation: a queue (``TQue``) or a scratch buffer (``TBuf``)."""
+
+    name: str
+    kind: str  # "que" | "tbuf"
+    position: str  # VECIN | VECOUT | VECCALC
+    bytes: Expr  # bytes per buffer, 32-byte aligned by the formula
+    num: int = 1  # buffers in a queue (2 = double buffering)
+
+    @property
+    def total(self) -> Expr:
+        return self.bytes * self.num
+
+
+@attrs.define
+class ImplNode:
+    name: str
+    op_type: str
+    api_call: str | None  # ApiCall registry name; None when fused into another node
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    axis: tuple[str, ...] = ()
+    repeats: tuple[Expr, ...] = ()
+    strides: tuple[Expr, ...] = ()
+    vectorized_axis: tuple[str, ...] = ()
+    loop_axis: str | None = None  # the loop the call sits in; None = stage prologue
+    attrs: dict[str, Any] = attrs.Factory(dict)
+    fused_into: str | None = None
+
+
+@attrs.define
+class Stage:
+    """One schedule group: its axes, its split and the nodes it runs per tile."""
+
+    name: str
+    axes: list[ImplAxis] = attrs.Factory(list)
+    nodes: list[ImplNode] = attrs.Factory(list)
+    buffers: list[Buffer] = attrs.Factory(list)
+    used_cores: str = "used_cores"  # tiling field: cores that take part in this stage
+    sync_before: bool = False  # emit SyncAll() before this stage
+
+    def axis(self, type_: str) -> ImplAxis | None:
+        return next((a for a in self.axes if a.type == type_), None)
+
+    def node(self, name: str) -> ImplNode:
+        return next(n for n in self.nodes if n.name == name)
+
+
+@attrs.define
+class ImplGraph:
+    name: str
+    template: str
+    stages: list[Stage] = attrs.Factory(list)
+    tensors: dict[str, ImplTensor] = attrs.Factory(dict)
+    meta: dict[str, Any] = attrs.Factory(dict)
+
+    def tensor(self, name: str) -> ImplTensor:
+        return self.tensors[name]
+
+    def add_tensor(self, tensor: ImplTensor) -> ImplTensor:
+        if tensor.name in self.tensors and self.tensors[tensor.name] != tensor:
+            raise ValueError(f"tensor '{tensor.name}' defined twice with different facts")
+        self.tensors[tensor.name] = tensor
+        return tensor
+
+    def ub_bytes(self) -> Expr:
+        """UB bytes all stages allocate at once (stages reuse UB via TPipe::Reset)."""
+        per_stage = [sum((b.total for b in s.buffers), sympy.Integer(0)) for s in self.stages]
+        return sympy.Max(*per_stage) if len(per_stage) > 1 else (per_stage[0] if per_stage else sympy.Integer(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description (for the proto and for humans)."""
+
+        def text(e):
+            return None if e is None else str(e)
+
+        return {
+            "name": self.name,
+            "template": self.template,
+            "meta": _jsonable(self.meta),
+            "tensors": {
+                n: {
+                    "dtype": t.dtype.name,
+                    "location": t.location,
+                    "sizes": [str(s) for s in t.sizes],
+                    "strides": [str(s) for s in t.strides],
+                    "gm_arg": t.gm_arg,
+                    "ws_offset": text(t.ws_offset),
+                    "buffer": t.buffer,
+                }
+                for n, t in sorted(self.tensors.items())
+            },
+            "stages": [
+                {
+                    "name": s.name,
+                    "used_cores": s.used_cores,
+                    "sync_before": s.sync_before,
+                    "axes": [
+                        {"name": a.name, "type": a.type, "size": str(a.size), "from": list(a.from_)}
+                        for a in s.axes
+                    ],
+                    "buffers": [
+                        {"name": b.name, "kind": b.kind, "position": b.position,
+                         "bytes": str(b.bytes), "num": b.num}
+                        for b in s.buffers
+                    ],
+                    "nodes": [
+                        {
+                            "name": n.name,
+                            "type": n.op_type,
+                            "api_call": n.api_call,
+                            "inputs": list(n.inputs),
+                            "outputs": list(n.outputs),
+                            "axis": list(n.axis),
+                            "repeats": [str(r) for r in n.repeats],
+                            "strides": [str(r) for r in n.strides],
+                            "vectorized_axis": list(n.vectorized_axis),
+                            "loop_axis": n.loop_axis,
+                            "fused_into": n.fused_into,
+                            "attrs": _jsonable(n.attrs),
+                        }
+                        for n in s.nodes
+                    ],
+                }
+                for s in self.stages
+            ],
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, dt.DType):
+        return value.name
+    return str(value)

@@ -1,0 +1,103 @@
+"""The first seed's selection measures and thresholds (section 功能需求6).
+
+``continuous_bytes`` walks the input's strides from the last axis toward the
+first exactly as the seed's loop does — including its quirks: axis 0 is never
+multiplied in, and the last stride is not required to be 1. With symbolic
+shapes the stride comparison is structural (``strides[i-1] == repeats[i] *
+strides[i]`` after expansion), so the measure is a sympy expression that the
+host tiling evaluates with the real shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import attrs
+import sympy
+
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import Expr, product
+from af_core.tiling.spec import CORE_NUM
+
+
+def continuous_product(repeats: Sequence[Expr], strides: Sequence[Expr]) -> Expr:
+    """The seed's loop, verbatim in structure."""
+    result: Expr = sympy.Integer(1)
+    rank = len(repeats)
+    for i in range(rank - 1, 0, -1):
+        if sympy.expand(strides[i - 1] - repeats[i] * strides[i]) == 0:
+            result = result * repeats[i]
+        else:
+            break
+    return result
+
+
+def index_outer_product(index_repeats: Sequence[Expr], dim: int) -> Expr:
+    """Product of the index repeats before ``dim`` (the seed's second loop)."""
+    return product(list(index_repeats[:dim]))
+
+
+def main_input(graph: HintGraph, il: Node) -> Node:
+    """The Data node whose layout the seed measures: follow x1 / x / x1 upstream."""
+    node = graph.producer(il, "x1")
+    while node.op.compute_type != "data":
+        port = "x" if "x" in node.op.inputs else node.op.inputs[0]
+        if node.op.compute_type == "elementwise" and node.type == "Where":
+            port = "x2"
+        node = graph.producer(node, port)
+    return node
+
+
+@attrs.frozen
+class Thresholds:
+    cache_thres: Fraction
+    core_thres: Fraction
+    cacheline: int
+
+    @classmethod
+    def of(cls, cache_thres: float, core_thres: float, cacheline: int) -> Thresholds:
+        def frac(v: float, what: str) -> Fraction:
+            f = Fraction(str(v)).limit_denominator(10000)
+            if f < 0:
+                raise ValueError(f"{what} must be non-negative, got {v}")
+            return f
+
+        if cacheline <= 0:
+            raise ValueError(f"cacheline must be positive, got {cacheline}")
+        return cls(frac(cache_thres, "cache_thres"), frac(core_thres, "core_thres"), int(cacheline))
+
+
+@attrs.frozen
+class SelectionMeasures:
+    """The two measures as formulas, and the seed's two conditions as relations."""
+
+    continuous_bytes: Expr
+    index_outer: Expr
+    thresholds: Thresholds
+
+    @classmethod
+    def of(cls, graph: HintGraph, il: Node, thresholds: Thresholds) -> SelectionMeasures:
+        data = main_input(graph, il)
+        cont = continuous_product(list(data.y.size), list(data.y.strides)) * data.y.dtype.itemsize
+        outer = index_outer_product(list(il.y.size), int(il.attr.ir_attr.dim))
+        return cls(sympy.expand(cont), sympy.expand(outer), thresholds)
+
+    def cache_ok(self) -> sympy.Basic:
+        """continuous_bytes >= cacheline * Cache_thres, in integers."""
+        f = self.thresholds.cache_thres
+        return sympy.Ge(self.continuous_bytes * f.denominator, self.thresholds.cacheline * f.numerator)
+
+    def core_ok(self) -> sympy.Basic:
+        """index_outer_product >= block_dim * Core_thres (block_dim = core count), in integers."""
+        f = self.thresholds.core_thres
+        return sympy.Ge(self.index_outer * f.denominator, CORE_NUM * f.numerator)
+
+    def rule(self) -> dict[str, sympy.Basic]:
+        """The seed's region per template, as conditions."""
+        cache, core = self.cache_ok(), self.core_ok()
+        return {
+            "simd": sympy.And(cache, core),
+            "sklike": sympy.And(cache, sympy.Not(core)),
+            "simt": sympy.Not(cache),
+        }

@@ -1,0 +1,233 @@
+"""Row tiles: the core's ordinary vector scheduling of loads, elementwise ops and stores.
+
+A row-tile stage cuts a tensor space into rows (the merged leading axes) and
+processes ``tile`` whole rows at a time in UB. SIMD chains, the SK-like pre
+and post stages and reduces all go through the same pieces:
+
+- :func:`view_of` describes how the rows of a loaded tensor sit in GM
+  (Broadcasts over a Load are folded into stride-0 axes);
+- :class:`TileBuilder` turns loads and elementwise graph nodes into
+  ImplNodes (``LoadRowsRegApiCall``, the vector elementwise ApiCall),
+  choosing in-place updates and scratch tiles;
+- :func:`add_reduce` appends a reduce over a run of axes inside the row.
+
+Which elementwise ops have a vector form is asked of the installed vector
+ApiCall (``VecElementwiseRegApiCall``), never hard-coded here.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core import dtypes as dt
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import Expr, product
+from af_core.registry import get_registry
+from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
+from af_core.schedule.tiles import TilePlan, pitch_for
+
+VECTOR_API_CALL = "VecElementwiseRegApiCall"
+
+
+class Unsupported(Exception):
+    """A reason a graph cannot take a vector (row-tile) path; templates turn it into a rejection."""
+
+
+def vector_api():
+    cls = get_registry().get("api_call", VECTOR_API_CALL)
+    if cls is None:
+        raise Unsupported(f"no plugin registers the vector ApiCall {VECTOR_API_CALL}")
+    return cls
+
+
+def fold_view(graph: HintGraph, node: Node) -> tuple[Node, set[int]]:
+    """(Data, broadcast axes) of a Load, or of Broadcasts over a Load."""
+    axes: set[int] = set()
+    while node.op.compute_type == "broadcast":
+        src = graph.producer(node, "x")
+        axes |= {i for i, (a, b) in enumerate(zip(src.y.size, node.y.size))
+                 if sympy.sympify(a) == 1 and sympy.sympify(b) != 1}
+        node = src
+    if node.op.compute_type != "load":
+        raise Unsupported(f"'{node.name}' ({node.type}) is broadcast after being computed; only loaded "
+                          "tensors can be broadcast in a vector tile")
+    return graph.producer(node, "x"), axes
+
+
+def view_head(graph: HintGraph, load: Node) -> Node:
+    """The last node of ``load -> Broadcast*``: the tensor a tile of this load holds."""
+    node = load
+    while True:
+        consumers = graph.consumers(node)
+        if len(consumers) == 1 and consumers[0][0].op.compute_type == "broadcast":
+            node = consumers[0][0]
+        else:
+            return node
+
+
+def view_of(graph: HintGraph, node: Node, outer_sizes, split: int, *, compact: bool = False) -> dict:
+    """Row view of a loaded tensor: rows over axes ``< split``, a row over the rest.
+
+    ``outer_sizes`` number the rows (they may be smaller than the tensor's own
+    sizes: an input slice follows the output's outer axes). With ``compact``
+    the row keeps only its non-broadcast axes.
+    """
+    data, bcast = fold_view(graph, node)
+    sizes = list(node.y.size)
+    strides = [sympy.Integer(0) if i in bcast else s for i, s in enumerate(data.y.strides)]
+    inner = list(range(split, len(sizes)))
+    if compact:
+        inner = [i for i in inner if sympy.sympify(strides[i]) != 0 and sympy.sympify(sizes[i]) != 1]
+    return {
+        "data": data.name,
+        "outer_sizes": list(outer_sizes),
+        "outer_strides": strides[:split],
+        "inner_sizes": [sizes[i] for i in inner],
+        "inner_strides": [strides[i] for i in inner],
+        "inner_axes": inner,
+    }
+
+
+def workspace_view(sizes, split: int, name: str, outer_sizes=None) -> dict:
+    """Row view of a contiguous workspace tensor."""
+    from af_core.ir.sizes import contiguous_strides
+
+    strides = contiguous_strides(list(sizes))
+    return {
+        "data": name,
+        "outer_sizes": list(outer_sizes if outer_sizes is not None else sizes[:split]),
+        "outer_strides": strides[:split],
+        "inner_sizes": list(sizes[split:]),
+        "inner_strides": strides[split:],
+        "inner_axes": list(range(split, len(sizes))),
+    }
+
+
+def dense(view: dict) -> bool:
+    """Structural check that a row is one unit-stride block (the rule AfRowIsDense applies)."""
+    expected = sympy.Integer(1)
+    for size, stride in reversed(list(zip(view["inner_sizes"], view["inner_strides"]))):
+        if sympy.sympify(size) == 1:
+            continue
+        if sympy.expand(stride - expected) != 0:
+            return False
+        expected = expected * size
+    return True
+
+
+class TileBuilder:
+    """Builds the ImplNodes of one row-tile stage."""
+
+    def __init__(self, graph: HintGraph, impl: ImplGraph, plan: TilePlan, loop: str, start, actual,
+                 buffers: int = 1) -> None:
+        self.graph = graph
+        self.impl = impl
+        self.plan = plan
+        self.loop = loop
+        self.start = start
+        self.actual = actual
+        self.buffers = buffers
+        self.nodes: list[ImplNode] = []
+        self.tensor_of: dict[str, str] = {}  # graph node -> UB tensor holding its tile
+        self.scratch: str | None = None
+        self.gm_bytes: Expr = sympy.Integer(0)  # modelled GM traffic of the loads and stores
+
+    def gm_tensor(self, node: Node) -> str:
+        self.impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides),
+                                        gm_arg=node.name))
+        return node.name
+
+    def load(self, node: Node, view: dict, pitch, rows: Expr, *, extra_bytes=0, source: str | None = None,
+             dtype: dt.DType | None = None) -> str:
+        """Load ``rows`` rows of ``node`` (a Load, the last Broadcast over one, or a workspace) into VECIN."""
+        dtype = dtype or node.y.dtype
+        name = self.plan.tile(f"{node.name}_tile", dtype, pitch, position="VECIN", que=True, num=self.buffers,
+                              extra_bytes=extra_bytes)
+        if source is None:
+            source = self.gm_tensor(self.graph.node(view["data"]))
+        self.nodes.append(ImplNode(node.name, "Load", "LoadRowsRegApiCall", (source,), (name,), loop_axis=self.loop,
+                                   attrs={"view": view, "first_row": self.start, "rows": self.actual,
+                                          "pitch": pitch}))
+        width = product(view["inner_sizes"])
+        per_element = dtype.itemsize if dense(view) else 32  # a scalar GM read costs a sector
+        self.gm_bytes = self.gm_bytes + rows * width * per_element
+        self.tensor_of[node.name] = name
+        below = node
+        while below.op.compute_type == "broadcast":
+            below = self.graph.producer(below, "x")
+            self.tensor_of[below.name] = name
+        return name
+
+    def compute(self, node: Node, pitch, *, final: bool = False, extra_bytes=0) -> str:
+        """An elementwise node over the whole tile; ``final`` puts the result in a VECOUT queue."""
+        if node.op.compute_type == "broadcast":
+            if node.name not in self.tensor_of:
+                raise Unsupported(f"Broadcast '{node.name}' expands a computed value; only loaded tensors can "
+                                  "be broadcast in a vector tile")
+            return self.tensor_of[node.name]
+        api = vector_api()
+        if not api.supports(node.type):
+            raise Unsupported(f"op {node.type} ('{node.name}') has no vector form")
+        ins = [self.tensor_of[self.graph.producer(node, p).name] for p in node.op.inputs]
+        dtype = node.y.dtype
+        attrs: dict = {"count": self.actual * pitch}
+        if "value" in node.op.attr_specs:
+            attrs["value"] = node.attr.ir_attr.value
+        first = self.graph.producer(node, node.op.inputs[0])
+        if dtype.is_bool:
+            out = self.plan.mask(f"{node.name}_mask", pitch)
+        elif (not final and len(node.op.inputs) == 1 and len(self.graph.consumers(first)) == 1
+              and not extra_bytes and first.y.dtype.itemsize == dtype.itemsize):
+            out = self.plan.alias(f"{node.name}_tile", ins[0], dtype)
+            attrs["inplace"] = ins[0]
+        else:
+            out = self.plan.tile(f"{node.name}_tile", dtype, pitch, position="VECOUT" if final else "VECCALC",
+                                 que=final, num=self.buffers if final else 1, extra_bytes=extra_bytes)
+        if api.scratch_dtype(node.type, dtype) is not None:
+            if self.scratch is None:
+                self.scratch = self.plan.tile("f32_scratch", api.scratch_dtype(node.type, dtype), pitch)
+            attrs["scratch"] = self.scratch
+        self.nodes.append(ImplNode(node.name, node.type, VECTOR_API_CALL, tuple(ins), (out,),
+                                   loop_axis=self.loop, attrs=attrs))
+        self.tensor_of[node.name] = out
+        return out
+
+    def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
+        out = self.plan.tile(name, dtype, pitch, position="VECOUT" if final else "VECCALC", que=final,
+                             num=self.buffers if final else 1)
+        self.nodes.append(ImplNode(name, "Cast", VECTOR_API_CALL, (src,), (out,), loop_axis=self.loop,
+                                   attrs={"count": self.actual * pitch}))
+        return out
+
+    def store(self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType) -> None:
+        self.nodes.append(ImplNode(name, "Store", "StoreRegApiCall", (src,), (target,), loop_axis=self.loop,
+                                   attrs={"gm_offset": self.start * width, "count": width, "rows": self.actual,
+                                          "pitch": pitch}))
+        self.gm_bytes = self.gm_bytes + rows * width * dtype.itemsize
+
+
+def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, row_sizes, axes_in_row: tuple[int, int],
+               pitch) -> tuple[str, Expr, Expr]:
+    """Reduce axes ``[lo, hi)`` of each tile row; returns (result tensor, result row width, its pitch).
+
+    float16/bfloat16 rows are reduced in float32 and cast back; the result of
+    the last step sits in a VECOUT queue, ready for the store.
+    """
+    lo, hi = axes_in_row
+    a_r, r_r, i_r = product(list(row_sizes[:lo])), product(list(row_sizes[lo:hi])), product(list(row_sizes[hi:]))
+    out_dtype = reduce.y.dtype
+    cdt = dt.float32 if out_dtype.is_float else out_dtype
+    width = a_r * i_r
+    rpitch = pitch_for(width, [cdt, out_dtype])
+    if value_dtype != cdt:
+        src = b.cast(f"{reduce.name}_in", src, cdt, pitch)
+    cast_back = cdt != out_dtype
+    red = b.plan.tile(f"{reduce.name}_tile", cdt, rpitch, position="VECCALC" if cast_back else "VECOUT",
+                      que=not cast_back, num=1 if cast_back else b.buffers)
+    work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
+    b.nodes.append(ImplNode(reduce.name, reduce.type, "ReduceRegApiCall", (src, work), (red,), loop_axis=b.loop,
+                            attrs={"kind": reduce.type, "rows": a_r, "group": r_r, "inner": i_r,
+                                   "tiles": b.actual, "src_pitch": pitch, "dst_pitch": rpitch}))
+    if cast_back:
+        red = b.cast(f"{reduce.name}_out", red, out_dtype, rpitch, final=True)
+    return red, width, rpitch

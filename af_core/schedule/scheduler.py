@@ -1,0 +1,167 @@
+"""The scheduler: ask every installed template for cases, keep every rejection.
+
+Templates see a private normalized copy of the graph (rewrites never leak
+into the user's graph or into other templates). A template that raises is
+turned into a rejection naming its plugin. Cases are ordered by
+``(template, variant)`` and numbered in that order: the tiling keys are
+stable across runs and machines for a given set of installed templates.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+import sympy
+
+from af_core.errors import ScheduleError
+from af_core.ir.graph import HintGraph
+from af_core.ir.validate import GraphInfo, normalized_copy, validate
+from af_core.platform import Platform
+from af_core.registry import get_registry
+from af_core.schedule.analysis import FusionAnalysis, analyze
+from af_core.schedule.case import Case
+from af_core.schedule.measures import SelectionMeasures, Thresholds
+from af_core.schedule.template import Rejected
+from af_core.tiling.solve import Guard
+
+INT64_MAX = (1 << 63) - 1
+
+
+@attrs.frozen
+class ScheduleContext:
+    """What a template gets besides the graph: platform, options, shared measures."""
+
+    platform: Platform
+    options: Any
+    measures: SelectionMeasures
+    graph_name: str
+
+    def analyze(self, graph: HintGraph) -> FusionAnalysis:
+        return analyze(graph)
+
+
+@attrs.define
+class ScheduleResult:
+    """Cases (the pyautofuse "impl graphs") plus everything needed to explain them."""
+
+    graph: HintGraph
+    normalized: HintGraph
+    info: GraphInfo
+    analysis: FusionAnalysis
+    measures: SelectionMeasures
+    cases: list[Case]
+    rejections: list[Rejected]
+    platform: Platform
+    options: Any
+    guards: list[Guard]
+
+    def __iter__(self):
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __bool__(self) -> bool:
+        return bool(self.cases)
+
+    @property
+    def size_names(self) -> list[str]:
+        return [v.name for v in self.normalized.sizes()]
+
+    def case(self, tiling_key: int) -> Case:
+        return next(c for c in self.cases if c.tiling_key == tiling_key)
+
+
+def forced_template(options: Any) -> str | None:
+    forced = getattr(options, "force_template", None) or os.environ.get("AF_FORCE_TEMPLATE") or None
+    return forced.strip() if forced else None
+
+
+def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) -> list[Guard]:
+    """Checks the host tiling makes before choosing: shape relations and int64 overflow."""
+    guards: list[Guard] = []
+    il = analysis.indirect_load
+    x1 = info[graph.producer(il, "x1").name].sizes
+    x2 = info[graph.producer(il, "x2").name].sizes
+    dim = analysis.dim
+    for axis, (a, b) in enumerate(zip(x1, x2)):
+        if axis == dim:
+            continue
+        diff = sympy.expand(a - b)
+        if diff.is_number and diff >= 0:
+            continue
+        guards.append(Guard(sympy.Le(b, a), f"index size {b} exceeds input size {a} on axis {axis} "
+                                             f"of '{il.name}'"))
+    seen: set[str] = set()
+    for name in info.order:
+        node = graph.node(name)
+        if node.op.compute_type not in ("data", "output"):
+            continue
+        ni = info[name]
+        span = (sympy.Integer(1) + sum(((s - 1) * st for s, st in zip(ni.sizes, ni.strides)),
+                                       sympy.Integer(0))) * ni.dtype.itemsize
+        elems = sympy.Integer(ni.dtype.itemsize)
+        for s in ni.sizes:
+            elems = elems * s
+        for expr in (sympy.expand(span), sympy.expand(elems)):
+            if expr.is_number or str(expr) in seen:
+                continue
+            seen.add(str(expr))
+            guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes",
+                                wide=True))
+    return guards
+
+
+def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResult:
+    info = validate(graph)
+    norm, info = normalized_copy(graph, info)
+    analysis = analyze(norm)
+    thresholds = Thresholds.of(options.cache_thres, options.core_thres,
+                               options.cacheline or platform.cacheline)
+    measures = SelectionMeasures.of(norm, analysis.indirect_load, thresholds)
+    ctx = ScheduleContext(platform, options, measures, graph.name)
+    registry = get_registry()
+    entries = registry.entries("template")
+    forced = forced_template(options)
+    if forced is not None:
+        chosen = [e for e in entries if e.name == forced]
+        if not chosen:
+            raise ScheduleError(
+                f"forced template '{forced}' is not installed (installed: "
+                f"{', '.join(e.name for e in entries) or 'none'})"
+            )
+        entries = chosen
+    cases: list[Case] = []
+    rejections: list[Rejected] = []
+    il_name = analysis.indirect_load.name
+    for entry in entries:
+        copy = norm.copy()
+        try:
+            results = list(entry.value.propose(copy, copy.node(il_name), ctx))
+        except Exception as exc:  # a template bug must not stop the others
+            rejections.append(
+                Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)
+            )
+            continue
+        for item in results:
+            if isinstance(item, Rejected):
+                rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
+            elif isinstance(item, Case):
+                item.plugin = item.plugin or entry.distribution
+                cases.append(item)
+            else:
+                rejections.append(Rejected(entry.name, f"template returned {type(item).__name__}, "
+                                                       "not a Case or Rejected", plugin=entry.distribution))
+    labels = [(c.template, c.variant) for c in cases]
+    if len(set(labels)) != len(labels):
+        raise ScheduleError(f"templates returned duplicate (template, variant) pairs: {sorted(labels)}")
+    cases.sort(key=lambda c: (c.template, c.variant))
+    for key, case in enumerate(cases):
+        case.tiling_key = key
+    if not cases:
+        detail = "; ".join(str(r) for r in rejections) or "no template plugin is installed"
+        raise ScheduleError(f"no template plugin proposed a case for graph '{graph.name}': {detail}", rejections)
+    return ScheduleResult(graph, norm, info, analysis, measures, cases, rejections, platform, options,
+                          runtime_guards(norm, info, analysis))

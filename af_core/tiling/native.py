@@ -1,0 +1,75 @@
+"""The generated host tiling, compiled as a shared library and called through ctypes.
+
+Used by the differential tests (C++ against :mod:`af_core.tiling.solve`,
+field by field) and by the host-tiling benchmark.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+from af_core.codegen.codegen import CodegenResult
+from af_core.errors import TwinError
+from af_core.twin.runner import default_cache_dir
+
+
+@attrs.frozen
+class NativeTilingResult:
+    code: int
+    struct: dict[str, int]
+    workspace_size: int
+    block_dim: int
+
+
+class NativeTiling:
+    """``AutofuseTiling`` from ``result.tiling``, loaded in-process."""
+
+    def __init__(self, result: CodegenResult, *, cache_dir: Path | None = None, cxx: str | None = None) -> None:
+        self.result = result
+        cxx = cxx or os.environ.get("CXX", "g++")
+        text = result.tiling + result.tiling_data
+        key = hashlib.sha256((text + cxx).encode()).hexdigest()[:24]
+        directory = (cache_dir or default_cache_dir()) / f"tiling-{key}"
+        lib = directory / "libtiling.so"
+        if not lib.exists():
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix=f"tiling-{key}.", dir=directory.parent))
+            (work / "tiling.cpp").write_text(result.tiling)
+            (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
+            cmd = [cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-Werror", "-I.", "tiling.cpp",
+                   "-o", "libtiling.so"]
+            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise TwinError(f"host tiling of '{result.kernel_name}' does not compile:\n{proc.stderr[-4000:]}",
+                                log=proc.stderr)
+            try:
+                os.replace(work, directory)
+            except OSError:
+                if not lib.exists():
+                    raise
+        self.library = ctypes.CDLL(str(lib))
+        fields = [(name, ctypes.c_int64) for name in result.struct_fields]
+        self.Struct = type("AutofuseTilingData", (ctypes.Structure,), {"_fields_": fields})
+        fn = self.library.AutofuseTiling
+        fn.restype = ctypes.c_int64
+        fn.argtypes = ([ctypes.c_int64] * len(result.size_names)
+                       + [ctypes.POINTER(self.Struct), ctypes.POINTER(ctypes.c_uint32),
+                          ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.c_uint32])
+        self.function = fn
+
+    def __call__(self, sizes: Mapping[str, int], core_num: int, ub_size: int) -> NativeTilingResult:
+        data = self.Struct()
+        ws = ctypes.c_uint32(0)
+        bd = ctypes.c_uint32(0)
+        args = [int(sizes[n]) for n in self.result.size_names]
+        code = self.function(*args, ctypes.byref(data), ctypes.byref(ws), ctypes.byref(bd), core_num, ub_size)
+        struct = {name: int(getattr(data, name)) for name in self.result.struct_fields}
+        return NativeTilingResult(int(code), struct, int(ws.value), int(bd.value))

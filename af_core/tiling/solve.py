@@ -1,0 +1,170 @@
+"""Python twin of the generated host tiling: same formulas, same choice.
+
+Every expression is compiled once with lambdify (cached per expression) and
+evaluated with exact Python integers, in the order the C++ evaluates them;
+the differential tests hold the two to field-for-field agreement.
+
+Choice rule (also in the C++): drop cases whose constraints fail, take the
+highest score, break ties by the lowest modelled cost, then by the lowest
+tiling key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+import sympy
+
+from af_core.errors import TilingError
+from af_core.ir.evaluate import compile_expr
+from af_core.tiling.spec import TilingSpec
+
+INT64_MAX = (1 << 63) - 1
+UINT32_MAX = (1 << 32) - 1
+
+
+@attrs.frozen
+class CaseRef:
+    """A case as tiling sees it: key, template name and spec."""
+
+    tiling_key: int
+    template: str
+    spec: TilingSpec
+    label: str = ""
+
+
+@attrs.frozen
+class CaseEvaluation:
+    tiling_key: int
+    template: str
+    label: str
+    fields: dict[str, int]
+    fits: bool
+    reason: str | None
+    score: int | None
+    cost: int | None
+    resources: dict[str, int]
+    block_dim: int | None
+    workspace: int | None
+
+
+@attrs.frozen
+class TilingResult:
+    tiling_key: int
+    block_dim: int
+    workspace_size: int
+    struct: dict[str, int]  # every AutofuseTilingData field, as the C++ writes it
+    evaluations: tuple[CaseEvaluation, ...]
+
+    def chosen(self) -> CaseEvaluation:
+        return next(e for e in self.evaluations if e.tiling_key == self.tiling_key)
+
+
+@attrs.frozen
+class Guard:
+    """A graph-level runtime check of the host tiling (sizes, overflow, shape relations)."""
+
+    expr: sympy.Basic
+    message: str
+    wide: bool = False  # evaluate in 128-bit in C++ (overflow guards)
+
+
+def _value(expr: sympy.Basic, env: Mapping[str, int]) -> int:
+    expr = sympy.sympify(expr)
+    if expr is sympy.true:
+        return 1
+    if expr is sympy.false:
+        return 0
+    if expr.is_Integer:
+        return int(expr)
+    names = tuple(sorted(s.name for s in expr.free_symbols))
+    fn = compile_expr(expr, names)
+    value = fn(*(env[n] for n in names))
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise TilingError(f"formula {expr} is not integral: {value}")
+    return int(value)
+
+
+def struct_field_names(size_names: Sequence[str], cases: Sequence[CaseRef]) -> list[str]:
+    names = ["block_dim", "tiling_key", "workspace_size", *size_names]
+    for case in cases:
+        names += [f"c{case.tiling_key}_{f.name}" for f in case.spec.fields]
+    return names
+
+
+def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
+    local = dict(env)
+    fields: dict[str, int] = {}
+    for f in case.spec.fields:
+        local[f.name] = fields[f.name] = _value(f.expr, local)
+    resources = {k: _value(v, local) for k, v in case.spec.resources.items()}
+    for c in case.spec.constraints:
+        if not _value(c.expr, local):
+            return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
+                                  c.reason, None, None, resources, None, None)
+    block_dim = _value(case.spec.block_dim, local)
+    workspace = _value(case.spec.workspace, local)
+    if not 1 <= block_dim <= local["core_num"]:
+        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
+                              f"block_dim {block_dim} outside [1, core_num]", None, None,
+                              resources, block_dim, workspace)
+    if not 0 <= workspace <= UINT32_MAX:
+        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
+                              f"workspace {workspace} bytes exceeds the uint32 limit", None, None,
+                              resources, block_dim, workspace)
+    return CaseEvaluation(case.tiling_key, case.template, case.label, fields, True, None,
+                          _value(case.spec.score, local), _value(case.spec.cost, local),
+                          resources, block_dim, workspace)
+
+
+def solve(
+    cases: Sequence[CaseRef],
+    size_names: Sequence[str],
+    sizes: Mapping[str, int],
+    core_num: int,
+    ub_size: int,
+    guards: Sequence[Guard] = (),
+) -> TilingResult:
+    """Evaluate every case for concrete sizes and pick one, like the C++ does."""
+    env: dict[str, int] = {}
+    for name in size_names:
+        if name not in sizes:
+            raise TilingError(f"no value for size '{name}'")
+        value = int(sizes[name])
+        if value <= 0 or value > INT64_MAX:
+            raise TilingError(f"size {name}={value} must be a positive int64")
+        env[name] = value
+    env["core_num"] = int(core_num)
+    env["ub_size"] = int(ub_size)
+    for guard in guards:
+        if not _value(guard.expr, env):
+            raise TilingError(guard.message)
+    evaluations = tuple(evaluate_case(case, env) for case in cases)
+    best: CaseEvaluation | None = None
+    for ev in evaluations:
+        if not ev.fits:
+            continue
+        if best is None or (ev.score, -ev.cost, -ev.tiling_key) > (best.score, -best.cost, -best.tiling_key):
+            best = ev
+    if best is None:
+        reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
+        raise TilingError(f"no case fits sizes {dict(sizes)} on {core_num} cores: {reasons}")
+    struct = {name: 0 for name in struct_field_names(size_names, cases)}
+    struct.update({"block_dim": best.block_dim, "tiling_key": best.tiling_key,
+                   "workspace_size": best.workspace})
+    struct.update({n: env[n] for n in size_names})
+    struct.update({f"c{best.tiling_key}_{k}": v for k, v in best.fields.items()})
+    return TilingResult(best.tiling_key, best.block_dim, best.workspace, struct, evaluations)
+
+
+def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = None,
+                    ub_size: int | None = None) -> TilingResult:
+    """:func:`solve` for every case of a ScheduleResult (the platform supplies defaults)."""
+    refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
+    return solve(refs, scheduled.size_names, sizes,
+                 core_num or scheduled.platform.core_num, ub_size or scheduled.platform.ub_size,
+                 scheduled.guards)

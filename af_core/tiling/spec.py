@@ -1,0 +1,93 @@
+"""What a case tells the host tiling: fields, constraints, resources, score and cost.
+
+Every quantity is a sympy expression over the graph's size symbols, the
+platform symbols ``core_num`` and ``ub_size``, and the case's earlier fields
+(a field may use the fields before it). Integer arithmetic only: divisions
+are :class:`CeilDiv` / :class:`FloorDiv`, so Python (lambdify) and the
+generated C++ compute the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+import sympy
+
+from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
+from af_core.ir.sizes import Expr
+
+CORE_NUM = sympy.Symbol("core_num", integer=True, positive=True)
+UB_SIZE = sympy.Symbol("ub_size", integer=True, positive=True)
+PLATFORM_SYMBOLS = (CORE_NUM, UB_SIZE)
+
+__all__ = [
+    "AlignUp",
+    "CORE_NUM",
+    "CeilDiv",
+    "Constraint",
+    "FloorDiv",
+    "TilingField",
+    "TilingSpec",
+    "UB_SIZE",
+    "field",
+]
+
+
+def field(name: str) -> sympy.Symbol:
+    """The symbol other expressions use to refer to a tiling field."""
+    return sympy.Symbol(name, integer=True)
+
+
+@attrs.frozen
+class TilingField:
+    """One value the host tiling computes and the kernel reads (``t.c<key>_<name>``)."""
+
+    name: str
+    expr: Expr
+    doc: str = ""
+
+    @property
+    def symbol(self) -> sympy.Symbol:
+        return field(self.name)
+
+
+@attrs.frozen
+class Constraint:
+    """A condition the case needs; when it fails the case is dropped with ``reason``."""
+
+    expr: sympy.Basic  # a relational or boolean expression
+    reason: str
+    stage: str = "tiling"
+
+
+@attrs.define
+class TilingSpec:
+    """Everything host tiling needs to know about one case."""
+
+    fields: list[TilingField] = attrs.Factory(list)
+    constraints: list[Constraint] = attrs.Factory(list)
+    resources: dict[str, Expr] = attrs.Factory(dict)  # ub_bytes, workspace_bytes, dcache_bytes, ...
+    score: Expr = sympy.Integer(0)
+    cost: Expr = sympy.Integer(0)
+    block_dim: Expr = sympy.Integer(1)
+    workspace: Expr = sympy.Integer(0)
+
+    def add(self, name: str, expr: object, doc: str = "") -> sympy.Symbol:
+        """Append a field and return its symbol for use in later expressions."""
+        if any(f.name == name for f in self.fields):
+            raise ValueError(f"tiling field '{name}' defined twice")
+        self.fields.append(TilingField(name, sympy.sympify(expr), doc))
+        return field(name)
+
+    def require(self, expr: sympy.Basic, reason: str) -> None:
+        self.constraints.append(Constraint(expr, reason))
+
+    def field_names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def expressions(self) -> Iterable[sympy.Basic]:
+        yield from (f.expr for f in self.fields)
+        yield from (c.expr for c in self.constraints)
+        yield from self.resources.values()
+        yield from (self.score, self.cost, self.block_dim, self.workspace)

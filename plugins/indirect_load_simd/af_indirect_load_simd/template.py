@@ -1,0 +1,187 @@
+"""The SIMD template (first seed, 功能需求3).
+
+Schedule axis: the merged output outer axes (the axes before ``dim``); tiles
+and the split across cores cut only that axis, so a tile is ``rows`` whole
+output rows. Per tile:
+
+1. DataCopyPad the input slice ``[rows, s_dim, inner...]`` (input coordinates)
+   and the input chain's side inputs into UB, run the input-pre chain on it;
+2. load the index tile and run the index-pre chain;
+3. build uint32 byte offsets, ``Gather`` (an out-of-range index with
+   need_check_bound reads a zero slot placed after the slice);
+4. run the output-post chain, an optional reduce over axes inside the row,
+   and store.
+
+The input chain's unary ops move behind the IndirectLoad first when that
+does not enlarge the data (``sink_unary_ops``). UB holds every tile of a
+step at once — input slice (+ zero slot), index tile, offsets, output tile
+and chain temporaries, twice for the queues of the double-buffered case —
+and the tile rule takes the most rows that fit while still spreading rows
+over the cores; a shape whose single row does not fit is dropped at tiling
+time. Two cases: double-buffered queues (``db``) and single buffers (``sb``,
+which fits larger rows).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core import dtypes as dt
+from af_core.errors import ScheduleError
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import contiguous_strides, product
+from af_core.schedule.case import Case
+from af_core.schedule.gather_stage import add_gather, index_layout
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.rewrite import sink_unary_ops
+from af_core.schedule.rowtiles import (
+    TileBuilder,
+    Unsupported,
+    add_reduce,
+    dense,
+    fold_view,
+    view_head,
+    view_of,
+)
+from af_core.schedule.template import Rejected
+from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, TilingSpec
+
+T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
+
+
+def main_input(graph: HintGraph, il: Node) -> Node:
+    """The view (Load or Broadcast) the seed measures: follow x1, then x / x1 (x2 of Where) upstream."""
+    node = graph.producer(il, "x1")
+    while node.op.compute_type not in ("load", "broadcast"):
+        port = "x2" if node.type == "Where" else ("x" if "x" in node.op.inputs else node.op.inputs[0])
+        node = graph.producer(node, port)
+    return node
+
+
+def check_reduce(an, dim: int) -> tuple[int, ...]:
+    axes = an.reduce_axes() or (an.rank - 1,)
+    if min(axes) < dim:
+        raise Unsupported(f"reduce axes {list(axes)} include an outer axis (< dim {dim}); the SIMD tile holds "
+                          "whole rows only")
+    if list(axes) != list(range(axes[0], axes[-1] + 1)):
+        raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
+    return axes
+
+
+class SimdTemplate:
+    """Registered as ``simd``."""
+
+    name = "simd"
+    variants = (("db", 2), ("sb", 1))
+
+    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
+        cases = []
+        for variant, buffers in self.variants:
+            copy = graph.copy()
+            try:
+                cases.append(self._case(copy, copy.node(il.name), ctx, variant, buffers))
+            except (Unsupported, ScheduleError) as exc:
+                return [Rejected(self.name, str(exc))]
+        return cases
+
+    def _case(self, graph: HintGraph, il: Node, ctx, variant: str, buffers: int) -> Case:
+        if il.y.dtype.is_bool:
+            raise Unsupported("bool IndirectLoad data is not supported")
+        for node in graph.nodes():
+            if node.op.compute_type == "data" and node.y.dtype.is_bool:
+                raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
+        moved = sink_unary_ops(graph, il)
+        an = ctx.analyze(graph)
+        dim, _rank = an.dim, an.rank
+        index_sizes = list(il.y.size)
+        gather_src = graph.producer(il, "x1")
+        input_sizes = list(gather_src.y.size)
+        outer = index_sizes[:dim]
+        red_axes = check_reduce(an, dim) if an.reduce is not None else ()
+
+        heads = {ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)}
+        views = {name: view_of(graph, head, outer, dim) for name, head in heads.items()}
+        main_data, _ = fold_view(graph, main_input(graph, il))
+        main_load = next(ld for ld in an.loads_of("input") if graph.producer(ld, "x") is main_data)
+        if not dense(views[main_load.name]):
+            raise Unsupported(f"input '{main_data.name}' rows [dim {dim}:] are not one dense block in GM "
+                              f"(strides {views[main_load.name]['inner_strides']}); the slice copy needs dense rows")
+        index_loads = an.loads_of("index")
+        full_index, index_view = index_layout(graph, index_loads, heads, outer, dim, index_sizes)
+        views[index_loads[0].name] = index_view
+
+        spec = TilingSpec()
+        impl = ImplGraph(graph.name, self.name, meta={"buffers": buffers, "moved_behind_gather": moved})
+        rows = spec.add("rows", product(outer), "output rows (merged axes before dim)")
+        tile, tiles = sympy.Symbol("tile", integer=True), sympy.Symbol("tiles", integer=True)
+        per_core, used = sympy.Symbol("tiles_per_core", integer=True), sympy.Symbol("used_cores", integer=True)
+        axes = [ImplAxis("O", "MERGED", rows, tuple(a.name for a in il.y.axis[:dim])),
+                ImplAxis("OT", "TILE_OUT", tiles, ("O",)), ImplAxis("Ot", "TILE_IN", tile, ("O",)),
+                ImplAxis("OTB", "BLOCK_OUT", used, ("OT",)), ImplAxis("OTb", "BLOCK_IN", per_core, ("OT",))]
+        stage = Stage("simd", axes, [], [], used_cores="used_cores")
+        plan = TilePlan(impl, stage, tile)
+        b = TileBuilder(graph, impl, plan, "OT", T_START, T_ACTUAL, buffers)
+
+        in_dtypes = [n.y.dtype for n in an.input_chain] + [ld.y.dtype for ld in an.loads_of("input")]
+        pin = pitch_for(product(input_sizes[dim:]), in_dtypes + [gather_src.y.dtype])
+        out_dtypes = [n.y.dtype for n in [il, *an.post_chain, *an.loads_of("post")]] + [dt.int32]
+        if full_index:
+            out_dtypes += [n.y.dtype for n in [*an.index_chain, *index_loads]]
+        width_out = product(index_sizes[dim:])
+        pout = pitch_for(width_out, out_dtypes)
+        pidx = pout if full_index else pitch_for(product(index_view["inner_sizes"]),
+                                                 [n.y.dtype for n in [*index_loads, *an.index_chain]])
+
+        # 1. input slice (a zero slot follows the tile the Gather reads) and the input-pre chain
+        for load in an.loads_of("input"):
+            head = heads[load.name]
+            b.load(head, views[load.name], pin, rows, extra_bytes=32 if head is gather_src else 0)
+        for node in an.input_chain:
+            b.compute(node, pin, extra_bytes=32 if node is gather_src and node.op.compute_type != "broadcast" else 0)
+        # 2. index tile and the index-pre chain
+        for load in index_loads:
+            b.load(heads[load.name], views[load.name], pidx, rows)
+        for node in an.index_chain:
+            b.compute(node, pidx)
+        # 3. offsets and Gather
+        value = graph.producer(an.reduce or an.store, "x")
+        index_node = graph.producer(il, "x2")
+        _gathered, prologue = add_gather(
+            b, il, template=self.name, slice_tensor=b.tensor_of[gather_src.name],
+            index_tensor=b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
+            index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
+            index_axes=index_view["inner_axes"], final=value is il)
+        # 4. output-post chain, reduce, store
+        for load in an.loads_of("post"):
+            b.load(heads[load.name], views[load.name], pout, rows)
+        for node in an.post_chain:
+            b.compute(node, pout, final=an.reduce is None and node is value)
+        result, width, pitch = b.tensor_of[value.name], width_out, pout
+        if an.reduce is not None:
+            result, width, pitch = add_reduce(b, an.reduce, result, value.y.dtype, index_sizes[dim:],
+                                              (red_axes[0] - dim, red_axes[-1] + 1 - dim), pout)
+        out = an.output
+        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
+                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        b.store(an.store.name, result, out.name, width, pitch, rows, out.y.dtype)
+        stage.nodes = [prologue, *b.nodes]
+        stage.nodes += [ImplNode(n.name, n.type, None, fused_into=il.name) for n in graph.nodes()
+                        if n.op.compute_type == "broadcast"]
+        assign_releases(stage, impl)
+        impl.stages = [stage]
+
+        tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE), "most rows whose tiles fit in UB together")
+        spec.add("tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(rows, CORE_NUM))), "rows per tile")
+        spec.add("tiles", CeilDiv(rows, tile), "tiles")
+        spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
+        spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
+        ub = plan.ub_bytes()
+        spec.resources = {"ub_bytes": ub, "workspace_bytes": sympy.Integer(0), "dcache_bytes": sympy.Integer(0)}
+        spec.require(sympy.Le(ub, UB_SIZE), "one tile row (input slice + index + offsets + output + chain "
+                                            "temporaries) does not fit in UB")
+        spec.score = sympy.Piecewise((2, ctx.measures.rule()["simd"]), (-1, True))
+        # modelled cost: GM bytes; single buffering cannot overlap copies with compute (a quarter more)
+        spec.cost = b.gm_bytes if buffers > 1 else b.gm_bytes + FloorDiv(b.gm_bytes, 4)
+        spec.block_dim = used
+        return Case(self.name, variant, graph, impl, spec, meta={"buffers": buffers})

@@ -1,0 +1,195 @@
+"""SIMT template on the CPU twin: every output compared with the reference interpreter."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from af_core.autofuser import Autofuser, AutofuserOptions
+from af_core.errors import ScheduleError
+from af_core.testing import chain_graph, gather_sizes
+from af_core.twin import TwinSanitizerError, TwinSession
+
+pytestmark = pytest.mark.twin
+SIMT = AutofuserOptions(force_template="simt")
+CORES = (1, 48, 5, 2)
+
+
+@functools.cache
+def session(**kw) -> TwinSession:
+    return TwinSession(chain_graph(**kw), SIMT)
+
+
+def check_many(s: TwinSession, rank: int, dim: int, seed: int, runs: int = 4, **kw) -> None:
+    rng = np.random.default_rng(seed)
+    for k in range(runs):
+        sizes = gather_sizes(rng, rank, dim)
+        core_num = CORES[k % len(CORES)]
+        run = s.check(sizes, seed=seed * 10 + k, core_num=core_num, **kw)
+        assert run.ok, f"sizes {sizes} on {core_num} cores:\n{run.describe()}"
+        assert run.template == "simt"
+        assert 1 <= run.twin.block_dim <= core_num
+
+
+RANK_DIM = [(r, d) for r in range(1, 6) for d in range(r)]
+
+
+@pytest.mark.parametrize("rank,dim", RANK_DIM)
+def test_every_rank_and_dim(rank, dim):
+    check_many(session(rank=rank, dim=dim), rank, dim, seed=rank * 7 + dim)
+
+
+@pytest.mark.parametrize("rank,dim", [(1, -1), (3, -1), (4, -3), (5, -5)])
+def test_negative_dims(rank, dim):
+    check_many(session(rank=rank, dim=dim), rank, dim, seed=100 + rank)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int32", "int8", "uint16", "int64"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_dtypes_are_bitwise(dtype, index_dtype):
+    s = session(rank=3, dim=1, dtype=dtype, index_dtype=index_dtype)
+    assert s.exact
+    check_many(s, 3, 1, seed=hash((dtype, index_dtype)) % 1000, runs=3)
+
+
+def test_single_elements_and_one_core():
+    s = session(rank=3, dim=2)
+    sizes = {"a0": 1, "a1": 1, "a2": 1, "b0": 1, "b1": 1, "b2": 1}
+    for core_num in (1, 48):
+        run = s.check(sizes, seed=3, core_num=core_num)
+        assert run.ok and run.twin.block_dim == 1
+
+
+def test_large_split_uses_many_cores():
+    s = session(rank=2, dim=1)
+    sizes = {"a0": 300, "a1": 50, "b0": 300, "b1": 70}
+    run = s.check(sizes, seed=5, core_num=48)
+    assert run.ok, run.describe()
+    assert run.twin.block_dim == 48
+    assert run.twin.counter("simt_threads") >= 300 * 70 // 48
+
+
+PRE8 = ("Abs", "Muls(0.5)", "Exp", "Adds(1.0)", "Log", "Sqrt", "Relu", "Neg")
+POST8 = ("Muls(1.5)", "Sigmoid", "Adds(-0.25)", "Abs", "Maxs(0.1)", "Rsqrt", "Mins(2.0)", "Exp2")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_eight_ops_before_and_after(dtype):
+    s = session(rank=3, dim=1, dtype=dtype, pre=PRE8, post=POST8)
+    rewrite = s.scheduled.cases[0].impl.meta["rewrite"]
+    assert rewrite["moved"] and len(rewrite["gathers"]) == 1
+    check_many(s, 3, 1, seed=41, runs=3)
+
+
+def test_binary_input_op_gets_one_gather_per_input():
+    s = session(rank=3, dim=2, pre=("Add(side)", "Relu"), index_pre=("Maxs(0)",), post=("Mul(side)",))
+    case = s.scheduled.cases[0]
+    assert len(case.impl.meta["rewrite"]["gathers"]) == 2
+    gathers = case.graph.nodes_of_type("IndirectLoad")
+    assert {g.x2.name for g in gathers} == {gathers[0].x2.name}  # the index is shared
+    check_many(s, 3, 2, seed=43, runs=3)
+
+
+def test_broadcast_side_input_in_both_chains():
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder("bcast")
+    x = g.data("x", ["a0", "a1", "a2"], "float32")
+    mask = g.data("mask", ["a0", "a1", 1], "float32")
+    x = g.op("Mul", x, g.broadcast(mask, x.shape))
+    idx = g.data("index", ["b0", "b1", "b2"], "int64")
+    y = gather(x, 1, idx)
+    target = g.data("target", ["b0", 1, "b2"], "float32")
+    y = g.op("Add", y, g.broadcast(target, y.shape))
+    g.output(y, "y")
+    s = TwinSession(g.build(), SIMT)
+    check_many(s, 3, 1, seed=47, runs=3)
+
+
+@pytest.mark.parametrize("kind", ["Sum", "Max", "Min", "Mean"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_reduce_last_axis(kind, dtype):
+    s = session(rank=3, dim=1, dtype=dtype, reduce=(kind, (2,)))
+    check_many(s, 3, 1, seed=51, runs=3)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "int32"])
+def test_reduce_middle_axis_with_post_ops(dtype):
+    post = ("Mul(side)",) if dtype == "int32" else ("Cast(float32)", "Muls(0.5)")
+    s = session(rank=3, dim=0, dtype=dtype, post=post, reduce=("Sum", (1,)))
+    check_many(s, 3, 0, seed=53, runs=3)
+
+
+def test_reduce_tile_holds_whole_groups():
+    s = session(rank=3, dim=1, reduce=("Sum", (2,)))
+    sizes = {"a0": 97, "a1": 5, "a2": 33, "b0": 97, "b1": 6, "b2": 33}
+    run = s.check(sizes, seed=7, core_num=48)
+    assert run.ok, run.describe()
+    fields = run.twin.struct
+    assert fields["c0_group"] == 33 and fields["c0_rows"] == 97 * 6
+    assert fields["c0_tile"] * fields["c0_tiles"] >= fields["c0_rows"]
+    assert run.twin.counter("ub_high_water") <= 248 * 1024 - 32 * 1024
+
+
+@pytest.mark.parametrize("negative", [False, True])
+@pytest.mark.parametrize("bound", [False, True])
+def test_index_flags(negative, bound):
+    s = session(rank=2, dim=1, need_check_negative=negative, need_check_bound=bound, pre=("Exp",))
+    rng = np.random.default_rng(61)
+    for k in range(3):
+        sizes = gather_sizes(rng, 2, 1)
+        run = s.check(sizes, seed=k, core_num=CORES[k], negative_indices=negative,
+                      out_of_range=0.2 if bound else 0.0)
+        assert run.ok, run.describe()
+    if bound:
+        # zero for out-of-range lanes happens after the moved Exp (exp(0) would be 1)
+        run = s.check({"a0": 4, "a1": 5, "b0": 4, "b1": 6}, seed=9, out_of_range=0.5,
+                      negative_indices=negative)
+        assert run.ok and (run.reference["y"] == 0).any()
+
+
+def test_out_of_range_without_bound_check_is_reported():
+    s = session(rank=2, dim=1)
+    inputs = s.inputs({"a0": 3, "a1": 4, "b0": 3, "b1": 4}, seed=1)
+    inputs.storage["index"][5] = 4  # one past the end, still inside the buffer
+    with pytest.raises(TwinSanitizerError) as info:
+        s.run(inputs, core_num=2)
+    assert info.value.kind == "gather-out-of-range"
+    assert "index 4" in info.value.message
+
+
+def test_negative_index_without_flag_is_reported():
+    s = session(rank=2, dim=1, need_check_bound=False)
+    inputs = s.inputs({"a0": 3, "a1": 4, "b0": 3, "b1": 4}, seed=1)
+    inputs.storage["index"][0] = -1
+    with pytest.raises(TwinSanitizerError, match="index -1"):
+        s.run(inputs)
+
+
+def test_counters_match_one_read_per_lane():
+    s = session(rank=2, dim=1)
+    sizes = {"a0": 6, "a1": 50, "b0": 6, "b1": 40}
+    run = s.check(sizes, seed=2, core_num=4)
+    n = 6 * 40
+    assert run.twin.counter("scalar_gm_reads") == 2 * n  # index + input per lane
+    assert run.twin.counter("scalar_gm_writes") == n
+    assert run.twin.counter("gm_read_bytes") == 0  # no DataCopy in the SIMT path
+    assert run.twin.counter("simt_threads") >= n
+
+
+def test_dcache_reserve_is_recorded():
+    scheduled = Autofuser(SIMT).schedule(chain_graph(rank=2, dim=1))
+    case = scheduled.cases[0]
+    assert case.meta["dcache_reserve"] == 32 * 1024
+    assert case.graph.attrs["dcache_size"] == 32 * 1024
+    assert str(case.tiling.resources["dcache_bytes"]) == "32768"
+
+
+def test_non_contiguous_reduce_is_rejected_with_reason():
+    graph = chain_graph(rank=3, dim=1, reduce=("Sum", (0, 2)))
+    with pytest.raises(ScheduleError) as info:
+        Autofuser(SIMT).schedule(graph)
+    assert "simt" in str(info.value) and "not contiguous" in str(info.value)
+    assert info.value.rejections[0].template == "simt"

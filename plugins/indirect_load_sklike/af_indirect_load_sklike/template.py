@@ -1,0 +1,236 @@
+"""The SK-like template (first seed, 功能需求5).
+
+For IndirectLoads with too few outer rows to fill the cores: the chains run
+as their own stages, each with its own split and used-core count, joined by
+GM workspaces and separated by ``SyncAll()``::
+
+    input pre   : input GM            -> ws_input    (rows of the input)
+    index pre   : index GM            -> ws_index    (rows of the index)
+    IndirectLoad: ws_input + ws_index -> ws_gather   (output outer rows, as SIMD)
+    output post : ws_gather (+ sides) -> output GM   (rows of the output, reduce inside)
+
+A stage with no ops is left out (the next stage reads the original tensor,
+or the gather writes the output directly). The pre and post stages are the
+core's ordinary row-tile scheduling (:mod:`af_core.schedule.rowtiles`) with
+the shared v35 ApiCalls, the same path the SIMD chains use; the gather stage
+is the core's shared Gather step.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core import dtypes as dt
+from af_core.errors import ScheduleError
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import contiguous_strides, product
+from af_core.schedule.case import Case
+from af_core.schedule.gather_stage import add_gather, index_layout
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.rowtiles import (
+    TileBuilder,
+    Unsupported,
+    add_reduce,
+    dense,
+    fold_view,
+    view_head,
+    view_of,
+    workspace_view,
+)
+from af_core.schedule.template import Rejected
+from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, TilingSpec
+
+WS_ALIGN = 512
+DEFAULT_WORKSPACE_LIMIT = 1 << 30
+
+
+class StageBuilder:
+    """One row-tile stage of the case: axes, tile plan, tiling fields (prefixed by the stage key)."""
+
+    def __init__(self, case_graph: HintGraph, impl: ImplGraph, spec: TilingSpec, key: str, rows, axes_from,
+                 buffers: int = 1) -> None:
+        self.key = key
+        self.spec = spec
+        self.rows = spec.add(f"{key}_rows", rows, f"rows of the {key} stage")
+        self.tile = sympy.Symbol(f"{key}_tile", integer=True)
+        self.tiles = sympy.Symbol(f"{key}_tiles", integer=True)
+        self.per_core = sympy.Symbol(f"{key}_tiles_per_core", integer=True)
+        self.used = sympy.Symbol(f"{key}_used_cores", integer=True)
+        loop = f"{key.upper()}T"
+        axes = [ImplAxis(f"{key.upper()}R", "MERGED", self.rows, tuple(axes_from)),
+                ImplAxis(loop, "TILE_OUT", self.tiles, (f"{key.upper()}R",)),
+                ImplAxis(f"{key.upper()}t", "TILE_IN", self.tile, (f"{key.upper()}R",)),
+                ImplAxis(f"{key.upper()}TB", "BLOCK_OUT", self.used, (loop,)),
+                ImplAxis(f"{key.upper()}Tb", "BLOCK_IN", self.per_core, (loop,))]
+        self.stage = Stage(key, axes, [], [], used_cores=f"{key}_used_cores")
+        self.plan = TilePlan(impl, self.stage, self.tile)
+        self.b = TileBuilder(case_graph, impl, self.plan, loop, sympy.Symbol(f"{loop}_start"),
+                             sympy.Symbol(f"{loop}_actual"), buffers)
+        self.prologue: list[ImplNode] = []
+
+    def finish(self, impl: ImplGraph) -> None:
+        """Tile rule (most rows that fit, spread over the cores) and the stage's UB constraint."""
+        k, spec = self.key, self.spec
+        tile_max = spec.add(f"{k}_tile_max", self.plan.max_rows(UB_SIZE), f"most rows of a {k} tile that fit UB")
+        spec.add(f"{k}_tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(self.rows, CORE_NUM))), "rows per tile")
+        spec.add(f"{k}_tiles", CeilDiv(self.rows, self.tile), "tiles")
+        spec.add(f"{k}_tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
+        spec.add(f"{k}_used_cores", CeilDiv(self.tiles, self.per_core), f"cores the {k} stage uses")
+        spec.resources[f"{k}_ub_bytes"] = self.plan.ub_bytes()
+        spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
+        self.stage.nodes = [*self.prologue, *self.b.nodes]
+        assign_releases(self.stage, impl)
+
+
+class SkLikeTemplate:
+    """Registered as ``sklike``; one case per graph."""
+
+    name = "sklike"
+
+    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
+        try:
+            return [self._case(graph, il, ctx)]
+        except (Unsupported, ScheduleError) as exc:
+            return [Rejected(self.name, str(exc))]
+
+    def _case(self, graph: HintGraph, il: Node, ctx) -> Case:
+        consumers = graph.consumers(il)
+        if len(consumers) != 1:
+            raise Unsupported(f"the IndirectLoad output has {len(consumers)} consumers; the gather stage writes "
+                              "one workspace for exactly one consumer")
+        if il.y.dtype.is_bool or any(n.op.compute_type == "data" and n.y.dtype.is_bool for n in graph.nodes()):
+            raise Unsupported("bool tensors cannot be loaded into vector tiles")
+        an = ctx.analyze(graph)
+        dim, rank = an.dim, an.rank
+        index_sizes = list(il.y.size)
+        gather_src = graph.producer(il, "x1")
+        index_node = graph.producer(il, "x2")
+        input_sizes = list(gather_src.y.size)
+        outer = index_sizes[:dim]
+        if an.reduce is not None:
+            axes = an.reduce_axes() or (rank - 1,)
+            if list(axes) != list(range(axes[0], axes[-1] + 1)):
+                raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
+        spec = TilingSpec()
+        impl = ImplGraph(graph.name, self.name)
+        heads = {ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)}
+        stages: list[StageBuilder] = []
+        ws: list[tuple[str, object]] = []  # (tensor, bytes) in layout order
+        gm_bytes = sympy.Integer(0)
+        pre_ops = [n for n in an.input_chain if n.op.compute_type != "broadcast"]
+        idx_ops = [n for n in an.index_chain if n.op.compute_type != "broadcast"]
+
+        def workspace(name: str, node: Node, sizes) -> str:
+            impl.add_tensor(ImplTensor(name, node.y.dtype, "WORKSPACE", tuple(sizes),
+                                       tuple(contiguous_strides(list(sizes))), ws_offset=sympy.Symbol(f"{name}_offset",
+                                                                                                       integer=True)))
+            ws.append((name, product(list(sizes)) * node.y.dtype.itemsize))
+            return name
+
+        def chain_stage(key: str, nodes: list[Node], loads: list[Node], target: Node, sizes) -> str:
+            """An elementwise stage over a whole tensor: rows = all axes but the last."""
+            split = max(len(sizes) - 1, 0)
+            st = StageBuilder(graph, impl, spec, key, product(list(sizes[:split])),
+                              [a.name for a in target.y.axis[:split]])
+            dtypes = [n.y.dtype for n in [*nodes, *loads]]
+            pitch = pitch_for(product(list(sizes[split:])), dtypes)
+            for load in loads:
+                st.b.load(heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, st.rows)
+            for node in nodes:
+                st.b.compute(node, pitch, final=node is target)
+            name = workspace(f"ws_{key}", target, sizes)
+            st.b.store(f"{key}_store", st.b.tensor_of[target.name], name, product(list(sizes[split:])), pitch,
+                       st.rows, target.y.dtype)
+            st.finish(impl)
+            stages.append(st)
+            return name
+
+        # 1. input pre -> ws_input, 2. index pre -> ws_index
+        ws_input = chain_stage("pre", an.input_chain, an.loads_of("input"), gather_src, input_sizes) if pre_ops \
+            else None
+        ws_index = chain_stage("idx", an.index_chain, an.loads_of("index"), index_node, index_sizes) if idx_ops \
+            else None
+        # 3. the gather stage, outer-axis rows like SIMD
+        value = graph.producer(an.reduce or an.store, "x")
+        post_needed = value is not il or an.reduce is not None
+        g = StageBuilder(graph, impl, spec, "gather", product(outer), [a.name for a in il.y.axis[:dim]])
+        pin = pitch_for(product(input_sizes[dim:]), [gather_src.y.dtype])
+        if ws_input is not None:
+            g.b.load(gather_src, workspace_view(input_sizes, dim, ws_input, outer), pin, g.rows, extra_bytes=32,
+                     source=ws_input)
+        else:
+            main_data, _ = fold_view(graph, gather_src)
+            view = view_of(graph, gather_src, outer, dim)
+            if not dense(view):
+                raise Unsupported(f"input '{main_data.name}' rows [dim {dim}:] are not one dense block in GM")
+            g.b.load(gather_src, view, pin, g.rows, extra_bytes=32)
+        index_loads = an.loads_of("index")
+        if ws_index is not None:
+            full_index, index_view = True, workspace_view(index_sizes, dim, ws_index, outer)
+            pout = pitch_for(product(index_sizes[dim:]), [il.y.dtype, index_node.y.dtype, dt.int32])
+            pidx = pout
+            g.b.load(index_node, index_view, pidx, g.rows, source=ws_index)
+        else:
+            full_index, index_view = index_layout(graph, index_loads, heads, outer, dim, index_sizes)
+            pout = pitch_for(product(index_sizes[dim:]), [il.y.dtype, dt.int32]
+                             + ([index_node.y.dtype] if full_index else []))
+            pidx = pout if full_index else pitch_for(product(index_view["inner_sizes"]), [index_node.y.dtype])
+            g.b.load(heads[index_loads[0].name], index_view, pidx, g.rows)
+        gathered, prologue = add_gather(
+            g.b, il, template=self.name, slice_tensor=g.b.tensor_of[gather_src.name],
+            index_tensor=g.b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
+            index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
+            index_axes=index_view["inner_axes"], final=True)
+        g.prologue.append(prologue)
+        out = an.output
+        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
+                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        target = workspace("ws_gather", il, index_sizes) if post_needed else out.name
+        g.b.store(f"{il.name}_store", gathered, target, product(index_sizes[dim:]), pout, g.rows, il.y.dtype)
+        g.finish(impl)
+        stages.append(g)
+        # 4. output post (elementwise + reduce) from ws_gather
+        if post_needed:
+            sizes = list(value.y.size)
+            red_axes = (an.reduce_axes() or (rank - 1,)) if an.reduce is not None else ()
+            split = red_axes[0] if red_axes else max(rank - 1, 0)
+            p = StageBuilder(graph, impl, spec, "post", product(sizes[:split]), [a.name for a in value.y.axis[:split]])
+            dtypes = [n.y.dtype for n in [il, *an.post_chain, *an.loads_of("post")]]
+            pitch = pitch_for(product(sizes[split:]), dtypes)
+            p.b.load(il, workspace_view(index_sizes, split, "ws_gather"), pitch, p.rows, source="ws_gather")
+            for load in an.loads_of("post"):
+                p.b.load(heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, p.rows)
+            for node in an.post_chain:
+                p.b.compute(node, pitch, final=an.reduce is None and node is value)
+            result, width, rpitch = p.b.tensor_of[value.name], product(sizes[split:]), pitch
+            if an.reduce is not None:
+                result, width, rpitch = add_reduce(p.b, an.reduce, result, value.y.dtype, sizes[split:],
+                                                   (0, red_axes[-1] + 1 - split), pitch)
+            p.b.store(an.store.name, result, out.name, width, rpitch, p.rows, out.y.dtype)
+            p.finish(impl)
+            stages.append(p)
+
+        # workspace layout, SyncAll between stages, block_dim = the widest stage
+        offset = sympy.Integer(0)
+        for name, size in ws:
+            spec.add(f"{name}_offset", offset, f"byte offset of {name} in the workspace")
+            offset = offset + AlignUp(size, WS_ALIGN)
+        total = spec.add("workspace_bytes", offset, "workspace the stages exchange data through")
+        limit = getattr(ctx.options, "workspace_limit", None) or DEFAULT_WORKSPACE_LIMIT
+        spec.require(sympy.Le(total, limit), f"workspace exceeds the configured limit of {limit} bytes")
+        for i, st in enumerate(stages):
+            st.stage.sync_before = i > 0
+            gm_bytes = gm_bytes + st.b.gm_bytes
+        impl.stages = [st.stage for st in stages]
+        impl.meta = {"stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
+        used = [st.used for st in stages]
+        spec.block_dim = sympy.Max(*used) if len(used) > 1 else used[0]
+        spec.workspace = total
+        spec.resources["ub_bytes"] = sympy.Max(*(st.plan.ub_bytes() for st in stages)) if len(stages) > 1 \
+            else stages[0].plan.ub_bytes()
+        spec.resources["workspace_bytes"] = total
+        spec.resources["dcache_bytes"] = sympy.Integer(0)
+        spec.score = sympy.Piecewise((2, ctx.measures.rule()["sklike"]), (-1, True))
+        spec.cost = gm_bytes
+        return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})

@@ -1,0 +1,224 @@
+// Byte offsets for AscendC::Gather on an IndirectLoad tile (SIMD and SK-like).
+//
+// A tile holds `rows` output rows; a row is the output dims from `dim` on
+// (AfGatherGeom::sizes, row-major, rows `outPitch` elements apart). The input
+// slice holds the matching input rows, `inPitch` elements apart, followed by
+// a zero slot (one 32-byte block of zeros). For each output position the
+// offset is
+//
+//     (row * inPitch + index * inStrides[0] + sum_k>=1 coord_k * inStrides[k]) * sizeof(T)
+//
+// where the index value comes from the (compact) index tile; an index that is
+// out of range with need_check_bound points at the zero slot, so the Gather
+// yields 0 without touching the input ("output 0, no read"). Padding
+// positions get in-range offsets; their values are never stored. Three
+// paths, chosen at run time:
+//
+// - vector: the index row is not broadcast (idxStrides is the row-major
+//   layout) -> Compares/Select/Muls/Add on whole tiles;
+// - broadcast suffix: only the gather axis carries index values and every
+//   value covers `suffix` (a multiple of 8) consecutive positions ->
+//   one Adds per index value;
+// - scalar: anything else, element by element.
+//
+// Without need_check_bound an index outside [0, extent) is undefined on the
+// device; the CPU twin reports it (kind gather-out-of-range).
+#ifndef AF_GATHER_H
+#define AF_GATHER_H
+
+struct AfGatherGeom {
+    int32_t rank;
+    int64_t sizes[AF_MAX_DIMS];
+    int64_t idxStrides[AF_MAX_DIMS];
+    int64_t inStrides[AF_MAX_DIMS];
+    int64_t extent;
+    int64_t inPitch;
+    int64_t idxPitch;
+    int64_t outPitch;
+    int64_t zeroSlot;
+    int64_t suffix;
+    bool fullIndex;
+    bool needNegative;
+    bool needBound;
+};
+
+__aicore__ inline int64_t AfGatherWidth(const AfGatherGeom& g)
+{
+    int64_t width = 1;
+    for (int32_t k = 0; k < g.rank; ++k) {
+        width *= g.sizes[k];
+    }
+    return width;
+}
+
+__aicore__ inline void AfGatherCheck(int64_t value, const AfGatherGeom& g, const char* what)
+{
+#if defined(AF_CPU_TWIN)
+    if (!g.needBound && (value < 0 || value >= g.extent)) {
+        AfTwin::Fail("gather-out-of-range", "%s: index %lld is outside [0, %lld) and need_check_bound is off", what,
+                     static_cast<long long>(value), static_cast<long long>(g.extent));
+    }
+#else
+    (void)value;
+    (void)g;
+    (void)what;
+#endif
+}
+
+// Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions).
+template <typename T>
+__aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& pattern, const AfGatherGeom& g)
+{
+    const int64_t width = AfGatherWidth(g);
+    for (int64_t p = 0; p < g.outPitch; ++p) {
+        int64_t inner = 0;
+        if (p < width) {
+            int64_t rest = p;
+            for (int32_t k = g.rank - 1; k >= 1; --k) {
+                inner += (rest % g.sizes[k]) * g.inStrides[k];
+                rest /= g.sizes[k];
+            }
+        }
+        pattern.SetValue(static_cast<uint32_t>(p), static_cast<int32_t>(inner * static_cast<int64_t>(sizeof(T))));
+    }
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+}
+
+template <typename TIdx, typename T>
+__aicore__ inline void AfGatherOffsetsScalar(const AscendC::LocalTensor<int32_t>& off,
+                                             const AscendC::LocalTensor<TIdx>& idx, int64_t rows,
+                                             const AfGatherGeom& g, const char* what)
+{
+    const int64_t size = static_cast<int64_t>(sizeof(T));
+    const int64_t width = AfGatherWidth(g);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t p = 0; p < g.outPitch; ++p) {
+            int64_t elem = g.zeroSlot;
+            if (p < width) {
+                int64_t rest = p;
+                int64_t compact = 0;
+                int64_t inner = 0;
+                for (int32_t k = g.rank - 1; k >= 0; --k) {
+                    const int64_t c = rest % g.sizes[k];
+                    rest /= g.sizes[k];
+                    compact += c * g.idxStrides[k];
+                    if (k >= 1) {
+                        inner += c * g.inStrides[k];
+                    }
+                }
+                int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.idxPitch + compact)));
+                if (g.needNegative && value < 0) {
+                    value += g.extent;
+                }
+                AfGatherCheck(value, g, what);
+                if (value >= 0 && value < g.extent) {
+                    elem = r * g.inPitch + value * g.inStrides[0] + inner;
+                }
+            }
+            off.SetValue(static_cast<uint32_t>(r * g.outPitch + p), static_cast<int32_t>(elem * size));
+        }
+    }
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+}
+
+template <typename TIdx, typename T>
+__aicore__ inline void AfGatherOffsetsSuffix(const AscendC::LocalTensor<int32_t>& off,
+                                             const AscendC::LocalTensor<TIdx>& idx,
+                                             const AscendC::LocalTensor<int32_t>& pattern, int64_t rows,
+                                             const AfGatherGeom& g, const char* what)
+{
+    const int64_t size = static_cast<int64_t>(sizeof(T));
+    const int64_t width = AfGatherWidth(g);
+    const int64_t values = width / g.suffix;
+    const int32_t zero = static_cast<int32_t>(g.zeroSlot * size);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < values; ++c) {
+            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.idxPitch + c)));
+            if (g.needNegative && value < 0) {
+                value += g.extent;
+            }
+            AfGatherCheck(value, g, what);
+            const AscendC::LocalTensor<int32_t> run = off[static_cast<uint32_t>(r * g.outPitch + c * g.suffix)];
+            if (value >= 0 && value < g.extent) {
+                const int32_t base = static_cast<int32_t>((r * g.inPitch + value * g.inStrides[0]) * size);
+                AscendC::Adds(run, pattern, base, static_cast<int32_t>(g.suffix));
+            } else {
+                AscendC::Duplicate(run, zero, static_cast<int32_t>(g.suffix));
+            }
+        }
+        if (g.outPitch > width) {
+            AscendC::Duplicate(off[static_cast<uint32_t>(r * g.outPitch + width)], zero,
+                               static_cast<int32_t>(g.outPitch - width));
+        }
+    }
+    AscendC::PipeBarrier<PIPE_V>();
+}
+
+// Vector path: idx32 is the full index tile as int32 (outPitch apart); it is normalized in place.
+template <typename T>
+__aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>& off,
+                                             const AscendC::LocalTensor<int32_t>& idx32,
+                                             const AscendC::LocalTensor<int32_t>& pattern,
+                                             const AscendC::LocalTensor<int32_t>& tmp,
+                                             const AscendC::LocalTensor<uint8_t>& mask,
+                                             const AscendC::LocalTensor<uint8_t>& mask2, int64_t rows,
+                                             const AfGatherGeom& g, const char* what)
+{
+    const int64_t size = static_cast<int64_t>(sizeof(T));
+    const int32_t count = static_cast<int32_t>(rows * g.outPitch);
+    const int32_t extent = static_cast<int32_t>(g.extent);
+    if (g.needNegative) {
+        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::LT, static_cast<uint32_t>(count));
+        AscendC::Adds(tmp, idx32, extent, count);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Select(idx32, mask, tmp, idx32, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE,
+                        static_cast<uint32_t>(count));
+        AscendC::PipeBarrier<PIPE_V>();
+    }
+    if (g.needBound) {
+        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::GE, static_cast<uint32_t>(count));
+        AscendC::Compares(mask2, idx32, extent, AscendC::CMPMODE::LT, static_cast<uint32_t>(count));
+        AscendC::PipeBarrier<PIPE_V>();
+        const int32_t words = (count + 15) / 16;
+        AscendC::And(mask.ReinterpretCast<uint16_t>(), mask.ReinterpretCast<uint16_t>(),
+                     mask2.ReinterpretCast<uint16_t>(), words);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Select(idx32, mask, idx32, static_cast<int32_t>(0), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                        static_cast<uint32_t>(count));
+        AscendC::PipeBarrier<PIPE_V>();
+    } else {
+#if defined(AF_CPU_TWIN)
+        AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+        const int64_t width = AfGatherWidth(g);
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t p = 0; p < width; ++p) {
+                AfGatherCheck(idx32.GetValue(static_cast<uint32_t>(r * g.outPitch + p)), g, what);
+            }
+        }
+#endif
+    }
+    AscendC::Muls(off, idx32, static_cast<int32_t>(g.inStrides[0] * size), count);
+    AscendC::PipeBarrier<PIPE_V>();
+    for (int64_t r = 0; r < rows; ++r) {
+        const AscendC::LocalTensor<int32_t> row = off[static_cast<uint32_t>(r * g.outPitch)];
+        AscendC::Add(row, row, pattern, static_cast<int32_t>(g.outPitch));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Adds(row, row, static_cast<int32_t>(r * g.inPitch * size), static_cast<int32_t>(g.outPitch));
+    }
+    AscendC::PipeBarrier<PIPE_V>();
+    if (g.needBound) {
+        AscendC::Select(off, mask, off, static_cast<int32_t>(g.zeroSlot * size),
+                        AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(count));
+        AscendC::PipeBarrier<PIPE_V>();
+    }
+    // padding positions keep in-range offsets (index pad value 0); their values are never stored
+}
+
+#endif  // AF_GATHER_H

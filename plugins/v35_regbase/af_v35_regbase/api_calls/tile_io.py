@@ -1,0 +1,39 @@
+"""LoadRowsRegApiCall: GM view rows -> a UB tile (DataCopyPad, or scalar for broadcast rows)."""
+
+from __future__ import annotations
+
+from af_core.codegen.api_call import ApiCall
+
+TILE_IO_SOURCE = "af_tile_io"
+
+
+def row_view(ctx, name: str, view: dict) -> list[str]:
+    """C++ lines declaring an ``AfRowView`` named ``name`` from a template's view description."""
+    lines = [f"AfRowView {name}{{}};", f"{name}.outerRank = {len(view['outer_sizes'])};",
+             f"{name}.innerRank = {len(view['inner_sizes'])};"]
+    for key, field in (("outer_sizes", "outerSizes"), ("outer_strides", "outerStrides"),
+                       ("inner_sizes", "innerSizes"), ("inner_strides", "innerStrides")):
+        for i, value in enumerate(view[key]):
+            lines.append(f"{name}.{field}[{i}] = {ctx.expr(value)};")
+    return lines
+
+
+class LoadRowsRegApiCall(ApiCall):
+    name = "LoadRowsRegApiCall"
+    sources = (TILE_IO_SOURCE,)
+
+    def generate_api_call_string(self) -> str:
+        ctx, a = self.ctx, self.node.attrs
+        gm = self.node.inputs[0]
+        out = self.node.outputs[0]
+        ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
+        view = ctx.unique("view")
+        make, dst = ctx.produce(out)
+        lines = row_view(ctx, view, a["view"])
+        lines += [
+            make,
+            f"AfLoadRows<{ctype}>({dst}, {ctx.gm(gm)}, {view}, {ctx.expr(a['first_row'])}, {ctx.expr(a['rows'])}, "
+            f"{ctx.expr(a['pitch'])}, static_cast<{ctype}>(0));",
+            ctx.finish(out),
+        ]
+        return "\n".join(line for line in lines if line)

@@ -1,0 +1,193 @@
+"""SIMT lane code for IndirectLoad (``IndirectLoadRegApiCall.GenerateSimt``).
+
+One ``__simt_vf__`` function per case. Each lane decodes its output
+coordinate, evaluates the index chain at that coordinate, normalizes the
+index (``need_check_negative``), checks it (``need_check_bound``: zero and no
+read; otherwise the twin reports an out-of-range index), reads every gathered
+input from GM and evaluates the output chain — all as scalar code produced
+by :class:`af_core.codegen.scalar.ScalarEmitter`.
+
+VF arguments may only be raw pointers and scalars, so every size and stride
+the lanes need travels as an ``int64_t`` parameter (``p0``, ``p1``, ...).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core.codegen.kernel import KernelContext
+from af_core.codegen.scalar import Mask, ScalarEmitter, value_type
+from af_core.errors import CodegenError
+from af_core.ir.graph import HintGraph, Node
+
+SIMT_SOURCE = "af_simt_common"
+
+
+class LaneParams:
+    """int64 parameters of the lane function: kernel-side expression -> lane name."""
+
+    def __init__(self, ctx: KernelContext) -> None:
+        self.ctx = ctx
+        self.names: dict[str, str] = {}
+
+    def __call__(self, expr: object) -> str:
+        value = sympy.sympify(expr)
+        if value.is_Integer:
+            return f"static_cast<int64_t>({int(value)})"
+        text = self.ctx.expr(value)
+        if text not in self.names:
+            self.names[text] = f"p{len(self.names)}"
+        return self.names[text]
+
+
+class LanePointers:
+    """GM tensors the lanes read: Data node -> lane parameter."""
+
+    def __init__(self, ctx: KernelContext) -> None:
+        self.ctx = ctx
+        self.params: dict[str, tuple[str, str]] = {}  # data name -> (lane name, ctype)
+
+    def __call__(self, data: Node) -> str:
+        if data.name not in self.params:
+            self.params[data.name] = (f"g{len(self.params)}", KernelContext.cpp_type(data.y.dtype))
+        return self.params[data.name][0]
+
+
+def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
+    """The Data node under a view (Load or Broadcasts of a Load), with the axes masked on the way."""
+    from af_core.codegen.scalar import broadcast_mask
+
+    while node.op.compute_type == "broadcast":
+        src = graph.producer(node, "x")
+        mask = frozenset(mask | broadcast_mask(node, src))
+        node = src
+    if node.op.compute_type != "load":
+        raise CodegenError(f"'{node.name}' ({node.type}) is not a view of a kernel input")
+    return graph.producer(node, "x"), mask
+
+
+class LaneEmitter(ScalarEmitter):
+    """Scalar emitter whose leaves are GM loads and gathers."""
+
+    def __init__(self, graph: HintGraph, attrs: dict, params: LaneParams, pointers: LanePointers,
+                 coords: list[str]) -> None:
+        super().__init__(graph, self._leaf)
+        self.attrs = attrs
+        self.params = params
+        self.pointers = pointers
+        self.coords = coords
+        self.index_vars: dict[Mask, str] = {}  # normalized index per coordinate mask
+        self.valid: dict[Mask, str] = {}  # index-in-range flag per coordinate mask
+
+    def _offset(self, data: Node, coords: list[str], mask: Mask) -> str:
+        terms = []
+        for axis, stride in enumerate(data.y.strides):
+            if axis in mask or sympy.sympify(stride) == 0 or sympy.sympify(data.y.size[axis]) == 1:
+                continue
+            stride = sympy.sympify(stride)
+            terms.append(coords[axis] if stride == 1 else f"{coords[axis]} * {self.params(stride)}")
+        return " + ".join(terms) if terms else "0"
+
+    def _leaf(self, node: Node, mask: Mask) -> str | None:
+        kind = node.op.compute_type
+        if kind == "load":
+            data = self.graph.producer(node, "x")
+            ptr = self.pointers(data)
+            load = f"AF_SIMT_GM_LOAD({ptr} + ({self._offset(data, self.coords, mask)}))"
+            return f"({load} != 0)" if data.y.dtype.is_bool else load
+        if kind == "indirect_load":
+            return self._gather(node, mask)
+        return None
+
+    def _gather(self, node: Node, mask: Mask) -> str:
+        graph = self.graph
+        dim = int(node.attr.ir_attr.dim)
+        x1 = graph.producer(node, "x1")
+        index_value = self.value(graph.producer(node, "x2"), mask)
+        data, view_mask = _view(graph, x1, frozenset())
+        extent = self.params(x1.y.size[dim])
+        idx = self.index_vars.get(mask)
+        if idx is None:
+            idx = self.fresh()
+            self.emit(f"int64_t {idx} = static_cast<int64_t>({index_value});")
+            if self.attrs["need_check_negative"]:
+                self.emit(f"{idx} = {idx} < 0 ? {idx} + {extent} : {idx};")
+            ok = self.fresh()
+            self.emit(f"const bool {ok} = {idx} >= 0 && {idx} < {extent};")
+            if not self.attrs["need_check_bound"]:
+                self.emit(f'AF_SIMT_CHECK_INDEX({idx}, {extent}, "{node.name}");')
+            self.index_vars[mask] = idx
+            self.valid[mask] = ok
+        ok = self.valid[mask]
+        coords = list(self.coords)
+        coords[dim] = idx
+        # output-level broadcasts mask every axis but dim; the view's own broadcasts mask theirs
+        offset = self._offset(data, coords, frozenset((mask - {dim}) | view_mask))
+        load = f"AF_SIMT_GM_LOAD({self.pointers(data)} + ({offset}))"
+        if self.attrs["need_check_bound"]:
+            return f"({ok} ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
+        return load
+
+    def after(self, node: Node, mask: Mask, var: str) -> str:
+        if (
+            self.attrs["need_check_bound"]
+            and node.name == self.attrs["bound_check_after"]
+            and node.op.compute_type != "indirect_load"
+        ):
+            ok = self.valid.get(mask)
+            if ok is None:
+                raise CodegenError(f"bound check after '{node.name}' has no gathered value at this coordinate")
+            wrapped = self.fresh()
+            ctype = value_type(node.y.dtype)
+            self.emit(f"const {ctype} {wrapped} = {ok} ? {var} : static_cast<{ctype}>(0);")
+            return wrapped
+        return var
+
+
+def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) -> tuple[str, str, list[str], list[str]]:
+    """(name, definition text, pointer arguments, int64 arguments) of the lane function.
+
+    ``out_space`` is ``"gm"`` (write the output at the lane's position) or
+    ``"ub"`` (write the tile-local position of a UB buffer, converted to
+    ``out_ctype``).
+    """
+    graph = ctx.case.graph
+    sizes = attrs["coord_sizes"]
+    rank = len(sizes)
+    params = LaneParams(ctx)
+    pointers = LanePointers(ctx)
+    coords = [f"c{i}" for i in range(rank)]
+    emitter = LaneEmitter(graph, attrs, params, pointers, coords)
+    value = emitter.value(graph.node(attrs["value_node"]))
+    for source in sorted(emitter.sources):
+        ctx.need_source(source)
+    decode = ["int64_t rem = pos;"] if rank > 1 else []
+    for axis in range(rank - 1, 0, -1):
+        size = params(sizes[axis])
+        decode.append(f"const int64_t {coords[axis]} = rem % {size};")
+        decode.append(f"rem /= {size};")
+    decode.append(f"const int64_t {coords[0]} = {'rem' if rank > 1 else 'pos'};")
+    if out_space == "gm":
+        store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({value}));"
+        out_param = f"__gm__ {out_ctype}* out"
+    else:
+        store = f"AF_SIMT_UB_STORE(out + i, static_cast<{out_ctype}>({value}));"
+        out_param = f"__ubuf__ {out_ctype}* out"
+    name = f"AfSimtLanes_k{ctx.case.tiling_key}"
+    ptr_params = [f"__gm__ {ctype}* {lane}" for lane, ctype in pointers.params.values()]
+    int_params = [f"int64_t {n}" for n in params.names.values()]
+    signature = ", ".join([out_param, *ptr_params, "int64_t start", "int64_t count", *int_params])
+    body = decode + emitter.lines + [store]
+    lines = [
+        f"// SIMT lanes of {ctx.case.label}: index -> normalize/check -> gather -> output chain",
+        f"__simt_vf__ __aicore__ LAUNCH_BOUND(AF_SIMT_MAX_THREADS) inline void {name}({signature})",
+        "{",
+        "    for (int64_t i = static_cast<int64_t>(AscendC::Simt::GetThreadIdx()); i < count;",
+        "         i += static_cast<int64_t>(AscendC::Simt::GetThreadNum())) {",
+        "        const int64_t pos = start + i;",
+        *(f"        {line}" for line in body),
+        "    }",
+        "}",
+    ]
+    ptr_args = [f"{ctx.gm(data)}.GetPhyAddr()" for data in pointers.params]
+    return name, "\n".join(lines) + "\n", ptr_args, list(params.names)

@@ -1,0 +1,476 @@
+// af_twin/runtime.h
+// Emulates: the launch of a kernel on `blockDim` AI cores (one std::thread per
+// resident core, each with its own 256 KiB UB arena), the SyncAll barrier,
+// the global-memory (GM) allocations a harness hands to a kernel, and the
+// SIMT raw-pointer access hooks.
+// Checks: every GM access made through the API lies inside one registered
+// allocation; SIMT raw accesses stay inside GM allocations / the core's UB;
+// SyncAll cannot deadlock silently; launch parameters are valid.
+// Counts: data movement, scalar GM accesses, distinct 128-byte GM lines, UB
+// high-water mark, API calls (see struct Counters).
+// Not emulated: more than kMaxResidentCores cores at a time (a larger blockDim
+// runs in waves on the same worker threads, and SyncAll then aborts); timing,
+// caches and bandwidth (the line counters count distinct lines touched, not
+// misses); GM accesses through raw pointers other than the SIMT hooks are not
+// checked or counted.
+#ifndef AF_TWIN_RUNTIME_H
+#define AF_TWIN_RUNTIME_H
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "types.h"
+
+namespace AfTwin {
+
+constexpr uint32_t kPhysicalUb = 262144;     // bytes of UB per core on the A5 vector core
+constexpr uint32_t kUbAlign = 32;            // UB operand alignment
+constexpr uint32_t kGmLine = 128;            // GM cache-line size used by the line counters
+constexpr uint8_t kPoison = 0xCD;            // fresh UB and DataCopyPad dummy bytes
+constexpr uint32_t kMaxBlockDim = 65535;     // largest launchable blockDim
+constexpr uint32_t kMaxResidentCores = 256;  // cores that run at the same time (see README)
+constexpr uint32_t kMaxSimtThreads = 2048;   // threads of one VF_CALL
+
+// ---------------------------------------------------------------------------
+// Counters of the last Launch, aggregated over all its cores.
+struct Counters {
+    uint64_t gm_read_bytes = 0;
+    uint64_t gm_write_bytes = 0;
+    uint64_t scalar_gm_reads = 0;
+    uint64_t scalar_gm_writes = 0;
+    uint64_t cachelines_read = 0;
+    uint64_t cachelines_written = 0;
+    uint64_t ub_high_water = 0;
+    uint64_t gather_elements = 0;
+    uint64_t vector_calls = 0;
+    uint64_t datacopy_calls = 0;
+    uint64_t simt_threads = 0;
+    uint64_t sync_all = 0;
+    uint64_t block_dim = 0;
+};
+
+// Per-core counters: plain integers, merged when the core's thread ends.
+struct CoreCounters {
+    uint64_t gmRead = 0;
+    uint64_t gmWrite = 0;
+    uint64_t scalarRead = 0;
+    uint64_t scalarWrite = 0;
+    uint64_t gather = 0;
+    uint64_t vector = 0;
+    uint64_t datacopy = 0;
+    uint64_t simt = 0;
+    uint64_t ubHigh = 0;
+
+    void Merge(const CoreCounters& o) {
+        gmRead += o.gmRead;
+        gmWrite += o.gmWrite;
+        scalarRead += o.scalarRead;
+        scalarWrite += o.scalarWrite;
+        gather += o.gather;
+        vector += o.vector;
+        datacopy += o.datacopy;
+        simt += o.simt;
+        ubHigh = std::max(ubHigh, o.ubHigh);
+    }
+};
+
+// One registered GM allocation with its touched-line maps (one byte per line).
+struct GmAlloc {
+    uintptr_t base = 0;
+    uint64_t bytes = 0;
+    std::string name;
+    uint64_t lines = 0;
+    std::unique_ptr<std::atomic<uint8_t>[]> readLines;
+    std::unique_ptr<std::atomic<uint8_t>[]> writeLines;
+};
+
+// One live UB allocation of a core (made by TPipe::InitBuffer).
+struct UbAlloc {
+    uint32_t offset = 0;
+    uint32_t bytes = 0;
+    const void* owner = nullptr;  // the TPipe
+    uint64_t id = 0;
+};
+
+// State of the core a thread is currently emulating.
+struct CoreCtx {
+    int64_t idx = -1;
+    uint8_t* arena = nullptr;
+    uint32_t ubUsed = 0;   // end of the highest live allocation
+    uint32_t dirtyEnd = 0; // arena bytes that may differ from the poison pattern
+    std::vector<UbAlloc> allocs;
+    uint64_t nextAllocId = 1;
+    CoreCounters c;
+    const GmAlloc* lastGm = nullptr;  // cache of the last allocation matched
+    uint32_t syncCount = 0;           // SyncAll calls made by this core
+    bool inSimt = false;
+    uint32_t simtLinear = 0;
+    uint32_t simtTotal = 0;
+};
+
+struct GlobalState {
+    uint32_t ubSize = 253952;
+    uint32_t dcacheReserve = 32768;
+    int64_t tilingKey = 0;
+    std::vector<std::unique_ptr<GmAlloc>> gm;  // sorted by base
+    std::atomic<bool> launching{false};
+    uint32_t blockDim = 0;
+    uint32_t workers = 0;
+    Counters last;
+    // SyncAll barrier
+    std::mutex barrierMutex;
+    std::condition_variable barrierCv;
+    uint32_t arrived = 0;
+    uint32_t finished = 0;
+    uint64_t generation = 0;
+    uint64_t completed = 0;
+    int64_t firstFinished = -1;
+    // failure
+    std::atomic<bool> failing{false};
+};
+
+inline GlobalState gState;
+inline thread_local CoreCtx* tCore = nullptr;
+
+// ---------------------------------------------------------------------------
+// Failure: one line on stderr, exit status 86.
+[[noreturn]] inline void Fail(const char* kind, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+[[noreturn]] inline void Fail(const char* kind, const char* fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char* p = msg; *p; ++p) {
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    }
+    const long long core = tCore ? static_cast<long long>(tCore->idx) : -1LL;
+    bool expected = false;
+    if (!gState.failing.compare_exchange_strong(expected, true)) {
+        // Another core is already reporting; it will end the process.
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr, "AF_TWIN_ERROR kind=%s core=%lld: %s\n", kind, core, msg);
+    std::fflush(stderr);
+    std::_Exit(86);
+}
+
+inline CoreCtx* RequireCore(const char* api) {
+    CoreCtx* c = tCore;
+    if (!c) Fail("launch", "%s called outside AfTwin::Launch (no core is running on this thread)", api);
+    return c;
+}
+
+// ---------------------------------------------------------------------------
+// Configuration.
+inline void Configure(uint32_t ubSize, uint32_t dcacheReserve) {
+    if (gState.launching.load()) Fail("launch", "Configure called during a Launch");
+    if (ubSize == 0 || ubSize > kPhysicalUb || ubSize % kUbAlign != 0)
+        Fail("launch", "Configure: usable UB size %u must be a multiple of 32 in [32, %u]", ubSize, kPhysicalUb);
+    if (dcacheReserve > kPhysicalUb)
+        Fail("launch", "Configure: SIMT data-cache reserve %u exceeds the physical UB of %u bytes", dcacheReserve,
+             kPhysicalUb);
+    gState.ubSize = ubSize;
+    gState.dcacheReserve = dcacheReserve;
+}
+
+inline uint32_t UbSize() { return gState.ubSize; }
+inline uint32_t DcacheReserve() { return gState.dcacheReserve; }
+
+inline void SetTilingKey(int64_t key) { gState.tilingKey = key; }
+inline int64_t CurrentTilingKey() { return gState.tilingKey; }
+
+// ---------------------------------------------------------------------------
+// GM registry.
+inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
+    if (gState.launching.load()) Fail("launch", "RegisterGm('%s') called during a Launch", name ? name : "");
+    if (!base) Fail("launch", "RegisterGm('%s'): null base address", name ? name : "");
+    const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+    auto& v = gState.gm;
+    for (auto& a : v) {
+        if (a->base == b && a->bytes == bytes) {  // registering the same buffer again renames it
+            a->name = name ? name : "";
+            return;
+        }
+        const bool overlap = b < a->base + a->bytes && a->base < b + bytes;
+        if (overlap)
+            Fail("launch", "RegisterGm('%s', %llu bytes) overlaps the registered allocation '%s' (%llu bytes)",
+                 name ? name : "", static_cast<unsigned long long>(bytes), a->name.c_str(),
+                 static_cast<unsigned long long>(a->bytes));
+    }
+    auto a = std::make_unique<GmAlloc>();
+    a->base = b;
+    a->bytes = bytes;
+    a->name = name ? name : "";
+    a->lines = (bytes + kGmLine - 1) / kGmLine;
+    a->readLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
+    a->writeLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
+    for (uint64_t i = 0; i < (a->lines ? a->lines : 1); ++i) {
+        a->readLines[i].store(0, std::memory_order_relaxed);
+        a->writeLines[i].store(0, std::memory_order_relaxed);
+    }
+    auto pos = std::lower_bound(v.begin(), v.end(), b,
+                                [](const std::unique_ptr<GmAlloc>& x, uintptr_t key) { return x->base < key; });
+    v.insert(pos, std::move(a));
+}
+
+// Forgets every registered allocation (the harness calls it between test cases).
+inline void ClearGm() {
+    if (gState.launching.load()) Fail("launch", "ClearGm called during a Launch");
+    gState.gm.clear();
+}
+
+// The allocation holding address p (p may equal its end), or nullptr.
+inline const GmAlloc* GmAllocAt(uintptr_t p) {
+    const auto& v = gState.gm;
+    auto it = std::upper_bound(v.begin(), v.end(), p,
+                               [](uintptr_t key, const std::unique_ptr<GmAlloc>& x) { return key < x->base; });
+    if (it == v.begin()) return nullptr;
+    --it;
+    const GmAlloc* a = it->get();
+    if (p <= a->base + a->bytes) return a;
+    return nullptr;
+}
+
+inline bool GmContains(const GmAlloc* a, uintptr_t p, uint64_t n) {
+    return p >= a->base && p - a->base <= a->bytes && n <= a->bytes - (p - a->base);
+}
+
+// Checks that [p, p + n) lies inside one registered allocation; returns it.
+inline const GmAlloc* CheckGm(const void* ptr, uint64_t n, const char* api, const char* verb) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+    CoreCtx* c = tCore;
+    if (c && c->lastGm && GmContains(c->lastGm, p, n)) return c->lastGm;
+    const GmAlloc* a = GmAllocAt(p);
+    if (a && GmContains(a, p, n)) {
+        if (c) c->lastGm = a;
+        return a;
+    }
+    if (a) {
+        Fail("gm-out-of-bounds", "%s %s bytes [%llu, %llu) of '%s' (size %llu)", api, verb,
+             static_cast<unsigned long long>(p - a->base), static_cast<unsigned long long>(p - a->base + n),
+             a->name.c_str(), static_cast<unsigned long long>(a->bytes));
+    }
+    Fail("gm-out-of-bounds", "%s %s %llu bytes at address %p, which is not inside any registered GM allocation",
+         api, verb, static_cast<unsigned long long>(n), ptr);
+}
+
+inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool write) {
+    if (n == 0) return;
+    std::atomic<uint8_t>* map = write ? a->writeLines.get() : a->readLines.get();
+    const uint64_t first = byteOffset / kGmLine;
+    const uint64_t last = (byteOffset + n - 1) / kGmLine;
+    for (uint64_t l = first; l <= last; ++l) {
+        if (map[l].load(std::memory_order_relaxed) == 0) map[l].store(1, std::memory_order_relaxed);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Counters and report.
+inline const Counters& LastCounters() { return gState.last; }
+
+inline void WriteReportJson(FILE* f) {
+    const Counters& k = gState.last;
+    std::fprintf(f,
+                 "{\"gm_read_bytes\": %llu, \"gm_write_bytes\": %llu, \"scalar_gm_reads\": %llu, "
+                 "\"scalar_gm_writes\": %llu, \"cachelines_read\": %llu, \"cachelines_written\": %llu, "
+                 "\"ub_high_water\": %llu, \"gather_elements\": %llu, \"vector_calls\": %llu, "
+                 "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu}\n",
+                 static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
+                 static_cast<unsigned long long>(k.scalar_gm_reads),
+                 static_cast<unsigned long long>(k.scalar_gm_writes),
+                 static_cast<unsigned long long>(k.cachelines_read),
+                 static_cast<unsigned long long>(k.cachelines_written),
+                 static_cast<unsigned long long>(k.ub_high_water), static_cast<unsigned long long>(k.gather_elements),
+                 static_cast<unsigned long long>(k.vector_calls), static_cast<unsigned long long>(k.datacopy_calls),
+                 static_cast<unsigned long long>(k.simt_threads), static_cast<unsigned long long>(k.sync_all),
+                 static_cast<unsigned long long>(k.block_dim));
+    std::fflush(f);
+}
+
+// ---------------------------------------------------------------------------
+// SyncAll barrier across the cores of the running launch.
+inline void SyncAllBarrier() {
+    CoreCtx* c = RequireCore("SyncAll");
+    GlobalState& g = gState;
+    if (g.blockDim > g.workers)
+        Fail("syncall-deadlock",
+             "SyncAll with blockDim %u: only %u cores can be resident at once, the others would never arrive",
+             g.blockDim, g.workers);
+    std::unique_lock<std::mutex> lock(g.barrierMutex);
+    ++c->syncCount;
+    if (g.finished > 0)
+        Fail("syncall-deadlock",
+             "SyncAll #%u: core %lld already returned from the kernel and will never arrive (on hardware this hangs)",
+             c->syncCount, static_cast<long long>(g.firstFinished));
+    if (++g.arrived == g.blockDim) {
+        g.arrived = 0;
+        ++g.generation;
+        ++g.completed;
+        g.barrierCv.notify_all();
+        return;
+    }
+    const uint64_t gen = g.generation;
+    g.barrierCv.wait(lock, [&] { return g.generation != gen; });
+}
+
+inline void CoreFinished(CoreCtx* c) {
+    GlobalState& g = gState;
+    std::lock_guard<std::mutex> lock(g.barrierMutex);
+    if (g.finished == 0) g.firstFinished = c->idx;
+    ++g.finished;
+    if (g.arrived > 0)
+        Fail("syncall-deadlock",
+             "core %lld returned from the kernel after %u SyncAll call(s) while %u core(s) wait in SyncAll "
+             "(on hardware this hangs)",
+             static_cast<long long>(c->idx), c->syncCount, g.arrived);
+}
+
+// ---------------------------------------------------------------------------
+// Launch.
+inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
+    GlobalState& g = gState;
+    if (blockDim < 1 || blockDim > kMaxBlockDim)
+        Fail("launch", "Launch: blockDim %u must be in [1, %u]", blockDim, kMaxBlockDim);
+    if (tCore || g.launching.exchange(true)) Fail("launch", "Launch called while another Launch is running");
+    for (auto& a : g.gm) {
+        for (uint64_t i = 0; i < a->lines; ++i) {
+            a->readLines[i].store(0, std::memory_order_relaxed);
+            a->writeLines[i].store(0, std::memory_order_relaxed);
+        }
+    }
+    g.blockDim = blockDim;
+    g.workers = std::min(blockDim, kMaxResidentCores);
+    g.arrived = 0;
+    g.finished = 0;
+    g.generation = 0;
+    g.completed = 0;
+    g.firstFinished = -1;
+
+    std::atomic<uint32_t> next{0};
+    std::vector<CoreCounters> perWorker(g.workers);
+    auto worker = [&](uint32_t w) {
+        void* mem = ::operator new(kPhysicalUb, std::align_val_t(4096));
+        uint8_t* arena = static_cast<uint8_t*>(mem);
+        std::memset(arena, kPoison, kPhysicalUb);
+        CoreCtx ctx;
+        ctx.arena = arena;
+        for (;;) {
+            const uint32_t idx = next.fetch_add(1);
+            if (idx >= blockDim) break;
+            if (ctx.dirtyEnd) std::memset(arena, kPoison, std::min<uint32_t>(ctx.dirtyEnd, kPhysicalUb));
+            ctx.idx = idx;
+            ctx.ubUsed = 0;
+            ctx.dirtyEnd = 0;
+            ctx.allocs.clear();
+            ctx.c = CoreCounters{};
+            ctx.lastGm = nullptr;
+            ctx.syncCount = 0;
+            ctx.inSimt = false;
+            tCore = &ctx;
+            body();
+            CoreFinished(&ctx);
+            ctx.dirtyEnd = std::max<uint32_t>(ctx.dirtyEnd, static_cast<uint32_t>(ctx.c.ubHigh));
+            tCore = nullptr;
+            perWorker[w].Merge(ctx.c);
+        }
+        ::operator delete(mem, std::align_val_t(4096));
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(g.workers);
+    for (uint32_t w = 0; w < g.workers; ++w) threads.emplace_back(worker, w);
+    for (auto& t : threads) t.join();
+
+    CoreCounters total;
+    for (auto& pc : perWorker) total.Merge(pc);
+    Counters k;
+    k.gm_read_bytes = total.gmRead;
+    k.gm_write_bytes = total.gmWrite;
+    k.scalar_gm_reads = total.scalarRead;
+    k.scalar_gm_writes = total.scalarWrite;
+    k.ub_high_water = total.ubHigh;
+    k.gather_elements = total.gather;
+    k.vector_calls = total.vector;
+    k.datacopy_calls = total.datacopy;
+    k.simt_threads = total.simt;
+    k.sync_all = g.completed;
+    k.block_dim = blockDim;
+    for (auto& a : g.gm) {
+        for (uint64_t i = 0; i < a->lines; ++i) {
+            k.cachelines_read += a->readLines[i].load(std::memory_order_relaxed);
+            k.cachelines_written += a->writeLines[i].load(std::memory_order_relaxed);
+        }
+    }
+    g.last = k;
+    g.launching.store(false);
+}
+
+// ---------------------------------------------------------------------------
+// SIMT raw-pointer access hooks (generated SIMT code calls these under AF_CPU_TWIN).
+template <typename T>
+inline T SimtGmLoad(const T* p) {
+    CoreCtx* c = RequireCore("SimtGmLoad");
+    const GmAlloc* a = CheckGm(p, sizeof(T), "SIMT GM load", "reads");
+    ++c->c.scalarRead;
+    const uint64_t off = reinterpret_cast<uintptr_t>(p) - a->base;
+    MarkLines(a, off, sizeof(T), false);
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+}
+
+template <typename T>
+inline void SimtGmStore(T* p, T v) {
+    CoreCtx* c = RequireCore("SimtGmStore");
+    const GmAlloc* a = CheckGm(p, sizeof(T), "SIMT GM store", "writes");
+    ++c->c.scalarWrite;
+    const uint64_t off = reinterpret_cast<uintptr_t>(p) - a->base;
+    MarkLines(a, off, sizeof(T), true);
+    std::memcpy(p, &v, sizeof(T));
+}
+
+inline uint32_t CheckSimtUb(const CoreCtx* c, const void* p, uint32_t n, const char* api) {
+    const uintptr_t q = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(c->arena);
+    if (q < base || q - base > kPhysicalUb - n)
+        Fail("ub-out-of-bounds", "%s of %u bytes at address %p is outside this core's UB [%p, +%u)", api, n, p,
+             static_cast<const void*>(c->arena), kPhysicalUb);
+    return static_cast<uint32_t>(q - base);
+}
+
+template <typename T>
+inline T SimtUbLoad(const T* p) {
+    CoreCtx* c = RequireCore("SimtUbLoad");
+    CheckSimtUb(c, p, sizeof(T), "SIMT UB load");
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+}
+
+template <typename T>
+inline void SimtUbStore(T* p, T v) {
+    CoreCtx* c = RequireCore("SimtUbStore");
+    const uint32_t off = CheckSimtUb(c, p, sizeof(T), "SIMT UB store");
+    if (off + sizeof(T) > c->dirtyEnd) c->dirtyEnd = off + static_cast<uint32_t>(sizeof(T));
+    std::memcpy(p, &v, sizeof(T));
+}
+
+}  // namespace AfTwin
+
+#endif  // AF_TWIN_RUNTIME_H

@@ -1,0 +1,748 @@
+// af_twin/vector.h
+// Emulates: the "first count elements" forms of the AscendC vector APIs used by
+// generated kernels: Add Sub Mul Div Max Min And Or, Adds Muls Maxs Mins,
+// Abs Exp Ln Sqrt Rsqrt Relu Reciprocal Not, Duplicate, Cast, Compare,
+// Compares, Select, ReduceSum ReduceMax ReduceMin, Gather, CreateVecIndex,
+// ArithProgression.
+// Semantics: half / bfloat16_t compute in float and round to nearest even on
+// store; integer arithmetic wraps; Max / Min propagate NaN.
+// Checks: every operand starts 32-byte aligned (ub-misaligned) and the elements
+// touched lie in its LocalTensor (ub-out-of-bounds); count >= 0 and valid mode
+// arguments (api-params); Cast rounding modes (cast-mode); Gather offsets
+// (gather-misaligned, gather-out-of-range).
+// Counts: vector_calls (every call, also with count 0), gather_elements.
+// Not emulated: the mask / repeatTimes / repeat-stride forms; Compare and
+// Compares write ceil(count / 8) mask bytes, where hardware writes the masks of
+// whole 256-byte repeats, and no hardware constraint on their count is checked;
+// ReduceSum adds in index order (hardware uses a tree) and sharedTmpBuffer is
+// never written; Exp, Ln, Sqrt, Rsqrt and Reciprocal use the C library in float
+// and round once (hardware approximations may differ in the last bits);
+// partially overlapping operands are processed element by element in index
+// order. Integer Div by zero aborts (api-params).
+#ifndef AF_TWIN_VECTOR_H
+#define AF_TWIN_VECTOR_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core.h"
+#include "runtime.h"
+#include "tensor.h"
+
+namespace AfTwin {
+
+template <class T>
+struct NoDeduceS {
+    using type = T;
+};
+template <class T>
+using NoDeduce = typename NoDeduceS<T>::type;
+
+template <class T>
+struct IsVectorType
+    : std::integral_constant<bool, IsFloatLike<T>::value ||
+                                       (std::is_integral<T>::value && !std::is_same<T, bool>::value && sizeof(T) <= 8)> {};
+
+// Unsigned type wide enough to hold T's bits without integer promotion surprises.
+template <class T>
+using WrapType = typename std::conditional<sizeof(T) <= 4, uint32_t, uint64_t>::type;
+
+template <class T>
+inline T WrapAdd(T a, T b) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
+}
+template <class T>
+inline T WrapSub(T a, T b) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
+}
+template <class T>
+inline T WrapMul(T a, T b) {
+    return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
+}
+template <class T>
+inline T WrapNeg(T a) {
+    return static_cast<T>(WrapType<T>{0} - static_cast<WrapType<T>>(a));
+}
+
+inline CoreCtx* CountVector(const char* api) {
+    CoreCtx* c = RequireCore(api);
+    ++c->c.vector;
+    return c;
+}
+
+template <class T, class F>
+inline void Elementwise2(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+                         const AscendC::LocalTensor<T>& src1, int32_t count, F f) {
+    static_assert(IsVectorType<T>::value, "vector API: unsupported element type");
+    CheckCount(count, api);
+    T* d = UbOperand(dst, static_cast<uint64_t>(count), api, "dst");
+    const T* a = UbOperand(src0, static_cast<uint64_t>(count), api, "src0");
+    const T* b = UbOperand(src1, static_cast<uint64_t>(count), api, "src1");
+    CountVector(api);
+    for (int32_t i = 0; i < count; ++i) d[i] = f(a[i], b[i]);
+}
+
+template <class T, class F>
+inline void Elementwise1(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                         int32_t count, F f) {
+    static_assert(IsVectorType<T>::value, "vector API: unsupported element type");
+    CheckCount(count, api);
+    T* d = UbOperand(dst, static_cast<uint64_t>(count), api, "dst");
+    const T* a = UbOperand(src, static_cast<uint64_t>(count), api, "src");
+    CountVector(api);
+    for (int32_t i = 0; i < count; ++i) d[i] = f(a[i]);
+}
+
+template <class T>
+inline bool IsNan(T v) {
+    if constexpr (IsFloatLike<T>::value) {
+        return std::isnan(static_cast<float>(v));
+    } else {
+        (void)v;
+        return false;
+    }
+}
+
+template <class T>
+inline T MaxOf(T a, T b) {
+    if (IsNan(a)) return a;
+    if (IsNan(b)) return b;
+    using C = typename CalcType<T>::type;
+    return static_cast<C>(a) >= static_cast<C>(b) ? a : b;
+}
+
+template <class T>
+inline T MinOf(T a, T b) {
+    if (IsNan(a)) return a;
+    if (IsNan(b)) return b;
+    using C = typename CalcType<T>::type;
+    return static_cast<C>(a) <= static_cast<C>(b) ? a : b;
+}
+
+template <class T>
+inline T AddOf(T a, T b) {
+    if constexpr (IsFloatLike<T>::value) {
+        return T(static_cast<float>(a) + static_cast<float>(b));
+    } else {
+        return WrapAdd(a, b);
+    }
+}
+
+template <class T>
+inline T MulOf(T a, T b) {
+    if constexpr (IsFloatLike<T>::value) {
+        return T(static_cast<float>(a) * static_cast<float>(b));
+    } else {
+        return WrapMul(a, b);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Cast helpers.
+
+inline Rounding ToRounding(AscendC::RoundMode m) {
+    switch (m) {
+        case AscendC::RoundMode::CAST_NONE:
+        case AscendC::RoundMode::CAST_RINT:
+            return Rounding::NearestEven;
+        case AscendC::RoundMode::CAST_FLOOR:
+            return Rounding::Down;
+        case AscendC::RoundMode::CAST_CEIL:
+            return Rounding::Up;
+        case AscendC::RoundMode::CAST_ROUND:
+            return Rounding::HalfAway;
+        case AscendC::RoundMode::CAST_TRUNC:
+            return Rounding::TowardZero;
+        case AscendC::RoundMode::CAST_ODD:
+            return Rounding::Odd;
+    }
+    return Rounding::NearestEven;
+}
+
+inline const char* RoundModeName(AscendC::RoundMode m) {
+    switch (m) {
+        case AscendC::RoundMode::CAST_NONE:
+            return "CAST_NONE";
+        case AscendC::RoundMode::CAST_RINT:
+            return "CAST_RINT";
+        case AscendC::RoundMode::CAST_FLOOR:
+            return "CAST_FLOOR";
+        case AscendC::RoundMode::CAST_CEIL:
+            return "CAST_CEIL";
+        case AscendC::RoundMode::CAST_ROUND:
+            return "CAST_ROUND";
+        case AscendC::RoundMode::CAST_TRUNC:
+            return "CAST_TRUNC";
+        case AscendC::RoundMode::CAST_ODD:
+            return "CAST_ODD";
+    }
+    return "invalid";
+}
+
+template <class D, class S>
+inline void CheckCastMode(AscendC::RoundMode mode) {
+    const int m = static_cast<int>(mode);
+    if (m < 0 || m > static_cast<int>(AscendC::RoundMode::CAST_ODD))
+        Fail("cast-mode", "Cast<%s -> %s>: %d is not a RoundMode", TypeName<S>(), TypeName<D>(), m);
+    if constexpr (IsFloatLike<S>::value && std::is_integral<D>::value) {
+        if (mode == AscendC::RoundMode::CAST_NONE || mode == AscendC::RoundMode::CAST_ODD)
+            Fail("cast-mode",
+                 "Cast<%s -> %s> with %s: a float -> integer cast needs an explicit rounding "
+                 "(CAST_RINT, CAST_TRUNC, CAST_FLOOR, CAST_CEIL or CAST_ROUND)",
+                 TypeName<S>(), TypeName<D>(), RoundModeName(mode));
+    }
+    if constexpr (std::is_integral<S>::value && std::is_integral<D>::value) {
+        if (mode == AscendC::RoundMode::CAST_ODD)
+            Fail("cast-mode", "Cast<%s -> %s> with CAST_ODD: round-to-odd only applies to floating-point results",
+                 TypeName<S>(), TypeName<D>());
+    }
+}
+
+template <class D>
+struct FloatFormat;
+template <>
+struct FloatFormat<half> {
+    static constexpr int kExp = 5;
+    static constexpr int kMant = 10;
+};
+template <>
+struct FloatFormat<bfloat16_t> {
+    static constexpr int kExp = 8;
+    static constexpr int kMant = 7;
+};
+template <>
+struct FloatFormat<float> {
+    static constexpr int kExp = 8;
+    static constexpr int kMant = 23;
+};
+
+template <class D>
+inline D FromEncoded(uint32_t bits) {
+    if constexpr (std::is_same<D, float>::value) {
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    } else {
+        return D::FromBits(static_cast<uint16_t>(bits));
+    }
+}
+
+template <class D>
+inline D SaturateToInt(double x) {
+    if (std::isnan(x)) return D(0);
+    const double lo = static_cast<double>(std::numeric_limits<D>::min());
+    const double hi = static_cast<double>(std::numeric_limits<D>::max());  // may round up to 2^k
+    if (x <= lo) return std::numeric_limits<D>::min();
+    if (x >= hi) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
+}
+
+template <class D, class S>
+inline D CastValue(S v, AscendC::RoundMode mode) {
+    if constexpr (IsFloatLike<S>::value && IsFloatLike<D>::value) {
+        if constexpr (std::is_same<D, S>::value) {
+            (void)mode;
+            return v;
+        } else if constexpr (std::is_same<D, float>::value) {
+            (void)mode;
+            return static_cast<float>(v);  // exact
+        } else {
+            const float f = static_cast<float>(v);
+            if (mode == AscendC::RoundMode::CAST_NONE || mode == AscendC::RoundMode::CAST_RINT) return D(f);
+            return FromEncoded<D>(EncodeBinary(f, FloatFormat<D>::kExp, FloatFormat<D>::kMant, ToRounding(mode)));
+        }
+    } else if constexpr (IsFloatLike<S>::value) {  // float-like -> integer
+        double x = static_cast<float>(v);
+        switch (mode) {
+            case AscendC::RoundMode::CAST_RINT:
+                x = std::nearbyint(x);
+                break;
+            case AscendC::RoundMode::CAST_TRUNC:
+                x = std::trunc(x);
+                break;
+            case AscendC::RoundMode::CAST_FLOOR:
+                x = std::floor(x);
+                break;
+            case AscendC::RoundMode::CAST_CEIL:
+                x = std::ceil(x);
+                break;
+            case AscendC::RoundMode::CAST_ROUND:
+                x = std::round(x);
+                break;
+            default:
+                break;  // rejected by CheckCastMode
+        }
+        return SaturateToInt<D>(x);
+    } else if constexpr (IsFloatLike<D>::value) {  // integer -> float-like
+        if constexpr (std::is_same<D, float>::value) {
+            if (mode == AscendC::RoundMode::CAST_NONE || mode == AscendC::RoundMode::CAST_RINT)
+                return static_cast<float>(v);
+        }
+        return FromEncoded<D>(
+            EncodeBinary(IntegerValue(v), FloatFormat<D>::kExp, FloatFormat<D>::kMant, ToRounding(mode)));
+    } else {  // integer -> integer: keep the low bits
+        (void)mode;
+        return static_cast<D>(v);
+    }
+}
+
+template <class T>
+inline bool CompareOne(T a, T b, AscendC::CMPMODE mode) {
+    using C = typename CalcType<T>::type;
+    const C x = static_cast<C>(a);
+    const C y = static_cast<C>(b);
+    switch (mode) {
+        case AscendC::CMPMODE::LT:
+            return x < y;
+        case AscendC::CMPMODE::GT:
+            return x > y;
+        case AscendC::CMPMODE::EQ:
+            return x == y;
+        case AscendC::CMPMODE::LE:
+            return x <= y;
+        case AscendC::CMPMODE::GE:
+            return x >= y;
+        case AscendC::CMPMODE::NE:
+            return x != y;
+    }
+    Fail("api-params", "Compare: %d is not a CMPMODE", static_cast<int>(mode));
+}
+
+// Bit i of the mask (bit i % 8 of byte i / 8).
+inline bool MaskBit(const uint8_t* mask, uint32_t i) { return ((mask[i >> 3] >> (i & 7u)) & 1u) != 0; }
+
+template <class U>
+inline uint8_t* MaskOperand(const AscendC::LocalTensor<U>& t, uint32_t count, const char* api, const char* operand) {
+    static_assert(std::is_integral<U>::value && std::is_unsigned<U>::value,
+                  "compare / select masks are unsigned integer tensors (uint8_t)");
+    uint8_t* p = reinterpret_cast<uint8_t*>(UbStart(t, api, operand));
+    UbBytes(t, 0, (uint64_t{count} + 7u) / 8u, api, operand);
+    return p;
+}
+
+}  // namespace AfTwin
+
+namespace AscendC {
+
+// ---------------------------------------------------------------------------
+// Binary: dst[i] = src0[i] op src1[i].
+
+template <typename T>
+inline void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Add", dst, src0, src1, count, [](T a, T b) { return AfTwin::AddOf(a, b); });
+}
+
+template <typename T>
+inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Sub", dst, src0, src1, count, [](T a, T b) -> T {
+        if constexpr (AfTwin::IsFloatLike<T>::value) {
+            return T(static_cast<float>(a) - static_cast<float>(b));
+        } else {
+            return AfTwin::WrapSub(a, b);
+        }
+    });
+}
+
+template <typename T>
+inline void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Mul", dst, src0, src1, count, [](T a, T b) { return AfTwin::MulOf(a, b); });
+}
+
+template <typename T>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Div", dst, src0, src1, count, [](T a, T b) -> T {
+        if constexpr (AfTwin::IsFloatLike<T>::value) {
+            return T(static_cast<float>(a) / static_cast<float>(b));
+        } else {
+            if (b == 0) AfTwin::Fail("api-params", "Div: integer division by zero (%s)", AfTwin::TypeName<T>());
+            if constexpr (std::is_signed<T>::value) {
+                if (b == static_cast<T>(-1)) return AfTwin::WrapNeg(a);
+            }
+            return static_cast<T>(a / b);
+        }
+    });
+}
+
+template <typename T>
+inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Max", dst, src0, src1, count, [](T a, T b) { return AfTwin::MaxOf(a, b); });
+}
+
+template <typename T>
+inline void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    AfTwin::Elementwise2("Min", dst, src0, src1, count, [](T a, T b) { return AfTwin::MinOf(a, b); });
+}
+
+template <typename T>
+inline void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value,
+                  "And: operands must be uint16_t or int16_t (reinterpret masks with ReinterpretCast)");
+    AfTwin::Elementwise2("And", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a & b); });
+}
+
+template <typename T>
+inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+               const int32_t& count) {
+    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value,
+                  "Or: operands must be uint16_t or int16_t (reinterpret masks with ReinterpretCast)");
+    AfTwin::Elementwise2("Or", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a | b); });
+}
+
+// ---------------------------------------------------------------------------
+// Tensor-scalar: dst[i] = src[i] op scalar.
+
+template <typename T>
+inline void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
+                 const int32_t& count) {
+    const T s = scalarValue;
+    AfTwin::Elementwise1("Adds", dst, src, count, [s](T a) { return AfTwin::AddOf(a, s); });
+}
+
+template <typename T>
+inline void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
+                 const int32_t& count) {
+    const T s = scalarValue;
+    AfTwin::Elementwise1("Muls", dst, src, count, [s](T a) { return AfTwin::MulOf(a, s); });
+}
+
+template <typename T>
+inline void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
+                 const int32_t& count) {
+    const T s = scalarValue;
+    AfTwin::Elementwise1("Maxs", dst, src, count, [s](T a) { return AfTwin::MaxOf(a, s); });
+}
+
+template <typename T>
+inline void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
+                 const int32_t& count) {
+    const T s = scalarValue;
+    AfTwin::Elementwise1("Mins", dst, src, count, [s](T a) { return AfTwin::MinOf(a, s); });
+}
+
+// ---------------------------------------------------------------------------
+// Unary.
+
+template <typename T>
+inline void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    AfTwin::Elementwise1("Abs", dst, src, count, [](T a) -> T {
+        if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value) {
+            return T::FromBits(static_cast<uint16_t>(a.bits & 0x7FFFu));
+        } else if constexpr (std::is_same<T, float>::value) {
+            return std::fabs(a);
+        } else if constexpr (std::is_signed<T>::value) {
+            return a < 0 ? AfTwin::WrapNeg(a) : a;
+        } else {
+            return a;
+        }
+    });
+}
+
+template <typename T>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::IsFloatLike<T>::value, "Exp: float, half or bfloat16_t only");
+    AfTwin::Elementwise1("Exp", dst, src, count, [](T a) { return T(std::exp(static_cast<float>(a))); });
+}
+
+template <typename T>
+inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::IsFloatLike<T>::value, "Ln: float, half or bfloat16_t only");
+    AfTwin::Elementwise1("Ln", dst, src, count, [](T a) { return T(std::log(static_cast<float>(a))); });
+}
+
+template <typename T>
+inline void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::IsFloatLike<T>::value, "Sqrt: float, half or bfloat16_t only");
+    AfTwin::Elementwise1("Sqrt", dst, src, count, [](T a) { return T(std::sqrt(static_cast<float>(a))); });
+}
+
+template <typename T>
+inline void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::IsFloatLike<T>::value, "Rsqrt: float, half or bfloat16_t only");
+    AfTwin::Elementwise1("Rsqrt", dst, src, count,
+                         [](T a) { return T(1.0f / std::sqrt(static_cast<float>(a))); });
+}
+
+template <typename T>
+inline void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::IsFloatLike<T>::value, "Reciprocal: float, half or bfloat16_t only");
+    AfTwin::Elementwise1("Reciprocal", dst, src, count, [](T a) { return T(1.0f / static_cast<float>(a)); });
+}
+
+template <typename T>
+inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    AfTwin::Elementwise1("Relu", dst, src, count, [](T a) -> T {
+        using C = typename AfTwin::CalcType<T>::type;
+        return static_cast<C>(a) > C(0) ? a : T(0);
+    });
+}
+
+template <typename T>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(std::is_integral<T>::value && !std::is_same<T, bool>::value, "Not: integer types only");
+    AfTwin::Elementwise1("Not", dst, src, count, [](T a) { return static_cast<T>(~a); });
+}
+
+// ---------------------------------------------------------------------------
+// Fill and index generation.
+
+template <typename T>
+inline void Duplicate(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T>& scalarValue, const int32_t& count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "Duplicate: unsupported element type");
+    const char* api = "Duplicate";
+    AfTwin::CheckCount(count, api);
+    T* d = AfTwin::UbOperand(dst, static_cast<uint64_t>(count), api, "dst");
+    AfTwin::CountVector(api);
+    for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
+}
+
+// dst[i] = firstValue + i
+template <typename T>
+inline void CreateVecIndex(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T> firstValue, uint32_t count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "CreateVecIndex: unsupported element type");
+    const char* api = "CreateVecIndex";
+    T* d = AfTwin::UbOperand(dst, count, api, "dst");
+    AfTwin::CountVector(api);
+    for (uint32_t i = 0; i < count; ++i) {
+        if constexpr (AfTwin::IsFloatLike<T>::value) {
+            d[i] = T(static_cast<float>(firstValue) + static_cast<float>(i));
+        } else {
+            d[i] = AfTwin::WrapAdd(firstValue, static_cast<T>(i));
+        }
+    }
+}
+
+// dst[i] = firstValue + i * diffValue
+template <typename T>
+inline void ArithProgression(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T> firstValue,
+                             const AfTwin::NoDeduce<T> diffValue, const int32_t count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "ArithProgression: unsupported element type");
+    const char* api = "ArithProgression";
+    AfTwin::CheckCount(count, api);
+    T* d = AfTwin::UbOperand(dst, static_cast<uint64_t>(count), api, "dst");
+    AfTwin::CountVector(api);
+    for (int32_t i = 0; i < count; ++i) {
+        if constexpr (AfTwin::IsFloatLike<T>::value) {
+            d[i] = T(static_cast<float>(firstValue) + static_cast<float>(i) * static_cast<float>(diffValue));
+        } else {
+            d[i] = AfTwin::WrapAdd(firstValue, AfTwin::WrapMul(static_cast<T>(i), diffValue));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Cast.
+
+template <typename D, typename S>
+inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode& round_mode,
+                 const uint32_t count) {
+    static_assert(AfTwin::IsVectorType<D>::value && AfTwin::IsVectorType<S>::value && !std::is_same<D, uint64_t>::value &&
+                      !std::is_same<S, uint64_t>::value,
+                  "Cast: unsupported element type");
+    const char* api = "Cast";
+    AfTwin::CheckCastMode<D, S>(round_mode);
+    D* d = AfTwin::UbOperand(dst, count, api, "dst");
+    const S* s = AfTwin::UbOperand(src, count, api, "src");
+    AfTwin::CountVector(api);
+    for (uint32_t i = 0; i < count; ++i) d[i] = AfTwin::CastValue<D, S>(s[i], round_mode);
+}
+
+// ---------------------------------------------------------------------------
+// Compare / Select. Masks hold one bit per element, LSB first; the twin writes
+// exactly ceil(count / 8) mask bytes (hardware writes whole 256-byte repeats).
+
+template <typename T, typename U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    uint32_t count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "Compare: unsupported element type");
+    const char* api = "Compare";
+    uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
+    const T* a = AfTwin::UbOperand(src0, count, api, "src0");
+    const T* b = AfTwin::UbOperand(src1, count, api, "src1");
+    AfTwin::CountVector(api);
+    for (uint32_t base = 0; base < count; base += 8) {
+        uint8_t byte = 0;
+        for (uint32_t k = 0; k < 8 && base + k < count; ++k) {
+            if (AfTwin::CompareOne(a[base + k], b[base + k], cmpMode)) byte = static_cast<uint8_t>(byte | (1u << k));
+        }
+        m[base / 8] = byte;
+    }
+}
+
+template <typename T, typename U>
+inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const AfTwin::NoDeduce<T> src1Scalar,
+                     CMPMODE cmpMode, uint32_t count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "Compares: unsupported element type");
+    const char* api = "Compares";
+    uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
+    const T* a = AfTwin::UbOperand(src0, count, api, "src0");
+    AfTwin::CountVector(api);
+    for (uint32_t base = 0; base < count; base += 8) {
+        uint8_t byte = 0;
+        for (uint32_t k = 0; k < 8 && base + k < count; ++k) {
+            if (AfTwin::CompareOne(a[base + k], src1Scalar, cmpMode)) byte = static_cast<uint8_t>(byte | (1u << k));
+        }
+        m[base / 8] = byte;
+    }
+}
+
+// VSEL_TENSOR_TENSOR_MODE: dst[i] = bit i ? src0[i] : src1[i]
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count) {
+    const char* api = "Select(tensor, tensor)";
+    if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE)
+        AfTwin::Fail("api-params", "%s: selMode %d given, the tensor/tensor form needs VSEL_TENSOR_TENSOR_MODE (%d)",
+                     api, static_cast<int>(selMode), static_cast<int>(SELMODE::VSEL_TENSOR_TENSOR_MODE));
+    const uint8_t* m = AfTwin::MaskOperand(selMask, count, api, "selMask");
+    T* d = AfTwin::UbOperand(dst, count, api, "dst");
+    const T* a = AfTwin::UbOperand(src0, count, api, "src0");
+    const T* b = AfTwin::UbOperand(src1, count, api, "src1");
+    AfTwin::CountVector(api);
+    for (uint32_t i = 0; i < count; ++i) d[i] = AfTwin::MaskBit(m, i) ? a[i] : b[i];
+}
+
+// VSEL_TENSOR_SCALAR_MODE: dst[i] = bit i ? src0[i] : src1
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   AfTwin::NoDeduce<T> src1, SELMODE selMode, uint32_t count) {
+    const char* api = "Select(tensor, scalar)";
+    if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        AfTwin::Fail("api-params", "%s: selMode %d given, the tensor/scalar form needs VSEL_TENSOR_SCALAR_MODE (%d)",
+                     api, static_cast<int>(selMode), static_cast<int>(SELMODE::VSEL_TENSOR_SCALAR_MODE));
+    const uint8_t* m = AfTwin::MaskOperand(selMask, count, api, "selMask");
+    T* d = AfTwin::UbOperand(dst, count, api, "dst");
+    const T* a = AfTwin::UbOperand(src0, count, api, "src0");
+    AfTwin::CountVector(api);
+    for (uint32_t i = 0; i < count; ++i) d[i] = AfTwin::MaskBit(m, i) ? a[i] : src1;
+}
+
+// ---------------------------------------------------------------------------
+// Reductions: the result goes to dst[0]. Float-like inputs accumulate in float
+// in index order (hardware adds in a tree, so the last bits of a float sum can
+// differ); integers accumulate in 64-bit two's complement and wrap on store.
+// sharedTmpBuffer is only checked for alignment, never read or written.
+
+template <typename T>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count) {
+    static_assert(AfTwin::IsVectorType<T>::value, "ReduceSum: unsupported element type");
+    const char* api = "ReduceSum";
+    AfTwin::CheckCount(count, api);
+    T* d = AfTwin::UbOperand(dst, 1, api, "dst");
+    const T* s = AfTwin::UbOperand(src, static_cast<uint64_t>(count), api, "src");
+    (void)AfTwin::UbStart(sharedTmpBuffer, api, "sharedTmpBuffer");
+    AfTwin::CountVector(api);
+    if constexpr (AfTwin::IsFloatLike<T>::value) {
+        float acc = 0.0f;
+        for (int32_t i = 0; i < count; ++i) acc += static_cast<float>(s[i]);
+        d[0] = T(acc);
+    } else {
+        uint64_t acc = 0;
+        for (int32_t i = 0; i < count; ++i) acc += static_cast<uint64_t>(static_cast<int64_t>(s[i]));
+        d[0] = static_cast<T>(acc);
+    }
+}
+
+}  // namespace AscendC
+
+namespace AfTwin {
+
+// Index of the first extreme element (NaN wins, like Max / Min).
+template <class T, bool kMax>
+inline void ReduceExtreme(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                          const AscendC::LocalTensor<T>& tmp, int32_t count, bool calIndex) {
+    static_assert(IsVectorType<T>::value, "ReduceMax / ReduceMin: unsupported element type");
+    CheckCount(count, api);
+    T* d = UbOperand(dst, calIndex ? 2u : 1u, api, "dst");
+    const T* s = UbOperand(src, static_cast<uint64_t>(count), api, "src");
+    (void)UbStart(tmp, api, "sharedTmpBuffer");
+    CountVector(api);
+    if (count == 0) return;
+    using C = typename CalcType<T>::type;
+    uint32_t best = 0;
+    for (int32_t i = 1; i < count && !IsNan(s[best]); ++i) {
+        const bool better = kMax ? static_cast<C>(s[i]) > static_cast<C>(s[best])
+                                 : static_cast<C>(s[i]) < static_cast<C>(s[best]);
+        if (IsNan(s[i]) || better) best = static_cast<uint32_t>(i);
+    }
+    d[0] = s[best];
+    if (calIndex) {
+        // The index is stored as the bit pattern of an unsigned integer of T's width.
+        if constexpr (sizeof(T) == 2) {
+            const uint16_t idx = static_cast<uint16_t>(best);
+            std::memcpy(&d[1], &idx, 2);
+        } else if constexpr (sizeof(T) == 4) {
+            const uint32_t idx = best;
+            std::memcpy(&d[1], &idx, 4);
+        } else if constexpr (sizeof(T) == 8) {
+            const uint64_t idx = best;
+            std::memcpy(&d[1], &idx, 8);
+        } else {
+            d[1] = static_cast<T>(best);
+        }
+    }
+}
+
+}  // namespace AfTwin
+
+namespace AscendC {
+
+template <typename T>
+inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = false) {
+    AfTwin::ReduceExtreme<T, true>("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex);
+}
+
+template <typename T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = false) {
+    AfTwin::ReduceExtreme<T, false>("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex);
+}
+
+// ---------------------------------------------------------------------------
+// Gather: dst[i] = src[(srcBaseOffset + srcOffset[i]) / sizeof(T)], offsets in bytes.
+
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseOffset, const uint32_t count) {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "Gather: element size must be 1, 2, 4 or 8 bytes");
+    const char* api = "Gather";
+    T* d = AfTwin::UbOperand(dst, count, api, "dst");
+    const T* s = AfTwin::UbStart(src, api, "src");
+    const uint32_t* off = AfTwin::UbOperand(srcOffset, count, api, "srcOffset");
+    AfTwin::CoreCtx* c = AfTwin::CountVector(api);
+    const uint64_t n = src.GetSize();
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t byteOff = uint64_t{srcBaseOffset} + off[i];
+        if (byteOff % sizeof(T) != 0)
+            AfTwin::Fail("gather-misaligned",
+                         "Gather: element %u has byte offset %llu (base %u + offset %u), not a multiple of "
+                         "sizeof(%s) = %u",
+                         i, static_cast<unsigned long long>(byteOff), srcBaseOffset, off[i], AfTwin::TypeName<T>(),
+                         static_cast<unsigned>(sizeof(T)));
+        const uint64_t idx = byteOff / sizeof(T);
+        if (idx >= n)
+            AfTwin::Fail("gather-out-of-range",
+                         "Gather: element %u reads src[%llu] (byte offset %llu = base %u + offset %u) but src holds "
+                         "%llu elements",
+                         i, static_cast<unsigned long long>(idx), static_cast<unsigned long long>(byteOff),
+                         srcBaseOffset, off[i], static_cast<unsigned long long>(n));
+        d[i] = s[idx];
+    }
+    c->c.gather += count;
+}
+
+}  // namespace AscendC
+
+#endif  // AF_TWIN_VECTOR_H
