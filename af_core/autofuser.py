@@ -22,7 +22,8 @@ class AutofuserOptions:
     compatibility (the host tiling is generated in-process, not by a library).
     ``force_template`` keeps only one template's cases (also ``AF_FORCE_TEMPLATE``).
     ``cache_thres`` / ``core_thres`` / ``cacheline`` are the seed's selection
-    thresholds (``cacheline`` defaults to the platform's).
+    thresholds (``cacheline`` defaults to the platform's). ``workspace_limit``
+    caps the GM workspace a case may ask for (default 1 GiB).
     """
 
     tiling_lib_path: str = ""
@@ -33,6 +34,7 @@ class AutofuserOptions:
     core_thres: float = 0.5
     cacheline: int | None = None
     kernel_name: str | None = None
+    workspace_limit: int | None = None  # bytes; SK-like cases needing more are dropped at tiling time
 
 
 class Autofuser:

@@ -200,7 +200,7 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
     prologue = [n for n in stage.nodes if n.loop_axis is None]
     lines = ["const int64_t blockIdx = AscendC::GetBlockIdx();"]
     lines.append(f"if (blockIdx < {ctx.field(stage.used_cores)}) {{")
-    body: list[str] = []
+    body: list[str] = [f"AF_STAGE_MARK({ctx.impl.stages.index(stage)});"]
     if prologue:
         body.append(_render_nodes(prologue, ctx))
     share = block_in.size

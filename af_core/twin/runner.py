@@ -75,6 +75,7 @@ class TwinRun:
     workspace_size: int
     struct: dict[str, int]
     counters: dict[str, int]
+    stage_cores: tuple[int, ...] = ()  # cores that entered each stage (twin's MarkStage)
 
     def counter(self, name: str) -> int:
         return int(self.counters[name])
@@ -232,8 +233,10 @@ class TwinRunner:
                 raw = (run_dir / f"out{i}.bin").read_bytes()
                 outputs[io.node] = _from_storage(raw, dtype, tuple(_shape(io, inputs.sizes)))
         struct = {k: int(v) for k, v in report["struct"].items()}
+        counters = dict(report["counters"])
+        stage_cores = tuple(int(v) for v in counters.pop("stage_cores", []))
         return TwinRun(outputs, struct["tiling_key"], struct["block_dim"], struct["workspace_size"], struct,
-                       {k: int(v) for k, v in report["counters"].items()})
+                       {k: int(v) for k, v in counters.items()}, stage_cores)
 
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:

@@ -36,6 +36,7 @@ COUNTER_KEYS = {
     "simt_threads",
     "sync_all",
     "block_dim",
+    "stage_cores",
 }
 
 # ---------------------------------------------------------------------------
@@ -1285,10 +1286,10 @@ def run_abort(program, case: str) -> tuple[str, int, str]:
     return m["kind"], int(m["core"]), m["message"]
 
 
-def counters(**values: int) -> dict[str, int]:
-    """A full counters object: the given values, every other counter 0."""
+def counters(**values) -> dict:
+    """A full counters object: the given values, every other counter 0 (no stage marks)."""
     assert set(values) <= COUNTER_KEYS
-    return {key: values.get(key, 0) for key in COUNTER_KEYS}
+    return {key: values.get(key, [] if key == "stage_cores" else 0) for key in COUNTER_KEYS}
 
 
 def le16(values) -> list[int]:
@@ -1881,6 +1882,7 @@ def test_counters_json_of_a_known_program(runtime):
         "simt_threads",
         "sync_all",
         "block_dim",
+        "stage_cores",
     ]
     assert first == counters(
         gm_read_bytes=2 * 512,  # DataCopy of 128 floats per core
@@ -1970,3 +1972,25 @@ def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir
     program = twin_compile(main, flags=("-Wshadow", "-Wpedantic", *units))
     rc, out, _ = program()
     assert (rc, out) == (0, f"{sum(range(len(headers)))}\n")
+
+
+def test_stage_marks_count_cores_per_stage(twin_run):
+    source = r"""
+#include "kernel_operator.h"
+#include <cstdio>
+int main() {
+    AfTwin::Configure(253952, 32768);
+    AfTwin::Launch(6, [] {
+        AfTwin::MarkStage(0);
+        if (AscendC::GetBlockIdx() < 2) AfTwin::MarkStage(1);
+        if (AscendC::GetBlockIdx() < 5) AfTwin::MarkStage(2);
+    });
+    AfTwin::WriteReportJson(stdout);
+    return 0;
+}
+"""
+    rc, out, err = twin_run(source)
+    assert rc == 0, err
+    import json
+
+    assert json.loads(out)["stage_cores"] == [6, 2, 5]

@@ -44,6 +44,7 @@ constexpr uint8_t kPoison = 0xCD;            // fresh UB and DataCopyPad dummy b
 constexpr uint32_t kMaxBlockDim = 65535;     // largest launchable blockDim
 constexpr uint32_t kMaxResidentCores = 256;  // cores that run at the same time (see README)
 constexpr uint32_t kMaxSimtThreads = 2048;   // threads of one VF_CALL
+constexpr uint32_t kMaxStages = 16;          // stages a kernel can mark (MarkStage)
 
 // ---------------------------------------------------------------------------
 // Counters of the last Launch, aggregated over all its cores.
@@ -141,6 +142,9 @@ struct GlobalState {
     int64_t firstFinished = -1;
     // failure
     std::atomic<bool> failing{false};
+    // stage marks: how many cores entered each stage of a multi-stage kernel
+    std::atomic<uint32_t> stageCores[kMaxStages] = {};
+    std::atomic<uint32_t> stagesSeen{0};
 };
 
 inline GlobalState gState;
@@ -282,6 +286,18 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
 }
 
 // ---------------------------------------------------------------------------
+// Stage marks: a generated kernel calls MarkStage(i) once per core that does work in stage i,
+// so a test can compare the cores each stage used with the tiling data.
+inline void MarkStage(uint32_t stage) {
+    RequireCore("MarkStage");
+    if (stage >= kMaxStages) Fail("api-params", "MarkStage(%u): at most %u stages can be marked", stage, kMaxStages);
+    gState.stageCores[stage].fetch_add(1, std::memory_order_relaxed);
+    uint32_t seen = gState.stagesSeen.load(std::memory_order_relaxed);
+    while (seen < stage + 1 && !gState.stagesSeen.compare_exchange_weak(seen, stage + 1)) {
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Counters and report.
 inline const Counters& LastCounters() { return gState.last; }
 
@@ -291,7 +307,8 @@ inline void WriteReportJson(FILE* f) {
                  "{\"gm_read_bytes\": %llu, \"gm_write_bytes\": %llu, \"scalar_gm_reads\": %llu, "
                  "\"scalar_gm_writes\": %llu, \"cachelines_read\": %llu, \"cachelines_written\": %llu, "
                  "\"ub_high_water\": %llu, \"gather_elements\": %llu, \"vector_calls\": %llu, "
-                 "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu}\n",
+                 "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
+                 "\"stage_cores\": [",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -301,6 +318,11 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.vector_calls), static_cast<unsigned long long>(k.datacopy_calls),
                  static_cast<unsigned long long>(k.simt_threads), static_cast<unsigned long long>(k.sync_all),
                  static_cast<unsigned long long>(k.block_dim));
+    const uint32_t stages = gState.stagesSeen.load();
+    for (uint32_t i = 0; i < stages; ++i) {
+        std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
+    }
+    std::fprintf(f, "]}\n");
     std::fflush(f);
 }
 
@@ -362,6 +384,8 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     g.generation = 0;
     g.completed = 0;
     g.firstFinished = -1;
+    for (auto& sc : g.stageCores) sc.store(0);
+    g.stagesSeen.store(0);
 
     std::atomic<uint32_t> next{0};
     std::vector<CoreCounters> perWorker(g.workers);
