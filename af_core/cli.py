@@ -2,6 +2,7 @@
 
     afc plugins                          what is installed, versions, hooks, load errors
     afc compile GRAPH [--shape k=v] -o DIR   write kernel, tiling, tiling data, infer_shape, proto, report
+    afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
     afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
     afc demo                             compile the sample graphs and run them on the twin
 
@@ -131,6 +132,44 @@ def cmd_run(args) -> int:
     return 0 if run.ok else EXIT_MISMATCH
 
 
+def cmd_explain(args) -> int:
+    from af_core.autofuser import Autofuser
+    from af_core.explain import explain
+    from af_core.samples import load_graph
+
+    graph = load_graph(args.graph)
+    sizes = parse_shape(args.shape)
+    missing = _missing_sizes(graph, sizes)
+    if missing:
+        raise ValueError(f"--shape needs a value for {', '.join(missing)}")
+    fuser = Autofuser(_options(args))
+    scheduled = fuser.schedule(graph)
+    report = explain(scheduled, sizes, args.cores, args.ub)
+    console = _console()
+    m = scheduled.measures
+    from af_core.ir.evaluate import eval_int
+
+    env = {**sizes, "core_num": report.core_num}
+    cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
+    console.print(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
+                  f"{report.core_num} cores, UB {report.ub_size} B")
+    console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
+                  f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
+    table = Table(title="candidates")
+    for col in ("key", "template", "plugin", "status", "score", "cost", "UB B", "workspace B", "DCache B",
+                "cores", "why"):
+        table.add_column(col)
+    for r in report.rows:
+        cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
+                 r.dcache_bytes, r.block_dim, r.reason]
+        table.add_row(*("-" if c is None else str(c) for c in cells))
+    console.print(table)
+    if report.error:
+        console.print(f"no candidate fits: {report.error}")
+        return EXIT_MISMATCH
+    return 0
+
+
 def _print_runs(console: Console, rows) -> None:
     table = Table(title="CPU twin vs reference")
     for col in ("graph", "shape", "template", "key", "cores", "result", "GM read B", "GM write B",
@@ -192,6 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
     graph_args(p)
     p.add_argument("-o", "--output", default="afc-out", help="output directory")
     p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("explain", help="why a template is chosen for a shape")
+    graph_args(p, shape_required=False)
+    p.add_argument("--ub", type=int, default=None, help="usable UB bytes (default: the platform's)")
+    p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("run", help="run on the CPU twin and compare with the reference")
     graph_args(p)

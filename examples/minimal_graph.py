@@ -4,7 +4,7 @@ x[s0,s1,s2,s3] float16 and index[s4,s5,s6,s7] int32 -> IndirectLoad(dim=2) -> y.
 Run it directly, or import ``graph`` from it (``afc`` accepts this file as GRAPH).
 """
 
-from af_core import ascir, Autofuser, AutofuserOptions
+from af_core import Autofuser, AutofuserOptions, ascir
 
 ascir.utils.set_platform("3510", 1, 245760)
 

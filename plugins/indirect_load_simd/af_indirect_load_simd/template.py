@@ -31,6 +31,7 @@ from af_core.errors import ScheduleError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
+from af_core.schedule.cost import modelled_cost
 from af_core.schedule.gather_stage import add_gather, index_layout
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import sink_unary_ops
@@ -45,7 +46,7 @@ from af_core.schedule.rowtiles import (
 )
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, TilingSpec
 
 T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
 
@@ -181,7 +182,7 @@ class SimdTemplate:
         spec.require(sympy.Le(ub, UB_SIZE), "one tile row (input slice + index + offsets + output + chain "
                                             "temporaries) does not fit in UB")
         spec.score = sympy.Piecewise((2, ctx.measures.rule()["simd"]), (-1, True))
-        # modelled cost: GM bytes; single buffering cannot overlap copies with compute (a quarter more)
-        spec.cost = b.gm_bytes if buffers > 1 else b.gm_bytes + FloorDiv(b.gm_bytes, 4)
+        loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
+        spec.cost = modelled_cost(b.gm_bytes, api_calls=tiles * loop_calls, serialized=buffers == 1)
         spec.block_dim = used
         return Case(self.name, variant, graph, impl, spec, meta={"buffers": buffers})

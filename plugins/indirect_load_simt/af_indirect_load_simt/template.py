@@ -24,6 +24,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
 from af_core.schedule.case import Case
+from af_core.schedule.cost import modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import hoist_input_chain
 from af_core.schedule.template import Rejected
@@ -31,7 +32,6 @@ from af_core.schedule.tiles import TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, FloorDiv, TilingSpec
 
 MIN_LANES_PER_CORE = 256
-SIMT_SECTOR = 32  # bytes a scattered lane read is modelled to cost
 
 
 def _fused_nodes(graph: HintGraph) -> list[Node]:
@@ -99,7 +99,8 @@ class SimtTemplate:
         }
         inputs = sorted({graph.producer(n, "x").name for n in graph.nodes() if n.op.compute_type == "load"})
         fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
-        gm_cost = total * (index_dtype.itemsize + out_dtype.itemsize + SIMT_SECTOR * len(gathers))
+        # every lane reads its index and each gathered input as a scattered access, and writes one element
+        gm_cost = modelled_cost(total * (index_dtype.itemsize + out_dtype.itemsize), scattered=total * len(gathers))
         if reduce is None:
             spec.add("total", total, "output elements")
             per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),

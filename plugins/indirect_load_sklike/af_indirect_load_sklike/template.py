@@ -25,6 +25,7 @@ from af_core.errors import ScheduleError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
+from af_core.schedule.cost import modelled_cost
 from af_core.schedule.gather_stage import add_gather, index_layout
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
@@ -219,9 +220,11 @@ class SkLikeTemplate:
         total = spec.add("workspace_bytes", offset, "workspace the stages exchange data through")
         limit = getattr(ctx.options, "workspace_limit", None) or DEFAULT_WORKSPACE_LIMIT
         spec.require(sympy.Le(total, limit), f"workspace exceeds the configured limit of {limit} bytes")
+        calls = sympy.Integer(0)
         for i, st in enumerate(stages):
             st.stage.sync_before = i > 0
             gm_bytes = gm_bytes + st.b.gm_bytes
+            calls = calls + st.tiles * len([n for n in st.stage.nodes if n.loop_axis and n.api_call])
         impl.stages = [st.stage for st in stages]
         impl.meta = {"stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]
@@ -232,5 +235,5 @@ class SkLikeTemplate:
         spec.resources["workspace_bytes"] = total
         spec.resources["dcache_bytes"] = sympy.Integer(0)
         spec.score = sympy.Piecewise((2, ctx.measures.rule()["sklike"]), (-1, True))
-        spec.cost = gm_bytes
+        spec.cost = modelled_cost(gm_bytes, api_calls=calls)
         return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})

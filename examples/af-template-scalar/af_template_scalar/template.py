@@ -1,0 +1,64 @@
+"""ScalarLoopTemplate: every core walks its share of the output element by element.
+
+The simplest possible IndirectLoad kernel: no UB tiles, no vector calls, no
+SIMT. Each output element reads its index and its input element with scalar
+GM accesses and runs the graph's elementwise ops as scalar code. It is slow
+for anything big, and cheap to launch for tiny outputs, so its score says
+exactly that: 3 (above every built-in template) when the output has at most
+``TINY`` elements, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.sizes import contiguous_strides, product
+from af_core.schedule.case import Case
+from af_core.schedule.cost import modelled_cost
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.template import Rejected
+from af_core.tiling.spec import CORE_NUM, CeilDiv, TilingSpec
+
+TINY = 64
+MIN_PER_CORE = 1024
+
+
+class ScalarLoopTemplate:
+    name = "scalar_loop"
+
+    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
+        an = ctx.analyze(graph)
+        if an.reduce is not None:
+            return [Rejected(self.name, "the scalar loop does not implement reduces")]
+        if an.input_chain:
+            return [Rejected(self.name, "the scalar loop reads the input as stored; it has no input-pre chain")]
+        for node in [*an.index_chain, *an.post_chain]:
+            if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
+                return [Rejected(self.name, f"op {node.type} has no scalar form")]
+        value = graph.producer(an.store, "x")
+        sizes = list(value.y.size)
+        impl = ImplGraph(graph.name, self.name)
+        for node in graph.nodes():
+            if node.op.compute_type == "data":
+                impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size),
+                                           tuple(node.y.strides), gm_arg=node.name))
+        out = an.output
+        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
+                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        spec = TilingSpec()
+        total = spec.add("total", product(sizes), "output elements")
+        per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_PER_CORE), "elements per core")
+        used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
+        axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
+                ImplAxis("EB", "BLOCK_OUT", used, ("E",)), ImplAxis("Eb", "BLOCK_IN", per_core, ("E",))]
+        node = ImplNode(il.name, "IndirectLoad", "ScalarLoopApiCall", (), (out.name,), loop_axis="Eb",
+                        attrs={"value_node": value.name, "sizes": sizes, "out": out.name,
+                               "start": sympy.Symbol("Eb_start"), "count": sympy.Symbol("Eb_actual")})
+        impl.stages = [Stage("scalar", axes, [node], [], used_cores="used_cores")]
+        spec.resources = {"ub_bytes": sympy.Integer(0), "workspace_bytes": sympy.Integer(0),
+                          "dcache_bytes": sympy.Integer(0)}
+        spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))
+        spec.cost = modelled_cost(0, scattered=3 * total)
+        spec.block_dim = used
+        return [Case(self.name, "default", graph, impl, spec)]
