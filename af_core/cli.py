@@ -1,7 +1,8 @@
 """``afc``: the command line of af_core.
 
     afc plugins                          what is installed, versions, hooks, load errors
-    afc compile GRAPH [--shape k=v] -o DIR   write kernel, tiling, tiling data, infer_shape, proto, report
+    afc compile GRAPH... [-j N] -o DIR       write kernel, tiling, tiling data, infer_shape, proto, report, pictures
+    afc graph GRAPH --format mermaid|dot|svg draw the graph and each case's stages and workspaces
     afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
     afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
     afc demo                             compile the sample graphs and run them on the twin
@@ -90,24 +91,66 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-def cmd_compile(args) -> int:
-    from af_core.autofuser import Autofuser
+def _compile_one(job: tuple[str, str, dict, str | None, int | None]) -> tuple[str, str, int, int, list[str]]:
+    """Compile one graph file into ``out`` (runs in worker processes for -j N)."""
+    from af_core.autofuser import Autofuser, AutofuserOptions
+    from af_core.platform import Platform, current_platform
     from af_core.report import write_artifacts
     from af_core.samples import load_graph
 
-    graph = load_graph(args.graph)
-    fuser = Autofuser(_options(args))
+    path, out, sizes, force, cores = job
+    graph = load_graph(path)
+    plat = current_platform()
+    if cores:
+        plat = Platform(plat.soc, cores, plat.ub_size)
+    fuser = Autofuser(AutofuserOptions(platform=plat, force_template=force))
     scheduled = fuser.schedule(graph)
     result = fuser.generate(scheduled)
+    written = write_artifacts(Path(out), scheduled, result, sizes or None)
+    return graph.name, out, len(scheduled.cases), len(scheduled.rejections), written
+
+
+def cmd_compile(args) -> int:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import Progress
+
     sizes = parse_shape(args.shape)
     out = Path(args.output)
-    written = write_artifacts(out, scheduled, result, sizes or None)
+    many = len(args.graph) > 1
+    jobs = [(g, str(out / Path(g).stem) if many else str(out), sizes, args.force_template, args.cores)
+            for g in args.graph]
     console = _console()
-    console.print(f"compiled '{graph.name}': {len(scheduled.cases)} case(s), "
-                  f"{len(scheduled.rejections)} rejection(s) -> {out}")
-    for name in written:
-        console.print(f"  {out / name}")
-    return 0
+    results = []
+    failures = []
+    with Progress(console=console, disable=not console.is_terminal or not many) as progress:
+        task = progress.add_task("compiling", total=len(jobs))
+        if args.jobs > 1 and many:
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                futures = {pool.submit(_compile_one, job): job for job in jobs}
+                for future, job in futures.items():
+                    try:
+                        results.append(future.result())
+                    except Exception as exc:  # report every failing graph, compile the rest
+                        failures.append((job[0], exc))
+                    progress.advance(task)
+        else:
+            for job in jobs:
+                try:
+                    results.append(_compile_one(job))
+                except Exception as exc:
+                    if not many:
+                        raise
+                    failures.append((job[0], exc))
+                progress.advance(task)
+    for name, where, cases, rejections, written in results:
+        console.print(f"compiled '{name}': {cases} case(s), {rejections} rejection(s) -> {where}")
+        if not many:
+            for file in written:
+                console.print(f"  {Path(where) / file}")
+    for path, exc in failures:
+        console.print(f"failed '{path}': {exc}")
+    return EXIT_ERROR if failures else 0
 
 
 def cmd_run(args) -> int:
@@ -170,6 +213,38 @@ def cmd_explain(args) -> int:
     return 0
 
 
+def cmd_graph(args) -> int:
+    from af_core.autofuser import Autofuser
+    from af_core.pictures import case_dot, case_mermaid, graph_dot, to_mermaid, to_svg
+    from af_core.samples import load_graph
+
+    graph = load_graph(args.graph)
+    parts: list[tuple[str, str]] = []
+    if args.format == "mermaid":
+        parts.append(("graph", to_mermaid(graph, title=graph.name)))
+    else:
+        parts.append(("graph", graph_dot(graph)))
+    if not args.no_cases:
+        scheduled = Autofuser(_options(args)).schedule(graph)
+        for case in scheduled.cases:
+            text = case_mermaid(case) if args.format == "mermaid" else case_dot(case)
+            parts.append((f"case{case.tiling_key}_{case.template}", text))
+    if args.format == "svg":
+        parts = [(name, to_svg(text)) for name, text in parts]
+    suffix = {"mermaid": ".mmd", "dot": ".dot", "svg": ".svg"}[args.format]
+    if args.output:
+        out = Path(args.output)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in parts:
+            (out / f"{name}{suffix}").write_text(text, encoding="utf-8")
+            print(out / f"{name}{suffix}")
+    else:
+        for name, text in parts:
+            print(f"%% {name}" if args.format == "mermaid" else f"// {name}")
+            print(text)
+    return 0
+
+
 def _print_runs(console: Console, rows) -> None:
     table = Table(title="CPU twin vs reference")
     for col in ("graph", "shape", "template", "key", "cores", "result", "GM read B", "GM write B",
@@ -190,22 +265,33 @@ def _print_runs(console: Console, rows) -> None:
 
 
 def cmd_demo(args) -> int:
+    from rich.progress import Progress
+
     from af_core.samples import SAMPLES
     from af_core.twin import TwinSession
 
     console = _console()
     rows = []
     ok = True
-    for sample in SAMPLES:
-        console.print(f"[bold]{sample.name}[/bold]: {sample.description}")
-        session = TwinSession(sample.build(), _options(args))
-        console.print(f"  cases: {', '.join(f'{c.tiling_key}={c.label}' for c in session.scheduled.cases)}; "
-                      f"kernel {len(session.result.kernel.splitlines())} lines, built "
-                      f"{'(cached)' if session.build.cached else 'with g++'}")
-        for k, sizes in enumerate(sample.shapes):
-            run = session.check(sizes, seed=k, core_num=args.cores)
-            ok = ok and run.ok
-            rows.append((sample.name, sizes, run))
+    notes = []
+    with Progress(console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task("compile + twin runs", total=sum(1 + len(s.shapes) for s in SAMPLES))
+        for sample in SAMPLES:
+            progress.update(task, description=f"building {sample.name}")
+            session = TwinSession(sample.build(), _options(args))
+            progress.advance(task)
+            notes.append(f"[bold]{sample.name}[/bold]: {sample.description}; cases "
+                         f"{', '.join(f'{c.tiling_key}={c.label}' for c in session.scheduled.cases)}; kernel "
+                         f"{len(session.result.kernel.splitlines())} lines, "
+                         f"{'cached build' if session.build.cached else 'built with g++'}")
+            for k, sizes in enumerate(sample.shapes):
+                progress.update(task, description=f"running {sample.name}")
+                run = session.check(sizes, seed=k, core_num=args.cores)
+                ok = ok and run.ok
+                rows.append((sample.name, sizes, run))
+                progress.advance(task)
+    for note in notes:
+        console.print(note)
     _print_runs(console, rows)
     console.print("all outputs match the reference" if ok else "[red]some outputs differ[/red]")
     return 0 if ok else EXIT_MISMATCH
@@ -228,9 +314,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
 
     p = sub.add_parser("compile", help="write the generated artifacts")
-    graph_args(p)
-    p.add_argument("-o", "--output", default="afc-out", help="output directory")
+    p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
+    p.add_argument("--shape", action="append", metavar="NAME=VALUE", help="sizes for the report's explain table")
+    p.add_argument("--force-template", default=None, help="keep only this template's cases")
+    p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
+    p.add_argument("-o", "--output", default="afc-out", help="output directory (one sub-directory per graph "
+                   "when several are given)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="compile graphs in N processes")
     p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("graph", help="draw the graph and each case (stages, workspaces)")
+    graph_args(p)
+    p.add_argument("--format", choices=("mermaid", "dot", "svg"), default="mermaid")
+    p.add_argument("-o", "--output", help="directory for one file per picture (default: stdout)")
+    p.add_argument("--no-cases", action="store_true", help="only the graph, not each case")
+    p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("explain", help="why a template is chosen for a shape")
     graph_args(p, shape_required=False)

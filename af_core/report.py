@@ -8,6 +8,7 @@ from pathlib import Path
 from af_core.codegen.codegen import CodegenResult
 from af_core.explain import explain
 from af_core.ir.mermaid import to_mermaid
+from af_core.pictures import case_mermaid
 from af_core.schedule.scheduler import ScheduleResult
 
 
@@ -39,8 +40,7 @@ def write_artifacts(out: Path, scheduled: ScheduleResult, result: CodegenResult,
     files["report.md"] = report_markdown(scheduled, result, sizes)
     files["graph.mmd"] = to_mermaid(scheduled.graph, title=scheduled.graph.name)
     for case in scheduled.cases:
-        files[f"case{case.tiling_key}_{case.template}.mmd"] = to_mermaid(
-            case.graph, title=f"{case.label} (tiling key {case.tiling_key})")
+        files[f"case{case.tiling_key}_{case.template}.mmd"] = case_mermaid(case)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     return sorted(files)
