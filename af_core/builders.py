@@ -291,6 +291,21 @@ def gather(
     )
 
 
+def expand_index(index: TensorRef, trailing) -> TensorRef:
+    """View a loaded index with extra trailing axes of stride 0.
+
+    torch's ``index.unsqueeze(-1).expand(..., *trailing)``: each index value
+    selects a whole row of the trailing axes (the corpus' row gathers).
+    """
+    g = index.builder
+    data = g.graph.producer(index.node, "x")
+    sizes = [*index.shape, *(g.size(t) for t in trailing)]
+    strides = [*data.y.strides, *([sympy.Integer(0)] * len(trailing))]
+    axes = [*index.node.y.axis, *g._new_axes(sizes[index.rank:])]
+    g._restride(index, sizes, strides, axes)
+    return index
+
+
 def index_select(
     x: TensorRef,
     dim: int,

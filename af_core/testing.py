@@ -77,38 +77,9 @@ def seed_style_gather(
 # ---------------------------------------------------------------------------
 # chains around a gather, in the workload corpus' compact op syntax
 
-import re as _re  # noqa: E402
-
 import numpy as _np  # noqa: E402
 
-_OP = _re.compile(r"^(?P<name>[A-Za-z0-9]+)(?:\((?P<arg>[^)]*)\))?$")
-
-
-def apply_op(g, text: str, tensor, *, side_name: str | None = None, side_shape=None):
-    """Apply one op written as ``Name``, ``Name(2.5)``, ``Cast(float16)`` or ``Name(side)``.
-
-    ``Name(side)`` adds a Data input of the tensor's shape (or ``side_shape``,
-    broadcast with a Broadcast node) as the op's second operand; a binary
-    ``Name(c)`` with a number uses the tensor-scalar form (``Mul(2)`` ->
-    ``Muls``).
-    """
-    m = _OP.match(text.strip())
-    if not m:
-        raise ValueError(f"cannot parse op '{text}'")
-    name, arg = m["name"], m["arg"]
-    if name == "Cast":
-        return g.cast(tensor, arg)
-    if arg is None or arg == "":
-        return g.op(name, tensor)
-    if arg.startswith("side"):
-        shape = list(side_shape) if side_shape is not None else list(tensor.shape)
-        side = g.data(side_name or g._name("side"), shape, tensor.dtype)
-        if list(shape) != list(tensor.shape):
-            side = g.broadcast(side, tensor.shape)
-        return g.op(name, tensor, side)
-    value = float(arg)
-    scalar = {"Add": "Adds", "Sub": "Subs", "Mul": "Muls", "Maximum": "Maxs", "Minimum": "Mins"}.get(name, name)
-    return g.op(scalar, tensor, value=value)
+from af_core.workloads import apply_op  # noqa: E402,F401  (re-exported for tests)
 
 
 def chain_graph(

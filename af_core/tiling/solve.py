@@ -121,15 +121,15 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
                           resources, block_dim, workspace)
 
 
-def solve(
-    cases: Sequence[CaseRef],
-    size_names: Sequence[str],
-    sizes: Mapping[str, int],
-    core_num: int,
-    ub_size: int,
-    guards: Sequence[Guard] = (),
-) -> TilingResult:
-    """Evaluate every case for concrete sizes and pick one, like the C++ does."""
+def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
+    struct = {name: 0 for name in struct_field_names(size_names, cases)}
+    struct.update({"block_dim": ev.block_dim, "tiling_key": ev.tiling_key, "workspace_size": ev.workspace})
+    struct.update({n: env[n] for n in size_names})
+    struct.update({f"c{ev.tiling_key}_{k}": v for k, v in ev.fields.items()})
+    return struct
+
+
+def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]:
     env: dict[str, int] = {}
     for name in size_names:
         if name not in sizes:
@@ -143,6 +143,19 @@ def solve(
     for guard in guards:
         if not _value(guard.expr, env):
             raise TilingError(guard.message)
+    return env
+
+
+def solve(
+    cases: Sequence[CaseRef],
+    size_names: Sequence[str],
+    sizes: Mapping[str, int],
+    core_num: int,
+    ub_size: int,
+    guards: Sequence[Guard] = (),
+) -> TilingResult:
+    """Evaluate every case for concrete sizes and pick one, like the C++ does."""
+    env = _environment(size_names, sizes, core_num, ub_size, guards)
     evaluations = tuple(evaluate_case(case, env) for case in cases)
     best: CaseEvaluation | None = None
     for ev in evaluations:
@@ -153,18 +166,32 @@ def solve(
     if best is None:
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
         raise TilingError(f"no case fits sizes {dict(sizes)} on {core_num} cores: {reasons}")
-    struct = {name: 0 for name in struct_field_names(size_names, cases)}
-    struct.update({"block_dim": best.block_dim, "tiling_key": best.tiling_key,
-                   "workspace_size": best.workspace})
-    struct.update({n: env[n] for n in size_names})
-    struct.update({f"c{best.tiling_key}_{k}": v for k, v in best.fields.items()})
-    return TilingResult(best.tiling_key, best.block_dim, best.workspace, struct, evaluations)
+    return TilingResult(best.tiling_key, best.block_dim, best.workspace, _struct(cases, size_names, env, best),
+                        evaluations)
+
+
+def solve_for_case(cases: Sequence[CaseRef], size_names: Sequence[str], sizes: Mapping[str, int], core_num: int,
+                   ub_size: int, guards: Sequence[Guard], tiling_key: int) -> TilingResult:
+    """The tiling data that runs one given case (it must fit), bypassing the choice."""
+    env = _environment(size_names, sizes, core_num, ub_size, guards)
+    evaluations = tuple(evaluate_case(case, env) for case in cases)
+    ev = next((e for e in evaluations if e.tiling_key == tiling_key), None)
+    if ev is None:
+        raise TilingError(f"no case has tiling key {tiling_key}")
+    if not ev.fits:
+        raise TilingError(f"key {tiling_key} ({ev.template}) does not fit: {ev.reason}")
+    return TilingResult(ev.tiling_key, ev.block_dim, ev.workspace, _struct(cases, size_names, env, ev), evaluations)
 
 
 def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = None,
-                    ub_size: int | None = None) -> TilingResult:
-    """:func:`solve` for every case of a ScheduleResult (the platform supplies defaults)."""
+                    ub_size: int | None = None, *, tiling_key: int | None = None) -> TilingResult:
+    """:func:`solve` for every case of a ScheduleResult (the platform supplies defaults).
+
+    With ``tiling_key``, the tiling data of that case instead of the chosen one.
+    """
     refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
-    return solve(refs, scheduled.size_names, sizes,
-                 core_num or scheduled.platform.core_num, ub_size or scheduled.platform.ub_size,
-                 scheduled.guards)
+    core_num = core_num or scheduled.platform.core_num
+    ub_size = ub_size or scheduled.platform.ub_size
+    if tiling_key is not None:
+        return solve_for_case(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, tiling_key)
+    return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards)

@@ -128,13 +128,20 @@ class TwinSession:
             return pack_inputs(self.graph, arrays, sizes, info=self.scheduled.info)
         return make_inputs(self.graph, sizes or {}, seed=seed, info=self.scheduled.info, **kw)
 
-    def run(self, inputs: GraphInputs, *, core_num: int | None = None, ub_size: int | None = None) -> TwinRun:
-        return self.runner.run(self.build, inputs, core_num=core_num, ub_size=ub_size)
+    def run(self, inputs: GraphInputs, *, core_num: int | None = None, ub_size: int | None = None,
+            tiling_key: int | None = None) -> TwinRun:
+        """Run on the twin; ``tiling_key`` runs that case (its tiling data computed in Python)."""
+        struct = None
+        if tiling_key is not None:
+            from af_core.tiling.solve import solve_scheduled
+
+            struct = solve_scheduled(self.scheduled, inputs.sizes, core_num, ub_size, tiling_key=tiling_key).struct
+        return self.runner.run(self.build, inputs, core_num=core_num, ub_size=ub_size, struct=struct)
 
     def check(self, sizes: Mapping[str, int] | None = None, *, seed: int = 0, core_num: int | None = None,
-              inputs: GraphInputs | None = None, **kw) -> GraphRun:
+              inputs: GraphInputs | None = None, tiling_key: int | None = None, **kw) -> GraphRun:
         inputs = inputs or self.inputs(sizes, seed=seed, **kw)
-        twin = self.run(inputs, core_num=core_num)
+        twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
         comparisons = []
         for name, expected in reference.items():

@@ -192,7 +192,8 @@ class TwinRunner:
 
     # -- run ---------------------------------------------------------------
     def run(self, build: TwinBuild, inputs: GraphInputs, *, core_num: int | None = None,
-            ub_size: int | None = None) -> TwinRun:
+            ub_size: int | None = None, struct: Mapping[str, int] | None = None) -> TwinRun:
+        """Run once; ``struct`` (tiling data by field) bypasses the generated host tiling."""
         result = build.result
         core_num = core_num or self.platform.core_num
         ub_size = ub_size or self.platform.ub_size
@@ -204,6 +205,9 @@ class TwinRunner:
                 (run_dir / f"in{i}.bin").write_bytes(raw)
                 in_bytes.append(len(raw))
             sizes = [int(inputs.sizes[n]) for n in result.size_names]
+            if struct is not None:
+                (run_dir / "tiling.txt").write_text(
+                    " ".join(str(int(struct[f])) for f in result.struct_fields) + "\n")
             (run_dir / "run.txt").write_text(
                 " ".join(str(v) for v in [core_num, ub_size, self.platform.dcache_reserve, *sizes, *in_bytes])
                 + "\n"

@@ -6,10 +6,15 @@ reads its index from GM, normalizes it, reads the input element from GM
 code. The whole input chain is first moved behind the IndirectLoad
 (``hoist_input_chain``), one IndirectLoad per input view, sharing the index.
 
-With a reduce, a tile holds whole reduce groups: the reduce is viewed as
-``[A, R, I]`` (kept outer axes, reduced axes, kept inner axes), tiles are
-rows of A, lanes fill a UB buffer with ``tile * R * I`` values and a vector
-reduce finishes the tile before it is stored.
+With a reduce there are two cases:
+
+- ``default``: a tile holds whole reduce groups. The reduce is viewed as
+  ``[A, R, I]`` (kept outer axes, reduced axes, kept inner axes), tiles are
+  rows of A, lanes fill a UB buffer with ``tile * R * I`` values and a
+  vector reduce finishes the tile before it is stored (the seed's SIMT +
+  SIMD mix; needs contiguous reduce axes and a group that fits UB);
+- ``lanes``: every lane computes one output element, looping over the
+  reduced coordinates itself; no UB, any reduce axes, any group size.
 
 A 32 KiB data-cache reserve is recorded on the case and counted against UB.
 """
@@ -29,7 +34,7 @@ from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTenso
 from af_core.schedule.rewrite import hoist_input_chain
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, FloorDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, TilingSpec
 
 MIN_LANES_PER_CORE = 256
 
@@ -57,7 +62,7 @@ def reduce_view(sizes, axes: tuple[int, ...]) -> tuple[sympy.Expr, sympy.Expr, s
 
 
 class SimtTemplate:
-    """Registered as ``simt``; one case per graph."""
+    """Registered as ``simt``."""
 
     name = "simt"
 
@@ -71,118 +76,152 @@ class SimtTemplate:
         for node in _fused_nodes(graph):
             if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
                 return [Rejected(self.name, f"op {node.type} ('{node.name}') has no scalar form for SIMT lanes")]
-        stores = [n for n in graph.nodes() if n.op.compute_type == "store"]
-        store = stores[0]
-        output = graph.consumers(store)[0][0]
+        graph.attrs["dcache_size"] = ctx.platform.dcache_reserve
+        store = next(n for n in graph.nodes() if n.op.compute_type == "store")
         before = graph.producer(store, "x")
         reduce = before if before.op.compute_type == "reduce" else None
-        value_node = graph.producer(reduce, "x") if reduce is not None else before
-        impl = ImplGraph(graph.name, self.name)
-        _gm_tensors(impl, graph)
-        spec = TilingSpec()
-        dcache = ctx.platform.dcache_reserve
-        gathers = [graph.node(n) for n in rewrite["gathers"]]
-        index_node = graph.producer(gathers[0], "x2")
-        index_dtype = index_node.y.dtype
-        sizes = list(value_node.y.size)
-        total = product(sizes)
-        out_dtype = output.y.dtype
-        common = {
-            "template": self.name,
-            "value_node": value_node.name,
-            "gathers": [g.name for g in gathers],
-            "dim": int(il.attr.ir_attr.dim),
-            "need_check_negative": bool(il.attr.ir_attr.need_check_negative),
-            "need_check_bound": bool(il.attr.ir_attr.need_check_bound),
-            "bound_check_after": graph.attrs.get("bound_check_after", il.name),
-            "coord_sizes": sizes,
-        }
-        inputs = sorted({graph.producer(n, "x").name for n in graph.nodes() if n.op.compute_type == "load"})
-        fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
-        # every lane reads its index and each gathered input as a scattered access, and writes one element
-        gm_cost = modelled_cost(total * (index_dtype.itemsize + out_dtype.itemsize), scattered=total * len(gathers))
+        parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve)
         if reduce is None:
-            spec.add("total", total, "output elements")
-            per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
-                                "elements per core (at least 256 lanes of work)")
-            used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
-            axes = [
-                ImplAxis("L", "MERGED", total, tuple(a.name for a in value_node.y.axis)),
-                ImplAxis("LB", "BLOCK_OUT", used, ("L",)),
-                ImplAxis("Lb", "BLOCK_IN", per_core, ("L",)),
-            ]
-            start, count = sympy.Symbol("Lb_start"), sympy.Symbol("Lb_actual")
-            node = ImplNode(il.name, "IndirectLoad", "IndirectLoadRegApiCall", tuple(inputs), (output.name,),
-                            tuple(a.name for a in value_node.y.axis), tuple(sizes),
-                            tuple(contiguous_strides(sizes)), ("L",), "Lb",
-                            dict(common, mode="gm", out=output.name, start=start, count=count))
-            stage = Stage("simt", axes, [node, *fused], [], used_cores="used_cores")
-            ub_bytes = sympy.Integer(dcache)
-        else:
-            axes_r = reduced_axes(graph.producer(reduce, "x").y.size, reduce.y.size)
-            if not axes_r:
-                axes_r = (len(sizes) - 1,)
-            try:
-                a_, r_, i_ = reduce_view(sizes, axes_r)
-            except ScheduleError as exc:
-                return [Rejected(self.name, str(exc))]
-            cdt = dt.float32 if out_dtype.is_float else out_dtype
-            csz, tsz = cdt.itemsize, out_dtype.itemsize
-            cast = cdt != out_dtype
-            spec.add("rows", a_, "reduce groups (kept outer elements)")
-            spec.add("group", r_, "reduced elements per group")
-            spec.add("inner", i_, "kept inner elements per group")
-            rows, group, inner = sympy.symbols("rows group inner", integer=True)
-            per_row = group * inner * csz + inner * csz + (inner * tsz if cast else 0)
-            fixed = dcache + AlignUp(group * csz + 96, 32) + 3 * 32
-            tile_max = spec.add("tile_max", FloorDiv(sympy.Max(0, UB_SIZE - fixed), per_row),
-                                "most groups a tile can hold")
-            tile = spec.add("tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(rows, CORE_NUM))),
-                            "groups per tile")
-            tiles = spec.add("tiles", CeilDiv(rows, tile), "tiles")
-            per_core = spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
-            used = spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
-            axes = [
-                ImplAxis("A", "MERGED", rows, tuple(a.name for a in value_node.y.axis[: axes_r[0]])),
-                ImplAxis("AT", "TILE_OUT", tiles, ("A",)),
-                ImplAxis("At", "TILE_IN", tile, ("A",)),
-                ImplAxis("ATB", "BLOCK_OUT", used, ("AT",)),
-                ImplAxis("ATb", "BLOCK_IN", per_core, ("AT",)),
-            ]
-            stage = Stage("simt_reduce", axes, [], [], used_cores="used_cores")
-            plan = TilePlan(impl, stage, tile)
-            plan.tile("red_in", cdt, group * inner)
-            plan.fixed("work", cdt, group + 32 // csz + 64 // csz)
-            plan.tile("red_out", cdt, inner, position="VECOUT", que=not cast)
-            if cast:
-                plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
-            ub_bytes = dcache + plan.ub_bytes()
-            t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
-            reduced = "cast_out" if cast else "red_out"
-            lanes = ImplNode(il.name, "IndirectLoad", "IndirectLoadRegApiCall", tuple(inputs), ("red_in",),
-                             tuple(a.name for a in value_node.y.axis), tuple(sizes),
-                             tuple(contiguous_strides(sizes)), ("At",), "AT",
-                             dict(common, mode="ub", out="red_in", start=t_start * group * inner,
-                                  count=t_actual * group * inner))
-            red = ImplNode(reduce.name, reduce.type, "ReduceRegApiCall", ("red_in", "work"), ("red_out",),
-                           loop_axis="AT",
-                           attrs={"kind": reduce.type, "rows": t_actual, "group": group, "inner": inner})
-            nodes = [lanes, red]
-            if cast:
-                nodes.append(ImplNode(f"{reduce.name}_cast", "Cast", "VecElementwiseRegApiCall", ("red_out",),
-                                      ("cast_out",), loop_axis="AT", attrs={"count": t_actual * inner}))
-            st = ImplNode(store.name, "Store", "StoreRegApiCall", (reduced,), (output.name,), loop_axis="AT",
-                          attrs={"gm_offset": t_start * inner, "count": t_actual * inner})
-            stage.nodes = [*nodes, st, *fused]
-            assign_releases(stage, impl)
-        spec.resources = {"ub_bytes": ub_bytes, "dcache_bytes": sympy.Integer(dcache),
+            return [self._linear(parts, "default")]
+        out = [self._linear(parts, "lanes")]
+        try:
+            out.append(self._tiled_reduce(parts))
+        except ScheduleError as exc:
+            out.append(Rejected(self.name, f"the UB-reduce case needs {exc}; the lane-reduce case remains"))
+        return out
+
+    def _case(self, parts: _Parts, variant: str, stage: Stage, spec: TilingSpec, ub_bytes, cost) -> Case:
+        spec.resources = {"ub_bytes": ub_bytes, "dcache_bytes": sympy.Integer(parts.dcache),
                           "workspace_bytes": sympy.Integer(0)}
         spec.require(sympy.Le(ub_bytes, UB_SIZE),
                      "UB (32 KiB DCache reserve plus reduce buffers) exceeds the platform UB")
         spec.score = sympy.Integer(1)
-        spec.cost = gm_cost
-        spec.block_dim = used
-        impl.stages = [stage]
-        impl.meta = {"dcache_reserve": dcache, "rewrite": rewrite, "reduce": None if reduce is None else reduce.name}
-        graph.attrs["dcache_size"] = dcache
-        return [Case(self.name, "default", graph, impl, spec, meta={"dcache_reserve": dcache})]
+        spec.cost = cost
+        spec.block_dim = sympy.Symbol("used_cores", integer=True)
+        parts.impl.stages = [stage]
+        parts.impl.meta = {"dcache_reserve": parts.dcache, "rewrite": parts.rewrite, "variant": variant,
+                           "reduce": None if parts.reduce is None else parts.reduce.name}
+        return Case(self.name, variant, parts.graph, parts.impl, spec, meta={"dcache_reserve": parts.dcache})
+
+    def _linear(self, parts: _Parts, variant: str) -> Case:
+        """One lane per output element, the output linearized and split across cores."""
+        parts = parts.fresh()
+        spec = TilingSpec()
+        out_sizes = list(parts.output.y.size)
+        total = spec.add("total", product(out_sizes), "output elements")
+        per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
+                            "elements per core (at least 256 lanes of work)")
+        spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
+        axes = [ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
+                ImplAxis("LB", "BLOCK_OUT", sympy.Symbol("used_cores", integer=True), ("L",)),
+                ImplAxis("Lb", "BLOCK_IN", per_core, ("L",))]
+        attrs = dict(parts.common, mode="gm", out=parts.output.name, start=sympy.Symbol("Lb_start"),
+                     count=sympy.Symbol("Lb_actual"))
+        per_output = 1
+        if parts.reduce is not None:
+            axes_r = parts.reduce_axes()
+            group = product([parts.sizes[a] for a in axes_r])
+            attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": group}
+            per_output = group
+        node = ImplNode(parts.il.name, "IndirectLoad", "IndirectLoadRegApiCall", parts.inputs, (parts.output.name,),
+                        tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
+                        tuple(contiguous_strides(parts.sizes)), ("L",), "Lb", attrs)
+        stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
+        reads = total * per_output
+        cost = modelled_cost(reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
+                             scattered=reads * len(parts.gathers) + (total if parts.reduce is not None else 0))
+        return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), cost)
+
+    def _tiled_reduce(self, parts: _Parts) -> Case:
+        """Lanes fill UB with whole reduce groups, a vector reduce finishes each tile."""
+        parts = parts.fresh()
+        a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
+        out_dtype = parts.output.y.dtype
+        cdt = dt.float32 if out_dtype.is_float else out_dtype
+        cast = cdt != out_dtype
+        spec = TilingSpec()
+        spec.add("rows", a_, "reduce groups (kept outer elements)")
+        spec.add("group", r_, "reduced elements per group")
+        spec.add("inner", i_, "kept inner elements per group")
+        rows, group, inner = sympy.symbols("rows group inner", integer=True)
+        tile = sympy.Symbol("tile", integer=True)
+        tiles = sympy.Symbol("tiles", integer=True)
+        per_core = sympy.Symbol("tiles_per_core", integer=True)
+        used = sympy.Symbol("used_cores", integer=True)
+        axes = [ImplAxis("A", "MERGED", rows, tuple(a.name for a in parts.value.y.axis[: parts.reduce_axes()[0]])),
+                ImplAxis("AT", "TILE_OUT", tiles, ("A",)), ImplAxis("At", "TILE_IN", tile, ("A",)),
+                ImplAxis("ATB", "BLOCK_OUT", used, ("AT",)), ImplAxis("ATb", "BLOCK_IN", per_core, ("AT",))]
+        stage = Stage("simt_reduce", axes, [], [], used_cores="used_cores")
+        plan = TilePlan(parts.impl, stage, tile)
+        plan.tile("red_in", cdt, group * inner)
+        plan.fixed("work", cdt, group + 32 // cdt.itemsize + 64 // cdt.itemsize)
+        plan.tile("red_out", cdt, inner, position="VECOUT", que=not cast)
+        if cast:
+            plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
+        ub_bytes = parts.dcache + plan.ub_bytes()
+        tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE - parts.dcache), "most groups a tile can hold")
+        spec.add("tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(rows, CORE_NUM))), "groups per tile")
+        spec.add("tiles", CeilDiv(rows, tile), "tiles")
+        spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
+        spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
+        t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
+        reduced = "cast_out" if cast else "red_out"
+        lanes = ImplNode(parts.il.name, "IndirectLoad", "IndirectLoadRegApiCall", parts.inputs, ("red_in",),
+                         tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
+                         tuple(contiguous_strides(parts.sizes)), ("At",), "AT",
+                         dict(parts.common, mode="ub", out="red_in", start=t_start * group * inner,
+                              count=t_actual * group * inner))
+        red = ImplNode(parts.reduce.name, parts.reduce.type, "ReduceRegApiCall", ("red_in", "work"), ("red_out",),
+                       loop_axis="AT", attrs={"kind": parts.reduce.type, "rows": t_actual, "group": group,
+                                              "inner": inner})
+        nodes = [lanes, red]
+        if cast:
+            nodes.append(ImplNode(f"{parts.reduce.name}_cast", "Cast", "VecElementwiseRegApiCall", ("red_out",),
+                                  ("cast_out",), loop_axis="AT", attrs={"count": t_actual * inner}))
+        nodes.append(ImplNode(parts.store.name, "Store", "StoreRegApiCall", (reduced,), (parts.output.name,),
+                              loop_axis="AT", attrs={"gm_offset": t_start * inner, "count": t_actual * inner}))
+        stage.nodes = [*nodes, *parts.fused]
+        assign_releases(stage, parts.impl)
+        total = product(parts.sizes)
+        cost = modelled_cost(total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize,
+                             scattered=total * len(parts.gathers))
+        return self._case(parts, "default", stage, spec, ub_bytes, cost)
+
+
+class _Parts:
+    """What every SIMT case of one rewritten graph shares."""
+
+    def __init__(self, graph: HintGraph, il: Node, store: Node, reduce: Node | None, rewrite: dict,
+                 dcache: int) -> None:
+        self.graph, self.il, self.store, self.reduce, self.rewrite, self.dcache = graph, il, store, reduce, rewrite, dcache
+        self.output = graph.consumers(store)[0][0]
+        self.value = graph.producer(reduce, "x") if reduce is not None else graph.producer(store, "x")
+        self.sizes = list(self.value.y.size)
+        self.gathers = [graph.node(n) for n in rewrite["gathers"]]
+        self.index_dtype = graph.producer(self.gathers[0], "x2").y.dtype
+        self.inputs = tuple(sorted({graph.producer(n, "x").name for n in graph.nodes()
+                                    if n.op.compute_type == "load"}))
+        self.fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
+        self.common = {
+            "template": "simt",
+            "value_node": self.value.name,
+            "gathers": [g.name for g in self.gathers],
+            "dim": int(il.attr.ir_attr.dim),
+            "need_check_negative": bool(il.attr.ir_attr.need_check_negative),
+            "need_check_bound": bool(il.attr.ir_attr.need_check_bound),
+            "bound_check_after": graph.attrs.get("bound_check_after", il.name),
+            "coord_sizes": self.sizes,
+        }
+        self.impl = ImplGraph(graph.name, "simt")
+
+    def fresh(self) -> _Parts:
+        """A copy with its own ImplGraph (cases must not share impl state)."""
+        other = _Parts.__new__(_Parts)
+        other.__dict__.update(self.__dict__)
+        other.impl = ImplGraph(self.graph.name, "simt")
+        _gm_tensors(other.impl, self.graph)
+        return other
+
+    def reduce_axes(self) -> tuple[int, ...]:
+        axes = reduced_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
+        return axes or (len(self.sizes) - 1,)

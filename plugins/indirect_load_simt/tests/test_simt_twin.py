@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from af_core.autofuser import Autofuser, AutofuserOptions
-from af_core.errors import ScheduleError
 from af_core.testing import chain_graph, gather_sizes
 from af_core.twin import TwinSanitizerError, TwinSession
 
@@ -29,7 +28,7 @@ def check_many(s: TwinSession, rank: int, dim: int, seed: int, runs: int = 4, **
         core_num = CORES[k % len(CORES)]
         run = s.check(sizes, seed=seed * 10 + k, core_num=core_num, **kw)
         assert run.ok, f"sizes {sizes} on {core_num} cores:\n{run.describe()}"
-        assert run.template == "simt"
+        assert run.template.startswith("simt")
         assert 1 <= run.twin.block_dim <= core_num
 
 
@@ -187,9 +186,34 @@ def test_dcache_reserve_is_recorded():
     assert str(case.tiling.resources["dcache_bytes"]) == "32768"
 
 
-def test_non_contiguous_reduce_is_rejected_with_reason():
-    graph = chain_graph(rank=3, dim=1, reduce=("Sum", (0, 2)))
-    with pytest.raises(ScheduleError) as info:
-        Autofuser(SIMT).schedule(graph)
-    assert "simt" in str(info.value) and "not contiguous" in str(info.value)
-    assert info.value.rejections[0].template == "simt"
+def keys(s: TwinSession) -> dict[str, int]:
+    return {c.label: c.tiling_key for c in s.scheduled.cases}
+
+
+@pytest.mark.parametrize("kind", ["Sum", "Max", "Min", "Mean"])
+def test_lane_reduce_variant(kind):
+    s = session(rank=3, dim=1, dtype="float16", post=("Abs",), reduce=(kind, (1, 2)))
+    lanes = keys(s)["simt/lanes"]
+    rng = np.random.default_rng(59)
+    for k in range(3):
+        run = s.check(gather_sizes(rng, 3, 1), seed=k, core_num=CORES[k], tiling_key=lanes)
+        assert run.ok, run.describe()
+        assert run.twin.tiling_key == lanes and run.twin.counter("ub_high_water") == 0
+
+
+def test_non_contiguous_reduce_takes_the_lane_reduce_case():
+    s = session(rank=3, dim=1, reduce=("Sum", (0, 2)))
+    assert list(keys(s)) == ["simt/lanes"]
+    reasons = [r.reason for r in s.scheduled.rejections if r.template == "simt"]
+    assert reasons and "not contiguous" in reasons[0]
+    check_many(s, 3, 1, seed=61, runs=3)
+
+
+def test_groups_too_big_for_ub_fall_back_to_lane_reduce():
+    s = session(rank=3, dim=1, reduce=("Sum", (1,)))
+    sizes = {"a0": 2, "a1": 80, "a2": 1000, "b0": 2, "b1": 70, "b2": 1000}  # 70 x 1000 floats per group
+    run = s.check(sizes, seed=3, core_num=8)
+    assert run.ok, run.describe()
+    assert run.template == "simt/lanes"
+    small = {"a0": 16, "a1": 8, "a2": 16, "b0": 16, "b1": 4, "b2": 16}
+    assert s.check(small, seed=4, core_num=8).template == "simt"  # the UB reduce wins when it fits

@@ -161,23 +161,47 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
     value = emitter.value(graph.node(attrs["value_node"]))
     for source in sorted(emitter.sources):
         ctx.need_source(source)
-    decode = ["int64_t rem = pos;"] if rank > 1 else []
-    for axis in range(rank - 1, 0, -1):
-        size = params(sizes[axis])
-        decode.append(f"const int64_t {coords[axis]} = rem % {size};")
-        decode.append(f"rem /= {size};")
-    decode.append(f"const int64_t {coords[0]} = {'rem' if rank > 1 else 'pos'};")
+    reduce = attrs.get("lane_reduce")
+    red_axes = list(reduce["axes"]) if reduce else []
+    kept = [axis for axis in range(rank) if axis not in red_axes]
+    decode = _decode("pos", "rem", coords, kept, sizes, params)
+    if not reduce:
+        body = decode + emitter.lines
+        result = value
+    else:
+        vdtype = graph.node(attrs["value_node"]).y.dtype
+        acc_t = "float" if vdtype.is_float else "int64_t"
+        group = params(reduce["group"])
+        kind = reduce["kind"]
+        if kind in ("Sum", "Mean"):
+            combine = "acc + v"
+        elif kind == "Max":
+            combine = "(acc != acc) ? acc : ((v != v || v > acc) ? v : acc)"
+        else:
+            combine = "(acc != acc) ? acc : ((v != v || v < acc) ? v : acc)"
+        loop = _decode("rr", "rrem", coords, red_axes, sizes, params)
+        body = decode + [
+            f"{acc_t} acc = 0;",
+            f"for (int64_t rr = 0; rr < {group}; ++rr) {{",
+            *(f"    {line}" for line in loop + emitter.lines),
+            f"    const {acc_t} v = static_cast<{acc_t}>({value});",
+            f"    acc = rr == 0 ? v : ({combine});",
+            "}",
+        ]
+        if kind == "Mean":
+            body.append(f"acc = acc * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
+        result = "acc"
     if out_space == "gm":
-        store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({value}));"
+        store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({result}));"
         out_param = f"__gm__ {out_ctype}* out"
     else:
-        store = f"AF_SIMT_UB_STORE(out + i, static_cast<{out_ctype}>({value}));"
+        store = f"AF_SIMT_UB_STORE(out + i, static_cast<{out_ctype}>({result}));"
         out_param = f"__ubuf__ {out_ctype}* out"
     name = f"AfSimtLanes_k{ctx.case.tiling_key}"
     ptr_params = [f"__gm__ {ctype}* {lane}" for lane, ctype in pointers.params.values()]
     int_params = [f"int64_t {n}" for n in params.names.values()]
     signature = ", ".join([out_param, *ptr_params, "int64_t start", "int64_t count", *int_params])
-    body = decode + emitter.lines + [store]
+    body = body + [store]
     lines = [
         f"// SIMT lanes of {ctx.case.label}: index -> normalize/check -> gather -> output chain",
         f"__simt_vf__ __aicore__ LAUNCH_BOUND(AF_SIMT_MAX_THREADS) inline void {name}({signature})",
@@ -191,3 +215,15 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
     ]
     ptr_args = [f"{ctx.gm(data)}.GetPhyAddr()" for data in pointers.params]
     return name, "\n".join(lines) + "\n", ptr_args, list(params.names)
+
+
+def _decode(source: str, rem: str, coords: list[str], axes: list[int], sizes, params: LaneParams) -> list[str]:
+    """Lines decoding the linear index ``source`` into the coordinates of ``axes`` (last fastest)."""
+    if not axes:
+        return []
+    lines = [f"int64_t {rem} = {source};"] if len(axes) > 1 else []
+    for axis in reversed(axes[1:]):
+        size = params(sizes[axis])
+        lines += [f"const int64_t {coords[axis]} = {rem} % {size};", f"{rem} /= {size};"]
+    lines.append(f"const int64_t {coords[axes[0]]} = {rem if len(axes) > 1 else source};")
+    return lines
