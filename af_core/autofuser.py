@@ -23,7 +23,10 @@ class AutofuserOptions:
     ``force_template`` keeps only one template's cases (also ``AF_FORCE_TEMPLATE``).
     ``cache_thres`` / ``core_thres`` / ``cacheline`` are the seed's selection
     thresholds (``cacheline`` defaults to the platform's). ``workspace_limit``
-    caps the GM workspace a case may ask for (default 1 GiB).
+    caps the GM workspace a case may ask for (default 1 GiB). ``selection``
+    is the host tiling's policy: ``"seed"`` (highest score, ties by modelled
+    cost — the design's rule) or ``"cost"`` (lowest modelled cost among the
+    cases that fit, scores ignored).
     """
 
     tiling_lib_path: str = ""
@@ -35,6 +38,7 @@ class AutofuserOptions:
     cacheline: int | None = None
     kernel_name: str | None = None
     workspace_limit: int | None = None  # bytes; SK-like cases needing more are dropped at tiling time
+    selection: str = attrs.field(default="seed", validator=attrs.validators.in_(("seed", "cost")))
 
 
 class Autofuser:

@@ -72,10 +72,15 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
     for case in scheduled.cases:
         ev = evaluate_case(CaseRef(case.tiling_key, case.template, case.tiling, case.label), env)
         res = ev.resources
+        policy = getattr(scheduled.options, "selection", "seed")
         if ev.tiling_key == chosen:
-            status, reason = "chosen", "highest score" + (", lowest cost among equals" if _ties(scheduled, env, ev) else "")
+            if policy == "cost":
+                status, reason = "chosen", "lowest modelled cost"
+            else:
+                status, reason = "chosen", "highest score" + (", lowest cost among equals"
+                                                              if _ties(scheduled, env, ev) else "")
         elif ev.fits:
-            status, reason = "candidate", "lower score or higher cost"
+            status, reason = "candidate", "higher cost" if policy == "cost" else "lower score or higher cost"
         else:
             status, reason = "dropped", ev.reason or ""
         rows.append(ExplainRow(case.tiling_key, case.label, case.plugin, status, ev.score, ev.cost,

@@ -134,6 +134,26 @@ class CxxIntPrinter(C99CodePrinter):
         raise CodegenError(f"use CeilDiv instead of ceiling in {expr}")
 
 
+class CppFormatter:
+    """A reusable printer (building sympy printers is expensive) with a result cache.
+
+    ``rename`` may depend on state (loop variables); pass ``state`` to
+    :meth:`__call__` so cached texts are keyed by it.
+    """
+
+    def __init__(self, rename: Callable[[str], str]) -> None:
+        self._printer = CxxIntPrinter(rename)
+        self._cache: dict[tuple, str] = {}
+
+    def __call__(self, expr: sympy.Basic, state: tuple = ()) -> str:
+        key = (expr, state)
+        text = self._cache.get(key)
+        if text is None:
+            text = self._printer.doprint(sympy.sympify(expr))
+            self._cache[key] = text
+        return text
+
+
 def to_cpp(expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] | None = None) -> str:
     """C++ text of an integer (or boolean) formula."""
     if rename is None:

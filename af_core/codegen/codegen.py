@@ -17,7 +17,7 @@ import sympy
 
 from af_core import __version__
 from af_core.codegen.api_source import resolve_order
-from af_core.codegen.cexpr import INT_HELPERS, to_cpp
+from af_core.codegen.cexpr import INT_HELPERS, CppFormatter, to_cpp
 from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
 from af_core.ir.sizes import to_text
@@ -152,20 +152,17 @@ class Codegen:
         for ref in refs:
             k = ref.tiling_key
             local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
-
-            def rename(n: str, local=local) -> str:
-                return local.get(n, n)
-
+            fmt = CppFormatter(lambda n, local=local: local.get(n, n))
             cases.append(
                 {
                     "key": k,
                     "label": ref.label,
-                    "fields": [(f"c{k}_{f.name}", to_cpp(f.expr, rename)) for f in ref.spec.fields],
-                    "constraints": [(to_cpp(c.expr, rename), c.reason) for c in ref.spec.constraints],
-                    "score": to_cpp(ref.spec.score, rename),
-                    "cost": to_cpp(ref.spec.cost, rename),
-                    "block_dim": to_cpp(ref.spec.block_dim, rename),
-                    "workspace": to_cpp(ref.spec.workspace, rename),
+                    "fields": [(f"c{k}_{f.name}", fmt(f.expr)) for f in ref.spec.fields],
+                    "constraints": [(fmt(c.expr), c.reason) for c in ref.spec.constraints],
+                    "score": fmt(ref.spec.score),
+                    "cost": fmt(ref.spec.cost),
+                    "block_dim": fmt(ref.spec.block_dim),
+                    "workspace": fmt(ref.spec.workspace),
                 }
             )
         guards = []
@@ -176,8 +173,9 @@ class Codegen:
                     text = re.sub(rf"\b{size}\b", f"(__int128){size}", text)
                 text = text.replace("INT64_C(", "(__int128)INT64_C(")
             guards.append((text, guard.message))
+        policy = getattr(scheduled.options, "selection", "seed")
         return render("tiling.cpp.j2", name=name, version=__version__, size_names=size_names,
-                      cases=cases, guards=guards, int_helpers=INT_HELPERS)
+                      cases=cases, guards=guards, int_helpers=INT_HELPERS, policy=policy)
 
     def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
         m = scheduled.measures
@@ -203,7 +201,7 @@ class Codegen:
                     "template": c.template,
                     "variant": c.variant,
                     "plugin": c.plugin,
-                    "meta": c.impl.to_dict()["meta"] | {k: str(v) for k, v in sorted(c.meta.items())},
+                    "meta": {k: str(v) for k, v in sorted(c.meta.items())},
                     "tiling": {
                         "fields": [{"name": f.name, "expr": str(f.expr), "doc": f.doc} for f in c.tiling.fields],
                         "constraints": [{"expr": str(x.expr), "reason": x.reason} for x in c.tiling.constraints],
@@ -217,6 +215,7 @@ class Codegen:
                 }
                 for c in scheduled.cases
             ],
+            "selection_policy": getattr(scheduled.options, "selection", "seed"),
             "rejections": [
                 {"template": r.template, "plugin": r.plugin, "stage": r.stage, "reason": r.reason}
                 for r in scheduled.rejections

@@ -21,7 +21,7 @@ import sympy
 
 from af_core import dtypes as dt
 from af_core.codegen.api_call import create_api_call
-from af_core.codegen.cexpr import to_cpp
+from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
 from af_core.ir.sizes import Expr
 from af_core.schedule.case import Case
@@ -51,6 +51,7 @@ class KernelContext:
         self.stage: Stage | None = None
         self.loop: LoopLevel | None = None
         self.loops: dict[str, LoopLevel] = {}
+        self._format = CppFormatter(self._rename)
         self.vars: dict[str, str] = {}  # UB tensor -> C++ LocalTensor variable in scope
         self.queued: set[str] = set()  # UB tensors enqueued and not yet dequeued
         self._counter = 0
@@ -75,7 +76,8 @@ class KernelContext:
 
     def expr(self, value: object) -> str:
         """C++ int64 text of a formula over sizes, tiling fields and loop variables."""
-        return to_cpp(sympy.sympify(value), self._rename)
+        state = tuple((k, v.start, v.actual) for k, v in sorted(self.loops.items()))
+        return self._format(sympy.sympify(value), state)
 
     def gm(self, tensor: str) -> str:
         return f"{tensor}_gm"

@@ -38,6 +38,9 @@ def to_dtype(values: np.ndarray, dtype: dt.DType) -> np.ndarray:
         return values.astype(dtype.np)
 
 
+_VALUE_PRESERVING = ("load", "store", "output", "workspace", "broadcast")
+
+
 def evaluate(
     graph: HintGraph,
     inputs: Mapping[str, np.ndarray],
@@ -66,7 +69,8 @@ def evaluate(
         if node.op.compute_type == "data":
             array = np.asarray(inputs[name])
             _check_shape(name, ni.sizes, array.shape, env)
-            values[name] = to_dtype(array, ni.dtype)
+            # inputs may be broadcast views of a small buffer: convert only when the dtype differs
+            values[name] = array if array.dtype == ni.dtype.np else to_dtype(array, ni.dtype)
             continue
         shape = eval_shape(ni.sizes, env)
         producers = {p: graph.producer(node, p) for p in node.op.inputs}
@@ -81,7 +85,10 @@ def evaluate(
         result = np.asarray(node.op.reference(ctx))
         if result.shape != shape:
             result = np.broadcast_to(result, shape)
-        values[name] = to_dtype(result, ni.dtype)
+        if node.op.compute_type in _VALUE_PRESERVING:
+            values[name] = result  # same values and dtype: keep views (broadcast inputs stay small)
+        else:
+            values[name] = to_dtype(result, ni.dtype)
         if node.op.compute_type == "output":
             outputs[name] = values[name]
     return outputs

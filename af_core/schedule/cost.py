@@ -27,6 +27,20 @@ SECTOR_BYTES = 32
 API_CALL_BYTES = 256
 
 
+LINE_BYTES = 128
+
+
+def gather_read_bytes(index_values: Expr, run_bytes: Expr) -> Expr:
+    """Bytes a cache-line-based gather reads: per index value, the lines of its contiguous run.
+
+    A run of ``b`` bytes at a random offset touches ``b / 128`` lines plus
+    half a line of misalignment on average.
+    """
+    from af_core.tiling.spec import CeilDiv
+
+    return index_values * (LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2)
+
+
 def modelled_cost(gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False) -> Expr:
     cost = sympy.sympify(gm_bytes) + SECTOR_BYTES * sympy.sympify(scattered) + API_CALL_BYTES * sympy.sympify(api_calls)
     return cost + FloorDiv(cost, 4) if serialized else cost

@@ -17,6 +17,8 @@ decisions: everything it prints is decided here or in the tiling fields.
 
 from __future__ import annotations
 
+import builtins
+import functools
 from typing import Any
 
 import attrs
@@ -134,7 +136,9 @@ class ImplGraph:
         """A JSON-ready description (for the proto and for humans)."""
 
         def text(e):
-            return None if e is None else str(e)
+            return None if e is None else _text(e)
+
+        str = _text  # noqa: A001 - expressions print through the cache
 
         return {
             "name": self.name,
@@ -189,6 +193,12 @@ class ImplGraph:
         }
 
 
+@functools.lru_cache(maxsize=65536)
+def _text(expr: Any) -> str:
+    """Text of an expression, cached (printing sympy is slow and the same expressions recur)."""
+    return builtins.str(expr)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
@@ -198,4 +208,4 @@ def _jsonable(value: Any) -> Any:
         return value
     if isinstance(value, dt.DType):
         return value.name
-    return str(value)
+    return _text(value)

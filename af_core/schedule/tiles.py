@@ -16,7 +16,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplTensor, Stage
-from af_core.tiling.spec import AlignUp, CeilDiv
+from af_core.tiling.spec import AlignUp, CeilDiv, Max
 
 
 def pitch_for(width: Expr, dtypes: list[dt.DType]) -> Expr:
@@ -81,7 +81,7 @@ class TilePlan:
         """The most tile rows whose buffers fit in ``budget`` bytes (from the linear upper bound)."""
         from af_core.tiling.spec import FloorDiv
 
-        return FloorDiv(sympy.Max(0, budget - self.fixed_bytes), sympy.Max(1, self.row_bytes))
+        return FloorDiv(Max(0, budget - self.fixed_bytes), Max(1, self.row_bytes))
 
 
 def assign_releases(stage: Stage, impl: ImplGraph) -> None:

@@ -146,6 +146,12 @@ def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]
     return env
 
 
+def _rank(ev: CaseEvaluation, policy: str) -> tuple:
+    if policy == "cost":
+        return (-ev.cost, -ev.tiling_key)
+    return (ev.score, -ev.cost, -ev.tiling_key)
+
+
 def solve(
     cases: Sequence[CaseRef],
     size_names: Sequence[str],
@@ -153,15 +159,20 @@ def solve(
     core_num: int,
     ub_size: int,
     guards: Sequence[Guard] = (),
+    policy: str = "seed",
 ) -> TilingResult:
-    """Evaluate every case for concrete sizes and pick one, like the C++ does."""
+    """Evaluate every case for concrete sizes and pick one, like the C++ does.
+
+    ``policy`` "seed": highest score, then lowest cost, then lowest key;
+    "cost": lowest cost, then lowest key.
+    """
     env = _environment(size_names, sizes, core_num, ub_size, guards)
     evaluations = tuple(evaluate_case(case, env) for case in cases)
     best: CaseEvaluation | None = None
     for ev in evaluations:
         if not ev.fits:
             continue
-        if best is None or (ev.score, -ev.cost, -ev.tiling_key) > (best.score, -best.cost, -best.tiling_key):
+        if best is None or _rank(ev, policy) > _rank(best, policy):
             best = ev
     if best is None:
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
@@ -194,4 +205,5 @@ def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = 
     ub_size = ub_size or scheduled.platform.ub_size
     if tiling_key is not None:
         return solve_for_case(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, tiling_key)
-    return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards)
+    policy = getattr(scheduled.options, "selection", "seed")
+    return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, policy)

@@ -18,7 +18,7 @@ from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.template import Rejected
-from af_core.tiling.spec import CORE_NUM, CeilDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, CeilDiv, Max, TilingSpec
 
 TINY = 64
 MIN_PER_CORE = 1024
@@ -48,7 +48,7 @@ class ScalarLoopTemplate:
                                    tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
         spec = TilingSpec()
         total = spec.add("total", product(sizes), "output elements")
-        per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_PER_CORE), "elements per core")
+        per_core = spec.add("per_core", Max(CeilDiv(total, CORE_NUM), MIN_PER_CORE), "elements per core")
         used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
         axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
                 ImplAxis("EB", "BLOCK_OUT", used, ("E",)), ImplAxis("Eb", "BLOCK_IN", per_core, ("E",))]

@@ -46,7 +46,7 @@ from af_core.schedule.rowtiles import (
 )
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
 T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
 
@@ -173,7 +173,7 @@ class SimdTemplate:
         impl.stages = [stage]
 
         tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE), "most rows whose tiles fit in UB together")
-        spec.add("tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(rows, CORE_NUM))), "rows per tile")
+        spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "rows per tile")
         spec.add("tiles", CeilDiv(rows, tile), "tiles")
         spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
         spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")

@@ -29,12 +29,12 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
 from af_core.schedule.case import Case
-from af_core.schedule.cost import modelled_cost
+from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import hoist_input_chain
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
 MIN_LANES_PER_CORE = 256
 
@@ -109,7 +109,7 @@ class SimtTemplate:
         spec = TilingSpec()
         out_sizes = list(parts.output.y.size)
         total = spec.add("total", product(out_sizes), "output elements")
-        per_core = spec.add("per_core", sympy.Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
+        per_core = spec.add("per_core", Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
                             "elements per core (at least 256 lanes of work)")
         spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
         axes = [ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
@@ -128,8 +128,11 @@ class SimtTemplate:
                         tuple(contiguous_strides(parts.sizes)), ("L",), "Lb", attrs)
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
-        cost = modelled_cost(reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
-                             scattered=reads * len(parts.gathers) + (total if parts.reduce is not None else 0))
+        run = parts.run()
+        gathered = sum((gather_read_bytes(CeilDiv(reads, run), run * g.y.dtype.itemsize) for g in parts.gathers),
+                       sympy.Integer(0))
+        cost = modelled_cost(gathered + reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
+                             scattered=total if parts.reduce is not None else 0)
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), cost)
 
     def _tiled_reduce(self, parts: _Parts) -> Case:
@@ -160,7 +163,7 @@ class SimtTemplate:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
         tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE - parts.dcache), "most groups a tile can hold")
-        spec.add("tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(rows, CORE_NUM))), "groups per tile")
+        spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "groups per tile")
         spec.add("tiles", CeilDiv(rows, tile), "tiles")
         spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
         spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
@@ -183,8 +186,10 @@ class SimtTemplate:
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        cost = modelled_cost(total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize,
-                             scattered=total * len(parts.gathers))
+        run = parts.run()
+        gathered = sum((gather_read_bytes(CeilDiv(total, run), run * g.y.dtype.itemsize) for g in parts.gathers),
+                       sympy.Integer(0))
+        cost = modelled_cost(gathered + total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize)
         return self._case(parts, "default", stage, spec, ub_bytes, cost)
 
 
@@ -221,6 +226,20 @@ class _Parts:
         other.impl = ImplGraph(self.graph.name, "simt")
         _gm_tensors(other.impl, self.graph)
         return other
+
+    def run(self) -> sympy.Expr:
+        """Output elements in a row that share one index value (trailing axes the index broadcasts)."""
+        index = self.graph.producer(self.gathers[0], "x2")
+        while index.op.compute_type not in ("load", "data"):
+            index = self.graph.producer(index, index.op.inputs[0])
+        data = self.graph.producer(index, "x") if index.op.compute_type == "load" else index
+        dim = int(self.il.attr.ir_attr.dim)
+        run = sympy.Integer(1)
+        for axis in range(len(data.y.size) - 1, dim, -1):
+            if sympy.sympify(data.y.strides[axis]) != 0:
+                break
+            run = run * self.sizes[axis]
+        return run
 
     def reduce_axes(self) -> tuple[int, ...]:
         axes = reduced_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)

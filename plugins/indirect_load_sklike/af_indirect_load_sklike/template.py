@@ -40,7 +40,7 @@ from af_core.schedule.rowtiles import (
 )
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec
 
 WS_ALIGN = 512
 DEFAULT_WORKSPACE_LIMIT = 1 << 30
@@ -74,7 +74,7 @@ class StageBuilder:
         """Tile rule (most rows that fit, spread over the cores) and the stage's UB constraint."""
         k, spec = self.key, self.spec
         tile_max = spec.add(f"{k}_tile_max", self.plan.max_rows(UB_SIZE), f"most rows of a {k} tile that fit UB")
-        spec.add(f"{k}_tile", sympy.Max(1, sympy.Min(tile_max, CeilDiv(self.rows, CORE_NUM))), "rows per tile")
+        spec.add(f"{k}_tile", Max(1, Min(tile_max, CeilDiv(self.rows, CORE_NUM))), "rows per tile")
         spec.add(f"{k}_tiles", CeilDiv(self.rows, self.tile), "tiles")
         spec.add(f"{k}_tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
         spec.add(f"{k}_used_cores", CeilDiv(self.tiles, self.per_core), f"cores the {k} stage uses")
@@ -228,9 +228,9 @@ class SkLikeTemplate:
         impl.stages = [st.stage for st in stages]
         impl.meta = {"stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]
-        spec.block_dim = sympy.Max(*used) if len(used) > 1 else used[0]
+        spec.block_dim = Max(*used) if len(used) > 1 else used[0]
         spec.workspace = total
-        spec.resources["ub_bytes"] = sympy.Max(*(st.plan.ub_bytes() for st in stages)) if len(stages) > 1 \
+        spec.resources["ub_bytes"] = Max(*(st.plan.ub_bytes() for st in stages)) if len(stages) > 1 \
             else stages[0].plan.ub_bytes()
         spec.resources["workspace_bytes"] = total
         spec.resources["dcache_bytes"] = sympy.Integer(0)

@@ -36,6 +36,7 @@ COUNTER_KEYS = {
     "simt_threads",
     "sync_all",
     "block_dim",
+    "dcache_misses",
     "stage_cores",
 }
 
@@ -1823,6 +1824,7 @@ def test_simt_thread_indices_hooks_and_counters(runtime):
         vector_calls=2,
         simt_threads=2 * 8 + 2 * 4 + 2048,
         block_dim=2,
+        dcache_misses=2,  # one cold line fill per core
     )
 
 
@@ -1882,6 +1884,7 @@ def test_counters_json_of_a_known_program(runtime):
         "simt_threads",
         "sync_all",
         "block_dim",
+        "dcache_misses",
         "stage_cores",
     ]
     assert first == counters(
@@ -1896,6 +1899,7 @@ def test_counters_json_of_a_known_program(runtime):
         datacopy_calls=4,
         sync_all=1,
         block_dim=2,
+        dcache_misses=2,  # each core's GetValue fills its own (cold) data cache once
     )
     assert lines[1].split() == ["out", "1", "49", "0", "1"]
     # The counters describe the last launch only.
@@ -1994,3 +1998,36 @@ int main() {
     import json
 
     assert json.loads(out)["stage_cores"] == [6, 2, 5]
+
+
+def test_dcache_counts_line_fills_with_lru_eviction(twin_run):
+    source = r"""
+#include "kernel_operator.h"
+#include <cstdio>
+#include <vector>
+int main() {
+    std::vector<float> data(64 * 1024, 1.0f);  // 256 KiB
+    AfTwin::Configure(253952, 32768);           // 32 KiB cache: 64 sets x 4 ways of 128 B
+    AfTwin::RegisterGm(data.data(), data.size() * sizeof(float), "data");
+    AfTwin::Launch(1, [&] {
+        const float* p = data.data();
+        float s = 0;
+        s += AfTwin::SimtGmLoad(p);       // miss
+        s += AfTwin::SimtGmLoad(p + 31);  // same line: hit
+        s += AfTwin::SimtGmLoad(p + 32);  // next line: miss
+        for (int k = 1; k <= 4; ++k) s += AfTwin::SimtGmLoad(p + k * 2048);  // 4 lines of set 0: 4 misses
+        s += AfTwin::SimtGmLoad(p);       // evicted (LRU of set 0): miss
+        s += AfTwin::SimtGmLoad(p + 32);  // set 1 untouched: hit
+        if (s < 0) std::printf("never\n");
+    });
+    AfTwin::WriteReportJson(stdout);
+    return 0;
+}
+"""
+    rc, out, err = twin_run(source)
+    assert rc == 0, err
+    import json
+
+    report = json.loads(out)
+    assert report["dcache_misses"] == 7
+    assert report["scalar_gm_reads"] == 9

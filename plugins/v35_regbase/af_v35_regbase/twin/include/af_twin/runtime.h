@@ -62,6 +62,7 @@ struct Counters {
     uint64_t simt_threads = 0;
     uint64_t sync_all = 0;
     uint64_t block_dim = 0;
+    uint64_t dcache_misses = 0;
 };
 
 // Per-core counters: plain integers, merged when the core's thread ends.
@@ -75,6 +76,7 @@ struct CoreCounters {
     uint64_t datacopy = 0;
     uint64_t simt = 0;
     uint64_t ubHigh = 0;
+    uint64_t dcacheMiss = 0;
 
     void Merge(const CoreCounters& o) {
         gmRead += o.gmRead;
@@ -85,6 +87,7 @@ struct CoreCounters {
         vector += o.vector;
         datacopy += o.datacopy;
         simt += o.simt;
+        dcacheMiss += o.dcacheMiss;
         ubHigh = std::max(ubHigh, o.ubHigh);
     }
 };
@@ -107,6 +110,42 @@ struct UbAlloc {
     uint64_t id = 0;
 };
 
+// The data cache scalar and SIMT reads go through: set-associative, LRU, 128-byte lines, as large as
+// the SIMT DCache reserve (Configure). It only decides which reads fetch a line from GM (a miss);
+// writes stream to GM and are not modelled.
+struct DcacheModel {
+    static constexpr uint32_t kWays = 4;
+    uint32_t sets = 1;
+    uint64_t clock = 0;
+    std::vector<uint64_t> tags;   // line index + 1 per way (0 = empty)
+    std::vector<uint64_t> stamp;  // last use per way
+
+    void Reset(uint32_t bytes) {
+        sets = std::max<uint32_t>(1, bytes / (kGmLine * kWays));
+        tags.assign(static_cast<size_t>(sets) * kWays, 0);
+        stamp.assign(static_cast<size_t>(sets) * kWays, 0);
+        clock = 0;
+    }
+
+    // true on a hit; on a miss the least recently used way of the set takes the line
+    bool Access(uintptr_t address) {
+        const uint64_t line = address / kGmLine;
+        const size_t set = static_cast<size_t>(line % sets) * kWays;
+        ++clock;
+        size_t victim = set;
+        for (size_t w = set; w < set + kWays; ++w) {
+            if (tags[w] == line + 1) {
+                stamp[w] = clock;
+                return true;
+            }
+            if (stamp[w] < stamp[victim]) victim = w;
+        }
+        tags[victim] = line + 1;
+        stamp[victim] = clock;
+        return false;
+    }
+};
+
 // State of the core a thread is currently emulating.
 struct CoreCtx {
     int64_t idx = -1;
@@ -121,7 +160,43 @@ struct CoreCtx {
     bool inSimt = false;
     uint32_t simtLinear = 0;
     uint32_t simtTotal = 0;
+    DcacheModel dcache;
+    // SIMT reads of the running VF_CALL, replayed through the cache in lockstep order when it ends
+    struct SimtRead {
+        uint32_t step;    // the thread's n-th read
+        uint32_t thread;  // linear thread index
+        uint64_t line;    // GM line address / 128
+    };
+    std::vector<SimtRead> simtReads;
+    std::vector<uint32_t> simtSteps;
 };
+
+// A scalar or SIMT GM read of n bytes at p through this core's data cache. SIMT threads run one
+// after the other here, but on the device the lanes of a VF advance together, so their reads are
+// logged and replayed in (n-th read, thread) order when the VF ends (ReplaySimtReads).
+inline void DcacheRead(CoreCtx* c, const void* p, uint64_t n) {
+    const uintptr_t first = reinterpret_cast<uintptr_t>(p) / kGmLine;
+    const uintptr_t last = (reinterpret_cast<uintptr_t>(p) + (n ? n - 1 : 0)) / kGmLine;
+    for (uintptr_t line = first; line <= last; ++line) {
+        if (c->inSimt) {
+            c->simtReads.push_back({c->simtSteps[c->simtLinear]++, c->simtLinear, line});
+        } else if (!c->dcache.Access(line * kGmLine)) {
+            ++c->c.dcacheMiss;
+        }
+    }
+}
+
+inline void ReplaySimtReads(CoreCtx* c) {
+    auto& log = c->simtReads;
+    std::stable_sort(log.begin(), log.end(), [](const CoreCtx::SimtRead& a, const CoreCtx::SimtRead& b) {
+        return a.step != b.step ? a.step < b.step : a.thread < b.thread;
+    });
+    for (const auto& r : log) {
+        if (!c->dcache.Access(r.line * kGmLine)) ++c->c.dcacheMiss;
+    }
+    log.clear();
+    log.shrink_to_fit();
+}
 
 struct GlobalState {
     uint32_t ubSize = 253952;
@@ -308,7 +383,7 @@ inline void WriteReportJson(FILE* f) {
                  "\"scalar_gm_writes\": %llu, \"cachelines_read\": %llu, \"cachelines_written\": %llu, "
                  "\"ub_high_water\": %llu, \"gather_elements\": %llu, \"vector_calls\": %llu, "
                  "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
-                 "\"stage_cores\": [",
+                 "\"dcache_misses\": %llu, \"stage_cores\": [",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -317,7 +392,7 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.ub_high_water), static_cast<unsigned long long>(k.gather_elements),
                  static_cast<unsigned long long>(k.vector_calls), static_cast<unsigned long long>(k.datacopy_calls),
                  static_cast<unsigned long long>(k.simt_threads), static_cast<unsigned long long>(k.sync_all),
-                 static_cast<unsigned long long>(k.block_dim));
+                 static_cast<unsigned long long>(k.block_dim), static_cast<unsigned long long>(k.dcache_misses));
     const uint32_t stages = gState.stagesSeen.load();
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
@@ -407,6 +482,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
             ctx.lastGm = nullptr;
             ctx.syncCount = 0;
             ctx.inSimt = false;
+            ctx.dcache.Reset(g.dcacheReserve);
             tCore = &ctx;
             body();
             CoreFinished(&ctx);
@@ -433,6 +509,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     k.vector_calls = total.vector;
     k.datacopy_calls = total.datacopy;
     k.simt_threads = total.simt;
+    k.dcache_misses = total.dcacheMiss;
     k.sync_all = g.completed;
     k.block_dim = blockDim;
     for (auto& a : g.gm) {
@@ -452,6 +529,7 @@ inline T SimtGmLoad(const T* p) {
     CoreCtx* c = RequireCore("SimtGmLoad");
     const GmAlloc* a = CheckGm(p, sizeof(T), "SIMT GM load", "reads");
     ++c->c.scalarRead;
+    DcacheRead(c, p, sizeof(T));
     const uint64_t off = reinterpret_cast<uintptr_t>(p) - a->base;
     MarkLines(a, off, sizeof(T), false);
     T v;

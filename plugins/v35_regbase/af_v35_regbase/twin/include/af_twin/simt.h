@@ -8,9 +8,11 @@
 // physical UB (simt-dcache); VF_CALL is not nested (api-params).
 // Counts: simt_threads (threads launched). Raw GM / UB accesses of SIMT code are
 // checked and counted by the AfTwin::SimtGm* / SimtUb* hooks in runtime.h.
-// Not emulated: concurrency between SIMT threads (no warps, no lockstep, data
-// races between threads are not detected) and the data cache itself (only its
-// reserve is checked); raw accesses that bypass the hooks are unchecked.
+// The data cache model sees the threads' reads in lockstep order (every
+// thread's first read, then every thread's second read, ...), as the lanes of
+// a VF advance together on the device.
+// Not emulated: concurrency between SIMT threads (no warps, data races between
+// threads are not detected); raw accesses that bypass the hooks are unchecked.
 #ifndef AF_TWIN_SIMT_H
 #define AF_TWIN_SIMT_H
 
@@ -61,6 +63,7 @@ inline void VF_CALL(Dim3 threads, Args... args) {
     c->c.simt += total;
     c->inSimt = true;
     c->simtTotal = static_cast<uint32_t>(total);
+    c->simtSteps.assign(total, 0);
     blockDim = AfTwinDim3Value{threads.x, threads.y, threads.z};
     uint32_t linear = 0;
     for (uint32_t z = 0; z < threads.z; ++z) {
@@ -77,6 +80,7 @@ inline void VF_CALL(Dim3 threads, Args... args) {
     c->simtLinear = 0;
     c->simtTotal = 0;
     c->inSimt = false;
+    AfTwin::ReplaySimtReads(c);
 }
 
 }  // namespace Simt

@@ -80,7 +80,10 @@ public:
     T GetValue(uint64_t offset) const {
         AfCheck(offset, "GlobalTensor::GetValue", "reads");
         AfTwin::CoreCtx* c = AfTwin::tCore;
-        if (c) ++c->c.scalarRead;
+        if (c) {
+            ++c->c.scalarRead;
+            AfTwin::DcacheRead(c, addr_ + offset, sizeof(T));
+        }
         AfTwin::MarkLines(alloc_, AfByteOffset() + offset * sizeof(T), sizeof(T), false);
         T v;
         std::memcpy(&v, addr_ + offset, sizeof(T));

@@ -1,0 +1,110 @@
+"""Data movement: what a run moved (from the twin's counters) and the least it could.
+
+- ``measured``: reads are the bytes DataCopy moved plus 128 bytes per line
+  fill of the data cache that scalar and SIMT reads go through (the twin's
+  per-core LRU model); writes are the larger of the DataCopy bytes and the
+  distinct lines written x 128.
+- ``minimum`` (DESIGN §9): index bytes + output bytes + the distinct input
+  cachelines the gather really reads x 128, plus every other input read
+  whole (side inputs).
+- ``per_lane``: a naive kernel where every output element fetches its input
+  element as its own 32-byte sector (no cacheline reuse), plus index and
+  output bytes.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from af_core.inputs import GraphInputs, index_inputs, view
+from af_core.ir.evaluate import eval_shape
+from af_core.ir.graph import HintGraph, Node
+from af_core.ir.validate import GraphInfo, validate
+from af_core.ops.core_ops import normalize_dim
+
+LINE = 128
+SECTOR = 32
+
+
+@attrs.frozen
+class Traffic:
+    minimum: int
+    per_lane: int
+    measured: int
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.minimum if self.minimum else float("inf")
+
+
+def measured_bytes(counters: dict[str, int]) -> int:
+    reads = counters["gm_read_bytes"] + counters["dcache_misses"] * LINE
+    writes = max(counters["gm_write_bytes"], counters["cachelines_written"] * LINE)
+    return reads + writes
+
+
+def _gather_chain_data(graph: HintGraph, il: Node) -> list[Node]:
+    """Data nodes read through the IndirectLoad's input (the gathered ones)."""
+    out, stack = [], [graph.producer(il, "x1")]
+    while stack:
+        node = stack.pop()
+        if node.op.compute_type == "data":
+            out.append(node)
+        else:
+            stack.extend(graph.producer(node, p) for p in node.op.inputs)
+    return out
+
+
+def _broadcast_axes(graph: HintGraph, data: Node, target_sizes) -> tuple[int, ...]:
+    return tuple(i for i, (a, b) in enumerate(zip(data.y.size, target_sizes)) if a == 1 and b != 1)
+
+
+def minimum_bytes(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray],
+                  info: GraphInfo | None = None) -> tuple[int, int]:
+    """(minimum, per_lane) for one run's inputs."""
+    info = info or validate(graph)
+    env = inputs.sizes
+    il = graph.nodes_of_type("IndirectLoad")[0]
+    dim = normalize_dim(int(il.attr.ir_attr.dim), len(il.y.size))
+    x1 = graph.producer(il, "x1")
+    in_shape = eval_shape(info[x1.name].sizes, env)
+    index_data = index_inputs(graph)
+    index_node = graph.node(next(iter(index_data)))
+    idx = np.asarray(inputs.logical[index_node.name]).astype(np.int64)
+    idx_shape = idx.shape
+    if il.attr.ir_attr.need_check_negative:
+        idx = np.where(idx < 0, idx + in_shape[dim], idx)
+    valid = (idx >= 0) & (idx < in_shape[dim])
+    gathered = _gather_chain_data(graph, il)
+    total = 0
+    per_lane = 0
+    for node in graph.nodes():
+        if node.op.compute_type != "data":
+            continue
+        storage = inputs.storage[node.name]
+        itemsize = info[node.name].dtype.itemsize  # bfloat16 storage is held as float32 here
+        nbytes = storage.size * itemsize
+        if node in gathered:
+            shape = eval_shape(info[node.name].sizes, env)
+            strides = list(eval_shape(info[node.name].strides, env))
+            for axis in _broadcast_axes(graph, node, in_shape):
+                strides[axis] = 0
+            assert len(shape) == len(in_shape)
+            addresses = view(np.arange(storage.size, dtype=np.int64), tuple(in_shape), tuple(strides))
+            region = tuple(slice(0, idx_shape[a]) if a != dim else slice(None) for a in range(len(in_shape)))
+            picked = np.take_along_axis(addresses[region], np.where(valid, idx, 0), axis=dim)[valid]
+            lines = np.unique(picked * itemsize // LINE)
+            total += int(lines.size) * LINE
+            per_lane += int(valid.sum()) * SECTOR
+        else:
+            total += nbytes  # index and side inputs are read whole
+            per_lane += nbytes
+    out_bytes = sum(int(np.prod(v.shape)) * info[name].dtype.itemsize for name, v in outputs.items())
+    return total + out_bytes, per_lane + out_bytes
+
+
+def traffic(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray], counters: dict[str, int],
+            info: GraphInfo | None = None) -> Traffic:
+    minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
+    return Traffic(minimum, per_lane, measured_bytes(counters))
