@@ -97,8 +97,15 @@ class TensorDesc:
 
     @size.setter
     def size(self, value: Iterable[object] | None) -> None:
+        self._size = None if value is None else self._exprs(value, "size")
+
+    def _exprs(self, value: Iterable[object], what: str) -> tuple[Expr, ...]:
         syms = self._symbols()
-        self._size = None if value is None else tuple(as_expr(v, syms) for v in value)
+        try:
+            return tuple(as_expr(v, syms) for v in value)
+        except (TypeError, ValueError) as exc:
+            raise AttrError(f"{what}-expression", f"y.{what} holds something that is not a size expression: {exc}",
+                            node=self._node.name, port="y") from None
 
     @property
     def strides(self) -> tuple[Expr, ...] | None:
@@ -106,8 +113,7 @@ class TensorDesc:
 
     @strides.setter
     def strides(self, value: Iterable[object] | None) -> None:
-        syms = self._symbols()
-        self._strides = None if value is None else tuple(as_expr(v, syms) for v in value)
+        self._strides = None if value is None else self._exprs(value, "strides")
 
     # pyautofuse also exposes repeats for sizes
     repeats = size
@@ -212,7 +218,7 @@ def _coerce_attr(node: Node, kind: str, name: str, value: Any) -> Any:
         try:
             syms = node.graph.size_symbols() if node.graph is not None else {}
             return as_expr(value, syms)
-        except (TypeError, sympy.SympifyError):
+        except (TypeError, ValueError, sympy.SympifyError):
             raise bad("a size expression") from None
     if kind == "int_list":
         try:

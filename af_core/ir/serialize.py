@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy
 
-from af_core.errors import GraphStructureError, UnknownOpError
+from af_core.errors import AscirError, GraphStructureError, UnknownOpError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import as_expr, to_text
 
@@ -72,6 +72,19 @@ def to_json(graph: HintGraph, *, indent: int | None = 1) -> str:
 
 
 def graph_from_dict(data: dict[str, Any]) -> HintGraph:
+    """A graph from its JSON form; malformed data raises an AscirError (rule json-format)."""
+    if not isinstance(data, dict):
+        raise GraphStructureError("json-format", f"a graph is a JSON object, got {type(data).__name__}")
+    try:
+        return _graph_from_dict(data)
+    except AscirError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, sympy.SympifyError, SyntaxError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise GraphStructureError("json-format", f"malformed graph JSON ({what})") from None
+
+
+def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
     fmt = data.get("format")
     if fmt != FORMAT:
         raise GraphStructureError("json-format", f"expected format '{FORMAT}', got {fmt!r}")
@@ -122,4 +135,8 @@ def graph_from_dict(data: dict[str, Any]) -> HintGraph:
 
 
 def from_json(text: str) -> HintGraph:
-    return graph_from_dict(json.loads(text))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GraphStructureError("json-format", f"not JSON: {exc}") from None
+    return graph_from_dict(data)

@@ -7,6 +7,8 @@ explicit symbol table, never with ``eval`` of user text.
 
 from __future__ import annotations
 
+import re
+import tokenize
 from collections.abc import Mapping
 
 import sympy
@@ -39,14 +41,32 @@ def SizeExpr(value: object = 0) -> Expr:  # noqa: N802 - pyautofuse spelling
     return as_expr(value)
 
 
+_ALLOWED = re.compile(r"^[A-Za-z0-9_+\-*/(), ]*$")
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_FUNCTIONS = {"Max", "Min", "Mod", "floor", "ceiling"}
+
+
 def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
     """Parse an expression text using only the given size symbols.
 
-    Unknown names become positive integer symbols too, so a JSON graph that
-    mentions a size it never declared still parses; validation reports it.
+    The text is checked against a small grammar first (names, integers,
+    ``+ - * /``, parentheses and a few functions): graph files are data, and
+    nothing in them is ever evaluated as Python. Unknown names become
+    positive integer symbols too, so a JSON graph that mentions a size it
+    never declared still parses; validation reports it. Raises ValueError.
     """
+    if not isinstance(text, str) or not text.strip() or not _ALLOWED.match(text) or "__" in text:
+        raise ValueError(f"not a size expression: {text!r}")
+    for name in _CALL.findall(text):
+        if name not in _FUNCTIONS:
+            raise ValueError(f"size expression {text!r} calls '{name}', which is not allowed")
     local = dict(symbols)
-    expr = sympy.parse_expr(text, local_dict=local, evaluate=True)
+    try:
+        expr = sympy.parse_expr(text, local_dict=local, evaluate=True)
+    except (SyntaxError, TypeError, sympy.SympifyError, tokenize.TokenError) as exc:
+        raise ValueError(f"cannot parse size expression {text!r}: {exc}") from None
+    if not isinstance(expr, sympy.Expr):
+        raise ValueError(f"size expression {text!r} is not a number or formula")
     unknown = [s for s in expr.free_symbols if s.name not in symbols]
     if unknown:
         replace = {s: size_symbol(s.name) for s in unknown}

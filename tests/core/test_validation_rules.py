@@ -259,3 +259,13 @@ def test_data_needs_strides():
     graph = seed_style_gather()
     graph.node("x").y.strides = None
     expect(graph, "desc-rank", "x", "y")
+
+
+def test_size_text_is_parsed_not_evaluated():
+    graph = seed_style_gather()
+    x = graph.node("x")
+    for text in ("__import__('os').getcwd()", "s0 - ", "open('f')", "s0; s1"):
+        with pytest.raises(AscirError, match="size-expression"):
+            x.y.size = [text, *x.y.size[1:]]
+    x.y.size = ["s0", "s1*2", "s2", "s3"]
+    assert str(x.y.size[1]) == "2*s1"

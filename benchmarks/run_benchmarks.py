@@ -1,0 +1,360 @@
+"""The numbers of DESIGN §9, measured; prints (or writes) the tables of BENCHMARKS.md.
+
+    python benchmarks/run_benchmarks.py                 # everything, markdown on stdout
+    python benchmarks/run_benchmarks.py -o BENCHMARKS.md
+    python benchmarks/run_benchmarks.py --only compile,tiling
+
+Sections: compile latency (schedule + codegen, no g++), generated host tiling
+(ns per call, a generated C++ micro-benchmark), g++ build time, data movement
+on a fixed suite and on the workload corpus (twin counters against the
+minimum and the one-read-per-lane baseline), and selection quality on a
+shape sweep. Wall-clock figures depend on the machine; data movement and
+selection do not (the twin counts, it does not time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+
+from af_core.autofuser import Autofuser
+from af_core.builders import GraphBuilder, embedding, gather
+from af_core.errors import AfError
+from af_core.samples import SAMPLES, seed_minimal
+from af_core.testing import chain_graph
+from af_core.tiling.solve import CaseRef, solve, solve_scheduled
+from af_core.traffic import traffic
+from af_core.twin import TwinSession
+from af_core.twin.runner import TwinRunner
+from af_core.workloads import load_workloads
+
+CORES = 48
+console = Console(stderr=True)
+
+
+def median_ms(fn, runs: int = 15) -> float:
+    fn()  # warm
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def table(headers: list[str], rows: list[list[object]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+# -- compile latency -----------------------------------------------------------
+def bench_compile() -> str:
+    fuser = Autofuser()
+    rows = []
+    graph = seed_minimal()
+    rows.append(["seed minimal graph", 0, f"{median_ms(lambda: fuser.generate(fuser.schedule(graph))):.1f}"])
+    base = None
+    for n in (1, 8, 32, 128):
+        ops = tuple(("Relu", "Muls(1.5)", "Exp", "Abs")[i % 4] for i in range(n))
+        g = chain_graph(rank=3, dim=1, post=ops)
+        ms = median_ms(lambda g=g: fuser.generate(fuser.schedule(g)), runs=7)
+        base = base or ms
+        rows.append([f"chain of {n} op(s) after the gather", n, f"{ms:.1f}"])
+    per_op = (float(rows[-1][2]) - float(rows[1][2])) / 127
+    text = table(["graph", "ops", "median ms (warm)"], rows)
+    return text + f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+
+
+# -- host tiling ------------------------------------------------------------------
+BENCH_MAIN = r"""
+#include <chrono>
+#include <cstdio>
+#include "autofuse_tiling_data.h"
+extern "C" int64_t AutofuseTiling(%(proto)s AutofuseTilingData*, uint32_t*, uint32_t*, uint32_t, uint32_t);
+int main() {
+    static const int64_t sets[%(nsets)d][%(nsizes)d] = {%(sets)s};
+    AutofuseTilingData t;
+    uint32_t ws = 0, bd = 0;
+    int64_t sink = 0;
+    double best = 1e30;
+    for (int rep = 0; rep < 7; ++rep) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < %(calls)d; ++i) {
+            const int64_t* s = sets[i %% %(nsets)d];
+            sink += AutofuseTiling(%(args)s &t, &ws, &bd, 48, 253952) + t.tiling_key;
+        }
+        const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+        best = ns / %(calls)d < best ? ns / %(calls)d : best;
+    }
+    std::printf("%%.1f %%lld\n", best, static_cast<long long>(sink));
+    return 0;
+}
+"""
+
+
+def host_tiling_ns(graph, size_sets: list[dict[str, int]]) -> tuple[float, int]:
+    fuser = Autofuser()
+    scheduled = fuser.schedule(graph)
+    result = fuser.generate(scheduled)
+    names = list(result.size_names)
+    calls = 200000
+    source = BENCH_MAIN % {
+        "proto": "".join("int64_t, " for _ in names),
+        "nsets": len(size_sets),
+        "nsizes": max(1, len(names)),
+        "sets": ", ".join("{" + ", ".join(str(s[n]) for n in names) + "}" if names else "{0}" for s in size_sets),
+        "calls": calls,
+        "args": "".join(f"s[{i}], " for i in range(len(names))),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "tiling.cpp").write_text(result.tiling)
+        (d / "autofuse_tiling_data.h").write_text(result.tiling_data)
+        (d / "bench.cpp").write_text(source)
+        subprocess.run(["g++", "-std=c++17", "-O2", "-I.", "tiling.cpp", "bench.cpp", "-o", "bench"], cwd=d,
+                       check=True, capture_output=True)
+        out = subprocess.run([str(d / "bench")], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), len(scheduled.cases)
+
+
+def bench_tiling() -> str:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = []
+    seed_sets = []
+    for _ in range(64):
+        s = [int(v) for v in rng.integers(1, 64, 8)]
+        for i in range(4):
+            s[4 + i] = min(s[4 + i], s[i]) if i != 2 else s[4 + i]
+        seed_sets.append({f"s{i}": v for i, v in enumerate(s)})
+    ns, cases = host_tiling_ns(seed_minimal(), seed_sets)
+    rows.append(["seed minimal graph", cases, f"{ns:.1f}"])
+    chain_sets = []
+    for _ in range(64):
+        a = [int(v) for v in rng.integers(1, 200, 3)]
+        chain_sets.append({"a0": a[0], "a1": a[1], "a2": a[2], "b0": a[0], "b1": int(rng.integers(1, 50)), "b2": a[2]})
+    g = chain_graph(rank=3, dim=1, pre=("Abs",), post=("Exp", "Mul(side)"), reduce=("Sum", (2,)))
+    ns, cases = host_tiling_ns(g, chain_sets)
+    rows.append(["gather + pre/post chains + reduce", cases, f"{ns:.1f}"])
+    return table(["graph", "cases evaluated per call", "ns per AutofuseTiling call (best of 7 x 200k)"], rows)
+
+
+# -- g++ build time -----------------------------------------------------------------
+def bench_build() -> str:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        runner = TwinRunner(cache_dir=Path(tmp))
+        for sample in SAMPLES:
+            fuser = Autofuser()
+            result = fuser.generate(fuser.schedule(sample.build()))
+            start = time.perf_counter()
+            runner.build(result)
+            seconds = time.perf_counter() - start
+            rows.append([sample.name, len(result.kernel.splitlines()), f"{seconds:.2f}"])
+    return table(["graph (all installed templates)", "kernel lines", "g++ kernel + tiling + harness (s)"], rows)
+
+
+# -- data movement --------------------------------------------------------------------
+def measure_all(session: TwinSession, inputs) -> dict[str, object]:
+    """Traffic of every case that fits, of the seed / cost choices and the seed rule's template."""
+    sizes = inputs.sizes
+    results = {}
+    for case in session.scheduled.cases:
+        try:
+            run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+        except AfError:
+            continue
+        if not run.ok:
+            raise AssertionError(f"{session.graph.name} {case.label}: {run.describe()}")
+        results[case.label] = traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info)
+    if not results:
+        return {}
+    chosen = solve_scheduled(session.scheduled, sizes, CORES).chosen().label
+    refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in session.scheduled.cases]
+    by_cost = solve(refs, session.scheduled.size_names, sizes, CORES, session.scheduled.platform.ub_size,
+                    session.scheduled.guards, policy="cost").chosen().label
+    rule = seed_rule_choice(session, sizes, results)
+    best = min(results, key=lambda k: results[k].measured)
+    return {"cases": results, "seed": chosen, "cost": by_cost, "rule": rule, "best": best}
+
+
+def seed_rule_choice(session: TwinSession, sizes, results) -> str:
+    """The template the seed's fixed rule names (its best-fitting case), SIMT when that one does not fit."""
+    from af_core.ir.evaluate import eval_int
+
+    m = session.scheduled.measures
+    env = {**sizes, "core_num": CORES}
+    cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
+    t = m.thresholds
+    if cont * t.cache_thres.denominator >= t.cacheline * t.cache_thres.numerator:
+        want = "simd" if outer * t.core_thres.denominator >= CORES * t.core_thres.numerator else "sklike"
+    else:
+        want = "simt"
+    names = [k for k in results if k.split("/")[0] == want]
+    if not names:
+        names = [k for k in results if k.split("/")[0] == "simt"]
+    return min(names, key=lambda k: results[k].measured)
+
+
+def ratio(t) -> str:
+    return f"{t.ratio:.2f}"
+
+
+def traffic_row(name: str, measured: dict) -> list[object]:
+    cases = measured["cases"]
+    per_lane = next(iter(cases.values())).per_lane / next(iter(cases.values())).minimum
+    return [name, measured["seed"], ratio(cases[measured["seed"]]), measured["cost"], ratio(cases[measured["cost"]]),
+            measured["best"], ratio(cases[measured["best"]]), f"{per_lane:.2f}",
+            " ".join(f"{k}={ratio(v)}" for k, v in sorted(cases.items()))]
+
+
+TRAFFIC_HEADERS = ["workload", "selected (seed policy)", "x min", "selected (cost policy)", "x min", "best case",
+                   "x min", "one-read-per-lane x min", "every case (x min)"]
+
+
+def suite_graphs():
+    for width in (4, 16, 64, 256, 1024):  # float32 rows of 16 B .. 4 KiB
+        g = GraphBuilder(f"embedding_row_{width * 4}B")
+        w = g.data("weight", [20000, width], "float32")
+        ids = g.data("ids", [2048], "int64")
+        g.output(embedding(w, ids), "y")
+        yield g.build(), "uniform"
+    for dim in (0, 1, 2):
+        for chains in (False, True):
+            g = GraphBuilder(f"gather_dim{dim}{'_chains_reduce' if chains else ''}")
+            x = g.data("x", [48, 64, 32], "float32")
+            shape = [48, 64, 32]
+            shape[dim] = 16
+            idx = g.data("index", shape, "int32")
+            y = gather(x, dim, idx)
+            if chains:
+                y = g.op("Exp", y)
+                y = g.reduce("Sum", y, [2])
+            g.output(y, "y")
+            yield g.build(), "uniform"
+
+
+def bench_traffic(progress: Progress) -> tuple[str, list]:
+    rows, stats = [], []
+    graphs = list(suite_graphs())
+    task = progress.add_task("traffic suite", total=len(graphs))
+    for graph, dist in graphs:
+        session = TwinSession(graph)
+        inputs = session.inputs({}, seed=1, distribution=dist)
+        measured = measure_all(session, inputs)
+        rows.append(traffic_row(graph.name, measured))
+        stats.append(measured)
+        progress.advance(task)
+    return table(TRAFFIC_HEADERS, rows), stats
+
+
+def bench_corpus(progress: Progress) -> tuple[str, list]:
+    rows, stats = [], []
+    workloads = load_workloads()
+    task = progress.add_task("workload corpus", total=len(workloads))
+    for w in workloads:
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        measured = measure_all(session, inputs)
+        rows.append(traffic_row(w.name, measured))
+        stats.append(measured)
+        progress.advance(task)
+    return table(TRAFFIC_HEADERS, rows), stats
+
+
+def target_summary(stats: list, label: str) -> str:
+    lines = []
+    for policy in ("seed", "cost"):
+        within = sum(1 for m in stats if m["cases"][m[policy]].ratio <= 1.25)
+        worst = max(stats, key=lambda m: m["cases"][m[policy]].ratio)
+        lines.append(f"- {label}, {policy} policy: {within}/{len(stats)} selections within 1.25x of the minimum; "
+                     f"worst {worst['cases'][worst[policy]].ratio:.2f}x ({worst[policy]})")
+    return "\n".join(lines)
+
+
+# -- selection on a shape sweep --------------------------------------------------------
+def bench_selection(progress: Progress) -> str:
+    shapes = []
+    for length in (4, 64, 1024):
+        for width in (1, 8, 64):
+            for batch in (4, 48):
+                shapes.append((batch, length, width, max(1, length // 4)))
+    graph = chain_graph(rank=3, dim=1)
+    session = TwinSession(graph)
+    task = progress.add_task("selection sweep", total=len(shapes))
+    counts = {"seed": 0, "cost": 0}
+    rule_ok = {"seed": 0, "cost": 0}
+    rows = []
+    for batch, length, width, k in shapes:
+        sizes = {"a0": batch, "a1": length, "a2": width, "b0": batch, "b1": k, "b2": width}
+        inputs = session.inputs(sizes, seed=2)
+        m = measure_all(session, inputs)
+        best = m["cases"][m["best"]].measured
+        rule = m["cases"][m["rule"]].measured
+        row = [f"B={batch} L={length} D={width} K={k}", m["rule"], m["seed"], m["cost"], m["best"]]
+        for policy in ("seed", "cost"):
+            got = m["cases"][m[policy]].measured
+            counts[policy] += got <= 1.10 * best
+            rule_ok[policy] += got <= 1.10 * rule
+            row.append(f"{got / best:.2f}")
+        rows.append(row)
+        progress.advance(task)
+    n = len(shapes)
+    text = table(["shape", "seed rule picks", "selected (seed)", "selected (cost)", "best by twin count",
+                  "seed / best", "cost / best"], rows)
+    text += (f"\n\n- seed policy: within 10% of the best in {counts['seed']}/{n} shapes "
+             f"({100 * counts['seed'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['seed']}/{n}\n"
+             f"- cost policy: within 10% of the best in {counts['cost']}/{n} shapes "
+             f"({100 * counts['cost'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['cost']}/{n}\n")
+    return text
+
+
+SECTIONS = ("compile", "tiling", "build", "traffic", "corpus", "selection")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-o", "--output", help="write the markdown here (default: stdout)")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    args = parser.parse_args(argv)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    parts = [f"Measured on {platform.machine()}, Python {platform.python_version()}, "
+             f"{subprocess.run(['g++', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}; "
+             f"twin runs on {CORES} emulated cores.\n"]
+    with Progress(console=console, disable=not console.is_terminal) as progress:
+        if "compile" in only:
+            parts.append("## Compile latency (schedule + codegen, no g++)\n\n" + bench_compile())
+        if "tiling" in only:
+            parts.append("## Generated host tiling\n\n" + bench_tiling())
+        if "build" in only:
+            parts.append("## g++ build of the generated sources (CPU twin)\n\n" + bench_build())
+        if "traffic" in only:
+            text, stats = bench_traffic(progress)
+            parts.append("## Data movement: fixed suite\n\n" + text + "\n\n" + target_summary(stats, "suite"))
+        if "corpus" in only:
+            text, stats = bench_corpus(progress)
+            parts.append("## Data movement: workload corpus\n\n" + text + "\n\n" + target_summary(stats, "corpus"))
+        if "selection" in only:
+            parts.append("## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
+                         + bench_selection(progress))
+    markdown = "\n\n".join(parts) + "\n"
+    if args.output:
+        Path(args.output).write_text(markdown)
+    else:
+        sys.stdout.write(markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
