@@ -57,7 +57,8 @@ def _options(args):
     plat = current_platform()
     if getattr(args, "cores", None):
         plat = Platform(plat.soc, args.cores, plat.ub_size)
-    return AutofuserOptions(platform=plat, force_template=getattr(args, "force_template", None))
+    return AutofuserOptions(platform=plat, force_template=getattr(args, "force_template", None),
+                            selection=getattr(args, "selection", None) or "seed")
 
 
 def _missing_sizes(graph, sizes: dict[str, int]) -> list[str]:
@@ -91,19 +92,19 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-def _compile_one(job: tuple[str, str, dict, str | None, int | None]) -> tuple[str, str, int, int, list[str]]:
+def _compile_one(job: tuple[str, str, dict, str | None, int | None, str]) -> tuple[str, str, int, int, list[str]]:
     """Compile one graph file into ``out`` (runs in worker processes for -j N)."""
     from af_core.autofuser import Autofuser, AutofuserOptions
     from af_core.platform import Platform, current_platform
     from af_core.report import write_artifacts
     from af_core.samples import load_graph
 
-    path, out, sizes, force, cores = job
+    path, out, sizes, force, cores, selection = job
     graph = load_graph(path)
     plat = current_platform()
     if cores:
         plat = Platform(plat.soc, cores, plat.ub_size)
-    fuser = Autofuser(AutofuserOptions(platform=plat, force_template=force))
+    fuser = Autofuser(AutofuserOptions(platform=plat, force_template=force, selection=selection))
     scheduled = fuser.schedule(graph)
     result = fuser.generate(scheduled)
     written = write_artifacts(Path(out), scheduled, result, sizes or None)
@@ -118,7 +119,7 @@ def cmd_compile(args) -> int:
     sizes = parse_shape(args.shape)
     out = Path(args.output)
     many = len(args.graph) > 1
-    jobs = [(g, str(out / Path(g).stem) if many else str(out), sizes, args.force_template, args.cores)
+    jobs = [(g, str(out / Path(g).stem) if many else str(out), sizes, args.force_template, args.cores, args.selection)
             for g in args.graph]
     console = _console()
     results = []
@@ -195,7 +196,7 @@ def cmd_explain(args) -> int:
     env = {**sizes, "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
     console.print(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
-                  f"{report.core_num} cores, UB {report.ub_size} B")
+                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}")
     console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
                   f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
     table = Table(title="candidates")
@@ -312,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a size value (repeatable, or comma-separated)")
         p.add_argument("--force-template", default=None, help="keep only this template's cases")
         p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
+        p.add_argument("--selection", choices=("seed", "cost"), default="seed",
+                       help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
 
     p = sub.add_parser("compile", help="write the generated artifacts")
     p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
@@ -321,6 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="afc-out", help="output directory (one sub-directory per graph "
                    "when several are given)")
     p.add_argument("-j", "--jobs", type=int, default=1, help="compile graphs in N processes")
+    p.add_argument("--selection", choices=("seed", "cost"), default="seed",
+                   help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
+
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("graph", help="draw the graph and each case (stages, workspaces)")

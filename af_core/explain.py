@@ -41,10 +41,11 @@ class ExplainReport:
     rows: tuple[ExplainRow, ...]
     chosen: int | None
     error: str | None = None
+    policy: str = "seed"
 
     def markdown(self) -> str:
         head = (f"### {self.graph} at {', '.join(f'{k}={v}' for k, v in self.sizes.items())} "
-                f"({self.core_num} cores, UB {self.ub_size} B)\n\n")
+                f"({self.core_num} cores, UB {self.ub_size} B, selection policy {self.policy})\n\n")
         lines = ["| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in self.rows:
@@ -69,10 +70,10 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
     rows = []
     from af_core.tiling.solve import CaseRef
 
+    policy = getattr(scheduled.options, "selection", "seed")
     for case in scheduled.cases:
         ev = evaluate_case(CaseRef(case.tiling_key, case.template, case.tiling, case.label), env)
         res = ev.resources
-        policy = getattr(scheduled.options, "selection", "seed")
         if ev.tiling_key == chosen:
             if policy == "cost":
                 status, reason = "chosen", "lowest modelled cost"
@@ -90,7 +91,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
         rows.append(ExplainRow(None, rej.template, rej.plugin, "rejected", None, None, None, None, None, None,
                                f"at {rej.stage}: {rej.reason}"))
     return ExplainReport(scheduled.graph.name, {n: int(sizes[n]) for n in scheduled.size_names}, core_num,
-                         ub_size, tuple(rows), chosen, error)
+                         ub_size, tuple(rows), chosen, error, policy)
 
 
 def _ties(scheduled: ScheduleResult, env, chosen_ev) -> bool:

@@ -32,10 +32,19 @@ class Traffic:
     minimum: int
     per_lane: int
     measured: int
+    api_calls: int = 0
 
     @property
     def ratio(self) -> float:
         return self.measured / self.minimum if self.minimum else float("inf")
+
+    @property
+    def cost(self) -> int:
+        """The twin-counted cost: measured bytes plus the issue cost of every counted API call,
+        with the constants of the modelled cost (af_core.schedule.cost)."""
+        from af_core.schedule.cost import API_CALL_BYTES
+
+        return self.measured + API_CALL_BYTES * self.api_calls
 
 
 def measured_bytes(counters: dict[str, int]) -> int:
@@ -107,4 +116,5 @@ def minimum_bytes(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.n
 def traffic(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray], counters: dict[str, int],
             info: GraphInfo | None = None) -> Traffic:
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
-    return Traffic(minimum, per_lane, measured_bytes(counters))
+    calls = counters.get("vector_calls", 0) + counters.get("datacopy_calls", 0)
+    return Traffic(minimum, per_lane, measured_bytes(counters), calls)

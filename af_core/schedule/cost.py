@@ -30,15 +30,25 @@ API_CALL_BYTES = 256
 LINE_BYTES = 128
 
 
-def gather_read_bytes(index_values: Expr, run_bytes: Expr) -> Expr:
-    """Bytes a cache-line-based gather reads: per index value, the lines of its contiguous run.
+def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr = None, slice_bytes: Expr = None,
+                      cores: Expr = 1) -> Expr:
+    """Bytes a cache-line-based gather reads when ``cores`` cores split ``index_values`` reads evenly.
 
-    A run of ``b`` bytes at a random offset touches ``b / 128`` lines plus
-    half a line of misalignment on average.
+    Per index value, the lines of its contiguous run (``run_bytes`` at a random
+    offset: ``run_bytes / 128`` lines plus half a line of misalignment on
+    average) — but a core never reads more than the lines of the input slices
+    its values can point into (its share of ``rows`` outer rows of
+    ``slice_bytes`` each, at least one), since a line it fetched once serves
+    every later value in it. The data caches are per core: two cores reading
+    one line both pay for it.
     """
-    from af_core.tiling.spec import CeilDiv
+    from af_core.tiling.spec import CeilDiv, Min
 
-    return index_values * (LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2)
+    per_value = LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2
+    if rows is None or slice_bytes is None:
+        return index_values * per_value
+    slices = CeilDiv(rows, cores) * LINE_BYTES * (CeilDiv(slice_bytes, LINE_BYTES) + 1)
+    return cores * Min(CeilDiv(index_values, cores) * per_value, slices)
 
 
 def modelled_cost(gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False) -> Expr:

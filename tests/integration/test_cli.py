@@ -143,3 +143,20 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
 def test_no_command_is_a_usage_error():
     proc = afc()
     assert proc.returncode == 2 and "usage:" in proc.stderr
+
+
+def test_explain_under_each_selection_policy(tmp_path):
+    path = graph_file(tmp_path)
+    shape = "a0=48,a1=64,b0=48,b1=16"
+    chosen = {}
+    for policy in ("seed", "cost"):
+        proc = afc("explain", str(path), "--shape", shape, "--cores", "48", "--selection", policy)
+        assert proc.returncode == 0, proc.stderr
+        assert f"selection policy {policy}" in proc.stdout
+        rows = [line.split("│") for line in proc.stdout.splitlines() if "chosen" in line]
+        assert len(rows) == 1, proc.stdout
+        chosen[policy] = rows[0][2].strip()
+    assert "highest score" in afc("explain", str(path), "--shape", shape).stdout
+    assert chosen["seed"].startswith("simd") and chosen["cost"] == "simt", chosen
+    proc = afc("explain", str(path), "--shape", shape, "--selection", "fastest")
+    assert proc.returncode == 2 and "invalid choice: 'fastest'" in proc.stderr

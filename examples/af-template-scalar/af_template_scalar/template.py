@@ -6,6 +6,11 @@ GM accesses and runs the graph's elementwise ops as scalar code. It is slow
 for anything big, and cheap to launch for tiny outputs, so its score says
 exactly that: 3 (above every built-in template) when the output has at most
 ``TINY`` elements, 0 otherwise.
+
+Its modelled cost is what a SIMT lane pays for the same reads (scalar GM
+reads go through the same data cache), made a quarter dearer because one
+scalar pipeline cannot overlap them; so under the ``cost`` selection policy,
+which ignores scores, it never beats the SIMT case.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import sympy
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
-from af_core.schedule.cost import modelled_cost
+from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.template import Rejected
 from af_core.tiling.spec import CORE_NUM, CeilDiv, Max, TilingSpec
@@ -59,6 +64,8 @@ class ScalarLoopTemplate:
         spec.resources = {"ub_bytes": sympy.Integer(0), "workspace_bytes": sympy.Integer(0),
                           "dcache_bytes": sympy.Integer(0)}
         spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))
-        spec.cost = modelled_cost(0, scattered=3 * total)
+        index = graph.producer(il, "x2")
+        reads = gather_read_bytes(total, value.y.dtype.itemsize)
+        spec.cost = modelled_cost(reads + total * (index.y.dtype.itemsize + out.y.dtype.itemsize), serialized=True)
         spec.block_dim = used
         return [Case(self.name, "default", graph, impl, spec)]

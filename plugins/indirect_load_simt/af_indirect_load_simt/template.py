@@ -128,9 +128,7 @@ class SimtTemplate:
                         tuple(contiguous_strides(parts.sizes)), ("L",), "Lb", attrs)
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
-        run = parts.run()
-        gathered = sum((gather_read_bytes(CeilDiv(reads, run), run * g.y.dtype.itemsize) for g in parts.gathers),
-                       sympy.Integer(0))
+        gathered = parts.gathered_bytes(reads)
         cost = modelled_cost(gathered + reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
                              scattered=total if parts.reduce is not None else 0)
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), cost)
@@ -186,9 +184,7 @@ class SimtTemplate:
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        run = parts.run()
-        gathered = sum((gather_read_bytes(CeilDiv(total, run), run * g.y.dtype.itemsize) for g in parts.gathers),
-                       sympy.Integer(0))
+        gathered = parts.gathered_bytes(total)
         cost = modelled_cost(gathered + total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize)
         return self._case(parts, "default", stage, spec, ub_bytes, cost)
 
@@ -226,6 +222,28 @@ class _Parts:
         other.impl = ImplGraph(self.graph.name, "simt")
         _gm_tensors(other.impl, self.graph)
         return other
+
+    def gathered_bytes(self, reads: sympy.Expr) -> sympy.Expr:
+        """Modelled bytes the gathers read through the data cache for ``reads`` element reads."""
+        run = self.run()
+        dim = int(self.il.attr.ir_attr.dim)
+        rows = product(list(self.sizes[:dim]))
+        total = sympy.Integer(0)
+        for g in self.gathers:
+            isz = g.y.dtype.itemsize
+            source = self.graph.producer(g, "x1")
+            slice_bytes = product(list(source.y.size[dim:])) * isz
+            outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
+            total = total + gather_read_bytes(CeilDiv(reads, run), run * isz,
+                                              None if outer_broadcast else rows, slice_bytes,
+                                              sympy.Symbol("used_cores", integer=True))
+        return total
+
+    def _data_strides(self, node: Node) -> list:
+        while node.op.compute_type == "broadcast":
+            node = self.graph.producer(node, "x")
+        data = self.graph.producer(node, "x") if node.op.compute_type == "load" else node
+        return list(data.y.strides)
 
     def run(self) -> sympy.Expr:
         """Output elements in a row that share one index value (trailing axes the index broadcasts)."""
