@@ -21,7 +21,7 @@ from __future__ import annotations
 import sympy
 
 from af_core.ir.sizes import Expr
-from af_core.tiling.spec import FloorDiv
+from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
 SECTOR_BYTES = 32
 API_CALL_BYTES = 256
@@ -31,24 +31,25 @@ LINE_BYTES = 128
 
 
 def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr = None, slice_bytes: Expr = None,
-                      cores: Expr = 1) -> Expr:
+                      cores: Expr = 1, cache_bytes: int | None = None) -> Expr:
     """Bytes a cache-line-based gather reads when ``cores`` cores split ``index_values`` reads evenly.
 
     Per index value, the lines of its contiguous run (``run_bytes`` at a random
     offset: ``run_bytes / 128`` lines plus half a line of misalignment on
-    average) — but a core never reads more than the lines of the input slices
-    its values can point into (its share of ``rows`` outer rows of
-    ``slice_bytes`` each, at least one), since a line it fetched once serves
-    every later value in it. The data caches are per core: two cores reading
-    one line both pay for it.
+    average). When the input slices a core's values can point into (its share
+    of ``rows`` outer rows of ``slice_bytes`` each, at least one) fit its data
+    cache of ``cache_bytes``, a line it fetched once serves every later value
+    in it, so the core reads at most those slices; when they do not fit,
+    random reads evict each other and every value pays for its lines. The data
+    caches are per core: two cores reading one line both pay for it.
     """
-    from af_core.tiling.spec import CeilDiv, Min
-
     per_value = LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2
-    if rows is None or slice_bytes is None:
+    if rows is None or slice_bytes is None or cache_bytes is None:
         return index_values * per_value
-    slices = CeilDiv(rows, cores) * LINE_BYTES * (CeilDiv(slice_bytes, LINE_BYTES) + 1)
-    return cores * Min(CeilDiv(index_values, cores) * per_value, slices)
+    per_core = CeilDiv(index_values, cores) * per_value
+    footprint = CeilDiv(rows, cores) * LINE_BYTES * (CeilDiv(slice_bytes, LINE_BYTES) + 1)
+    fits = Min(1, FloorDiv(cache_bytes, footprint))  # 1 when the footprint fits the cache, else 0
+    return cores * (per_core - fits * (per_core - Min(per_core, footprint)))
 
 
 def modelled_cost(gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False) -> Expr:

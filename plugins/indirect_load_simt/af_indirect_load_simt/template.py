@@ -236,7 +236,7 @@ class _Parts:
             outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
             total = total + gather_read_bytes(CeilDiv(reads, run), run * isz,
                                               None if outer_broadcast else rows, slice_bytes,
-                                              sympy.Symbol("used_cores", integer=True))
+                                              sympy.Symbol("used_cores", integer=True), self.dcache)
         return total
 
     def _data_strides(self, node: Node) -> list:
