@@ -296,6 +296,41 @@ def target_summary(stats: list, label: str) -> str:
     return "\n".join(lines)
 
 
+# -- where the excess goes: per-core data caches ----------------------------------------
+def bench_cores(progress: Progress, over: float = 1.25) -> str:
+    """The cost-policy case of every corpus workload above ``over`` x min, run on 48 cores and on 1.
+
+    One core has one data cache: what disappears there is the same line fetched
+    by several cores' private caches (the minimum counts each line once).
+    """
+    rows = []
+    workloads = load_workloads()
+    task = progress.add_task("1 core vs 48", total=len(workloads))
+    for w in workloads:
+        progress.advance(task)
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in session.scheduled.cases]
+        figures = {}
+        for cores in (CORES, 1):
+            res = solve(refs, session.scheduled.size_names, inputs.sizes, cores, session.scheduled.platform.ub_size,
+                        session.scheduled.guards, policy="cost")
+            run = session.check(inputs=inputs, core_num=cores, tiling_key=res.tiling_key)
+            if not run.ok:
+                raise AssertionError(f"{w.name} on {cores} core(s): {run.describe()}")
+            figures[cores] = (res.chosen().label, run.twin.counters.get("block_dim", cores),
+                              traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info))
+        label, used, many = figures[CORES]
+        if many.ratio <= over:
+            continue
+        one = figures[1][2]
+        excess = many.measured - many.minimum
+        gone = (many.measured - one.measured) / excess if excess else 0.0
+        rows.append([w.name, label, used, f"{many.ratio:.2f}", f"{one.ratio:.2f}", f"{100 * gone:.0f}%"])
+    return table(["workload", "case (cost policy)", "cores used", "x min on 48 cores", "x min on 1 core",
+                  "excess gone on 1 core"], rows)
+
+
 # -- selection on a shape sweep --------------------------------------------------------
 def bench_selection(progress: Progress) -> str:
     shapes = []
@@ -333,7 +368,7 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = ("compile", "tiling", "build", "traffic", "corpus", "selection")
+SECTIONS = ("compile", "tiling", "build", "traffic", "corpus", "cores", "selection")
 
 
 def main(argv: list[str]) -> int:
@@ -358,6 +393,9 @@ def main(argv: list[str]) -> int:
         if "corpus" in only:
             text, stats = bench_corpus(progress)
             parts.append("## Data movement: workload corpus\n\n" + text + "\n\n" + target_summary(stats, "corpus"))
+        if "cores" in only:
+            parts.append("## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
+                         "\n\n" + bench_cores(progress))
         if "selection" in only:
             parts.append("## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
                          + bench_selection(progress))
