@@ -180,6 +180,33 @@ def test_counters_match_one_read_per_lane():
     assert run.twin.counter("simt_threads") >= n
 
 
+@pytest.mark.parametrize("width", [4, 16, 32, 48])
+def test_dcache_misses_are_the_distinct_lines_when_everything_fits(width):
+    """One core, a table that fits the data cache: every line is fetched exactly once.
+
+    GM buffers are line aligned in the twin, so row r of a ``width``-float
+    table covers lines (r * width * 4) // 128 .. ((r + 1) * width * 4 - 1) // 128.
+    """
+    from af_core.builders import GraphBuilder, embedding
+
+    g = GraphBuilder(f"emb{width}")
+    table = g.data("weight", [40, width], "float32")
+    ids = g.data("ids", [300], "int64")
+    g.output(embedding(table, ids), "y")
+    s = TwinSession(g.build(), SIMT)
+    rng = np.random.default_rng(width)
+    picked = rng.integers(0, 40, 300)
+    ids_logical = np.broadcast_to(picked[:, None], (300, width))  # the normalized index is broadcast along D
+    inputs = s.inputs({}, arrays={"ids": ids_logical, "weight": rng.random((40, width), np.float32)})
+    run = s.check(inputs=inputs, core_num=1)
+    assert run.ok, run.describe()
+    rows = np.unique(picked)
+    row_bytes = width * 4
+    lines = {line for r in rows for line in range(r * row_bytes // 128, ((r + 1) * row_bytes - 1) // 128 + 1)}
+    index_lines = -(-300 * 8 // 128)
+    assert run.twin.counter("dcache_misses") == len(lines) + index_lines
+
+
 def test_dcache_reserve_is_recorded():
     scheduled = Autofuser(SIMT).schedule(chain_graph(rank=2, dim=1))
     case = scheduled.cases[0]
