@@ -173,3 +173,28 @@ def test_against_torch():
     got = evaluate(graph, inputs.logical)["y"]
     want = torch.nn.functional.embedding(torch.from_numpy(ids), torch.from_numpy(weight)).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.torch
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_gather_matches_torch_on_random_graphs(data):
+    """torch.gather over random ranks, dims (negative too), dtypes and index dtypes, negative indices wrapped."""
+    torch = pytest.importorskip("torch")
+    rank = data.draw(st.integers(1, 5))
+    shape = data.draw(st.lists(st.integers(1, 6), min_size=rank, max_size=rank))
+    dim = data.draw(st.integers(-rank, rank - 1))
+    index_shape = [data.draw(st.integers(1, n + 2 if d == dim % rank else n)) for d, n in enumerate(shape)]
+    dtype = data.draw(st.sampled_from(["float32", "float16", "int32", "int64"]))
+    idx_dtype = data.draw(st.sampled_from(["int32", "int64"]))
+    negative = data.draw(st.booleans())
+    graph = gather_graph(shape, index_shape, dim, dtype=dtype, idx=idx_dtype, need_check_negative=negative)
+    rng = np.random.default_rng(data.draw(st.integers(0, 1000)))
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    low = -shape[dim] if negative else 0
+    idx = rng.integers(low, shape[dim], index_shape).astype(idx_dtype)
+    out = evaluate(graph, {"x": x, "i": idx})["y"]
+    wrapped = np.where(idx < 0, idx + shape[dim], idx).astype(np.int64)
+    expected = torch.gather(torch.from_numpy(x), dim, torch.from_numpy(wrapped)).numpy()
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
