@@ -6,7 +6,7 @@
     python3 dev.py bench   run the benchmarks and print the table
     python3 dev.py tox ... pass anything else to tox
 
-The first call creates .venv/ with tox in it; tox builds its own
+The first call creates .venv/ with tox in it (requirements-dev.txt); tox builds its own
 environments from this checkout (nothing is installed system-wide).
 """
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
+REQUIREMENTS = ROOT / "requirements-dev.txt"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 
 
@@ -28,7 +29,7 @@ def ensure_tox() -> Path:
     if not tox.exists():
         print("creating .venv with tox ...", flush=True)
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-        subprocess.run([str(BIN / "python"), "-m", "pip", "install", "-q", "tox>=4.0"], check=True)
+        subprocess.run([str(BIN / "python"), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
     return tox
 
 
