@@ -128,3 +128,20 @@ def gather_sizes(rng: _np.random.Generator, rank: int, dim: int, *, max_extent: 
             sizes = {f"a{i}": v for i, v in enumerate(a)}
             sizes.update({f"b{i}": v for i, v in enumerate(b)})
             return sizes
+
+
+CORE_COUNTS = (1, 48, 5, 2)
+
+
+def random_runs(seed: int, rank: int, dim: int, runs: int, *, cores: tuple[int, ...] = CORE_COUNTS,
+                extents: tuple[int, ...] = (9,), max_elements: int = 4000):
+    """``runs`` random twin runs of :func:`chain_graph`: yields (run seed, sizes, core count).
+
+    Core counts cycle through ``cores``; each shape's largest extent is drawn
+    from ``extents``. The template test suites share it so their sweeps read alike.
+    """
+    rng = _np.random.default_rng(seed)
+    for k in range(runs):
+        extent = int(rng.choice(extents))
+        sizes = gather_sizes(rng, rank, dim, max_extent=extent, max_elements=max_elements)
+        yield seed * 10 + k, sizes, cores[k % len(cores)]

@@ -10,13 +10,13 @@ import pytest
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.errors import ScheduleError, TilingError
-from af_core.testing import chain_graph, gather_sizes
+from af_core.testing import CORE_COUNTS as CORES
+from af_core.testing import chain_graph, gather_sizes, random_runs
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSanitizerError, TwinSession, TwinTilingError
 
 pytestmark = pytest.mark.twin
 SIMD = AutofuserOptions(force_template="simd")
-CORES = (1, 48, 5, 2)
 UB = 248 * 1024
 
 
@@ -37,9 +37,8 @@ def check(s: TwinSession, sizes, seed: int, core_num: int, **kw):
 
 
 def check_many(s: TwinSession, rank: int, dim: int, seed: int, runs: int = 4, **kw) -> None:
-    rng = np.random.default_rng(seed)
-    for k in range(runs):
-        check(s, gather_sizes(rng, rank, dim, max_elements=4000), seed * 10 + k, CORES[k % len(CORES)], **kw)
+    for run_seed, sizes, cores in random_runs(seed, rank, dim, runs):
+        check(s, sizes, run_seed, cores, **kw)
 
 
 @pytest.mark.parametrize("rank,dim", [(r, d) for r in range(1, 6) for d in range(r)])
@@ -208,15 +207,10 @@ def test_two_hundred_random_shapes():
         (dict(rank=3, dim=2, dtype="bfloat16", reduce=("Sum", (2,))), 3, 2),
         (dict(rank=4, dim=2, index_dtype="int64", need_check_bound=True), 4, 2),
     ]
-    rng = np.random.default_rng(2026)
     count = 0
-    for kw, rank, dim in graphs:
+    for i, (kw, rank, dim) in enumerate(graphs):
         s = session(**kw)
-        for k in range(50):
-            sizes = gather_sizes(rng, rank, dim, max_extent=int(rng.choice([4, 12, 40])), max_elements=6000)
-            run = s.check(sizes, seed=k, core_num=int(rng.choice(CORES)),
-                          out_of_range=0.1 if kw.get("need_check_bound") else 0)
-            assert run.ok, f"{kw} {sizes}:\n{run.describe()}"
-            assert run.twin.counter("ub_high_water") <= UB
+        for run_seed, sizes, cores in random_runs(2026 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000):
+            check(s, sizes, run_seed, cores, out_of_range=0.1 if kw.get("need_check_bound") else 0)
             count += 1
     assert count == 200

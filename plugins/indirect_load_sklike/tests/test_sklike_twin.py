@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 import pytest
 
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.builders import GraphBuilder, gather
 from af_core.errors import ScheduleError, TilingError
-from af_core.testing import chain_graph, gather_sizes
+from af_core.testing import chain_graph, random_runs
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
 SKLIKE = AutofuserOptions(force_template="sklike")
-CORES = (1, 48, 5, 2)
 UB = 248 * 1024
 
 
@@ -43,10 +41,9 @@ def check(s: TwinSession, sizes, seed: int, core_num: int, **kw):
     return run
 
 
-def check_many(s, rank, dim, seed, runs=4, **kw):
-    rng = np.random.default_rng(seed)
-    for k in range(runs):
-        check(s, gather_sizes(rng, rank, dim, max_elements=4000), seed * 10 + k, CORES[k % 4], **kw)
+def check_many(s: TwinSession, rank: int, dim: int, seed: int, runs: int = 4, **kw) -> None:
+    for run_seed, sizes, cores in random_runs(seed, rank, dim, runs):
+        check(s, sizes, run_seed, cores, **kw)
 
 
 @pytest.mark.parametrize("rank,dim", [(r, d) for r in range(1, 6) for d in range(r)])
@@ -140,15 +137,10 @@ def test_two_hundred_random_shapes():
         (dict(rank=3, dim=2, dtype="bfloat16", reduce=("Sum", (2,))), 3, 2),
         (dict(rank=4, dim=1, index_dtype="int64", index_pre=("Maxs(0)",), need_check_bound=True), 4, 1),
     ]
-    rng = np.random.default_rng(4242)
     count = 0
-    for kw, rank, dim in graphs:
+    for i, (kw, rank, dim) in enumerate(graphs):
         s = session(**kw)
-        for k in range(50):
-            sizes = gather_sizes(rng, rank, dim, max_extent=int(rng.choice([4, 12, 40])), max_elements=6000)
-            run = s.check(sizes, seed=k, core_num=int(rng.choice(CORES)),
-                          out_of_range=0.1 if kw.get("need_check_bound") else 0)
-            assert run.ok, f"{kw} {sizes}:\n{run.describe()}"
-            assert run.twin.counter("ub_high_water") <= UB
+        for run_seed, sizes, cores in random_runs(4242 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000):
+            check(s, sizes, run_seed, cores, out_of_range=0.1 if kw.get("need_check_bound") else 0)
             count += 1
     assert count == 200
