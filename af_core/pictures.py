@@ -63,11 +63,7 @@ def case_mermaid(case: Case) -> str:
     for node in graph.nodes():
         if node.name not in members:
             lines.append(f'  {ids[node.name]}(["{_label(node).replace(chr(92) + "n", "<br/>")}"])')
-    for node in graph.nodes():
-        for port in node.op.inputs:
-            producer = graph.producer(node, port)
-            if producer is not None:
-                lines.append(f"  {ids[producer.name]} -->|{port}| {ids[node.name]}")
+    lines += [f"  {ids[src.name]} -->|{port}| {ids[dst.name]}" for src, dst, port in graph.edges()]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
         wid = f"ws{i}"
         lines.append(f'  {wid}[("{ws} (GM workspace)")]')
@@ -96,11 +92,7 @@ def graph_dot(graph: HintGraph) -> str:
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
     lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];"]
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes()]
-    for node in graph.nodes():
-        for port in node.op.inputs:
-            producer = graph.producer(node, port)
-            if producer is not None:
-                lines.append(f'  {ids[producer.name]} -> {ids[node.name]} [label="{port}"];')
+    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{port}"];' for src, dst, port in graph.edges()]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -117,11 +109,7 @@ def case_dot(case: Case) -> str:
         lines += ["  " + _dot_node(n, ids[n.name]) for n in graph.nodes() if members.get(n.name) == stage.name]
         lines.append("  }")
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes() if n.name not in members]
-    for node in graph.nodes():
-        for port in node.op.inputs:
-            producer = graph.producer(node, port)
-            if producer is not None:
-                lines.append(f'  {ids[producer.name]} -> {ids[node.name]} [label="{port}"];')
+    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{port}"];' for src, dst, port in graph.edges()]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
         lines.append(f'  ws{i} [label="{ws}\\nGM workspace", shape=cylinder, style=dashed];')
         if writer in ids and reader in ids:

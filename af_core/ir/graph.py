@@ -477,6 +477,17 @@ class HintGraph:
         out.sort(key=lambda item: (self._order[item[0].name], item[1]))
         return out
 
+    def edges(self) -> list[tuple[Node, Node, str]]:
+        """(producer, consumer, port) for every connected input port, consumers in node order
+        and ports in their op's order (what drawings and printers walk)."""
+        out = []
+        for node in self.nodes():
+            for port in node.op.inputs:
+                producer = self.producer(node, port)
+                if producer is not None:
+                    out.append((producer, node, port))
+        return out
+
     def nodes_of_type(self, op_type: str) -> list[Node]:
         return [n for n in self.nodes() if n.type == op_type]
 

@@ -34,11 +34,7 @@ def to_mermaid(graph: HintGraph, *, title: str | None = None) -> str:
     for node in graph.nodes():
         shape = ('(["', '"])') if node.op.compute_type in ("data", "output") else ('["', '"]')
         lines.append(f"  {ids[node.name]}{shape[0]}{_label(node)}{shape[1]}")
-    for node in graph.nodes():
-        for port in node.op.inputs:
-            producer = graph.producer(node, port)
-            if producer is not None:
-                lines.append(f"  {ids[producer.name]} -->|{port}| {ids[node.name]}")
+    lines += [f"  {ids[src.name]} -->|{port}| {ids[dst.name]}" for src, dst, port in graph.edges()]
     for node in graph.nodes():
         cls = _CLASS.get(node.op.compute_type)
         if cls:

@@ -15,6 +15,8 @@ of re-walking the graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from af_core.errors import ScheduleError
@@ -88,6 +90,23 @@ def _upstream(graph: HintGraph, start: Node) -> list[Node]:
     return list(seen.values())
 
 
+def _chain_and_loads(graph: HintGraph, start: Node, misplaced: Callable[[Node], str]) -> tuple[list[Node], list[Node]]:
+    """Split what feeds ``start`` (inclusive) into chain ops and Loads; Data nodes are skipped.
+
+    Anything else raises a FusionError with the text ``misplaced(node)``.
+    """
+    ops, loads = [], []
+    for node in _upstream(graph, start):
+        kind = node.op.compute_type
+        if kind == "load":
+            loads.append(node)
+        elif kind in CHAIN_OPS:
+            ops.append(node)
+        elif kind != "data":
+            raise FusionError(misplaced(node))
+    return ops, loads
+
+
 def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
     """Classify the nodes of ``graph`` around its IndirectLoad."""
     ils = graph.nodes_of_type("IndirectLoad")
@@ -101,21 +120,10 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
     order = {n.name: i for i, n in enumerate(graph.topo_order())}
 
     def chain(port: str) -> tuple[list[Node], list[Node]]:
-        nodes = _upstream(graph, graph.producer(il, port))
-        inner, loads = [], []
-        for node in nodes:
-            kind = node.op.compute_type
-            if kind == "load":
-                loads.append(node)
-            elif kind == "data":
-                continue
-            elif kind in CHAIN_OPS:
-                inner.append(node)
-            else:
-                raise FusionError(
-                    f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
-                    "Load, Broadcast and elementwise ops may precede an IndirectLoad"
-                )
+        inner, loads = _chain_and_loads(
+            graph, graph.producer(il, port),
+            lambda node: (f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
+                          "Load, Broadcast and elementwise ops may precede an IndirectLoad"))
         inner.sort(key=lambda n: order[n.name])
         loads.sort(key=lambda n: order[n.name])
         return inner, loads
@@ -165,19 +173,12 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
             producer = graph.producer(node, port)
             if producer is il or producer.name in down:
                 continue
-            for side in _upstream(graph, producer):
-                kind2 = side.op.compute_type
-                if kind2 == "load":
-                    post_loads.append(side)
-                elif kind2 == "data":
-                    continue
-                elif kind2 in CHAIN_OPS:
-                    post.append(side)
-                else:
-                    raise FusionError(
-                        f"side input '{side.name}' ({side.type}) of '{node.name}' is not a Load, "
-                        "Broadcast or elementwise op"
-                    )
+            ops, loads = _chain_and_loads(
+                graph, producer,
+                lambda side, node=node: (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
+                                         "Load, Broadcast or elementwise op"))
+            post += ops
+            post_loads += loads
     post += [n for n in down.values() if n is not reduce]
     output_consumers = graph.consumers(store)
     if len(output_consumers) != 1 or output_consumers[0][0].op.compute_type != "output":

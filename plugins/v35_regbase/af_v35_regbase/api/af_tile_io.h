@@ -29,14 +29,20 @@ struct AfRowView {
 
 __aicore__ inline int64_t AfAlign32(int64_t bytes) { return (bytes + 31) / 32 * 32; }
 
-__aicore__ inline int64_t AfRowOffset(const AfRowView& v, int64_t row)
+// Element offset of the i-th element (row-major over sizes) of a strided view.
+__aicore__ inline int64_t AfStridedOffset(const int64_t* sizes, const int64_t* strides, int32_t rank, int64_t i)
 {
     int64_t offset = 0;
-    for (int32_t d = v.outerRank - 1; d >= 0; --d) {
-        offset += (row % v.outerSizes[d]) * v.outerStrides[d];
-        row /= v.outerSizes[d];
+    for (int32_t d = rank - 1; d >= 0; --d) {
+        offset += (i % sizes[d]) * strides[d];
+        i /= sizes[d];
     }
     return offset;
+}
+
+__aicore__ inline int64_t AfRowOffset(const AfRowView& v, int64_t row)
+{
+    return AfStridedOffset(v.outerSizes, v.outerStrides, v.outerRank, row);
 }
 
 __aicore__ inline int64_t AfRowWidth(const AfRowView& v)
@@ -65,12 +71,7 @@ __aicore__ inline bool AfRowIsDense(const AfRowView& v)
 
 __aicore__ inline int64_t AfInnerOffset(const AfRowView& v, int64_t j)
 {
-    int64_t offset = 0;
-    for (int32_t d = v.innerRank - 1; d >= 0; --d) {
-        offset += (j % v.innerSizes[d]) * v.innerStrides[d];
-        j /= v.innerSizes[d];
-    }
-    return offset;
+    return AfStridedOffset(v.innerSizes, v.innerStrides, v.innerRank, j);
 }
 
 template <typename T>
