@@ -30,8 +30,8 @@ API_CALL_BYTES = 256
 LINE_BYTES = 128
 
 
-def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr = None, slice_bytes: Expr = None,
-                      cores: Expr = 1, cache_bytes: int | None = None) -> Expr:
+def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr | None = None,
+                      slice_bytes: Expr | None = None, cores: Expr = 1, cache_bytes: int | None = None) -> Expr:
     """Bytes a cache-line-based gather reads when ``cores`` cores split ``index_values`` reads evenly.
 
     Per index value, the lines of its contiguous run (``run_bytes`` at a random
