@@ -26,10 +26,26 @@ COMPARE = {"Gt": "GT", "Ge": "GE", "Lt": "LT", "Le": "LE", "Eq": "EQ", "Ne": "NE
 COMPOSITE = {"Exp2", "Sigmoid"}
 SUPPORTED = set(UNARY) | set(BINARY) | set(TENSOR_SCALAR) | set(COMPARE) | COMPOSITE | {"Neg", "Cast", "Where"}
 
+# --- Rounding, reciprocal, bitwise and logical ops (legal forms on dav_3510) -----------------------
+#: float -> integral float of the same dtype: Truncate<T, mode> (half / float / bfloat16_t, exact)
+TRUNCATE = {"Floor": "CAST_FLOOR", "Ceil": "CAST_CEIL", "Round": "CAST_RINT"}
+#: float -> int32: Cast<int32_t, T> with the op's rounding (half / float / bfloat16_t sources)
+TO_INT32 = {"FloorToInt": "CAST_FLOOR", "Ceil2Int": "CAST_CEIL"}
+#: float ops computed in float32; float16/bfloat16 go through the float32 scratch tile
+VIA_FLOAT32 = {"Reciprocal": "Reciprocal"}
+#: bitwise ops on whole tiles, run on the int16_t view of the bytes (And / Or / Not accept int16_t)
+BITWISE = {"BitwiseAnd": "And", "BitwiseOr": "Or", "BitwiseXor": "Xor", "BitwiseNot": "Not"}
+#: logical ops on compare masks (one bit per element), run on the uint16_t view of the mask bytes
+LOGICAL = {"LogicalAnd": "And", "LogicalOr": "Or", "LogicalXor": "Xor", "LogicalNot": "Not"}
+SUPPORTED |= set(TRUNCATE) | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | set(LOGICAL)
+# Log2, Tanh, Erf, Sign, Pow, LShift and RShift have no vector form here: Log2 as Ln * (1 / ln 2)
+# is not exact at powers of two, the others need advanced APIs; supports() says False, so vector
+# templates reject such graphs with the op named and the SIMT template computes them.
+
 
 def needs_scratch(op_type: str, dtype) -> bool:
     """Whether the op needs a float32 scratch tile for this dtype."""
-    return op_type in COMPOSITE and dtype.name in ("float16", "bfloat16")
+    return (op_type in COMPOSITE or op_type in VIA_FLOAT32) and dtype.name in ("float16", "bfloat16")
 
 
 def cast_mode(src, dst) -> str:
@@ -97,6 +113,8 @@ class VecElementwiseRegApiCall(ApiCall):
         elif op == "Where":
             lines.append(f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
                          f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {un});")
+        elif op in TRUNCATE or op in TO_INT32 or op in VIA_FLOAT32 or op in BITWISE or op in LOGICAL:
+            lines += self._rounding_bitwise(op, dst, srcs, ctype, count, out_t)
         else:
             lines += self._composite(op, dst, srcs[0], ctype, n, un, out_t)
         lines.append("AscendC::PipeBarrier<PIPE_V>();")
@@ -124,3 +142,47 @@ class VecElementwiseRegApiCall(ApiCall):
             lines += ["AscendC::PipeBarrier<PIPE_V>();",
                       f"AscendC::Cast<{ctype}, float>({dst}, {work}, AscendC::RoundMode::CAST_RINT, {un});"]
         return lines
+
+    def _rounding_bitwise(self, op: str, dst: str, srcs: list[str], ctype: str, count: str, out_t) -> list[str]:
+        """Floor/Ceil/Round, FloorToInt/Ceil2Int, Reciprocal, bitwise and logical ops."""
+        if op in TRUNCATE:
+            return [f"AscendC::Truncate<{ctype}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, "
+                    f"static_cast<uint32_t>({count}));"]
+        if op in TO_INT32:
+            src_t = self.ctx.impl.tensor(self.node.inputs[0]).dtype
+            return [f"AscendC::Cast<int32_t, {self.ctx.cpp_type(src_t)}>({dst}, {srcs[0]}, "
+                    f"AscendC::RoundMode::{TO_INT32[op]}, static_cast<uint32_t>({count}));"]
+        if op in VIA_FLOAT32:
+            return self._via_float32(VIA_FLOAT32[op], dst, srcs[0], ctype, count, out_t)
+        if op in BITWISE:
+            # count elements of out_t are count * itemsize / 2 int16_t lanes (tile rows are 32-byte blocks)
+            lanes = f"static_cast<int32_t>(({count}) * {out_t.itemsize} / 2)"
+            return self._bits(BITWISE[op], "int16_t", dst, srcs, lanes)
+        # masks: count bits, rounded up to whole uint16_t lanes (inside the 32-byte aligned mask buffer)
+        lanes = f"static_cast<int32_t>((({count}) + 15) / 16)"
+        return self._bits(LOGICAL[op], "uint16_t", dst, srcs, lanes)
+
+    def _via_float32(self, api: str, dst: str, src: str, ctype: str, count: str, dtype) -> list[str]:
+        n, un = f"static_cast<int32_t>({count})", f"static_cast<uint32_t>({count})"
+        if not needs_scratch(self.node.op_type, dtype):
+            return [f"AscendC::{api}({dst}, {src}, {n});"]
+        take, work = self.ctx.produce(self.node.attrs["scratch"])
+        return [take, f"AscendC::Cast<float, {ctype}>({work}, {src}, AscendC::RoundMode::CAST_NONE, {un});",
+                "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::{api}({work}, {work}, {n});",
+                "AscendC::PipeBarrier<PIPE_V>();",
+                f"AscendC::Cast<{ctype}, float>({dst}, {work}, AscendC::RoundMode::CAST_RINT, {un});"]
+
+    @staticmethod
+    def _bits(api: str, lane: str, dst: str, srcs: list[str], lanes: str) -> list[str]:
+        """And / Or / Not on a ``lane`` view; Xor as a + b - 2 (a & b), which wraps to a ^ b per lane."""
+        view = [f"{s}.template ReinterpretCast<{lane}>()" for s in srcs]
+        out = f"{dst}.template ReinterpretCast<{lane}>()"
+        if api == "Not":
+            return [f"AscendC::Not({out}, {view[0]}, {lanes});"]
+        if api != "Xor":
+            return [f"AscendC::{api}({out}, {view[0]}, {view[1]}, {lanes});"]
+        bar = "AscendC::PipeBarrier<PIPE_V>();"
+        return [f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});", bar,
+                f"AscendC::Add({out}, {out}, {out}, {lanes});", bar,
+                f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});", bar,
+                f"AscendC::Add({out}, {out}, {view[1]}, {lanes});"]
