@@ -4,7 +4,7 @@ Every run compares the twin's output with the reference interpreter. Each
 graph combines several ops (their results summed, or chained where the op
 keeps a bit pattern), so one g++ build covers many ops and every shape it
 runs. SIMT computes every op; SIMD only the ops with a legal vector form on
-3510, and rejects the others with a reason that names the op.
+3510; SIMD and SK-like reject the others with a reason that names the op.
 """
 
 from __future__ import annotations
@@ -190,8 +190,9 @@ def test_simd_rejects_ops_without_vector_form_and_names_them(op):
     x = g.data("x", ["a0", "a1"], "float32")
     y = gather(x, 1, g.data("index", ["b0", "b1"], "int32"))
     g.output(g.op(op, y, name="the_op"), "y")
-    with pytest.raises(ScheduleError) as info:
-        Autofuser(SIMD).schedule(g.build())
-    assert f"op {op} ('the_op') has no vector form" in str(info.value)
+    for template in ("simd", "sklike"):
+        with pytest.raises(ScheduleError) as info:
+            Autofuser(AutofuserOptions(force_template=template)).schedule(g.build())
+        assert f"op {op} ('the_op') has no vector form" in str(info.value)
     labels = [c.label for c in Autofuser(AutofuserOptions()).schedule(g.build()).cases]
     assert "simt" in labels and not any(label.startswith(("simd", "sklike")) for label in labels)
