@@ -196,3 +196,51 @@ def test_simd_rejects_ops_without_vector_form_and_names_them(op):
         assert f"op {op} ('the_op') has no vector form" in str(info.value)
     labels = [c.label for c in Autofuser(AutofuserOptions()).schedule(g.build()).cases]
     assert "simt" in labels and not any(label.startswith(("simd", "sklike")) for label in labels)
+
+
+def compare_scalar_graph(dtype: str):
+    """Where((y > -0.1 and y <= 0.7) or y == 1 or (y != 2 and y >= 3) or y < -2, y, 2y)."""
+    g = GraphBuilder(f"compare_scalar_{dtype}")
+    x = g.data("x", ["a0", "a1"], dtype)
+    y = gather(x, 1, g.data("index", ["b0", "b1"], "int32"))
+    low, high = (-0.1, 0.7) if dtype.startswith(("float", "bfloat")) else (-1, 7)
+    inside = g.op("LogicalAnd", g.op("Gts", y, value=low), g.op("Les", y, value=high))
+    tail = g.op("LogicalAnd", g.op("Nes", y, value=2), g.op("Ges", y, value=3))
+    mask = g.op("LogicalOr", g.op("LogicalOr", inside, g.op("Eqs", y, value=1)), tail)
+    mask = g.op("LogicalOr", mask, g.op("Lts", y, value=-2))
+    g.output(g.op("Where", mask, y, g.op("Muls", y, value=2)), "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("template", ["simt", "simd"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int32"])
+def test_comparisons_with_a_scalar(template, dtype):
+    s = TwinSession(compare_scalar_graph(dtype), TEMPLATES[template])
+    check_runs(s, 2, 1, seed=41, template=template)
+    if dtype.startswith(("float", "bfloat")):
+        # values next to the scalars, which float16 / bfloat16 cannot hold exactly
+        sizes = {"a0": 2, "a1": 8, "b0": 2, "b1": 8}
+        x = np.array([[-0.1, 0.7, 0.69921875, 0.7001953125, -0.10009765625, -0.0999755859375, 1.0, 2.0],
+                      [3.0, -2.0, -2.0009765625, 2.9990234375, 0.099609375, 0.10009765625, 0, -0.0]],
+                     dtype=np.float16 if dtype == "float16" else np.float32)
+        arrays = {"x": x, "index": np.array([list(range(8)), list(range(8))[::-1]])}
+        run = s.check(sizes, inputs=s.inputs(sizes, arrays=arrays))
+        assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("template", ["simt", "simd"])
+def test_index_chain_wraps_negative_indices_with_a_scalar_comparison(template):
+    g = GraphBuilder("wrap_negative")
+    x = g.data("x", ["a0", 7], "float32")
+    index = g.data("index", ["b0", "b1"], "int32")
+    index = g.op("Where", g.op("Lts", index, value=0), g.op("Adds", index, value=7), index)
+    g.output(gather(x, 1, index), "y")
+    s = TwinSession(g.build(), TEMPLATES[template])
+    rng = np.random.default_rng(43)
+    for k in range(3):
+        sizes = {"a0": int(rng.integers(1, 9)), "b1": int(rng.integers(1, 12))}
+        sizes["b0"] = int(rng.integers(1, sizes["a0"] + 1))
+        run = s.check(sizes, seed=k, negative_indices=True)
+        assert run.ok, run.describe()
+        assert (run.inputs.logical["index"] < 0).any() or sizes["b0"] * sizes["b1"] < 4
+        assert run.template.startswith(template)

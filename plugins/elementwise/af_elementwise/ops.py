@@ -311,6 +311,49 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
                  scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
 
 
+def _compare_scalar(name: str, fn, cpp: str) -> OpDef:
+    """x compared with the scalar attribute ``value``, producing bool.
+
+    Float data compares (in float32) with float32(value); integer data needs
+    an integral value its dtype can hold, so no wrap-around changes the test.
+    """
+
+    def infer(ctx: InferContext) -> OutSpec:
+        require_dtype_in(ctx, "x", NUMERIC, f"{name.lower()}-dtype")
+        value = ctx.attrs.get("value")
+        if value is None:
+            ctx.fail(f"{name.lower()}-value", "attribute 'value' (the scalar) is required")
+        dtype = ctx.input("x").dtype
+        if dtype is not None and dtype.is_int:
+            info = np.iinfo(dtype.np)
+            if not (float(value).is_integer() and info.min <= value <= info.max):
+                ctx.fail(f"{name.lower()}-value", f"value {value} is not an integer {dtype} can hold "
+                         f"([{info.min}, {info.max}])", port="x", error=DTypeError)
+        return OutSpec(dt.bool_, ctx.input("x").sizes)
+
+    def reference(ctx: RefContext) -> np.ndarray:
+        dtype = ctx.in_dtypes["x"]
+        x = _compute(ctx.inputs["x"], dtype)
+        value = ctx.attrs["value"]
+        scalar = np.float32(value) if dtype.is_float else np.array(int(value)).astype(x.dtype)
+        return fn(x, scalar)
+
+    return OpDef(name=name, inputs=("x",), compute_type="elementwise",
+                 attrs=(AttrSpec("value", "float", None, "the scalar operand"),), infer=infer,
+                 reference=reference, scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,),
+                 doc=f"x compared with the scalar value, producing bool ({name}).")
+
+
+COMPARE_SCALAR_OPS: tuple[OpDef, ...] = (
+    _compare_scalar("Gts", np.greater, "({x} > ({C})({value}))"),
+    _compare_scalar("Ges", np.greater_equal, "({x} >= ({C})({value}))"),
+    _compare_scalar("Lts", np.less, "({x} < ({C})({value}))"),
+    _compare_scalar("Les", np.less_equal, "({x} <= ({C})({value}))"),
+    _compare_scalar("Eqs", np.equal, "({x} == ({C})({value}))"),
+    _compare_scalar("Nes", np.not_equal, "({x} != ({C})({value}))"),
+)
+
+
 ROUNDING_OPS: tuple[OpDef, ...] = (
     _unary("Floor", np.floor, "floorf({x})", dt.FLOATS, "largest integral value <= x (float result)."),
     _unary("Ceil", np.ceil, "ceilf({x})", dt.FLOATS, "smallest integral value >= x (float result)."),
@@ -398,4 +441,5 @@ OPS: tuple[OpDef, ...] = (
     *MATH_OPS,
     *BITWISE_OPS,
     *LOGICAL_OPS,
+    *COMPARE_SCALAR_OPS,
 )

@@ -21,7 +21,7 @@ from af_core.registry import get_registry
 NEW_OPS = {
     "Floor", "Ceil", "Round", "FloorToInt", "Ceil2Int", "Log2", "Reciprocal", "Tanh", "Erf", "Sign", "Pow",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "LShift", "RShift",
-    "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
+    "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "Gts", "Ges", "Lts", "Les", "Eqs", "Nes",
 }
 INT32_MAX, INT32_MIN = 2**31 - 1, -(2**31)
 
@@ -162,3 +162,29 @@ def test_dtype_rules_name_node_port_and_rule(op, dtypes, rule, port):
     with pytest.raises(AscirError) as info:
         g.op(op, *ins, name="node")
     assert info.value.rule == rule and info.value.port == port and info.value.node == "node"
+
+
+def test_comparisons_with_a_scalar_use_float32_of_the_value():
+    x = np.float16([0.0999755859375, 0.10003662109375, -2.0, 3.0])  # half(0.1) is below 0.1
+    assert run("Gts", x, dtypes=["float16"], value=0.1).tolist() == [False, True, False, True]
+    assert run("Les", x, dtypes=["float16"], value=0.1).tolist() == [True, False, True, False]
+    assert run("Eqs", x, dtypes=["float16"], value=0.1).tolist() == [False] * 4
+    assert run("Nes", x, dtypes=["float16"], value=3.0).tolist() == [True, True, True, False]
+    i = np.int8([-128, -1, 0, 127])
+    assert run("Lts", i, dtypes=["int8"], value=0).tolist() == [True, True, False, False]
+    assert run("Ges", i, dtypes=["int8"], value=127).tolist() == [False, False, False, True]
+
+
+@pytest.mark.parametrize("dtype,value", [("int8", 300), ("int32", 0.5), ("uint16", -1)])
+def test_integer_comparison_scalars_must_fit_the_dtype(dtype, value):
+    g = GraphBuilder("bad")
+    x = g.data("x", [4], dtype)
+    with pytest.raises(AscirError) as info:
+        g.op("Gts", x, value=value, name="cmp")
+    assert info.value.rule == "gts-value" and info.value.node == "cmp" and str(value) in str(info.value)
+
+
+def test_comparison_with_a_scalar_needs_the_value():
+    g = GraphBuilder("bad")
+    with pytest.raises(AscirError, match="eqs-value"):
+        g.op("Eqs", g.data("x", [4], "float32"))

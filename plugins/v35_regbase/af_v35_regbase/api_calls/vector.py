@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from af_core.codegen.api_call import ApiCall
 from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
@@ -37,7 +39,11 @@ VIA_FLOAT32 = {"Reciprocal": "Reciprocal"}
 BITWISE = {"BitwiseAnd": "And", "BitwiseOr": "Or", "BitwiseXor": "Xor", "BitwiseNot": "Not"}
 #: logical ops on compare masks (one bit per element), run on the uint16_t view of the mask bytes
 LOGICAL = {"LogicalAnd": "And", "LogicalOr": "Or", "LogicalXor": "Xor", "LogicalNot": "Not"}
-SUPPORTED |= set(TRUNCATE) | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | set(LOGICAL)
+#: comparisons with a scalar: Compares(mask, x, s, mode); for float16 / bfloat16 the float32 scalar is
+#: replaced by a neighbour in x's dtype that gives the same answer for every x (see compare_scalar)
+COMPARE_SCALAR = {"Gts": "GT", "Ges": "GE", "Lts": "LT", "Les": "LE", "Eqs": "EQ", "Nes": "NE"}
+EXTRA_FORMS = set(TRUNCATE) | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | set(LOGICAL) | set(COMPARE_SCALAR)
+SUPPORTED |= EXTRA_FORMS
 # Log2, Tanh, Erf, Sign, Pow, LShift and RShift have no vector form here: Log2 as Ln * (1 / ln 2)
 # is not exact at powers of two, the others need advanced APIs; supports() says False, so vector
 # templates reject such graphs with the op named and the SIMT template computes them.
@@ -46,6 +52,49 @@ SUPPORTED |= set(TRUNCATE) | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | s
 def needs_scratch(op_type: str, dtype) -> bool:
     """Whether the op needs a float32 scratch tile for this dtype."""
     return (op_type in COMPOSITE or op_type in VIA_FLOAT32) and dtype.name in ("float16", "bfloat16")
+
+
+def _cpp_float(value: float) -> str:
+    if math.isnan(value):
+        return '__builtin_nanf("")'
+    if math.isinf(value):
+        return "__builtin_inff()" if value > 0 else "-__builtin_inff()"
+    return literal(value)
+
+
+def _neighbours(value: np.float32, dtype) -> tuple[float, float]:
+    """The largest value of ``dtype`` <= value and the smallest >= value (infinities included)."""
+    if dtype.name == "float16":
+        with np.errstate(over="ignore"):
+            near = np.float16(value)
+        lo = near if float(near) <= value else np.nextafter(near, np.float16(-np.inf))
+        hi = near if float(near) >= value else np.nextafter(near, np.float16(np.inf))
+        return float(lo), float(hi)
+    bits = int(np.array(value, dtype=np.float32).view(np.uint32))
+    toward_zero = np.array(bits & 0xFFFF0000, dtype=np.uint32).view(np.float32).item()
+    away = np.array((bits & 0xFFFF0000) + 0x10000, dtype=np.uint32).view(np.float32).item()
+    if toward_zero == float(value):
+        return toward_zero, toward_zero
+    return min(toward_zero, away), max(toward_zero, away)
+
+
+def compare_scalar(mode: str, value: float, dtype) -> str:
+    """The C++ scalar with which Compares on ``dtype`` data answers ``x <mode> float32(value)``.
+
+    Integers and float32 compare with the value itself. A float16 / bfloat16 x
+    compared with a float32 s that the dtype cannot hold: x > s iff x > lo
+    (lo the largest value <= s), x >= s iff x >= hi (hi the smallest >= s);
+    x == s never holds and x != s always does, which Compares with a NaN
+    scalar answers (NaN compares unequal to everything).
+    """
+    if not dtype.is_float or dtype.name == "float32":
+        return literal(value)
+    lo, hi = _neighbours(np.float32(value), dtype)
+    if lo == hi or mode in ("GT", "LE"):
+        return _cpp_float(lo)
+    if mode in ("GE", "LT"):
+        return _cpp_float(hi)
+    return _cpp_float(float("nan"))
 
 
 def cast_mode(src, dst) -> str:
@@ -113,7 +162,7 @@ class VecElementwiseRegApiCall(ApiCall):
         elif op == "Where":
             lines.append(f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
                          f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {un});")
-        elif op in TRUNCATE or op in TO_INT32 or op in VIA_FLOAT32 or op in BITWISE or op in LOGICAL:
+        elif op in EXTRA_FORMS:
             lines += self._rounding_bitwise(op, dst, srcs, ctype, count, out_t)
         else:
             lines += self._composite(op, dst, srcs[0], ctype, n, un, out_t)
@@ -154,6 +203,12 @@ class VecElementwiseRegApiCall(ApiCall):
                     f"AscendC::RoundMode::{TO_INT32[op]}, static_cast<uint32_t>({count}));"]
         if op in VIA_FLOAT32:
             return self._via_float32(VIA_FLOAT32[op], dst, srcs[0], ctype, count, out_t)
+        if op in COMPARE_SCALAR:
+            src_t = self.ctx.impl.tensor(self.node.inputs[0]).dtype
+            mode = COMPARE_SCALAR[op]
+            scalar = compare_scalar(mode, float(self.node.attrs["value"]), src_t)
+            return [f"AscendC::Compares({dst}, {srcs[0]}, static_cast<{self.ctx.cpp_type(src_t)}>({scalar}), "
+                    f"AscendC::CMPMODE::{mode}, static_cast<uint32_t>({count}));"]
         if op in BITWISE:
             # count elements of out_t are count * itemsize / 2 int16_t lanes (tile rows are 32-byte blocks)
             lanes = f"static_cast<int32_t>(({count}) * {out_t.itemsize} / 2)"
