@@ -29,7 +29,8 @@ TEMPLATES = {"simt": SIMT, "simd": SIMD}
 
 #: ops with a vector form on the v35 path, and the ones computed only by SIMT lanes
 VECTOR_OPS = {"Floor", "Ceil", "Round", "FloorToInt", "Ceil2Int", "Reciprocal", "BitwiseAnd", "BitwiseOr",
-              "BitwiseXor", "BitwiseNot", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot"}
+              "BitwiseXor", "BitwiseNot", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
+              "Gts", "Ges", "Lts", "Les", "Eqs", "Nes"}
 SIMT_ONLY_OPS = {"Log2", "Tanh", "Erf", "Sign", "Pow", "LShift", "RShift"}
 
 
