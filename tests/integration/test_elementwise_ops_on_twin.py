@@ -245,3 +245,11 @@ def test_index_chain_wraps_negative_indices_with_a_scalar_comparison(template):
         assert run.ok, run.describe()
         assert (run.inputs.logical["index"] < 0).any() or sizes["b0"] * sizes["b1"] < 4
         assert run.template.startswith(template)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_sklike_pre_and_post_stages_use_the_same_vector_forms(dtype):
+    graph = chain_graph(rank=2, dim=1, dtype=dtype, pre=("Ceil",),
+                        post=("Reciprocal", "Muls(8.0)", "Round", "FloorToInt", "BitwiseNot"), name="sklike_ops")
+    s = TwinSession(graph, AutofuserOptions(force_template="sklike"))
+    check_runs(s, 2, 1, seed=47, template="sklike")
