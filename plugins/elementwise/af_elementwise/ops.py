@@ -6,15 +6,25 @@ op (round to nearest even); integer ops wrap around; float -> int casts
 truncate toward zero. The scalar C++ expressions (``scalar_cpp``) follow the
 same contract so a SIMT lane reproduces the reference element for element,
 up to the last-bit differences of transcendental functions.
+
+Rounding ops say how they round: Floor / Ceil / Round give integral values in
+the input's float dtype (Round is round-half-to-even, like ``torch.round``
+and AscendC's CAST_RINT); FloorToInt / Ceil2Int produce int32 and saturate
+out-of-range values to the int32 range, NaN giving 0 (what AscendC's Cast
+to int32 does). Bitwise ops act on the two's-complement bits of integers;
+logical ops take and give bool. Shift counts outside ``[0, bit width)``
+shift every bit out (LShift gives 0, RShift gives 0 or -1 by the sign).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from af_core import dtypes as dt
+from af_core.errors import DTypeError
 from af_core.ops.opdef import (
     AttrSpec,
     InferContext,
@@ -203,6 +213,183 @@ def _ref_where(ctx: RefContext) -> np.ndarray:
     return np.where(ctx.inputs["x1"].astype(bool), ctx.inputs["x2"], ctx.inputs["x3"])
 
 
+# ---------------------------------------------------------------------------
+# Rounding, integer-producing, bitwise, logical and shift ops.
+
+BITWISE = dt.INTS
+#: the shift-count dtype for each shifted dtype (AscendC ShiftLeft/ShiftRight pairs)
+SHIFT_COUNT = {
+    dt.int8: dt.int8, dt.uint8: dt.int8, dt.int16: dt.int16, dt.uint16: dt.int16,
+    dt.int32: dt.int32, dt.uint32: dt.int32, dt.int64: dt.int64, dt.uint64: dt.int64,
+}
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _round_half_even(x):
+    return np.rint(x)
+
+
+def _reciprocal(x):
+    return np.float32(1.0) / x
+
+
+def _erf(x):
+    flat = np.array([math.erf(float(v)) for v in x.reshape(-1)], dtype=np.float64)
+    return flat.reshape(x.shape).astype(np.float32)
+
+
+def _saturating_int32(values: np.ndarray) -> np.ndarray:
+    """Float -> int32 the way AscendC's Cast does it: clamp to the range, NaN -> 0."""
+    v = np.asarray(values, dtype=np.float64)
+    out = np.clip(np.nan_to_num(v, nan=0.0, posinf=INT32_MAX, neginf=INT32_MIN), INT32_MIN, INT32_MAX)
+    return out.astype(np.int32)
+
+
+def _to_int(name: str, fn, cpp: str, doc: str) -> OpDef:
+    """A float op whose result is int32 (FloorToInt, Ceil2Int)."""
+
+    def infer(ctx: InferContext) -> OutSpec:
+        require_dtype_in(ctx, "x", dt.FLOATS, f"{name.lower()}-dtype")
+        return OutSpec(dt.int32, ctx.input("x").sizes)
+
+    def reference(ctx: RefContext) -> np.ndarray:
+        x = _compute(ctx.inputs["x"], ctx.in_dtypes["x"])
+        with np.errstate(all="ignore"):
+            return _saturating_int32(fn(x))
+
+    return OpDef(name=name, inputs=("x",), compute_type="elementwise", infer=infer, reference=reference,
+                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+
+
+def _logical(name: str, inputs: tuple[str, ...], fn, cpp: str, doc: str) -> OpDef:
+    """Bool in, bool out."""
+
+    def infer(ctx: InferContext) -> OutSpec:
+        for port in inputs:
+            src = ctx.input(port)
+            if src.dtype is not None and not src.dtype.is_bool:
+                ctx.fail(f"{name.lower()}-dtype", f"dtype {src.dtype} is not supported (allowed: bool)",
+                         port=port, error=DTypeError)
+        return OutSpec(dt.bool_, broadcast_sizes(ctx, inputs))
+
+    def reference(ctx: RefContext) -> np.ndarray:
+        return fn(*(ctx.inputs[p].astype(bool) for p in inputs))
+
+    return OpDef(name=name, inputs=inputs, compute_type="elementwise", infer=infer, reference=reference,
+                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+
+
+def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
+    """x1 shifted by x2 bits; x2 has the signed dtype of x1's width."""
+
+    def infer(ctx: InferContext) -> OutSpec:
+        require_dtype_in(ctx, "x1", BITWISE, f"{name.lower()}-dtype")
+        src = ctx.input("x1").dtype
+        count = ctx.input("x2").dtype
+        if src is not None and count is not None and count != SHIFT_COUNT[src]:
+            ctx.fail(f"{name.lower()}-count-dtype",
+                     f"shift count must be {SHIFT_COUNT[src]} for {src} data, got {count}", port="x2",
+                     error=DTypeError)
+        return OutSpec(src, broadcast_sizes(ctx, ("x1", "x2")))
+
+    def reference(ctx: RefContext) -> np.ndarray:
+        x = ctx.inputs["x1"]
+        dtype = ctx.in_dtypes["x1"]
+        bits = dtype.itemsize * 8
+        count = ctx.inputs["x2"].astype(np.int64)
+        inside = (count >= 0) & (count < bits)
+        safe = np.where(inside, count, 0).astype(x.dtype)
+        with np.errstate(all="ignore"):
+            shifted = np.left_shift(x, safe) if left else np.right_shift(x, safe)
+        if left or dtype.kind == "u":
+            out_of_range = np.zeros((), dtype=x.dtype)
+        else:
+            out_of_range = np.where(x < 0, np.array(-1, dtype=x.dtype), np.zeros((), dtype=x.dtype))
+        return np.where(inside, shifted, out_of_range).astype(x.dtype)
+
+    return OpDef(name=name, inputs=("x1", "x2"), compute_type="elementwise", infer=infer, reference=reference,
+                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+
+
+def _compare_scalar(name: str, fn, cpp: str) -> OpDef:
+    """x compared with the scalar attribute ``value``, producing bool.
+
+    Float data compares (in float32) with float32(value); integer data needs
+    an integral value its dtype can hold, so no wrap-around changes the test.
+    """
+
+    def infer(ctx: InferContext) -> OutSpec:
+        require_dtype_in(ctx, "x", NUMERIC, f"{name.lower()}-dtype")
+        value = ctx.attrs.get("value")
+        if value is None:
+            ctx.fail(f"{name.lower()}-value", "attribute 'value' (the scalar) is required")
+        dtype = ctx.input("x").dtype
+        if dtype is not None and dtype.is_int:
+            info = np.iinfo(dtype.np)
+            if not (float(value).is_integer() and info.min <= value <= info.max):
+                ctx.fail(f"{name.lower()}-value", f"value {value} is not an integer {dtype} can hold "
+                         f"([{info.min}, {info.max}])", port="x", error=DTypeError)
+        return OutSpec(dt.bool_, ctx.input("x").sizes)
+
+    def reference(ctx: RefContext) -> np.ndarray:
+        dtype = ctx.in_dtypes["x"]
+        x = _compute(ctx.inputs["x"], dtype)
+        value = ctx.attrs["value"]
+        scalar = np.float32(value) if dtype.is_float else np.array(int(value)).astype(x.dtype)
+        return fn(x, scalar)
+
+    return OpDef(name=name, inputs=("x",), compute_type="elementwise",
+                 attrs=(AttrSpec("value", "float", None, "the scalar operand"),), infer=infer,
+                 reference=reference, scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,),
+                 doc=f"x compared with the scalar value, producing bool ({name}).")
+
+
+COMPARE_SCALAR_OPS: tuple[OpDef, ...] = (
+    _compare_scalar("Gts", np.greater, "({x} > ({C})({value}))"),
+    _compare_scalar("Ges", np.greater_equal, "({x} >= ({C})({value}))"),
+    _compare_scalar("Lts", np.less, "({x} < ({C})({value}))"),
+    _compare_scalar("Les", np.less_equal, "({x} <= ({C})({value}))"),
+    _compare_scalar("Eqs", np.equal, "({x} == ({C})({value}))"),
+    _compare_scalar("Nes", np.not_equal, "({x} != ({C})({value}))"),
+)
+
+
+ROUNDING_OPS: tuple[OpDef, ...] = (
+    _unary("Floor", np.floor, "floorf({x})", dt.FLOATS, "largest integral value <= x (float result)."),
+    _unary("Ceil", np.ceil, "ceilf({x})", dt.FLOATS, "smallest integral value >= x (float result)."),
+    _unary("Round", _round_half_even, "rintf({x})", dt.FLOATS,
+           "nearest integral value, ties to even (torch.round, CAST_RINT)."),
+    _to_int("FloorToInt", np.floor, "AfFloorToInt({x})", "floor(x) as int32 (saturating, NaN -> 0)."),
+    _to_int("Ceil2Int", np.ceil, "AfCeilToInt({x})", "ceil(x) as int32 (saturating, NaN -> 0)."),
+)
+
+MATH_OPS: tuple[OpDef, ...] = (
+    _unary("Log2", np.log2, "log2f({x})", dt.FLOATS, "base-2 logarithm."),
+    _unary("Reciprocal", _reciprocal, "(1.0f / {x})", dt.FLOATS, "1 / x."),
+    _unary("Tanh", np.tanh, "tanhf({x})", dt.FLOATS, "hyperbolic tangent."),
+    _unary("Erf", _erf, "erff({x})", dt.FLOATS, "error function."),
+    _unary("Sign", np.sign, "AfSign({x})", NUMERIC, "-1, 0 or 1 by the sign of x (NaN stays NaN)."),
+    _binary("Pow", np.power, "powf({x1}, {x2})", dt.FLOATS, "x1 ** x2 (floats only)."),
+)
+
+BITWISE_OPS: tuple[OpDef, ...] = (
+    _binary("BitwiseAnd", np.bitwise_and, "({x1} & {x2})", BITWISE, "bits of x1 AND x2."),
+    _binary("BitwiseOr", np.bitwise_or, "({x1} | {x2})", BITWISE, "bits of x1 OR x2."),
+    _binary("BitwiseXor", np.bitwise_xor, "({x1} ^ {x2})", BITWISE, "bits of x1 XOR x2."),
+    _unary("BitwiseNot", np.invert, "(~{x})", BITWISE, "every bit of x flipped."),
+    _shift("LShift", True, "AfShiftLeft({x1}, {x2})", "x1 << x2 (counts outside [0, bits) give 0)."),
+    _shift("RShift", False, "AfShiftRight({x1}, {x2})",
+           "x1 >> x2, arithmetic for signed x1 (counts outside [0, bits) give 0 or -1)."),
+)
+
+LOGICAL_OPS: tuple[OpDef, ...] = (
+    _logical("LogicalAnd", ("x1", "x2"), np.logical_and, "({x1} && {x2})", "x1 and x2 (bool)."),
+    _logical("LogicalOr", ("x1", "x2"), np.logical_or, "({x1} || {x2})", "x1 or x2 (bool)."),
+    _logical("LogicalXor", ("x1", "x2"), np.logical_xor, "({x1} != {x2})", "x1 xor x2 (bool)."),
+    _logical("LogicalNot", ("x",), np.logical_not, "(!{x})", "not x (bool)."),
+)
+
+
 OPS: tuple[OpDef, ...] = (
     _unary("Abs", np.abs, "AfAbs({x})", SIGNED, "|x|."),
     _unary("Neg", _neg, "(-{x})", SIGNED, "-x."),
@@ -250,4 +437,9 @@ OPS: tuple[OpDef, ...] = (
         cpp_sources=(SCALAR_SOURCE,),
         doc="x2 where the bool x1 holds, else x3.",
     ),
+    *ROUNDING_OPS,
+    *MATH_OPS,
+    *BITWISE_OPS,
+    *LOGICAL_OPS,
+    *COMPARE_SCALAR_OPS,
 )

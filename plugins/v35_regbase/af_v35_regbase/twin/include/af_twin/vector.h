@@ -745,4 +745,52 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
 
 }  // namespace AscendC
 
+
+// ---------------------------------------------------------------------------
+// Truncate<T, roundMode>: dst[i] = src[i] rounded to an integral value of the
+// same float type (CAST_RINT ties to even, CAST_ROUND ties away from zero).
+// Official dav_3510 form: impl/basic_api/dav_3510/kernel_operator_vec_vconv_impl.h
+// (TruncateImpl): T in {half, float, bfloat16_t}, roundMode in {CAST_RINT,
+// CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC}; both are static_asserts there
+// and here. Every such result is exact in T, so the twin rounds in float.
+
+namespace AfTwin {
+
+template <AscendC::RoundMode kMode>
+inline float RoundIntegral(float v) {
+    if constexpr (kMode == AscendC::RoundMode::CAST_RINT) {
+        return std::nearbyint(v);
+    } else if constexpr (kMode == AscendC::RoundMode::CAST_FLOOR) {
+        return std::floor(v);
+    } else if constexpr (kMode == AscendC::RoundMode::CAST_CEIL) {
+        return std::ceil(v);
+    } else if constexpr (kMode == AscendC::RoundMode::CAST_ROUND) {
+        return std::round(v);
+    } else {
+        return std::trunc(v);
+    }
+}
+
+}  // namespace AfTwin
+
+namespace AscendC {
+
+template <typename T, RoundMode roundMode>
+inline void Truncate(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value ||
+                      std::is_same<T, bfloat16_t>::value,
+                  "Truncate: T must be half, float or bfloat16_t (dav_3510 TruncateImpl)");
+    static_assert(roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_FLOOR ||
+                      roundMode == RoundMode::CAST_CEIL || roundMode == RoundMode::CAST_ROUND ||
+                      roundMode == RoundMode::CAST_TRUNC,
+                  "Truncate: roundMode must be CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC");
+    const char* api = "Truncate";
+    T* d = AfTwin::UbOperand(dst, count, api, "dst");
+    const T* s = AfTwin::UbOperand(src, count, api, "src");
+    AfTwin::CountVector(api);
+    for (uint32_t i = 0; i < count; ++i) d[i] = T(AfTwin::RoundIntegral<roundMode>(static_cast<float>(s[i])));
+}
+
+}  // namespace AscendC
+
 #endif  // AF_TWIN_VECTOR_H
