@@ -8,6 +8,12 @@ tile and the offsets, and the Gather writes the output tile.
 The index tile is *full* (every row position has its own index) or
 *compact* (index_select / embedding: the index is broadcast over the other
 row axes with stride 0, so only its non-broadcast axes are loaded).
+
+The target's Gather bounds the stage (:func:`gather_span_limit`): on SoC
+3510 a 1- or 2-byte Gather packs its byte offsets to uint16 element indices,
+so the source tile (rows * in_pitch elements, then the zero slot) must stay
+below 65536 elements; and there is no 8-byte Gather, so 8-byte data is
+rejected here (the SIMT template gathers it element by element).
 """
 
 from __future__ import annotations
@@ -19,8 +25,32 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
 from af_core.schedule.impl_graph import ImplNode
 from af_core.schedule.rowtiles import TileBuilder, Unsupported, view_of
+from af_core.tiling.spec import FloorDiv
 
 GATHER_API_CALL = "IndirectLoadRegApiCall"
+# element indices a 1- or 2-byte Gather can address on SoC 3510 (its offsets are packed to uint16)
+GATHER_PACKED_INDICES = 1 << 16
+
+
+def check_gather_dtype(dtype: dt.DType) -> None:
+    """Reject data the Gather cannot move: there is no 8-byte Gather on 3510."""
+    if dtype.itemsize == 8:
+        raise Unsupported(f"Gather has no 8-byte form on SoC 3510 ({dtype.name} data); the official API takes 1-, "
+                          "2- and 4-byte types")
+
+
+def gather_span_limit(dtype: dt.DType, pin) -> tuple[sympy.Expr, sympy.Expr, str] | None:
+    """(most tile rows, constraint, reason) bounding the Gather source of a tile, or None when unbounded.
+
+    The zero slot sits at element ``tile * pin`` of the source, the highest element the Gather reads, so
+    ``tile * pin`` must be a uint16 index for 1- and 2-byte data.
+    """
+    if dtype.itemsize > 2:
+        return None
+    last = GATHER_PACKED_INDICES - 1
+    reason = (f"a {dtype.itemsize}-byte Gather addresses at most {GATHER_PACKED_INDICES} elements (uint16 offsets "
+              f"on SoC 3510) and one input row of this case (plus the zero slot) is longer")
+    return FloorDiv(last, pin), sympy.Le(pin, last), reason
 
 
 def index_layout(graph: HintGraph, index_loads: list[Node], heads: dict[str, Node], outer, dim: int,
@@ -52,6 +82,7 @@ def add_gather(b: TileBuilder, il: Node, *, template: str, slice_tensor: str, in
                index_dtype: dt.DType, input_sizes, index_sizes, dim: int, pin, pidx, pout, full_index: bool,
                index_axes: list[int], final: bool) -> tuple[str, ImplNode]:
     """Append the Gather node (and return its prologue node computing the offset pattern)."""
+    check_gather_dtype(il.y.dtype)
     plan = b.plan
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)

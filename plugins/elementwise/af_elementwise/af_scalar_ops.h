@@ -8,6 +8,9 @@
 #ifndef AF_SCALAR_OPS_H
 #define AF_SCALAR_OPS_H
 
+// expf, logf, sqrtf, exp2f, fabsf, ... of the ops' scalar forms: not declared by kernel_operator.h
+#include "simt_api/math_functions.h"
+
 __simt_callee__ inline float AfAbs(float v) { return fabsf(v); }
 template <typename T> __simt_callee__ inline T AfAbs(T v) { return v < 0 ? static_cast<T>(-v) : v; }
 

@@ -32,7 +32,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
-from af_core.schedule.gather_stage import add_gather, index_layout
+from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import sink_unary_ops
 from af_core.schedule.rowtiles import (
@@ -172,7 +172,10 @@ class SimdTemplate:
         assign_releases(stage, impl)
         impl.stages = [stage]
 
-        tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE), "most rows whose tiles fit in UB together")
+        span = gather_span_limit(il.y.dtype, pin)
+        fit = plan.max_rows(UB_SIZE) if span is None else Min(plan.max_rows(UB_SIZE), span[0])
+        tile_max = spec.add("tile_max", fit, "most rows whose tiles fit in UB together (and, for 1-/2-byte "
+                                             "data, whose Gather source a uint16 offset reaches)")
         spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "rows per tile")
         spec.add("tiles", CeilDiv(rows, tile), "tiles")
         spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
@@ -181,6 +184,8 @@ class SimdTemplate:
         spec.resources = {"ub_bytes": ub, "workspace_bytes": sympy.Integer(0), "dcache_bytes": sympy.Integer(0)}
         spec.require(sympy.Le(ub, UB_SIZE), "one tile row (input slice + index + offsets + output + chain "
                                             "temporaries) does not fit in UB")
+        if span is not None:
+            spec.require(span[1], span[2])
         spec.score = sympy.Piecewise((2, ctx.measures.rule()["simd"]), (-1, True))
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
         spec.cost = modelled_cost(b.gm_bytes, api_calls=tiles * loop_calls, serialized=buffers == 1)

@@ -16,7 +16,11 @@ With a reduce there are two cases:
 - ``lanes``: every lane computes one output element, looping over the
   reduced coordinates itself; no UB, any reduce axes, any group size.
 
-A 32 KiB data-cache reserve is recorded on the case and counted against UB.
+A 32 KiB data-cache reserve is recorded on the case and counted against UB:
+a kernel that launches ``VF_CALL`` may give ``TPipe`` at most the physical UB
+minus the 8 KiB system reserve minus the data cache (official SIMT
+programming model; the CPU twin checks the same budget), and never more than
+the usable UB the host tiling is given.
 """
 
 from __future__ import annotations
@@ -37,6 +41,12 @@ from af_core.schedule.tiles import TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
 MIN_LANES_PER_CORE = 256
+SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
+
+
+def vf_ub_limit(platform) -> sympy.Expr:
+    """UB a VF_CALL kernel may use, data cache included: the usable UB, capped at physical UB - reserve."""
+    return Min(UB_SIZE, platform.ub_total - SYSTEM_RESERVE)
 
 
 def _fused_nodes(graph: HintGraph) -> list[Node]:
@@ -80,7 +90,7 @@ class SimtTemplate:
         store = next(n for n in graph.nodes() if n.op.compute_type == "store")
         before = graph.producer(store, "x")
         reduce = before if before.op.compute_type == "reduce" else None
-        parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve)
+        parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform))
         if reduce is None:
             return [self._linear(parts, "default")]
         out = [self._linear(parts, "lanes")]
@@ -93,8 +103,8 @@ class SimtTemplate:
     def _case(self, parts: _Parts, variant: str, stage: Stage, spec: TilingSpec, ub_bytes, cost) -> Case:
         spec.resources = {"ub_bytes": ub_bytes, "dcache_bytes": sympy.Integer(parts.dcache),
                           "workspace_bytes": sympy.Integer(0)}
-        spec.require(sympy.Le(ub_bytes, UB_SIZE),
-                     "UB (32 KiB DCache reserve plus reduce buffers) exceeds the platform UB")
+        spec.require(sympy.Le(ub_bytes, parts.ub_limit),
+                     "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel")
         spec.score = sympy.Integer(1)
         spec.cost = cost
         spec.block_dim = sympy.Symbol("used_cores", integer=True)
@@ -160,7 +170,7 @@ class SimtTemplate:
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
-        tile_max = spec.add("tile_max", plan.max_rows(UB_SIZE - parts.dcache), "most groups a tile can hold")
+        tile_max = spec.add("tile_max", plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold")
         spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "groups per tile")
         spec.add("tiles", CeilDiv(rows, tile), "tiles")
         spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
@@ -193,8 +203,9 @@ class _Parts:
     """What every SIMT case of one rewritten graph shares."""
 
     def __init__(self, graph: HintGraph, il: Node, store: Node, reduce: Node | None, rewrite: dict,
-                 dcache: int) -> None:
+                 dcache: int, ub_limit: sympy.Expr) -> None:
         self.graph, self.il, self.store, self.reduce, self.rewrite, self.dcache = graph, il, store, reduce, rewrite, dcache
+        self.ub_limit = ub_limit  # UB of a VF_CALL kernel, data cache included
         self.output = graph.consumers(store)[0][0]
         self.value = graph.producer(reduce, "x") if reduce is not None else graph.producer(store, "x")
         self.sizes = list(self.value.y.size)

@@ -243,3 +243,18 @@ def test_groups_too_big_for_ub_fall_back_to_lane_reduce():
     assert run.template == "simt/lanes"
     small = {"a0": 16, "a1": 8, "a2": 16, "b0": 16, "b1": 4, "b2": 16}
     assert s.check(small, seed=4, core_num=8).template == "simt"  # the UB reduce wins when it fits
+
+
+def test_ub_reduce_tile_keeps_the_budget_of_a_vf_call_kernel():
+    """Given the whole 256 KiB as usable UB, the UB-reduce tile still leaves the 8 KiB system reserve and the
+    32 KiB data cache free: 262144 - 8192 - 32768 = 221184 TPipe bytes, the budget the twin checks."""
+    s = session(rank=3, dim=1, reduce=("Sum", (2,)))
+    key = keys(s)["simt"]
+    sizes = {"a0": 200, "a1": 5, "a2": 1000, "b0": 200, "b1": 1, "b2": 1000}
+    inputs = s.inputs(sizes, seed=11)
+    full = s.run(inputs, core_num=1, ub_size=256 * 1024, tiling_key=key)
+    assert 200000 < full.counter("ub_high_water") <= 221184
+    usual = s.check(inputs=inputs, core_num=1, tiling_key=key)
+    assert usual.ok, usual.describe()
+    for name, values in usual.twin.outputs.items():
+        np.testing.assert_array_equal(full.outputs[name], values)

@@ -26,7 +26,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
-from af_core.schedule.gather_stage import add_gather, index_layout
+from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
     TileBuilder,
@@ -70,16 +70,24 @@ class StageBuilder:
                              sympy.Symbol(f"{loop}_actual"), buffers)
         self.prologue: list[ImplNode] = []
 
-    def finish(self, impl: ImplGraph) -> None:
-        """Tile rule (most rows that fit, spread over the cores) and the stage's UB constraint."""
+    def finish(self, impl: ImplGraph, span: tuple | None = None) -> None:
+        """Tile rule (most rows that fit, spread over the cores) and the stage's UB constraint.
+
+        ``span`` (from :func:`gather_span_limit`) further bounds the rows of a stage whose Gather source
+        has a limited reach, and drops the case when one row is already too long.
+        """
         k, spec = self.key, self.spec
-        tile_max = spec.add(f"{k}_tile_max", self.plan.max_rows(UB_SIZE), f"most rows of a {k} tile that fit UB")
+        fit = self.plan.max_rows(UB_SIZE) if span is None else Min(self.plan.max_rows(UB_SIZE), span[0])
+        tile_max = spec.add(f"{k}_tile_max", fit, f"most rows of a {k} tile that fit UB"
+                            + (" and the Gather's offset range" if span is not None else ""))
         spec.add(f"{k}_tile", Max(1, Min(tile_max, CeilDiv(self.rows, CORE_NUM))), "rows per tile")
         spec.add(f"{k}_tiles", CeilDiv(self.rows, self.tile), "tiles")
         spec.add(f"{k}_tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
         spec.add(f"{k}_used_cores", CeilDiv(self.tiles, self.per_core), f"cores the {k} stage uses")
         spec.resources[f"{k}_ub_bytes"] = self.plan.ub_bytes()
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
+        if span is not None:
+            spec.require(span[1], f"{k} stage: {span[2]}")
         self.stage.nodes = [*self.prologue, *self.b.nodes]
         assign_releases(self.stage, impl)
 
@@ -189,7 +197,7 @@ class SkLikeTemplate:
                                    tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
         target = workspace("ws_gather", il, index_sizes) if post_needed else out.name
         g.b.store(f"{il.name}_store", gathered, target, product(index_sizes[dim:]), pout, g.rows, il.y.dtype)
-        g.finish(impl)
+        g.finish(impl, gather_span_limit(il.y.dtype, pin))
         stages.append(g)
         # 4. output post (elementwise + reduce) from ws_gather
         if post_needed:

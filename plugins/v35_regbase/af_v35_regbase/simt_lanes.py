@@ -9,6 +9,9 @@ by :class:`af_core.codegen.scalar.ScalarEmitter`.
 
 VF arguments may only be raw pointers and scalars, so every size and stride
 the lanes need travels as an ``int64_t`` parameter (``p0``, ``p1``, ...).
+Inputs arrive as ``const __gm__ T*`` (``GlobalTensor::GetPhyAddr()`` is
+const in the official API); a GM output as the writable ``__gm__ T*`` of
+``GetPhyAddr(0)``.
 """
 
 from __future__ import annotations
@@ -198,7 +201,8 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
         store = f"AF_SIMT_UB_STORE(out + i, static_cast<{out_ctype}>({result}));"
         out_param = f"__ubuf__ {out_ctype}* out"
     name = f"AfSimtLanes_k{ctx.case.tiling_key}"
-    ptr_params = [f"__gm__ {ctype}* {lane}" for lane, ctype in pointers.params.values()]
+    # inputs are read-only: GlobalTensor::GetPhyAddr() hands out ``const __gm__ T*``
+    ptr_params = [f"const __gm__ {ctype}* {lane}" for lane, ctype in pointers.params.values()]
     int_params = [f"int64_t {n}" for n in params.names.values()]
     signature = ", ".join([out_param, *ptr_params, "int64_t start", "int64_t count", *int_params])
     body = body + [store]

@@ -228,7 +228,7 @@ void PadUbGm() {
 }
 
 // DataCopy moves count * sizeof(T) rounded down to 32 bytes.
-void DataCopyRound() {
+void DataCopyWhole() {
     std::vector<float> x(32);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(100 + i);
     std::vector<float> y(16, 0.0f);
@@ -245,19 +245,38 @@ void DataCopyRound() {
         gy.SetGlobalBuffer(G(y), 16);
         LocalTensor<float> ua = a.Get<float>();
         Duplicate(ua, -1.0f, 16);
-        DataCopy(ua, gx, 13);      // 52 bytes -> 32
-        DataCopy(gy, ua, 7);       // 28 bytes -> nothing
-        DataCopy(gy[8], ua, 9);    // 36 bytes -> 32
+        DataCopy(ua, gx, 8);       // 32 bytes
+        DataCopy(gy[8], ua, 8);    // 32 bytes
         LocalTensor<half> s = h1.Get<half>();
         LocalTensor<half> d = h2.Get<half>();
         ArithProgression(s, half(0.0f), half(1.0f), 32);
         Duplicate(d, half(-1.0f), 32);
-        DataCopy(d, s, 17);        // 34 bytes -> 32
+        DataCopy(d, s, 16);        // 32 bytes
         Print("ua", ua, 16);
         Print("d", d, 20);
     });
     PrintVec("y", y);
     Report();
+}
+
+// A count whose bytes are not whole 32-byte blocks: 0 GM->UB (13 floats), 1 UB->GM (7 floats), 2 UB->UB (17 halves).
+template <int kDir>
+void DataCopyCount() {
+    std::vector<float> x(32, 1.0f);
+    AfTwin::RegisterGm(x.data(), x.size() * 4, "x");
+    AfTwin::Launch(1, [&] {
+        TPipe pipe;
+        Buf a, h;
+        pipe.InitBuffer(a, 64);
+        pipe.InitBuffer(h, 64);
+        GlobalTensor<float> gx;
+        gx.SetGlobalBuffer(G(x), 32);
+        LocalTensor<float> ua = a.Get<float>();
+        LocalTensor<half> uh = h.Get<half>();
+        if (kDir == 0) DataCopy(ua, gx, 13);
+        if (kDir == 1) DataCopy(gx, ua, 7);
+        if (kDir == 2) DataCopy(uh, uh[16], 17);
+    });
 }
 
 // Byte offsets, base offset, float and half.
@@ -595,7 +614,10 @@ const Case kCases[] = {
     {"pad_nopad", PadNoPad},
     {"pad_lines", PadLines},
     {"pad_ub_gm", PadUbGm},
-    {"datacopy_round", DataCopyRound},
+    {"datacopy_whole", DataCopyWhole},
+    {"datacopy_count_gm_ub", DataCopyCount<0>},
+    {"datacopy_count_ub_gm", DataCopyCount<1>},
+    {"datacopy_count_ub_ub", DataCopyCount<2>},
     {"gather", GatherCase},
     {"gather_misaligned", GatherMisaligned},
     {"gather_out_of_range", GatherOutOfRange},
@@ -1223,8 +1245,8 @@ const Case kCases[] = {
     {"simt_2049", SimtThreads<2049, 1, 1>},
     {"simt_3d", SimtThreads<64, 32, 2>},
     {"simt_zero", SimtThreads<0, 1, 1>},
-    {"simt_dcache", SimtDcache<229408>},
-    {"simt_dcache_fit", SimtDcache<229376>},
+    {"simt_dcache", SimtDcache<221216>},
+    {"simt_dcache_fit", SimtDcache<221184>},
     {"simt_gm_oob", SimtGmOob},
     {"simt_ub_oob", SimtUbOob},
     {"counters", Counters},
@@ -1386,8 +1408,8 @@ def test_datacopypad_ub_to_gm_strides(move):
     )
 
 
-def test_datacopy_rounds_down_to_32_bytes(move):
-    out = run_ok(move, "datacopy_round")
+def test_datacopy_whole_blocks(move):
+    out = run_ok(move, "datacopy_whole")
     assert out.hexes("ua") == f32([100 + i for i in range(8)] + [-1.0] * 8)
     assert out.hexes("y") == f32([0.0] * 8 + [100 + i for i in range(8)])
     assert out.hexes("d") == f16(list(range(16)) + [-1.0] * 4)
@@ -1398,9 +1420,26 @@ def test_datacopy_rounds_down_to_32_bytes(move):
         cachelines_written=1,
         ub_high_water=192,
         vector_calls=3,
-        datacopy_calls=4,
+        datacopy_calls=3,
         block_dim=1,
     )
+
+
+def test_datacopy_count_must_fill_whole_blocks(move):
+    """The CPU-debug build asserts and the NPU rounds down; the twin reports it instead of dropping the tail."""
+    expected = {
+        "datacopy_count_gm_ub": "DataCopy GM->UB: count 13 * sizeof(float) = 52 bytes is not a multiple of 32 (the "
+                                "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
+                                "a tail with DataCopyPad",
+        "datacopy_count_ub_gm": "DataCopy UB->GM: count 7 * sizeof(float) = 28 bytes is not a multiple of 32 (the "
+                                "CPU-debug build asserts, the NPU rounds down to 0 bytes and drops the tail); copy "
+                                "a tail with DataCopyPad",
+        "datacopy_count_ub_ub": "DataCopy UB->UB: count 17 * sizeof(half) = 34 bytes is not a multiple of 32 (the "
+                                "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
+                                "a tail with DataCopyPad",
+    }
+    for case, message in expected.items():
+        assert run_abort(move, case) == ("datacopy-count", 0, message)
 
 
 def test_datacopypad_parameter_checks(move):
@@ -1843,13 +1882,14 @@ def test_simt_thread_count_limits(runtime):
 
 
 def test_simt_dcache_reserve(runtime):
-    fit = run_ok(runtime, "simt_dcache_fit")  # 229376 + 32768 == 262144
-    assert fit.report == counters(ub_high_water=229376, simt_threads=8, block_dim=1)
+    # a VF_CALL kernel: UB 262144 - 8192 reserved - 32768 data cache = 221184 bytes for TPipe
+    fit = run_ok(runtime, "simt_dcache_fit")
+    assert fit.report == counters(ub_high_water=221184, simt_threads=8, block_dim=1)
     assert run_abort(runtime, "simt_dcache") == (
         "simt-dcache",
         0,
-        "SIMT needs 32768 bytes of UB for its data cache but TPipe holds 229408 (229408 + 32768 > 262144 physical "
-        "UB bytes)",
+        "VF_CALL in a kernel whose TPipe buffers reached 221216 bytes of UB; a kernel that launches VF_CALL may "
+        "use 221184 (min(UB 262144 - 8192 reserved, usable 253952) - 32768 data cache)",
     )
 
 
@@ -1935,7 +1975,7 @@ def test_harness_misuse_aborts(runtime):
 
 def test_programs_under_address_and_undefined_sanitizers(twin_compile, move):
     sanitized = twin_compile(MOVE_SRC, sanitize=True)
-    for case in ("pad_gm_ub", "pad_nopad", "pad_ub_gm", "datacopy_round", "gather", "queue_fifo", "high_water"):
+    for case in ("pad_gm_ub", "pad_nopad", "pad_ub_gm", "datacopy_whole", "gather", "queue_fifo", "high_water"):
         rc, out, err = sanitized(case)
         assert rc == 0, f"{case}\n{err}"
         assert out == move(case)[1], case
@@ -1949,7 +1989,7 @@ def test_programs_under_address_and_undefined_sanitizers(twin_compile, move):
 
 def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir, tmp_path):
     headers = ["kernel_operator.h"] + sorted(
-        f"af_twin/{p.name}" for p in (twin_include_dir / "af_twin").glob("*.h")
+        f"{d}/{p.name}" for d in ("af_twin", "simt_api") for p in (twin_include_dir / d).glob("*.h")
     )
     assert headers == [
         "kernel_operator.h",
@@ -1958,9 +1998,11 @@ def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir
         "af_twin/pipe.h",
         "af_twin/runtime.h",
         "af_twin/simt.h",
+        "af_twin/simt_math_guard.h",
         "af_twin/tensor.h",
         "af_twin/types.h",
         "af_twin/vector.h",
+        "simt_api/math_functions.h",
     ]
     units = []
     for i, header in enumerate(headers):

@@ -37,7 +37,8 @@ class IndirectLoadRegApiCall(ApiCall):
         ctype = ctx.cpp_type(out.dtype)
         lines = []
         if attrs["mode"] == "gm":
-            out_ptr = f"{ctx.gm(out.name)}.GetPhyAddr()"
+            # GetPhyAddr() is const in the official API; the offset form is the writable pointer
+            out_ptr = f"{ctx.gm(out.name)}.GetPhyAddr(0)"
             name, text, ptr_args, int_args = simt_lanes(ctx, attrs, ctype, "gm")
         else:
             acquire, var = ctx.produce(out.name)

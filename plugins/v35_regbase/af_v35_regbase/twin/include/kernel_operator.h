@@ -19,5 +19,6 @@
 #include "af_twin/datacopy.h"
 #include "af_twin/vector.h"
 #include "af_twin/simt.h"
+#include "af_twin/simt_math_guard.h"
 
 #endif  // AF_TWIN_KERNEL_OPERATOR_H

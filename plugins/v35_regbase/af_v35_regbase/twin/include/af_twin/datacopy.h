@@ -6,7 +6,8 @@
 // byte moved lies in its LocalTensor (ub-out-of-bounds; DataCopyPad's dummy
 // bytes may extend to the end of the UB buffer the tensor came from); every GM
 // byte moved lies in the GlobalTensor, hence in a registered allocation
-// (gm-out-of-bounds); DataCopyPad parameters are in range (datacopy-params).
+// (gm-out-of-bounds); DataCopyPad parameters are in range (datacopy-params);
+// the count form moves whole 32-byte blocks (datacopy-count).
 // DataCopyParams: blockCount in [1, 4095] and blockLen >= 1 (datacopy-params).
 // Counts: datacopy_calls, gm_read_bytes / gm_write_bytes (data bytes only, no
 // padding or dummy bytes) and the distinct 128-byte GM lines touched.
@@ -26,6 +27,19 @@
 #include "tensor.h"
 
 namespace AfTwin {
+
+// Bytes of a contiguous DataCopy of `count` elements; reports a count whose bytes are not whole 32-byte blocks.
+template <typename T>
+inline uint64_t CopyCountBytes(const char* api, uint32_t count) {
+    const uint64_t bytes = uint64_t{count} * sizeof(T);
+    if (bytes % kUbAlign != 0)
+        Fail("datacopy-count",
+             "%s: count %u * sizeof(%s) = %llu bytes is not a multiple of 32 (the CPU-debug build asserts, the NPU "
+             "rounds down to %llu bytes and drops the tail); copy a tail with DataCopyPad",
+             api, count, TypeName<T>(), static_cast<unsigned long long>(bytes),
+             static_cast<unsigned long long>(bytes / kUbAlign * kUbAlign));
+    return bytes;
+}
 
 inline void CheckPadParams(const char* api, uint32_t blockCount, uint32_t blockLen, uint32_t elem, const char* type,
                            uint32_t left, uint32_t right) {
@@ -102,13 +116,15 @@ struct DataCopyPadParams {
 };
 
 // ---------------------------------------------------------------------------
-// Contiguous DataCopy: moves count * sizeof(T) bytes rounded DOWN to a multiple
-// of 32 (the tail is not copied, as on hardware).
+// Contiguous DataCopy: count * sizeof(T) must be a multiple of 32 bytes. The
+// official CPU-debug build asserts it and the NPU silently rounds down (the tail
+// is not copied), so the twin reports any other count (datacopy-count); a tail
+// needs DataCopyPad.
 
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
     const char* api = "DataCopy GM->UB";
-    const uint64_t bytes = uint64_t{count} * sizeof(T) / 32u * 32u;
+    const uint64_t bytes = AfTwin::CopyCountBytes<T>(api, count);
     uint8_t* d = reinterpret_cast<uint8_t*>(AfTwin::UbStart(dst, api, "dst"));
     AfTwin::UbBytes(dst, 0, bytes, api, "dst");
     src.AfCheckBytes(0, bytes, api, "reads");
@@ -123,7 +139,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
 template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     const char* api = "DataCopy UB->GM";
-    const uint64_t bytes = uint64_t{count} * sizeof(T) / 32u * 32u;
+    const uint64_t bytes = AfTwin::CopyCountBytes<T>(api, count);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(AfTwin::UbStart(src, api, "src"));
     AfTwin::UbBytes(src, 0, bytes, api, "src");
     dst.AfCheckBytes(0, bytes, api, "writes");
@@ -132,13 +148,13 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     c->c.gmWrite += bytes;
     if (bytes == 0) return;
     AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
-    std::memcpy(dst.GetPhyAddr(), s, bytes);
+    std::memcpy(dst.GetPhyAddr(0), s, bytes);
 }
 
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     const char* api = "DataCopy UB->UB";
-    const uint64_t bytes = uint64_t{count} * sizeof(T) / 32u * 32u;
+    const uint64_t bytes = AfTwin::CopyCountBytes<T>(api, count);
     uint8_t* d = reinterpret_cast<uint8_t*>(AfTwin::UbStart(dst, api, "dst"));
     const uint8_t* s = reinterpret_cast<const uint8_t*>(AfTwin::UbStart(src, api, "src"));
     AfTwin::UbBytes(dst, 0, bytes, api, "dst");
@@ -187,7 +203,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         c->c.gmWrite += len;
         if (len == 0) continue;
         AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
-        std::memcpy(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()) + dof, s + so, len);
+        std::memcpy(reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0)) + dof, s + so, len);
     }
 }
 
@@ -283,7 +299,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     AfTwin::CoreCtx* c = AfTwin::tCore;
     ++c->c.datacopy;
     c->c.gmWrite += uint64_t{p.blockCount} * p.blockLen;
-    uint8_t* gdst = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    uint8_t* gdst = reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0));
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         const uint64_t g = i * gmStep;
         AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + g, p.blockLen, true);

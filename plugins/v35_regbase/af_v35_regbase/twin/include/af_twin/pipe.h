@@ -3,7 +3,8 @@
 // AscendC::TQue (a FIFO over `num` equal UB buffers) and AscendC::TBuf (one
 // UB buffer).
 // Checks: the live allocations of a core fit in the configured usable UB
-// (ub-overflow); queue protocol AllocTensor -> EnQue -> DeQue -> FreeTensor
+// (ub-overflow), and after a VF_CALL of the core the smaller budget of a SIMT
+// kernel (simt-dcache, see VfUbBudget); queue protocol AllocTensor -> EnQue -> DeQue -> FreeTensor
 // (que-misuse: allocating with every buffer taken, dequeuing an empty queue,
 // enqueuing / freeing a tensor that is not an allocated buffer of the queue,
 // using a queue whose memory was released by TPipe::Reset / Destroy);
@@ -116,6 +117,12 @@ private:
                          "%s requests %llu bytes of UB but only %u of the %u usable bytes are free (%u already "
                          "allocated)",
                          what, static_cast<unsigned long long>(bytes), usable - offset, usable, offset);
+        if (c->vfKernel && offset + bytes > AfTwin::VfUbBudget())
+            AfTwin::Fail("simt-dcache",
+                         "%s requests %llu bytes of UB at offset %u in a kernel that launches VF_CALL, whose TPipe "
+                         "budget is %u bytes (min(UB %u - %u reserved, usable %u) - %u data cache)",
+                         what, static_cast<unsigned long long>(bytes), offset, AfTwin::VfUbBudget(),
+                         AfTwin::kPhysicalUb, AfTwin::kSystemReserve, usable, AfTwin::DcacheReserve());
         AfTwin::UbAlloc a;
         a.offset = offset;
         a.bytes = static_cast<uint32_t>(bytes);

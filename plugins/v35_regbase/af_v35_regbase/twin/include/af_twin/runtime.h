@@ -45,6 +45,7 @@ constexpr uint32_t kMaxBlockDim = 65535;     // largest launchable blockDim
 constexpr uint32_t kMaxResidentCores = 256;  // cores that run at the same time (see README)
 constexpr uint32_t kMaxSimtThreads = 2048;   // threads of one VF_CALL
 constexpr uint32_t kMaxStages = 16;          // stages a kernel can mark (MarkStage)
+constexpr uint32_t kSystemReserve = 8192;    // UB the system reserves on the A5 vector core (register spill)
 
 // ---------------------------------------------------------------------------
 // Counters of the last Launch, aggregated over all its cores.
@@ -100,6 +101,9 @@ struct GmAlloc {
     uint64_t lines = 0;
     std::unique_ptr<std::atomic<uint8_t>[]> readLines;
     std::unique_ptr<std::atomic<uint8_t>[]> writeLines;
+    // per line: the write clock of its last write in this launch (0: none) and the core that made it
+    std::unique_ptr<std::atomic<uint64_t>[]> writeStamp;
+    std::unique_ptr<std::atomic<int64_t>[]> writer;
 };
 
 // One live UB allocation of a core (made by TPipe::InitBuffer).
@@ -113,37 +117,63 @@ struct UbAlloc {
 // The data cache scalar and SIMT reads go through: set-associative, LRU, 128-byte lines, as large as
 // the SIMT DCache reserve (Configure). It only decides which reads fetch a line from GM (a miss);
 // writes stream to GM and are not modelled.
+// It also remembers, per way, the global GM write clock when the line was filled, so that a scalar read
+// hitting a line another core wrote since can be reported (dcache-stale).
 struct DcacheModel {
     static constexpr uint32_t kWays = 4;
     uint32_t sets = 1;
     uint64_t clock = 0;
-    std::vector<uint64_t> tags;   // line index + 1 per way (0 = empty)
-    std::vector<uint64_t> stamp;  // last use per way
+    std::vector<uint64_t> tags;    // line index + 1 per way (0 = empty)
+    std::vector<uint64_t> stamp;   // last use per way
+    std::vector<uint64_t> filled;  // GM write clock when the way was filled
 
     void Reset(uint32_t bytes) {
         sets = std::max<uint32_t>(1, bytes / (kGmLine * kWays));
         tags.assign(static_cast<size_t>(sets) * kWays, 0);
         stamp.assign(static_cast<size_t>(sets) * kWays, 0);
+        filled.assign(static_cast<size_t>(sets) * kWays, 0);
         clock = 0;
     }
 
-    // true on a hit; on a miss the least recently used way of the set takes the line
-    bool Access(uintptr_t address) {
+    // The way holding the line of `address`, or -1; a hit counts as a use.
+    int64_t Find(uintptr_t address) {
         const uint64_t line = address / kGmLine;
         const size_t set = static_cast<size_t>(line % sets) * kWays;
-        ++clock;
-        size_t victim = set;
         for (size_t w = set; w < set + kWays; ++w) {
             if (tags[w] == line + 1) {
-                stamp[w] = clock;
-                return true;
+                stamp[w] = ++clock;
+                return static_cast<int64_t>(w);
             }
+        }
+        return -1;
+    }
+
+    // The least recently used way of the set takes the line (a miss); `now` is the GM write clock.
+    void Fill(uintptr_t address, uint64_t now) {
+        const uint64_t line = address / kGmLine;
+        const size_t set = static_cast<size_t>(line % sets) * kWays;
+        size_t victim = set;
+        for (size_t w = set; w < set + kWays; ++w) {
             if (stamp[w] < stamp[victim]) victim = w;
         }
         tags[victim] = line + 1;
-        stamp[victim] = clock;
+        stamp[victim] = ++clock;
+        filled[victim] = now;
+    }
+
+    // true on a hit; a miss fills the line
+    bool Access(uintptr_t address, uint64_t now) {
+        if (Find(address) >= 0) return true;
+        Fill(address, now);
         return false;
     }
+
+    // DataCacheCleanAndInvalid: drop one line, or every line
+    void Invalidate(uintptr_t address) {
+        const int64_t w = Find(address);
+        if (w >= 0) tags[static_cast<size_t>(w)] = 0;
+    }
+    void InvalidateAll() { std::fill(tags.begin(), tags.end(), 0); }
 };
 
 // State of the core a thread is currently emulating.
@@ -158,6 +188,7 @@ struct CoreCtx {
     const GmAlloc* lastGm = nullptr;  // cache of the last allocation matched
     uint32_t syncCount = 0;           // SyncAll calls made by this core
     bool inSimt = false;
+    bool vfKernel = false;  // this core launched a VF_CALL: its TPipe budget is VfUbBudget()
     uint32_t simtLinear = 0;
     uint32_t simtTotal = 0;
     DcacheModel dcache;
@@ -171,6 +202,8 @@ struct CoreCtx {
     std::vector<uint32_t> simtSteps;
 };
 
+inline uint64_t WriteClockNow();
+
 // A scalar or SIMT GM read of n bytes at p through this core's data cache. SIMT threads run one
 // after the other here, but on the device the lanes of a VF advance together, so their reads are
 // logged and replayed in (n-th read, thread) order when the VF ends (ReplaySimtReads).
@@ -180,7 +213,7 @@ inline void DcacheRead(CoreCtx* c, const void* p, uint64_t n) {
     for (uintptr_t line = first; line <= last; ++line) {
         if (c->inSimt) {
             c->simtReads.push_back({c->simtSteps[c->simtLinear]++, c->simtLinear, line});
-        } else if (!c->dcache.Access(line * kGmLine)) {
+        } else if (!c->dcache.Access(line * kGmLine, WriteClockNow())) {
             ++c->c.dcacheMiss;
         }
     }
@@ -192,7 +225,7 @@ inline void ReplaySimtReads(CoreCtx* c) {
         return a.step != b.step ? a.step < b.step : a.thread < b.thread;
     });
     for (const auto& r : log) {
-        if (!c->dcache.Access(r.line * kGmLine)) ++c->c.dcacheMiss;
+        if (!c->dcache.Access(r.line * kGmLine, WriteClockNow())) ++c->c.dcacheMiss;
     }
     log.clear();
     log.shrink_to_fit();
@@ -215,6 +248,8 @@ struct GlobalState {
     uint64_t generation = 0;
     uint64_t completed = 0;
     int64_t firstFinished = -1;
+    // GM writes of the launch, in order (the stamps of GmAlloc::writeStamp)
+    std::atomic<uint64_t> writeClock{0};
     // failure
     std::atomic<bool> failing{false};
     // stage marks: how many cores entered each stage of a multi-stage kernel
@@ -224,6 +259,8 @@ struct GlobalState {
 
 inline GlobalState gState;
 inline thread_local CoreCtx* tCore = nullptr;
+
+inline uint64_t WriteClockNow() { return gState.writeClock.load(std::memory_order_relaxed); }
 
 // ---------------------------------------------------------------------------
 // Failure: one line on stderr, exit status 86.
@@ -272,6 +309,13 @@ inline void Configure(uint32_t ubSize, uint32_t dcacheReserve) {
 inline uint32_t UbSize() { return gState.ubSize; }
 inline uint32_t DcacheReserve() { return gState.dcacheReserve; }
 
+// TPipe bytes a kernel that launches VF_CALL may use: the physical UB minus the 8 KiB system reserve minus
+// the SIMT data cache (official SIMT programming model), and never more than the configured usable UB.
+inline uint32_t VfUbBudget() {
+    const uint32_t cap = std::min(gState.ubSize, kPhysicalUb - kSystemReserve);
+    return cap > gState.dcacheReserve ? cap - gState.dcacheReserve : 0u;
+}
+
 inline void SetTilingKey(int64_t key) { gState.tilingKey = key; }
 inline int64_t CurrentTilingKey() { return gState.tilingKey; }
 
@@ -300,9 +344,13 @@ inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
     a->lines = (bytes + kGmLine - 1) / kGmLine;
     a->readLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
     a->writeLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
+    a->writeStamp.reset(new std::atomic<uint64_t>[a->lines ? a->lines : 1]);
+    a->writer.reset(new std::atomic<int64_t>[a->lines ? a->lines : 1]);
     for (uint64_t i = 0; i < (a->lines ? a->lines : 1); ++i) {
         a->readLines[i].store(0, std::memory_order_relaxed);
         a->writeLines[i].store(0, std::memory_order_relaxed);
+        a->writeStamp[i].store(0, std::memory_order_relaxed);
+        a->writer[i].store(-1, std::memory_order_relaxed);
     }
     auto pos = std::lower_bound(v.begin(), v.end(), b,
                                 [](const std::unique_ptr<GmAlloc>& x, uintptr_t key) { return x->base < key; });
@@ -355,8 +403,43 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
     std::atomic<uint8_t>* map = write ? a->writeLines.get() : a->readLines.get();
     const uint64_t first = byteOffset / kGmLine;
     const uint64_t last = (byteOffset + n - 1) / kGmLine;
+    const int64_t core = tCore ? tCore->idx : -1;
     for (uint64_t l = first; l <= last; ++l) {
         if (map[l].load(std::memory_order_relaxed) == 0) map[l].store(1, std::memory_order_relaxed);
+        if (write) {
+            a->writeStamp[l].store(gState.writeClock.fetch_add(1) + 1, std::memory_order_relaxed);
+            a->writer[l].store(core, std::memory_order_relaxed);
+        }
+    }
+}
+
+// A scalar GM read (GlobalTensor::GetValue) of n bytes at p, in allocation a, through this core's data cache.
+// A hit on a line that another core wrote after this core filled it returns stale data on the device (the
+// scalar data cache is not coherent with other cores' writes): reported as dcache-stale.
+inline void DcacheScalarRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64_t n, const char* api) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+    for (uintptr_t line = begin / kGmLine; line <= (begin + (n ? n - 1 : 0)) / kGmLine; ++line) {
+        const int64_t way = c->dcache.Find(line * kGmLine);
+        if (way < 0) {
+            c->dcache.Fill(line * kGmLine, WriteClockNow());
+            ++c->c.dcacheMiss;
+            continue;
+        }
+        const uint64_t filled = c->dcache.filled[static_cast<size_t>(way)];
+        // the allocation's lines (relative to its base) that share this cache line
+        const uintptr_t lo = std::max<uintptr_t>(line * kGmLine, a->base) - a->base;
+        const uintptr_t hi = std::min<uintptr_t>(line * kGmLine + kGmLine, a->base + a->bytes) - a->base;
+        for (uint64_t l = lo / kGmLine; hi > lo && l <= (hi - 1) / kGmLine; ++l) {
+            const int64_t writer = a->writer[l].load(std::memory_order_relaxed);
+            if (a->writeStamp[l].load(std::memory_order_relaxed) > filled && writer != c->idx && writer >= 0)
+                Fail("dcache-stale",
+                     "%s reads bytes [%llu, %llu) of '%s' through the data cache, but core %lld wrote that line "
+                     "after this core cached it: the device returns the stale copy; invalidate the line first "
+                     "(DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>)",
+                     api, static_cast<unsigned long long>(begin - a->base),
+                     static_cast<unsigned long long>(begin - a->base + n), a->name.c_str(),
+                     static_cast<long long>(writer));
+        }
     }
 }
 
@@ -450,8 +533,11 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
         for (uint64_t i = 0; i < a->lines; ++i) {
             a->readLines[i].store(0, std::memory_order_relaxed);
             a->writeLines[i].store(0, std::memory_order_relaxed);
+            a->writeStamp[i].store(0, std::memory_order_relaxed);
+            a->writer[i].store(-1, std::memory_order_relaxed);
         }
     }
+    g.writeClock.store(0);
     g.blockDim = blockDim;
     g.workers = std::min(blockDim, kMaxResidentCores);
     g.arrived = 0;
@@ -482,6 +568,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
             ctx.lastGm = nullptr;
             ctx.syncCount = 0;
             ctx.inSimt = false;
+            ctx.vfKernel = false;
             ctx.dcache.Reset(g.dcacheReserve);
             tCore = &ctx;
             body();

@@ -3,9 +3,10 @@
 // the running core, and the thread-index queries (GetThreadIdx, GetThreadNum,
 // CUDA-style threadIdx / blockDim). The threads of one VF_CALL run one after
 // the other on the core's std::thread, in x-fastest order.
-// Checks: the thread count x*y*z is in [1, 2048] (simt-threads); the core's
-// live UB allocations leave room for the SIMT data cache in the 256 KiB
-// physical UB (simt-dcache); VF_CALL is not nested (api-params).
+// Checks: the thread count x*y*z is in [1, 2048] (simt-threads); a kernel that
+// launches VF_CALL keeps its TPipe buffers within UB - 8 KiB system reserve -
+// data cache, before and after the call (simt-dcache, with pipe.h);
+// VF_CALL is not nested (api-params).
 // Counts: simt_threads (threads launched). Raw GM / UB accesses of SIMT code are
 // checked and counted by the AfTwin::SimtGm* / SimtUb* hooks in runtime.h.
 // The data cache model sees the threads' reads in lockstep order (every
@@ -16,6 +17,7 @@
 #ifndef AF_TWIN_SIMT_H
 #define AF_TWIN_SIMT_H
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime.h"
@@ -53,12 +55,16 @@ inline void VF_CALL(Dim3 threads, Args... args) {
         AfTwin::Fail("simt-threads", "VF_CALL launches %u x %u x %u = %llu threads; the count must be in [1, %u]",
                      threads.x, threads.y, threads.z, static_cast<unsigned long long>(total),
                      AfTwin::kMaxSimtThreads);
-    const uint32_t reserve = AfTwin::DcacheReserve();
-    if (uint64_t{c->ubUsed} + reserve > AfTwin::kPhysicalUb)
+    // UB is laid out per kernel: once it launches a VF, its TPipe buffers (the peak so far and every later
+    // InitBuffer, see pipe.h) must leave the 8 KiB system reserve and the data cache free.
+    const uint32_t budget = AfTwin::VfUbBudget();
+    if (c->c.ubHigh > budget)
         AfTwin::Fail("simt-dcache",
-                     "SIMT needs %u bytes of UB for its data cache but TPipe holds %u (%u + %u > %u physical UB "
-                     "bytes)",
-                     reserve, c->ubUsed, c->ubUsed, reserve, AfTwin::kPhysicalUb);
+                     "VF_CALL in a kernel whose TPipe buffers reached %llu bytes of UB; a kernel that launches "
+                     "VF_CALL may use %u (min(UB %u - %u reserved, usable %u) - %u data cache)",
+                     static_cast<unsigned long long>(c->c.ubHigh), budget,
+                     AfTwin::kPhysicalUb, AfTwin::kSystemReserve, AfTwin::UbSize(), AfTwin::DcacheReserve());
+    c->vfKernel = true;
     if (c->inSimt) AfTwin::Fail("api-params", "VF_CALL inside a SIMT function (nested VF_CALL)");
     c->c.simt += total;
     c->inSimt = true;

@@ -8,6 +8,9 @@
 // data-movement and vector APIs share.
 // Counts: GlobalTensor::GetValue / SetValue as scalar GM reads / writes and the
 // 128-byte GM lines they touch.
+// Also: DataCacheCleanAndInvalid (GM form) and the scalar data-cache check: a
+// GetValue that hits a cached line another core wrote since it was cached is
+// reported (dcache-stale).
 // Not emulated: accesses through the raw pointers of GetPhyAddr() are neither
 // checked nor counted; every UB position (VECIN, VECOUT, VECCALC, ...) is the
 // same per-core arena; a LocalTensor kept after FreeTensor or TPipe::Reset
@@ -64,7 +67,9 @@ public:
         alloc_ = a;
     }
 
-    __gm__ T* GetPhyAddr() const { return addr_; }
+    // As in the official header: the plain form hands out a read-only pointer, the offset form a
+    // writable one (GetPhyAddr(0) is the official way to a writable pointer to the view's start).
+    const __gm__ T* GetPhyAddr() const { return addr_; }
     __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
     uint64_t GetSize() const { return size_; }
 
@@ -77,12 +82,23 @@ public:
         return r;
     }
 
+    // A scalar read through the core's data cache, which other cores' GM writes do not update: a line
+    // written by another core since this core cached it is reported (dcache-stale) unless it was
+    // invalidated first (DataCacheCleanAndInvalid). As in the official header, only a build with
+    // __ASCENDC_SUPER_KERNEL_ENABLE_GM_GET_SET_VALUE_DCCI__ invalidates the line inside GetValue.
     T GetValue(uint64_t offset) const {
         AfCheck(offset, "GlobalTensor::GetValue", "reads");
         AfTwin::CoreCtx* c = AfTwin::tCore;
         if (c) {
             ++c->c.scalarRead;
-            AfTwin::DcacheRead(c, addr_ + offset, sizeof(T));
+#ifdef __ASCENDC_SUPER_KERNEL_ENABLE_GM_GET_SET_VALUE_DCCI__
+            c->dcache.Invalidate(reinterpret_cast<uintptr_t>(addr_ + offset));
+#endif
+            if (c->inSimt) {
+                AfTwin::DcacheRead(c, addr_ + offset, sizeof(T));
+            } else {
+                AfTwin::DcacheScalarRead(c, alloc_, addr_ + offset, sizeof(T), "GlobalTensor::GetValue");
+            }
         }
         AfTwin::MarkLines(alloc_, AfByteOffset() + offset * sizeof(T), sizeof(T), false);
         T v;
@@ -227,6 +243,29 @@ private:
                          AfTwin::TypeName<T>(), GetSize(), afOffset, afOffset + afBytes);
     }
 };
+
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+
+// Cleans and invalidates the data-cache line holding dst's first element (SINGLE_CACHE_LINE) or the whole
+// data cache of the core (ENTIRE_DATA_CACHE): the next scalar read of such a line fetches it from GM.
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("DataCacheCleanAndInvalid");
+    if (entireType == CacheLine::ENTIRE_DATA_CACHE) {
+        c->dcache.InvalidateAll();
+        return;
+    }
+    if (dst.AfAlloc() == nullptr)
+        AfTwin::Fail("gm-out-of-bounds", "DataCacheCleanAndInvalid on a GlobalTensor<%s> that was never given a "
+                     "buffer (SetGlobalBuffer)", AfTwin::TypeName<T>());
+    c->dcache.Invalidate(reinterpret_cast<uintptr_t>(dst.GetPhyAddr()));
+}
+
+template <typename T, CacheLine entireType>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {
+    DataCacheCleanAndInvalid<T, entireType, DcciDst::CACHELINE_OUT>(dst);
+}
 
 }  // namespace AscendC
 

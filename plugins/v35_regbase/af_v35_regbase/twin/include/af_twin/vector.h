@@ -9,7 +9,8 @@
 // Checks: every operand starts 32-byte aligned (ub-misaligned) and the elements
 // touched lie in its LocalTensor (ub-out-of-bounds); count >= 0 and valid mode
 // arguments (api-params); Cast rounding modes (cast-mode); Gather offsets
-// (gather-misaligned, gather-out-of-range).
+// (gather-misaligned, gather-offset-packing for the uint16 offsets of 1- and
+// 2-byte types, gather-out-of-range); Gather element types (static_assert).
 // Counts: vector_calls (every call, also with count 0), gather_elements.
 // Not emulated: the mask / repeatTimes / repeat-stride forms; Compare and
 // Compares write ceil(count / 8) mask bytes, where hardware writes the masks of
@@ -710,19 +711,50 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 // ---------------------------------------------------------------------------
-// Gather: dst[i] = src[(srcBaseOffset + srcOffset[i]) / sizeof(T)], offsets in bytes.
+// Gather (count form), as the 3510 implementation computes it: srcOffset holds byte offsets; the source
+// element read is srcBaseOffset / sizeof(T) plus
+//   1-byte T: the low 16 bits of the offset (the offsets are packed to uint16 indices),
+//   2-byte T: the low 16 bits of offset >> 1 (shifted to element indices, then packed to uint16),
+//   4-byte T: offset >> 2.
+// A 1- or 2-byte offset whose element index does not fit in 16 bits therefore reads another element on the
+// device; the twin reports it (gather-offset-packing) instead of reading the wrong element. The official
+// count form takes no 8-byte types on 3510.
+
+}  // namespace AscendC
+
+namespace AfTwin {
+template <class T>
+struct IsGatherType
+    : std::integral_constant<bool, std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value ||
+                                       std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value ||
+                                       std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value ||
+                                       std::is_same<T, float>::value || std::is_same<T, uint32_t>::value ||
+                                       std::is_same<T, int32_t>::value> {};
+
+// The element index the device's Gather derives from one byte offset (without the base).
+template <class T>
+inline uint32_t GatherDeviceIndex(uint32_t offset) {
+    if constexpr (sizeof(T) == 1) return offset & 0xFFFFu;
+    if constexpr (sizeof(T) == 2) return (offset >> 1) & 0xFFFFu;
+    return offset >> 2;
+}
+}  // namespace AfTwin
+
+namespace AscendC {
 
 template <typename T>
 inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
                    const uint32_t srcBaseOffset, const uint32_t count) {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
-                  "Gather: element size must be 1, 2, 4 or 8 bytes");
+    static_assert(AfTwin::IsGatherType<T>::value,
+                  "Gather on 3510 supports uint8 / int8 / half / bfloat16_t / uint16_t / int16_t / float / uint32_t / "
+                  "int32_t (no 64-bit types)");
     const char* api = "Gather";
     T* d = AfTwin::UbOperand(dst, count, api, "dst");
     const T* s = AfTwin::UbStart(src, api, "src");
     const uint32_t* off = AfTwin::UbOperand(srcOffset, count, api, "srcOffset");
     AfTwin::CoreCtx* c = AfTwin::CountVector(api);
     const uint64_t n = src.GetSize();
+    const uint64_t base = srcBaseOffset / sizeof(T);
     for (uint32_t i = 0; i < count; ++i) {
         const uint64_t byteOff = uint64_t{srcBaseOffset} + off[i];
         if (byteOff % sizeof(T) != 0)
@@ -731,7 +763,16 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
                          "sizeof(%s) = %u",
                          i, static_cast<unsigned long long>(byteOff), srcBaseOffset, off[i], AfTwin::TypeName<T>(),
                          static_cast<unsigned>(sizeof(T)));
-        const uint64_t idx = byteOff / sizeof(T);
+        const uint64_t idx = base + AfTwin::GatherDeviceIndex<T>(off[i]);
+        if (idx != byteOff / sizeof(T))
+            AfTwin::Fail("gather-offset-packing",
+                         "Gather<%s>: element %u has byte offset %u, element index %llu; 3510 packs %u-byte Gather "
+                         "offsets to uint16 element indices, so the device reads src[%llu] instead of src[%llu] "
+                         "(keep the offsets below %u bytes)",
+                         AfTwin::TypeName<T>(), i, off[i], static_cast<unsigned long long>(off[i] / sizeof(T)),
+                         static_cast<unsigned>(sizeof(T)), static_cast<unsigned long long>(idx),
+                         static_cast<unsigned long long>(byteOff / sizeof(T)),
+                         static_cast<unsigned>(65536u * sizeof(T)));
         if (idx >= n)
             AfTwin::Fail("gather-out-of-range",
                          "Gather: element %u reads src[%llu] (byte offset %llu = base %u + offset %u) but src holds "
