@@ -5,14 +5,31 @@ Public entry points::
     from af_core import ascir, Autofuser, AutofuserOptions   # pyautofuse-compatible
     from af_core import hookimpl                              # for plugin authors
     from af_core.builders import GraphBuilder, gather, index_select, embedding
+
+The names are resolved on first use (module ``__getattr__``): ``import af_core``
+alone loads neither sympy, numpy nor networkx, so that ``afc --help`` and the
+plugin listing start fast. ``__version__`` is this distribution's one version
+source (pyproject.toml reads it).
 """
 
-from af_core import ascir
-from af_core.autofuser import Autofuser, AutofuserOptions
-from af_core.errors import AfError, AscirError, ScheduleError
-from af_core.hookspecs import hookimpl
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
 
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+_LAZY = {
+    "ascir": "af_core.ascir",
+    "Autofuser": "af_core.autofuser",
+    "AutofuserOptions": "af_core.autofuser",
+    "AfError": "af_core.errors",
+    "AscirError": "af_core.errors",
+    "ScheduleError": "af_core.errors",
+    "hookimpl": "af_core.hookspecs",
+}
 
 __all__ = [
     "AfError",
@@ -20,7 +37,27 @@ __all__ = [
     "Autofuser",
     "AutofuserOptions",
     "ScheduleError",
+    "__version__",
     "ascir",
     "hookimpl",
-    "__version__",
 ]
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from af_core import ascir
+    from af_core.autofuser import Autofuser, AutofuserOptions
+    from af_core.errors import AfError, AscirError, ScheduleError
+    from af_core.hookspecs import hookimpl
+
+
+def __getattr__(name: str) -> object:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'af_core' has no attribute '{name}'")
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"af_core.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, "__doc__", "__file__", "__name__", "__path__", "__spec__"})

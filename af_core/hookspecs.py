@@ -14,6 +14,12 @@ from __future__ import annotations
 
 import pluggy
 
+#: The version of this contract. A plugin module states the version it was written against as
+#: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses to load one that states another
+#: version (or none), so an incompatible core and plugin fail at load with both named instead of
+#: misbehaving later. Raised on any incompatible change to the hooks below or to what they pass.
+CONTRACT_VERSION = 1
+
 hookspec = pluggy.HookspecMarker("af_core")
 hookimpl = pluggy.HookimplMarker("af_core")
 

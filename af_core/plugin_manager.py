@@ -51,6 +51,18 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _check_contract(plugin: str, dist: str, module: object) -> None:
+    """Refuse a plugin module written against another hook contract version (or none stated)."""
+    stated = getattr(module, "AF_CONTRACT_VERSION", None)
+    if type(stated) is int and stated == hookspecs.CONTRACT_VERSION:
+        return
+    found = "states no AF_CONTRACT_VERSION" if stated is None else f"was built for hook contract version {stated!r}"
+    raise PluginError(
+        f"plugin '{plugin}' from '{dist}' {found}; af-core {_core_version()} provides hook contract "
+        f"version {hookspecs.CONTRACT_VERSION} (install a release of '{dist}' built for it)"
+    )
+
+
 def _core_version() -> str:
     try:
         return md.version(CORE_DIST)
@@ -107,6 +119,7 @@ class AfPluginManager:
                 continue
             try:
                 module = ep.load()
+                _check_contract(ep.name, dist_name, module)
                 self._register(ep.name, module, dist_name, version)
             except Exception as exc:  # a broken plugin must not crash the host
                 error = f"{type(exc).__name__}: {exc}"

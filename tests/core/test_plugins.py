@@ -11,9 +11,14 @@ from af_core.plugin_manager import AfPluginManager
 from af_core.registry import Registry
 
 
-def make_dist(root, dist: str, module: str, source: str, entry_name: str | None = None) -> None:
-    """A minimal installed distribution on ``root`` with one af_core entry point."""
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
+def make_dist(
+    root, dist: str, module: str, source: str, entry_name: str | None = None, contract: str = "AF_CONTRACT_VERSION = 1\n"
+) -> None:
+    """A minimal installed distribution on ``root`` with one af_core entry point.
+
+    ``contract`` is the module's first line: by default it states the contract version this core provides.
+    """
+    (root / f"{module}.py").write_text(contract + textwrap.dedent(source))
     info = root / f"{dist.replace('-', '_')}-0.3.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.3\n")
@@ -46,6 +51,36 @@ def test_broken_plugin_is_recorded_and_skipped(site):
     assert "boom at import" in errors["af_broken_mod"].error
     registry = Registry(manager)
     assert registry.entry("op", "GoodOp").distribution == "af-good"
+
+
+@pytest.mark.parametrize(
+    ("contract", "said"),
+    [
+        ("AF_CONTRACT_VERSION = 2\n", "was built for hook contract version 2"),
+        ("AF_CONTRACT_VERSION = '1'\n", "was built for hook contract version '1'"),
+        ("", "states no AF_CONTRACT_VERSION"),
+    ],
+    ids=["newer", "not-an-int", "missing"],
+)
+def test_a_plugin_built_for_another_contract_is_a_load_error_naming_it(site, contract, said):
+    module = f"af_future_mod_{len(contract)}"  # one module name per case: sys.modules keeps imported ones
+    make_dist(site, "af-future", module, OP_PLUGIN.format(op="FutureOp"), contract=contract)
+    make_dist(site, "af-good", "af_good_mod5", OP_PLUGIN.format(op="Good5"))
+    manager = AfPluginManager(env={})
+    errors = {e.plugin: e for e in manager.load_errors}
+    assert set(errors) == {module}
+    error = errors[module]
+    assert error.distribution == "af-future"
+    assert said in error.error and "af-future" in error.error and "provides hook contract version 1" in error.error
+    registry = Registry(manager)
+    assert registry.get("op", "FutureOp") is None
+    assert registry.entry("op", "Good5").distribution == "af-good"
+
+
+def test_strict_mode_makes_a_contract_mismatch_fatal(site):
+    make_dist(site, "af-future", "af_future_mod2", OP_PLUGIN.format(op="Future2"), contract="AF_CONTRACT_VERSION = 0\n")
+    with pytest.raises(PluginError, match="af_future_mod2.*af-future.*contract version 0"):
+        AfPluginManager(env={"AF_STRICT_PLUGINS": "1"})
 
 
 def test_strict_mode_makes_a_broken_plugin_fatal(site):

@@ -131,6 +131,8 @@ PLUGIN = """
 from af_core import hookimpl
 from af_core.schedule.template import Rejected
 
+AF_CONTRACT_VERSION = 1
+
 
 class Exploding:
     name = "exploding"

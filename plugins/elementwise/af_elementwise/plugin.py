@@ -6,6 +6,9 @@ from af_core import hookimpl
 from af_core.codegen.api_source import ApiSource
 from af_elementwise.ops import OPS, SCALAR_SOURCE
 
+# The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
+AF_CONTRACT_VERSION = 1
+
 
 @hookimpl
 def af_register_ops(register):

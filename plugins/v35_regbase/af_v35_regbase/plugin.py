@@ -23,6 +23,9 @@ API_SOURCES = (
     ("af_gather", "af_gather.h", ("af_tile_io",)),
 )
 
+# The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
+AF_CONTRACT_VERSION = 1
+
 
 @hookimpl
 def af_register_api_calls(register):

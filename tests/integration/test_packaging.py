@@ -1,0 +1,89 @@
+"""Every distribution of the repository carries the license, metadata and version source the release needs."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from af_core import hookspecs
+
+ROOT = Path(__file__).resolve().parents[2]
+DISTRIBUTIONS = sorted(
+    [ROOT, *(p.parent for p in ROOT.glob("plugins/*/pyproject.toml")),
+     *(p.parent for p in ROOT.glob("examples/*/pyproject.toml"))]
+)
+
+
+def project(directory: Path) -> dict:
+    return tomllib.loads((directory / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def package_of(directory: Path) -> str:
+    return project(directory)["tool"]["setuptools"]["dynamic"]["version"]["attr"].rsplit(".", 1)[0]
+
+
+def ids(directory: Path) -> str:
+    return directory.relative_to(ROOT).as_posix() or "af-core"
+
+
+def test_seven_distributions_are_checked():
+    assert len(DISTRIBUTIONS) == 7
+
+
+@pytest.mark.parametrize("directory", DISTRIBUTIONS, ids=ids)
+def test_license_readme_and_metadata(directory):
+    assert (directory / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+    assert "Apache License" in (ROOT / "LICENSE").read_text(encoding="utf-8").splitlines()[1]
+    meta = project(directory)
+    assert meta["project"]["license"] == "Apache-2.0" and meta["project"]["license-files"] == ["LICENSE"]
+    assert (directory / meta["project"]["readme"]).is_file()
+    assert meta["project"]["authors"] and meta["project"]["classifiers"]
+    assert not any(c.startswith("License ::") for c in meta["project"]["classifiers"])  # PEP 639: the expression only
+    assert meta["build-system"]["requires"] == ["setuptools>=77.0.3"]
+    assert "urls" not in meta["project"]
+
+
+@pytest.mark.parametrize("directory", DISTRIBUTIONS, ids=ids)
+def test_one_version_source_a_literal_in_the_package(directory):
+    meta = project(directory)
+    assert "version" not in meta["project"] and meta["project"]["dynamic"] == ["version"]
+    package = package_of(directory)
+    tree = ast.parse((directory / package / "__init__.py").read_text(encoding="utf-8"))
+    literals = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
+                and isinstance(node.value, ast.Constant)]
+    assert literals == [importlib.import_module(package).__version__]
+    assert (directory / package / "py.typed").is_file()
+    assert "py.typed" in str(meta["tool"]["setuptools"]["package-data"])
+
+
+@pytest.mark.parametrize("directory", [d for d in DISTRIBUTIONS if d != ROOT], ids=ids)
+def test_plugins_bound_the_core_state_their_contract_and_register_markers(directory):
+    meta = project(directory)
+    af_requirements = [r for r in meta["project"]["dependencies"] if r.startswith("af-")]
+    assert "af-core~=0.1.0" in af_requirements
+    assert all("~=0.1.0" in r for r in af_requirements)
+    (entry_point,) = meta["project"]["entry-points"]["af_core"].values()
+    assert importlib.import_module(entry_point).AF_CONTRACT_VERSION == hookspecs.CONTRACT_VERSION
+    markers = " ".join(meta["tool"]["pytest"]["ini_options"]["markers"])
+    assert all(f"{name}:" in markers for name in ("twin", "torch", "slow"))
+    assert (directory / "MANIFEST.in").read_text(encoding="utf-8").splitlines()[1] == "graft tests"
+
+
+@pytest.mark.parametrize("directory", [d for d in DISTRIBUTIONS if d != ROOT], ids=ids)
+def test_plugins_declare_the_libraries_they_import(directory):
+    meta = project(directory)
+    declared = {r.split(">")[0].split("~")[0].split("=")[0] for r in meta["project"]["dependencies"]}
+    imported = set()
+    for source in (directory / package_of(directory)).rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {"sympy", "numpy", "networkx", "jinja2", "attrs", "pluggy", "rich"}
+    assert imported & third_party <= declared
