@@ -47,6 +47,15 @@ AF_STANDIN_ANY_BINARY(!=)
 bool __isfinite(float x);
 bool __isfinite(double x);
 
+// integer min/max and signbitf: device builtins of the SIMT compiler
+long long int max(const long long int x, const long long int y);
+unsigned long long int max(const unsigned long long int x, const unsigned long long int y);
+unsigned int max(const unsigned int x, const unsigned int y);
+long long int min(const long long int x, const long long int y);
+unsigned long long int min(const unsigned long long int x, const unsigned long long int y);
+unsigned int min(const unsigned int x, const unsigned int y);
+int signbitf(float x);
+
 // the CPU-debug runtime's record of the last conversion mode
 namespace AscendC {
 extern bool g_isVdeq;
