@@ -14,6 +14,7 @@ import pytest
 from kernel_set import kernel_cases
 
 from af_core.autofuser import Autofuser
+from af_core.platform import reset_platform
 
 CASES = {c.name: c for c in kernel_cases()}
 
@@ -142,8 +143,11 @@ KNOWN_FAILING: dict[str, str] = {
 
 def _generate(name: str) -> str:
     case = CASES[name]
-    fuser = Autofuser(case.options())
-    return fuser.generate(fuser.schedule(case.build())).kernel
+    try:
+        fuser = Autofuser(case.options())
+        return fuser.generate(fuser.schedule(case.build())).kernel
+    finally:
+        reset_platform()  # the seed script sets a platform of its own
 
 
 @pytest.fixture(scope="session")
