@@ -170,3 +170,21 @@ def test_standins_ship_as_package_data():
     assert {p.name for p in standin_files()} >= {"stub_def.h", "stub_fun.h", "kernel_fp16.h", "kernel_bf16.h",
                                                    "kernel_vectorized.h"}
     assert STANDIN_DIR.parent.name == "ascendc"
+
+
+# ---- caching ------------------------------------------------------------------------------------------------
+def test_results_are_cached_by_kernel_text(checker):
+    text = _kernel("float", "Exp(a, b, 64);")
+    first = checker.check(text)
+    again = checker.check(text)
+    assert again.cached and again.ok == first.ok and again.key == first.key
+    assert checker.key(text + "\n") != first.key
+
+
+def test_precompiled_header_can_be_turned_off(ascendc_source, monkeypatch, tmp_path):
+    from af_core.ascendc import AscendcChecker
+
+    monkeypatch.setenv("AF_ASCENDC_PCH", "0")
+    plain = AscendcChecker(ascendc_source, cache_dir=tmp_path)
+    assert plain.precompiled_header() is None
+    assert plain.key("x") != AscendcChecker(ascendc_source, cache_dir=tmp_path, pch=True).key("x")
