@@ -97,11 +97,12 @@ class AscendcChecker:
     # -- command line -------------------------------------------------------------------------------------
     def include_flags(self) -> list[str]:
         dirs = [STANDIN_DIR, self._tiling_dir, *self.source.include_dirs()]
-        return [f"-I{d}" for d in dirs]
+        return [f"-I{d}" for d in dirs if d is not None]
 
     def classify(self, path: str) -> str:
         resolved = Path(path).resolve()
-        if resolved.is_relative_to(STANDIN_DIR) or resolved.is_relative_to(self._tiling_dir.resolve()):
+        if resolved.is_relative_to(STANDIN_DIR) or (
+                self._tiling_dir is not None and resolved.is_relative_to(self._tiling_dir.resolve())):
             return "stand-in"
         if self.source.contains(resolved):
             return "official"

@@ -40,8 +40,13 @@ def standins_digest() -> str:
     return digest(*parts)
 
 
-def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path:
-    """The include directory holding ``kernel_tiling/kernel_tiling.h`` for ``source`` (built once)."""
+def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path | None:
+    """The include directory holding ``kernel_tiling/kernel_tiling.h`` for ``source`` (built once).
+
+    None when the tree ships the header already (an installed CANN has it generated).
+    """
+    if any((d / "kernel_tiling" / "kernel_tiling.h").is_file() for d in source.include_dirs()):
+        return None
     final = cache_dir / f"tiling-{source.identity}"
     if (final / "kernel_tiling" / "kernel_tiling.h").is_file():
         return final
