@@ -1,4 +1,4 @@
-"""Fixtures of the official-header check: the header tree and one checker per session.
+"""Fixtures of the official-header check: the header tree and one checker per test run.
 
 The tests skip only when no headers are found at all (``AF_ASCENDC_SRC`` unset,
 or naming nothing that exists, as on a clone without the shared directory beside

@@ -1,6 +1,6 @@
 """Every kernel of the broad set (kernel_set.py) type-checks against the official headers.
 
-The selected kernels are generated and checked once per session, two g++ at a
+The selected kernels are generated and checked once per test run, two g++ at a
 time; each test then reads its own verdict, so every failing kernel is named.
 KNOWN_FAILING lists the kernels that fail today with their first error; they
 are strict xfails: fixing one turns its test red until its entry is removed.
@@ -152,7 +152,7 @@ def _generate(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def verdicts(request, checker):
-    """Generate and check every kernel this session selected (once, in parallel)."""
+    """Generate and check every kernel this test run selected (once, in parallel)."""
     selected = sorted({item.callspec.params["name"] for item in request.session.items
                        if getattr(item, "callspec", None) and item.callspec.params.get("name") in CASES})
     texts, failures = {}, {}
