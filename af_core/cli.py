@@ -5,6 +5,7 @@
     afc graph GRAPH --format mermaid|dot|svg draw the graph and each case's stages and workspaces
     afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
     afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
+    afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
 
 GRAPH is a JSON graph or a Python file defining ``graph`` (or ``build()``).
@@ -298,6 +299,21 @@ def cmd_demo(args) -> int:
     return 0 if ok else EXIT_MISMATCH
 
 
+def cmd_check(args) -> int:
+    """Type-check each graph's kernel against the official AscendC headers (exit 1 if one fails)."""
+    from af_core.ascendc import AscendcChecker, find_source
+    from af_core.autofuser import Autofuser
+    from af_core.samples import load_graph
+
+    checker = AscendcChecker(find_source(args.ascendc))  # AscendcSourceError (an AfError) -> exit 2
+    fuser = Autofuser(_options(args))
+    kernels = [fuser.generate(fuser.schedule(load_graph(path))).kernel for path in args.graph]
+    results = checker.check_many(kernels, jobs=args.jobs)
+    for path, result in zip(args.graph, results):
+        print(f"{'ok  ' if result.ok else 'FAIL'} {path}" + ("" if result.ok else f"\n{result.describe(limit=args.errors)}"))
+    return 0 if all(r.ok for r in results) else EXIT_MISMATCH
+
+
 # ---------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
@@ -347,6 +363,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sanitize", action="store_true", help="build with ASan and UBSan")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("check", help="type-check the kernels against the official AscendC headers")
+    p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
+    p.add_argument("--ascendc", metavar="DIR", help="asc-devkit tree, directory with asc-devkit-*.tar.xz, or CANN "
+                   "install (default: $AF_ASCENDC_SRC)")
+    p.add_argument("--force-template", default=None, help="keep only this template's cases")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="g++ processes at once")
+    p.add_argument("--errors", type=int, default=5, help="errors shown per failing kernel")
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("demo", help="compile the sample graphs and run them on the twin")
     p.add_argument("--cores", type=int, default=None)

@@ -1,0 +1,55 @@
+"""Where the official-header check keeps what it can reuse.
+
+One directory holds the unpacked asc-devkit tarballs (keyed by the tarball's
+content hash), the precompiled headers and the per-kernel results. It is
+``AF_ASCENDC_CACHE`` when set, else ``$XDG_CACHE_HOME/af-ascendc``, else
+``~/.cache/af-ascendc``. Everything is written to a temporary name first and
+renamed into place, so parallel checkers never see half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+CACHE_ENV = "AF_ASCENDC_CACHE"
+
+
+def default_cache_dir() -> Path:
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "af-ascendc"
+
+
+def digest(*parts: str | bytes) -> str:
+    """A short stable hash of ``parts`` (each one length-prefixed, so no two joins collide)."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:24]
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:24]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
