@@ -208,7 +208,7 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
     body = body + [store]
     lines = [
         f"// SIMT lanes of {ctx.case.label}: index -> normalize/check -> gather -> output chain",
-        f"__simt_vf__ __aicore__ LAUNCH_BOUND(AF_SIMT_MAX_THREADS) inline void {name}({signature})",
+        f"__simt_vf__ __aicore__ __launch_bounds__(AF_SIMT_MAX_THREADS) inline void {name}({signature})",
         "{",
         "    for (int64_t i = static_cast<int64_t>(AscendC::Simt::GetThreadIdx()); i < count;",
         "         i += static_cast<int64_t>(AscendC::Simt::GetThreadNum())) {",

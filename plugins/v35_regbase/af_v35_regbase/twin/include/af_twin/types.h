@@ -26,7 +26,6 @@
 #define __simt_vf__
 #define __simt_callee__
 #define __vector__
-#define LAUNCH_BOUND(n)
 #define __launch_bounds__(n)
 #define KERNEL_TASK_TYPE_DEFAULT(t)
 #define GM_ADDR __gm__ uint8_t*
