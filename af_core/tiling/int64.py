@@ -70,7 +70,11 @@ class Program:
 
 
 def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
-    """(kind, payload, operand expressions) of one sympy node, in printing order."""
+    """(kind, payload, operand expressions) of one sympy node, in printing order.
+
+    Operands keep sympy's canonical ``args`` order (sorted at construction, independent
+    of hash seeds); sympy's own sort keys recurse and fail on deep formulas.
+    """
     if expr is sympy.true or expr is sympy.false:
         return "bool", expr is sympy.true, []
     if isinstance(expr, sympy.Symbol):
@@ -86,7 +90,7 @@ def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
         raise CodegenError(f"integer formula contains the float {expr}")
     if isinstance(expr, sympy.Add):
         signs, terms = [], []
-        for term in expr.as_ordered_terms():
+        for term in expr.args:
             negative = term.could_extract_minus_sign()
             signs.append(-1 if negative else 1)
             terms.append(-term if negative else term)
@@ -95,7 +99,7 @@ def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
         coeff, _rest = expr.as_coeff_Mul()
         if coeff.is_Rational and not coeff.is_Integer:
             raise CodegenError(f"integer formula contains the fraction {coeff} in {expr}")
-        return "mul", None, list(expr.as_ordered_factors())
+        return "mul", None, list(expr.args)
     if isinstance(expr, sympy.Pow):
         base, exp = expr.as_base_exp()
         if exp.is_Integer and 0 < int(exp) <= MAX_POWER:
@@ -111,14 +115,14 @@ def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
         return ("floordiv" if isinstance(expr, sympy.floor) else "ceildiv"), None, [numer, denom]
     if isinstance(expr, (sympy.Min, sympy.Max)):
         kind = "min" if isinstance(expr, sympy.Min) else "max"
-        return kind, None, sorted(expr.args, key=sympy.default_sort_key)
+        return kind, None, list(expr.args)
     if isinstance(expr, sympy.Abs):
         return "abs", None, [expr.args[0]]
     if isinstance(expr, Relational) and expr.rel_op in _RELATIONS:
         return _RELATIONS[expr.rel_op], None, [expr.lhs, expr.rhs]
     if isinstance(expr, (sympy.And, sympy.Or)):
         kind = "and" if isinstance(expr, sympy.And) else "or"
-        return kind, None, sorted(expr.args, key=sympy.default_sort_key)
+        return kind, None, list(expr.args)
     if isinstance(expr, sympy.Not):
         return "not", None, [expr.args[0]]
     if isinstance(expr, sympy.Piecewise):
