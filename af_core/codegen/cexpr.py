@@ -42,7 +42,7 @@ static inline int64_t AfMin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t AfMax(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t AfMod(int64_t a, int64_t b) { const int64_t r = a % b; \
 return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
-static inline int64_t AfAbs(int64_t a) { return a < 0 ? -a : a; }
+static inline int64_t AfIntAbs(int64_t a) { return a < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a; }
 """
 
 #: Checked helpers of host tiling: on overflow or a zero divisor they clear ``ok`` and return 0.
@@ -154,7 +154,7 @@ def print_program(program: Program, rename: Callable[[str], str], checked: bool 
             for arg in a[1:]:
                 text = f"{name}({text}, {arg})"
         elif kind == "abs":
-            text = f"AfCkAbs({a[0]}, {flag})" if checked else f"AfAbs({a[0]})"
+            text = f"AfCkAbs({a[0]}, {flag})" if checked else f"AfIntAbs({a[0]})"
         elif kind in _RELATION_TEXT:
             text = f"({a[0]} {_RELATION_TEXT[kind]} {a[1]})"
         elif kind in ("and", "or"):
