@@ -184,3 +184,15 @@ def test_largest_tensor_that_fits_int64_still_tiles():
     sizes["s0"] += 1
     assert assert_agree(scheduled, native, sizes, 48, 248 * 1024) == "code1"
     assert outcomes <= {"ok", "code2"}
+
+
+def test_case_formulas_that_leave_int64_drop_the_case_on_both_sides():
+    """Sizes that pass every guard, but whose modelled cost leaves int64: no case fits, in C++ and in Python."""
+    scheduled, result, native = seed_compiled()
+    sizes = {n: 1 for n in result.size_names}
+    sizes.update(s0=1 << 60, s4=1 << 60)  # every tensor spans at most 2**62 bytes
+    assert assert_agree(scheduled, native, sizes, 48, 248 * 1024) == "code2"
+    with pytest.raises(TilingError, match="leaves int64"):
+        solve_scheduled(scheduled, sizes, 48, 248 * 1024)
+    sizes.update(s0=1 << 40, s4=1 << 40)  # small enough for every formula
+    assert assert_agree(scheduled, native, sizes, 48, 248 * 1024) == "ok"
