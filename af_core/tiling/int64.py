@@ -125,6 +125,8 @@ def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
         return kind, None, list(expr.args)
     if isinstance(expr, sympy.Not):
         return "not", None, [expr.args[0]]
+    if isinstance(expr, sympy.ITE):  # sympy's boolean if-then-else (Piecewise simplifies into it)
+        return "select", 1, list(expr.args)
     if isinstance(expr, sympy.Piecewise):
         parts = list(expr.args)
         if parts[-1][1] == sympy.true:

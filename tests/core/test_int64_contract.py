@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, to_cpp
@@ -165,3 +165,95 @@ def test_deep_formulas_lower_print_and_evaluate_without_recursion():
 def test_literals_outside_int64_are_refused():
     with pytest.raises(CodegenError, match="outside int64"):
         to_cpp(A + (1 << 63))
+
+
+C = sympy.Symbol("c", integer=True)
+
+
+def random_formula(rng, depth: int) -> sympy.Basic:
+    """A random integer formula of the kinds templates write (sums, products, divisions, Max, Piecewise...)."""
+    if depth == 0 or rng.random() < 0.2:
+        return rng.choice([A, B, C, sympy.Integer(rng.choice([-3, -1, 1, 2, 7, 1 << 40]))])
+    x, y = random_formula(rng, depth - 1), random_formula(rng, depth - 1)
+    kind = rng.randrange(11)
+    if kind == 0:
+        return x + y
+    if kind == 1:
+        return x - y
+    if kind == 2:
+        return x * y
+    if kind == 3:
+        return FloorDiv(x, y)
+    if kind == 4:
+        return CeilDiv(x, y)
+    if kind == 5:
+        return AlignUp(x, y)
+    if kind == 6:
+        return sympy.Mod(x, y, evaluate=False)
+    if kind == 7:
+        return sympy.Max(x, y, evaluate=False)
+    if kind == 8:
+        return sympy.Min(x, y, evaluate=False)
+    if kind == 9:
+        cond = sympy.And(sympy.Le(x, y), sympy.Gt(y, C)) if rng.random() < 0.5 else sympy.Or(sympy.Lt(x, 3), sympy.Ne(y, A))
+        return sympy.Piecewise((x, cond), (y, True))
+    return sympy.floor(x / 4) + y
+
+
+@functools.cache
+def formulas() -> tuple[sympy.Basic, ...]:
+    import random
+
+    rng = random.Random(12)
+    return tuple(random_formula(rng, 4) for _ in range(60))
+
+
+@pytest.fixture(scope="module")
+def formulas_lib(tmp_path_factory):
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    cases = "\n".join(f"        case {k}: return {to_cpp(f, checked=True)};" for k, f in enumerate(formulas()))
+    source = f"""#include <cstdint>
+namespace {{
+{CHECKED_HELPERS}
+}}
+extern "C" int64_t af_formula(int k, int64_t a, int64_t b, int64_t c, int* ok_out) {{
+    bool af_ok = true;
+    const int64_t value = [&]() -> int64_t {{
+        switch (k) {{
+{cases}
+        }}
+        return 0;
+    }}();
+    *ok_out = af_ok ? 1 : 0;
+    return value;
+}}
+"""
+    work = tmp_path_factory.mktemp("formulas")
+    (work / "formulas.cpp").write_text(source)
+    cmd = [cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-Wall", "-Werror", "-fsanitize=undefined",
+           "-fno-sanitize-recover=all", "formulas.cpp", "-o", "libformulas.so"]
+    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lib = ctypes.CDLL(str(work / "libformulas.so"))
+    lib.af_formula.restype = ctypes.c_int64
+    lib.af_formula.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                               ctypes.POINTER(ctypes.c_int)]
+    return lib
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(k=st.integers(0, 59), a=OPERAND, b=OPERAND, c=OPERAND)
+def test_random_formulas_agree_on_value_and_failure(formulas_lib, k, a, b, c):
+    ok = ctypes.c_int(0)
+    got = formulas_lib.af_formula(k, a, b, c, ctypes.byref(ok))
+    try:
+        want = evaluate(formulas()[k], {"a": a, "b": b, "c": c})
+    except Int64Failure:
+        want = None
+    event("fails" if want is None else "has a value")
+    if want is None:
+        assert ok.value == 0, f"{formulas()[k]} at a={a} b={b} c={c}: C++ {got}, Python fails"
+    else:
+        assert ok.value == 1 and got == want, f"{formulas()[k]} at a={a} b={b} c={c}: C++ {got}, Python {want}"
