@@ -64,10 +64,6 @@ class Program:
 
     ops: tuple[Op, ...]
 
-    @property
-    def symbols(self) -> tuple[str, ...]:
-        return tuple(sorted({op.payload for op in self.ops if op.kind == "sym"}))
-
 
 def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
     """(kind, payload, operand expressions) of one sympy node, in printing order.
