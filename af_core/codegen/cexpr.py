@@ -4,6 +4,19 @@ Symbols are renamed through a mapping (a size ``s0`` becomes ``t.s0`` in a
 kernel and ``s0`` in host tiling; a tiling field ``tile_rows`` becomes
 ``t.c3_tile_rows``). Integer helpers (``AfCeilDiv``...) are defined by the
 generated files themselves, so the output needs no other header.
+
+Two forms are printed from the same lowered program
+(:func:`af_core.tiling.int64.lower`):
+
+* plain (kernels, infer_shape): ordinary operators; the helpers divide with
+  floored semantics and never wrap internally, so every value that fits int64
+  is computed exactly (the graph guards keep kernel offsets inside int64);
+* checked (host tiling): every ``+ - *``, division and modulo is a call of a
+  checked helper that clears a flag (``af_ok``) instead of overflowing, in the
+  order Python's :func:`af_core.tiling.int64.run` evaluates it, so both sides
+  agree on every value and on every failure.
+
+Printing walks the program, never recursing, so deep expressions print.
 """
 
 from __future__ import annotations
@@ -11,150 +24,184 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import sympy
-from sympy.printing.c import C99CodePrinter
 
 from af_core.errors import CodegenError
+from af_core.tiling.int64 import INT64_MIN, Program, lower
 
-#: C++ definitions of the integer helpers the printed expressions use.
+#: The flag the checked helpers clear; declared by the generated host tiling.
+CHECK_FLAG = "af_ok"
+
+#: C++ definitions of the integer helpers the plain expressions use (floored division, no wrapping).
 INT_HELPERS = """\
-static inline int64_t AfCeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static inline int64_t AfFloorDiv(int64_t a, int64_t b) { return a / b; }
-static inline int64_t AfAlignUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+static inline int64_t AfFloorDiv(int64_t a, int64_t b) { const int64_t q = a / b; const int64_t r = a % b; \
+return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; }
+static inline int64_t AfCeilDiv(int64_t a, int64_t b) { const int64_t q = a / b; const int64_t r = a % b; \
+return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q; }
+static inline int64_t AfAlignUp(int64_t a, int64_t b) { return AfCeilDiv(a, b) * b; }
 static inline int64_t AfMin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t AfMax(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline int64_t AfMod(int64_t a, int64_t b) { return a % b; }
+static inline int64_t AfMod(int64_t a, int64_t b) { const int64_t r = a % b; \
+return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+static inline int64_t AfIntAbs(int64_t a) { return a < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a; }
 """
 
+#: Checked helpers of host tiling: on overflow or a zero divisor they clear ``ok`` and return 0.
+CHECKED_HELPERS = """\
+static inline int64_t AfMin(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t AfMax(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline bool AfAll(bool a, bool b) { return a && b; }
+static inline bool AfAny(bool a, bool b) { return a || b; }
+static inline int64_t AfSelect(bool c, int64_t a, int64_t b) { return c ? a : b; }
+static inline int64_t AfFail(bool& ok) { ok = false; return 0; }
+static inline int64_t AfCkAdd(int64_t a, int64_t b, bool& ok) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? AfFail(ok) : r;
+}
+static inline int64_t AfCkSub(int64_t a, int64_t b, bool& ok) {
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? AfFail(ok) : r;
+}
+static inline int64_t AfCkMul(int64_t a, int64_t b, bool& ok) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? AfFail(ok) : r;
+}
+static inline int64_t AfCkAbs(int64_t a, bool& ok) { return a == INT64_MIN ? AfFail(ok) : (a < 0 ? -a : a); }
+// floored quotient and remainder, as Python's // and %; b == 0 and INT64_MIN / -1 fail
+static inline int64_t AfCkFloorDiv(int64_t a, int64_t b, bool& ok) {
+    if (b == 0 || (a == INT64_MIN && b == -1)) {
+        return AfFail(ok);
+    }
+    const int64_t q = a / b;
+    const int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t AfCkCeilDiv(int64_t a, int64_t b, bool& ok) {
+    if (b == 0 || (a == INT64_MIN && b == -1)) {
+        return AfFail(ok);
+    }
+    const int64_t q = a / b;
+    const int64_t r = a % b;
+    return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q;
+}
+static inline int64_t AfCkAlignUp(int64_t a, int64_t b, bool& ok) { return AfCkMul(AfCkCeilDiv(a, b, ok), b, ok); }
+static inline int64_t AfCkMod(int64_t a, int64_t b, bool& ok) {
+    if (b == 0) {
+        return AfFail(ok);
+    }
+    if (b == -1) {
+        return 0;
+    }
+    const int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+"""
 
-class CxxIntPrinter(C99CodePrinter):
-    """Prints integer formulas with int64 semantics (no floating point)."""
+_RELATION_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_CHECKED_CALL = {"floordiv": "AfCkFloorDiv", "ceildiv": "AfCkCeilDiv", "alignup": "AfCkAlignUp", "mod": "AfCkMod"}
+_PLAIN_CALL = {"floordiv": "AfFloorDiv", "ceildiv": "AfCeilDiv", "alignup": "AfAlignUp", "mod": "AfMod"}
 
-    def __init__(self, rename: Callable[[str], str]) -> None:
-        super().__init__({"strict": False})
-        self._rename = rename
 
-    def _print_Symbol(self, expr):  # noqa: N802 - sympy printer protocol
-        return self._rename(expr.name)
+def _literal(value: int) -> str:
+    if value == INT64_MIN:
+        return "INT64_MIN"
+    if -(1 << 31) <= value < (1 << 31):
+        return str(value)
+    return f"INT64_C({value})"
 
-    def _print_Integer(self, expr):  # noqa: N802
-        value = int(expr)
-        if -(1 << 31) <= value < (1 << 31):
-            return str(value)
-        return f"INT64_C({value})"
 
-    def _print_Rational(self, expr):  # noqa: N802
-        raise CodegenError(f"integer formula contains the fraction {expr}; use CeilDiv/FloorDiv")
+def _wrap(text: str) -> str:
+    """Parenthesize a negative literal used as an operand (every other plain form is atomic)."""
+    return f"({text})" if text.startswith("-") else text
 
-    def _print_Float(self, expr):  # noqa: N802
-        raise CodegenError(f"integer formula contains the float {expr}")
 
-    def _print_Mul(self, expr):  # noqa: N802
-        coeff, rest = expr.as_coeff_Mul()
-        if coeff.is_Rational and not coeff.is_Integer:
-            raise CodegenError(f"integer formula contains the fraction {coeff} in {expr}")
-        factors = [self._print(a) for a in expr.as_ordered_factors()]
-        return "(" + " * ".join(f"({f})" if "+" in f or "-" in f[1:] else f for f in factors) + ")"
-
-    def _print_Add(self, expr):  # noqa: N802
-        terms = expr.as_ordered_terms()
-        out = self._print(terms[0])
-        for term in terms[1:]:
-            text = self._print(term)
-            if text.startswith("-"):
-                out += " - " + text[1:]
+def print_program(program: Program, rename: Callable[[str], str], checked: bool = False,
+                  flag: str = CHECK_FLAG) -> str:
+    """C++ text of a lowered formula (see the module docstring for the two forms)."""
+    texts: list[str] = []
+    for op in program.ops:
+        a = [texts[i] for i in op.args]
+        kind = op.kind
+        if kind == "sym":
+            text = rename(op.payload)
+        elif kind == "int":
+            text = _literal(op.payload)
+        elif kind == "bool":
+            text = "true" if op.payload else "false"
+        elif kind == "add":
+            signs = op.payload
+            if checked:
+                text = a[0] if signs[0] > 0 else f"AfCkSub(0, {a[0]}, {flag})"
+                for sign, term in zip(signs[1:], a[1:]):
+                    text = f"AfCk{'Add' if sign > 0 else 'Sub'}({text}, {term}, {flag})"
             else:
-                out += " + " + text
-        return f"({out})"
-
-    def _print_Pow(self, expr):  # noqa: N802
-        base, exp = expr.as_base_exp()
-        if exp.is_Integer and int(exp) > 0:
-            b = self._print(base)
-            return "(" + " * ".join([b] * int(exp)) + ")"
-        raise CodegenError(f"integer formula contains the power {expr}")
-
-    def _print_CeilDiv(self, expr):  # noqa: N802
-        a, b = expr.args
-        return f"AfCeilDiv({self._print(a)}, {self._print(b)})"
-
-    def _print_FloorDiv(self, expr):  # noqa: N802
-        a, b = expr.args
-        return f"AfFloorDiv({self._print(a)}, {self._print(b)})"
-
-    def _print_AlignUp(self, expr):  # noqa: N802
-        a, b = expr.args
-        return f"AfAlignUp({self._print(a)}, {self._print(b)})"
-
-    def _print_Mod(self, expr):  # noqa: N802
-        a, b = expr.args
-        return f"AfMod({self._print(a)}, {self._print(b)})"
-
-    def _minmax(self, name: str, args) -> str:
-        args = sorted(args, key=sympy.default_sort_key)
-        text = self._print(args[0])
-        for arg in args[1:]:
-            text = f"{name}({text}, {self._print(arg)})"
-        return text
-
-    def _print_Min(self, expr):  # noqa: N802
-        return self._minmax("AfMin", expr.args)
-
-    def _print_Max(self, expr):  # noqa: N802
-        return self._minmax("AfMax", expr.args)
-
-    def _print_Piecewise(self, expr):  # noqa: N802
-        parts = list(expr.args)
-        text = self._print(parts[-1][0]) if parts[-1][1] == sympy.true else "0"
-        for value, cond in reversed(parts[:-1] if parts[-1][1] == sympy.true else parts):
-            text = f"(({self._print(cond)}) ? ({self._print(value)}) : ({text}))"
-        return text
-
-    def _print_BooleanTrue(self, expr):  # noqa: N802
-        return "true"
-
-    def _print_BooleanFalse(self, expr):  # noqa: N802
-        return "false"
-
-    def _print_Relational(self, expr):  # noqa: N802
-        return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
-
-    def _print_And(self, expr):  # noqa: N802
-        return "(" + " && ".join(self._print(a) for a in sorted(expr.args, key=sympy.default_sort_key)) + ")"
-
-    def _print_Or(self, expr):  # noqa: N802
-        return "(" + " || ".join(self._print(a) for a in sorted(expr.args, key=sympy.default_sort_key)) + ")"
-
-    def _print_Not(self, expr):  # noqa: N802
-        return f"(!{self._print(expr.args[0])})"
-
-    def _print_floor(self, expr):  # noqa: N802
-        raise CodegenError(f"use FloorDiv instead of floor in {expr}")
-
-    def _print_ceiling(self, expr):  # noqa: N802
-        raise CodegenError(f"use CeilDiv instead of ceiling in {expr}")
+                text = a[0] if signs[0] > 0 else f"-{_wrap(a[0])}"
+                for sign, term in zip(signs[1:], a[1:]):
+                    text += f" {'+' if sign > 0 else '-'} {_wrap(term) if sign < 0 else term}"
+                text = f"({text})"
+        elif kind == "mul":
+            if checked:
+                text = a[0]
+                for factor in a[1:]:
+                    text = f"AfCkMul({text}, {factor}, {flag})"
+            else:
+                text = a[0] if len(a) == 1 else "(" + " * ".join(_wrap(f) for f in a) + ")"
+        elif kind in _CHECKED_CALL:
+            name = (_CHECKED_CALL if checked else _PLAIN_CALL)[kind]
+            text = f"{name}({a[0]}, {a[1]}, {flag})" if checked else f"{name}({a[0]}, {a[1]})"
+        elif kind in ("min", "max"):
+            name = "AfMin" if kind == "min" else "AfMax"
+            text = a[0]
+            for arg in a[1:]:
+                text = f"{name}({text}, {arg})"
+        elif kind == "abs":
+            text = f"AfCkAbs({a[0]}, {flag})" if checked else f"AfIntAbs({a[0]})"
+        elif kind in _RELATION_TEXT:
+            text = f"({a[0]} {_RELATION_TEXT[kind]} {a[1]})"
+        elif kind in ("and", "or"):
+            if checked:
+                name = "AfAll" if kind == "and" else "AfAny"
+                text = a[0]
+                for arg in a[1:]:
+                    text = f"{name}({text}, {arg})"
+            else:
+                text = "(" + (" && " if kind == "and" else " || ").join(a) + ")"
+        elif kind == "not":
+            text = f"(!{a[0]})"
+        elif kind == "select":
+            text = a[-1]
+            for k in reversed(range(op.payload)):
+                cond, value = a[2 * k], a[2 * k + 1]
+                text = f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
+        else:  # pragma: no cover - lower() emits only the kinds above
+            raise CodegenError(f"no C++ form for the operation '{kind}'")
+        texts.append(text)
+    return texts[-1]
 
 
 class CppFormatter:
-    """A reusable printer (building sympy printers is expensive) with a result cache.
+    """A reusable printer with a result cache.
 
     ``rename`` may depend on state (loop variables); pass ``state`` to
-    :meth:`__call__` so cached texts are keyed by it.
+    :meth:`__call__` so cached texts are keyed by it. ``checked`` selects the
+    host tiling form.
     """
 
-    def __init__(self, rename: Callable[[str], str]) -> None:
-        self._printer = CxxIntPrinter(rename)
+    def __init__(self, rename: Callable[[str], str], checked: bool = False) -> None:
+        self._rename = rename
+        self._checked = checked
         self._cache: dict[tuple, str] = {}
 
     def __call__(self, expr: sympy.Basic, state: tuple = ()) -> str:
         key = (expr, state)
         text = self._cache.get(key)
         if text is None:
-            text = self._printer.doprint(sympy.sympify(expr))
+            text = print_program(lower(sympy.sympify(expr)), self._rename, self._checked)
             self._cache[key] = text
         return text
 
 
-def to_cpp(expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] | None = None) -> str:
+def to_cpp(expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] | None = None,
+           checked: bool = False) -> str:
     """C++ text of an integer (or boolean) formula."""
     if rename is None:
         fn = lambda n: n  # noqa: E731
@@ -168,4 +215,4 @@ def to_cpp(expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] |
             except KeyError:
                 raise CodegenError(f"no C++ name for symbol '{name}' in {expr}") from None
 
-    return CxxIntPrinter(fn).doprint(sympy.sympify(expr))
+    return print_program(lower(sympy.sympify(expr)), fn, checked)

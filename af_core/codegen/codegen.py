@@ -17,7 +17,7 @@ import sympy
 
 from af_core import __version__
 from af_core.codegen.api_source import resolve_order
-from af_core.codegen.cexpr import INT_HELPERS, CppFormatter, to_cpp
+from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, CppFormatter, to_cpp
 from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
 from af_core.ir.sizes import to_text
@@ -152,7 +152,7 @@ class Codegen:
         for ref in refs:
             k = ref.tiling_key
             local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
-            fmt = CppFormatter(lambda n, local=local: local.get(n, n))
+            fmt = CppFormatter(lambda n, local=local: local.get(n, n), checked=True)
             cases.append(
                 {
                     "key": k,
@@ -165,17 +165,11 @@ class Codegen:
                     "workspace": fmt(ref.spec.workspace),
                 }
             )
-        guards = []
-        for guard in scheduled.guards:
-            text = to_cpp(guard.expr)
-            if guard.wide:
-                for size in size_names:
-                    text = re.sub(rf"\b{size}\b", f"(__int128){size}", text)
-                text = text.replace("INT64_C(", "(__int128)INT64_C(")
-            guards.append((text, guard.message))
+        # checked arithmetic (af_core.tiling.int64): a guard leaving int64 rejects the sizes, as in Python
+        guards = [(to_cpp(guard.expr, checked=True), guard.message) for guard in scheduled.guards]
         policy = getattr(scheduled.options, "selection", "seed")
         return render("tiling.cpp.j2", name=name, version=__version__, size_names=size_names,
-                      cases=cases, guards=guards, int_helpers=INT_HELPERS, policy=policy)
+                      cases=cases, guards=guards, int_helpers=CHECKED_HELPERS, policy=policy)
 
     def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
         m = scheduled.measures

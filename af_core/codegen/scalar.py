@@ -72,27 +72,53 @@ class ScalarEmitter:
         return f"{self.prefix}{self._count}"
 
     def value(self, node: Node, mask: Mask = frozenset()) -> str:
-        key = (node.name, mask)
-        if key in self._memo:
-            return self._memo[key]
-        kind = node.op.compute_type
-        if kind == "broadcast":
-            src = self.graph.producer(node, "x")
-            var = self.value(src, frozenset(mask | broadcast_mask(node, src)))
-        elif kind in ("store", "workspace"):
-            var = self.value(self.graph.producer(node, "x"), mask)
-        else:
-            leaf = self.leaf(node, mask)
-            if leaf is not None:
-                var = self._fresh()
-                self.lines.append(f"const {value_type(node.y.dtype)} {var} = {leaf};")
-            elif kind == "elementwise":
-                var = self._elementwise(node, mask)
+        """The variable holding ``node`` at the lane's coordinate with ``mask`` axes zeroed.
+
+        Walks the chain with an explicit stack (chains of thousands of ops are legal), in
+        the order a depth-first recursion would: inputs by port order, each line once.
+        """
+        # frames: (node, mask, pending) where pending is None on entry, else the deferred step
+        stack: list[tuple[Node, Mask, tuple | None]] = [(node, mask, None)]
+        while stack:
+            current, cmask, pending = stack.pop()
+            key = (current.name, cmask)
+            if key in self._memo:
+                continue
+            if pending is not None:
+                self._finish(current, cmask, pending)
+                continue
+            kind = current.op.compute_type
+            if kind == "broadcast":
+                src = self.graph.producer(current, "x")
+                deps = [(src, frozenset(cmask | broadcast_mask(current, src)))]
+                stack.append((current, cmask, ("alias", deps[0])))
+            elif kind in ("store", "workspace"):
+                deps = [(self.graph.producer(current, "x"), cmask)]
+                stack.append((current, cmask, ("alias", deps[0])))
             else:
-                raise CodegenError(f"node '{node.name}' ({node.type}) has no scalar form in a SIMT lane")
-        var = self.after(node, mask, var)
-        self._memo[key] = var
-        return var
+                leaf = self.leaf(current, cmask)
+                if leaf is not None:
+                    var = self._fresh()
+                    self.lines.append(f"const {value_type(current.y.dtype)} {var} = {leaf};")
+                    self._memo[key] = self.after(current, cmask, var)
+                    continue
+                if kind != "elementwise":
+                    raise CodegenError(f"node '{current.name}' ({current.type}) has no scalar form in a SIMT lane")
+                deps = [(self.graph.producer(current, port), cmask) for port in current.op.inputs]
+                stack.append((current, cmask, ("elementwise",)))
+            for dep, dep_mask in reversed(deps):
+                if (dep.name, dep_mask) not in self._memo:
+                    stack.append((dep, dep_mask, None))
+        return self._memo[(node.name, mask)]
+
+    def _finish(self, node: Node, mask: Mask, pending: tuple) -> None:
+        """Second visit of a node whose inputs are now memoized: emit it."""
+        if pending[0] == "alias":
+            dep, dep_mask = pending[1]
+            var = self._memo[(dep.name, dep_mask)]
+        else:
+            var = self._elementwise(node, mask)
+        self._memo[(node.name, mask)] = self.after(node, mask, var)
 
     def after(self, node: Node, mask: Mask, var: str) -> str:
         """Hook for subclasses: post-process a node's value (e.g. bound-check zeroing)."""

@@ -1,9 +1,9 @@
 """Evaluate size expressions for concrete sizes, fast and exactly.
 
 Expressions are compiled once with ``sympy.lambdify`` (cached per
-expression) into integer Python code; no ``subs`` on hot paths. Integer
-division helpers keep C++ semantics for positive operands so that Python and
-the generated host tiling agree bit for bit.
+expression) into integer Python code; no ``subs`` on hot paths. The integer
+division helpers are floored for every sign, like the generated C++ helpers
+(host tiling itself evaluates through :mod:`af_core.tiling.int64`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from af_core.ir.sizes import Expr
 
 
 class CeilDiv(sympy.Function):
-    """ceil(a / b) for positive integers, printed as ``(a + b - 1) / b`` in C++."""
+    """ceil(a / b), exact for every sign (``AfCeilDiv`` in C++)."""
 
     is_integer = True
 
@@ -31,7 +31,7 @@ class CeilDiv(sympy.Function):
 
 
 class FloorDiv(sympy.Function):
-    """floor(a / b) for non-negative integers, printed as ``a / b`` in C++."""
+    """floor(a / b), exact for every sign (``AfFloorDiv`` in C++)."""
 
     is_integer = True
 

@@ -492,6 +492,8 @@ class HintGraph:
         return [n for n in self.nodes() if n.type == op_type]
 
     def find_cycle(self) -> list[str] | None:
+        if nx.is_directed_acyclic_graph(self._g):  # linear; find_cycle's edge walk is slow on long chains
+            return None
         try:
             cycle = nx.find_cycle(self._g)
         except nx.NetworkXNoCycle:

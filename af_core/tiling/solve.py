@@ -1,8 +1,12 @@
 """Python twin of the generated host tiling: same formulas, same choice.
 
-Every expression is compiled once with lambdify (cached per expression) and
-evaluated with exact Python integers, in the order the C++ evaluates them;
-the differential tests hold the two to field-for-field agreement.
+Every expression is lowered once (:mod:`af_core.tiling.int64`) and evaluated
+with the int64 contract the C++ follows: each operation's result must fit
+int64 and divisors must be non-zero, else the guard rejects the sizes or the
+case does not fit. The order is the C++'s: fields, then constraints (stopping
+at the first false one), then block_dim, workspace, score and cost. The
+differential tests hold the two to agreement on success, failure and every
+field.
 
 Choice rule (also in the C++): drop cases whose constraints fail, take the
 highest score, break ties by the lowest modelled cost, then by the lowest
@@ -17,7 +21,7 @@ import attrs
 import sympy
 
 from af_core.errors import TilingError
-from af_core.ir.evaluate import compile_expr
+from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
 
 INT64_MAX = (1 << 63) - 1
@@ -44,7 +48,7 @@ class CaseEvaluation:
     reason: str | None
     score: int | None
     cost: int | None
-    resources: dict[str, int]
+    resources: dict[str, int | None]
     block_dim: int | None
     workspace: int | None
 
@@ -67,26 +71,20 @@ class Guard:
 
     expr: sympy.Basic
     message: str
-    wide: bool = False  # evaluate in 128-bit in C++ (overflow guards)
+    wide: bool = False  # no effect: every guard is checked int64 arithmetic on both sides
 
 
 def _value(expr: sympy.Basic, env: Mapping[str, int]) -> int:
-    expr = sympy.sympify(expr)
-    if expr is sympy.true:
-        return 1
-    if expr is sympy.false:
-        return 0
-    if expr.is_Integer:
-        return int(expr)
-    names = tuple(sorted(s.name for s in expr.free_symbols))
-    fn = compile_expr(expr, names)
-    value = fn(*(env[n] for n in names))
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise TilingError(f"formula {expr} is not integral: {value}")
-    return int(value)
+    """The checked int64 value of ``expr`` (raises :class:`Int64Failure`)."""
+    return evaluate(expr, env)
+
+
+def _report_value(expr: sympy.Basic, env: Mapping[str, int]) -> int | None:
+    """An exact value for reports (resources are not part of the C++), None if undefined."""
+    try:
+        return evaluate(expr, env, checked=False)
+    except Int64Failure:
+        return None
 
 
 def struct_field_names(size_names: Sequence[str], cases: Sequence[CaseRef]) -> list[str]:
@@ -99,26 +97,38 @@ def struct_field_names(size_names: Sequence[str], cases: Sequence[CaseRef]) -> l
 def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
     local = dict(env)
     fields: dict[str, int] = {}
+
+    def dropped(reason: str, block_dim: int | None = None, workspace: int | None = None) -> CaseEvaluation:
+        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
+                              reason, None, None, resources, block_dim, workspace)
+
+    resources: dict[str, int | None] = {}
     for f in case.spec.fields:
-        local[f.name] = fields[f.name] = _value(f.expr, local)
-    resources = {k: _value(v, local) for k, v in case.spec.resources.items()}
+        try:
+            local[f.name] = fields[f.name] = _value(f.expr, local)
+        except Int64Failure as exc:
+            return dropped(f"field {f.name} leaves int64 ({exc})")
+    resources.update({k: _report_value(v, local) for k, v in case.spec.resources.items()})
     for c in case.spec.constraints:
-        if not _value(c.expr, local):
-            return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
-                                  c.reason, None, None, resources, None, None)
-    block_dim = _value(case.spec.block_dim, local)
-    workspace = _value(case.spec.workspace, local)
+        try:
+            holds = _value(c.expr, local)
+        except Int64Failure as exc:
+            return dropped(f"{c.reason} (its check leaves int64: {exc})")
+        if not holds:
+            return dropped(c.reason)
+    try:
+        block_dim = _value(case.spec.block_dim, local)
+        workspace = _value(case.spec.workspace, local)
+        score = _value(case.spec.score, local)
+        cost = _value(case.spec.cost, local)
+    except Int64Failure as exc:
+        return dropped(f"block_dim, workspace, score or cost leaves int64 ({exc})")
     if not 1 <= block_dim <= local["core_num"]:
-        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
-                              f"block_dim {block_dim} outside [1, core_num]", None, None,
-                              resources, block_dim, workspace)
+        return dropped(f"block_dim {block_dim} outside [1, core_num]", block_dim, workspace)
     if not 0 <= workspace <= UINT32_MAX:
-        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
-                              f"workspace {workspace} bytes exceeds the uint32 limit", None, None,
-                              resources, block_dim, workspace)
+        return dropped(f"workspace {workspace} bytes exceeds the uint32 limit", block_dim, workspace)
     return CaseEvaluation(case.tiling_key, case.template, case.label, fields, True, None,
-                          _value(case.spec.score, local), _value(case.spec.cost, local),
-                          resources, block_dim, workspace)
+                          score, cost, resources, block_dim, workspace)
 
 
 def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
@@ -141,7 +151,11 @@ def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]
     env["core_num"] = int(core_num)
     env["ub_size"] = int(ub_size)
     for guard in guards:
-        if not _value(guard.expr, env):
+        try:
+            holds = _value(guard.expr, env)
+        except Int64Failure as exc:
+            raise TilingError(f"{guard.message} (its check leaves int64: {exc})") from None
+        if not holds:
             raise TilingError(guard.message)
     return env
 

@@ -34,7 +34,7 @@ from af_core.platform import Platform
 from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
 from af_core.registry import get_registry
 
-BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-fwrapv", "-DAF_CPU_TWIN=1")
+BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
 _ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[\w-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 

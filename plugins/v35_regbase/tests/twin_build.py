@@ -19,7 +19,7 @@ import af_v35_regbase
 INCLUDE_DIR = Path(af_v35_regbase.__file__).parent / "twin" / "include"
 
 # The flags the project builds kernels with, plus the warning set the headers must pass.
-BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-fwrapv", "-DAF_CPU_TWIN=1")
+BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
 WARNING_FLAGS = ("-Wall", "-Wextra", "-Werror")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
 SANITIZE_ENV = {

@@ -1,0 +1,251 @@
+"""The int64 contract of host tiling, shared by the Python solver and the generated C++.
+
+A tiling formula (a sympy expression over sizes, platform symbols and earlier
+fields) is lowered once into a flat :class:`Program`: a list of integer
+operations in a fixed order. Python evaluates that program here; the C++
+printer (:mod:`af_core.codegen.cexpr`) prints the very same operations as
+calls of checked helpers. Both sides follow one rule:
+
+* every operation of an expression is evaluated (``And``, ``Or`` and
+  ``Piecewise`` included: no short-circuit inside one expression);
+* ``+ - *`` fold left to right over the printed operand order, and each
+  partial result must lie in int64;
+* ``FloorDiv``, ``CeilDiv``, ``AlignUp``, ``Mod``, ``floor(a/b)`` and
+  ``ceiling(a/b)`` have the exact mathematical (floored) meaning for every
+  sign, as Python's ``//`` and ``%``; a zero divisor or a result outside int64
+  is a failure;
+* a failure anywhere in an expression fails the whole expression: a failing
+  guard rejects the sizes, a failing case expression drops the case.
+
+Lowering and evaluation use explicit stacks, so expression depth is bounded
+only by :data:`MAX_DEPTH` (a clear error beyond it), never by Python's
+recursion limit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import attrs
+import sympy
+from sympy.core.relational import Relational
+
+from af_core.errors import CodegenError
+from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+#: Deepest expression nesting lowered (the C++ compiler's parser is recursive too).
+MAX_DEPTH = 2000
+#: Largest exponent of ``x**k`` lowered as repeated multiplication.
+MAX_POWER = 64
+
+_RELATIONS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+class Int64Failure(ArithmeticError):
+    """An operation of a checked evaluation left int64 (or divided by zero)."""
+
+
+@attrs.frozen
+class Op:
+    """One operation: ``kind`` with ``payload`` applied to the results of ``args`` (indices)."""
+
+    kind: str
+    payload: object
+    args: tuple[int, ...]
+
+
+@attrs.frozen
+class Program:
+    """The operations of one formula in evaluation order; the last one is the result."""
+
+    ops: tuple[Op, ...]
+
+
+def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
+    """(kind, payload, operand expressions) of one sympy node, in printing order.
+
+    Operands keep sympy's canonical ``args`` order (sorted at construction, independent
+    of hash seeds); sympy's own sort keys recurse and fail on deep formulas.
+    """
+    if expr is sympy.true or expr is sympy.false:
+        return "bool", expr is sympy.true, []
+    if isinstance(expr, sympy.Symbol):
+        return "sym", expr.name, []
+    if expr.is_Integer:
+        value = int(expr)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise CodegenError(f"integer formula contains the literal {value}, outside int64")
+        return "int", value, []
+    if expr.is_Rational:
+        raise CodegenError(f"integer formula contains the fraction {expr}; use CeilDiv/FloorDiv")
+    if expr.is_Float:
+        raise CodegenError(f"integer formula contains the float {expr}")
+    if isinstance(expr, sympy.Add):
+        signs, terms = [], []
+        for term in expr.args:
+            negative = term.could_extract_minus_sign()
+            signs.append(-1 if negative else 1)
+            terms.append(-term if negative else term)
+        return "add", tuple(signs), terms
+    if isinstance(expr, sympy.Mul):
+        coeff, _rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and not coeff.is_Integer:
+            raise CodegenError(f"integer formula contains the fraction {coeff} in {expr}")
+        return "mul", None, list(expr.args)
+    if isinstance(expr, sympy.Pow):
+        base, exp = expr.as_base_exp()
+        if exp.is_Integer and 0 < int(exp) <= MAX_POWER:
+            return "mul", None, [base] * int(exp)
+        raise CodegenError(f"integer formula contains the power {expr}")
+    if isinstance(expr, (CeilDiv, FloorDiv, AlignUp, sympy.Mod)):
+        kind = {CeilDiv: "ceildiv", FloorDiv: "floordiv", AlignUp: "alignup", sympy.Mod: "mod"}[type(expr)]
+        return kind, None, list(expr.args)
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        numer, denom = sympy.fraction(sympy.together(expr.args[0]))
+        if denom == 1:
+            return "mul", None, [numer]
+        return ("floordiv" if isinstance(expr, sympy.floor) else "ceildiv"), None, [numer, denom]
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        kind = "min" if isinstance(expr, sympy.Min) else "max"
+        return kind, None, list(expr.args)
+    if isinstance(expr, sympy.Abs):
+        return "abs", None, [expr.args[0]]
+    if isinstance(expr, Relational) and expr.rel_op in _RELATIONS:
+        return _RELATIONS[expr.rel_op], None, [expr.lhs, expr.rhs]
+    if isinstance(expr, (sympy.And, sympy.Or)):
+        kind = "and" if isinstance(expr, sympy.And) else "or"
+        return kind, None, list(expr.args)
+    if isinstance(expr, sympy.Not):
+        return "not", None, [expr.args[0]]
+    if isinstance(expr, sympy.ITE):  # sympy's boolean if-then-else (Piecewise simplifies into it)
+        return "select", 1, list(expr.args)
+    if isinstance(expr, sympy.Piecewise):
+        parts = list(expr.args)
+        if parts[-1][1] == sympy.true:
+            default, parts = parts[-1][0], parts[:-1]
+        else:
+            default = sympy.Integer(0)  # no branch taken: 0 on both sides
+        operands = []
+        for value, cond in parts:
+            operands += [cond, value]
+        return "select", len(parts), [*operands, default]
+    raise CodegenError(f"integer formula contains {type(expr).__name__} ({expr}), which has no int64 form")
+
+
+@functools.lru_cache(maxsize=8192)
+def lower(expr: sympy.Basic) -> Program:
+    """The program of ``expr``; shared subexpressions are evaluated once."""
+    expr = sympy.sympify(expr)
+    ops: list[Op] = []
+    index: dict[sympy.Basic, int] = {}
+    # frames: (node, depth, decomposition or None); children are pushed before their parent is emitted
+    stack: list[tuple[sympy.Basic, int, tuple | None]] = [(expr, 0, None)]
+    while stack:
+        node, depth, parts = stack.pop()
+        if node in index and parts is None:
+            continue
+        if parts is None:
+            if depth > MAX_DEPTH:
+                raise CodegenError(f"integer formula nests deeper than {MAX_DEPTH} levels; "
+                                   f"simplify the graph's size expressions")
+            parts = _decompose(node)
+            stack.append((node, depth, parts))
+            for child in reversed(parts[2]):
+                if child not in index:
+                    stack.append((child, depth + 1, None))
+            continue
+        if node in index:
+            continue
+        kind, payload, children = parts
+        ops.append(Op(kind, payload, tuple(index[c] for c in children)))
+        index[node] = len(ops) - 1
+    return Program(tuple(ops))
+
+
+def _check(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise Int64Failure(f"{value} is outside int64")
+    return value
+
+
+def _divisor(b: int) -> int:
+    if b == 0:
+        raise Int64Failure("division by zero")
+    return b
+
+
+def run(program: Program, env: Mapping[str, int], checked: bool = True) -> int:
+    """The value of ``program`` (booleans as 0/1); :class:`Int64Failure` when the contract fails.
+
+    ``checked=False`` computes exact integers (no int64 bound) for reporting only;
+    a zero divisor still fails.
+    """
+    check = _check if checked else int
+    values: list[int] = []
+    for op in program.ops:
+        kind, a = op.kind, [values[i] for i in op.args]
+        if kind == "sym":
+            value = int(env[op.payload])
+        elif kind == "int":
+            value = op.payload
+        elif kind == "bool":
+            value = int(op.payload)
+        elif kind == "add":
+            value = check(a[0] * op.payload[0])
+            for sign, term in zip(op.payload[1:], a[1:]):
+                value = check(value + term if sign > 0 else value - term)
+        elif kind == "mul":
+            value = a[0]
+            for factor in a[1:]:
+                value = check(value * factor)
+        elif kind == "floordiv":
+            value = check(a[0] // _divisor(a[1]))
+        elif kind == "ceildiv":
+            value = check(-(-a[0] // _divisor(a[1])))
+        elif kind == "alignup":
+            value = check(check(-(-a[0] // _divisor(a[1]))) * a[1])
+        elif kind == "mod":
+            value = a[0] % _divisor(a[1])
+        elif kind == "min":
+            value = min(a)
+        elif kind == "max":
+            value = max(a)
+        elif kind == "abs":
+            value = check(abs(a[0]))
+        elif kind == "eq":
+            value = int(a[0] == a[1])
+        elif kind == "ne":
+            value = int(a[0] != a[1])
+        elif kind == "lt":
+            value = int(a[0] < a[1])
+        elif kind == "le":
+            value = int(a[0] <= a[1])
+        elif kind == "gt":
+            value = int(a[0] > a[1])
+        elif kind == "ge":
+            value = int(a[0] >= a[1])
+        elif kind == "and":
+            value = int(all(a))
+        elif kind == "or":
+            value = int(any(a))
+        elif kind == "not":
+            value = int(not a[0])
+        elif kind == "select":
+            value = a[-1]
+            for k in range(op.payload):
+                if a[2 * k]:
+                    value = a[2 * k + 1]
+                    break
+        else:  # pragma: no cover - _decompose emits only the kinds above
+            raise AssertionError(kind)
+        values.append(value)
+    return values[-1]
+
+
+def evaluate(expr: sympy.Basic, env: Mapping[str, int], checked: bool = True) -> int:
+    """``run(lower(expr), env)``: the checked int64 value of a formula."""
+    return run(lower(sympy.sympify(expr)), env, checked)
