@@ -1,7 +1,10 @@
 """A small typed facade over pluggy (the shape of tox's plugin manager).
 
 It loads the ``af_core`` entry points one at a time so that a broken plugin
-is recorded and skipped instead of taking the host down, honours
+(one that raises or calls ``sys.exit`` at import, implements a hook no
+specification declares, or uses an entry-point name another distribution
+already uses) is recorded as a load error and skipped instead of taking the
+host down, honours
 ``AF_DISABLE_PLUGINS`` / ``AF_STRICT_PLUGINS`` / ``AF_TRACE_HOOKS``, and
 calls registration hooks plugin by plugin so that every registered value is
 attributed to the distribution that provided it.
