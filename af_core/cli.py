@@ -252,16 +252,19 @@ def _run_jobs(jobs: list[tuple], workers: int, on_done) -> None:
         return
     import multiprocessing
 
-    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+    pool = None
     try:
+        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
         for outcome in pool.imap(_compile_one, jobs):
             on_done(outcome)
         pool.close()
     except BaseException:
-        pool.terminate()
+        if pool is not None:
+            pool.terminate()
         raise
     finally:
-        pool.join()
+        if pool is not None:
+            pool.join()
 
 
 def cmd_compile(args) -> int:
