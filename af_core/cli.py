@@ -26,6 +26,7 @@ import traceback
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
@@ -44,6 +45,11 @@ def _console() -> Console:
     if sys.stdout.isatty():
         return Console(highlight=False)
     return Console(highlight=False, width=200, no_color=True, force_terminal=False)
+
+
+def _t(value: object) -> str:
+    """Text for rich with markup escaped: graph, size, template and plugin names are not markup."""
+    return escape(str(value))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -168,16 +174,17 @@ def cmd_plugins(args) -> int:
     for info in registry.manager.plugins():
         templates = [e.name for e in registry.entries("template") if e.plugin == info.name]
         calls = [e.name for e in registry.entries("api_call") if e.plugin == info.name]
-        table.add_row(info.name, info.distribution, info.version, ", ".join(h.removeprefix("af_") for h in info.hooks),
-                      ", ".join(templates) or "-", ", ".join(calls) or "-")
+        table.add_row(*(_t(c) for c in (info.name, info.distribution, info.version,
+                                         ", ".join(h.removeprefix("af_") for h in info.hooks),
+                                         ", ".join(templates) or "-", ", ".join(calls) or "-")))
     console.print(table)
     if registry.manager.disabled:
-        console.print(f"disabled: {', '.join(registry.manager.disabled)}")
+        console.print(_t(f"disabled: {', '.join(registry.manager.disabled)}"))
     errors = registry.load_errors
     if errors:
         console.print("[bold red]load errors:[/bold red]")
         for e in errors:
-            console.print(f"  {e.plugin} ({e.distribution}): {e.error}")
+            console.print(_t(f"  {e.plugin} ({e.distribution}): {e.error}"))
     else:
         console.print("load errors: none")
     return 0
@@ -292,11 +299,11 @@ def cmd_compile(args) -> int:
     code = EXIT_OK
     for o in outcomes:
         if o["ok"]:
-            console.print(f"compiled '{o['name']}': {o['cases']} case(s), {o['rejections']} rejection(s) "
-                          f"-> {o['out']}")
+            console.print(_t(f"compiled '{o['name']}': {o['cases']} case(s), {o['rejections']} rejection(s) "
+                             f"-> {o['out']}"))
             if not many:
                 for file in o["written"]:
-                    console.print(f"  {Path(o['out']) / file}")
+                    console.print(_t(f"  {Path(o['out']) / file}"))
     for o in outcomes:
         if not o["ok"]:
             if getattr(args, "debug", False):
@@ -368,8 +375,8 @@ def cmd_explain(args) -> int:
 
     env = {**sizes, "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
-    console.print(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
-                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}")
+    console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
+                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))
     console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
                   f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
     table = Table(title="candidates")
@@ -379,10 +386,10 @@ def cmd_explain(args) -> int:
     for r in report.rows:
         cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
                  r.dcache_bytes, r.block_dim, r.reason]
-        table.add_row(*("-" if c is None else str(c) for c in cells))
+        table.add_row(*("-" if c is None else _t(c) for c in cells))
     console.print(table)
     if report.error:
-        console.print(f"no candidate fits: {report.error}")
+        console.print(_t(f"no candidate fits: {report.error}"))
         return EXIT_MISMATCH
     return 0
 
@@ -428,14 +435,15 @@ def _print_runs(console: Console, rows) -> None:
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
-        table.add_row(name, ",".join(f"{k}={v}" for k, v in sizes.items()), run.template, str(run.twin.tiling_key),
+        table.add_row(_t(name), _t(",".join(f"{k}={v}" for k, v in sizes.items())), _t(run.template),
+                      str(run.twin.tiling_key),
                       str(run.twin.block_dim), result + detail, str(c["gm_read_bytes"]), str(c["gm_write_bytes"]),
                       str(c["scalar_gm_reads"] + c["scalar_gm_writes"]), str(c["cachelines_read"]),
                       str(c["ub_high_water"]))
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
-            console.print(f"[red]{name}[/red]: {run.describe()}")
+            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe())}")
 
 
 def cmd_demo(args) -> int:
@@ -454,8 +462,8 @@ def cmd_demo(args) -> int:
             progress.update(task, description=f"building {sample.name}")
             session = TwinSession(sample.build(), _options(args))
             progress.advance(task)
-            notes.append(f"[bold]{sample.name}[/bold]: {sample.description}; cases "
-                         f"{', '.join(f'{c.tiling_key}={c.label}' for c in session.scheduled.cases)}; kernel "
+            labels = ", ".join(f"{c.tiling_key}={c.label}" for c in session.scheduled.cases)
+            notes.append(f"[bold]{_t(sample.name)}[/bold]: {_t(sample.description)}; cases {_t(labels)}; kernel "
                          f"{len(session.result.kernel.splitlines())} lines, "
                          f"{'cached build' if session.build.cached else 'built with g++'}")
             for k, sizes in enumerate(sample.shapes):

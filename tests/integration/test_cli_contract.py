@@ -7,6 +7,7 @@ without --debug, ever; plugins that fail to load are one warning line each.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -407,3 +408,19 @@ def test_a_malformed_case_is_a_rejection_naming_the_plugin(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     report = (out / "report.md").read_text()
     assert "sloppy (af-sloppy) rejected at schedule: template returned a Case whose impl is NoneType" in report
+
+
+def test_user_and_plugin_text_is_never_read_as_console_markup(tmp_path):
+    env = fake_plugin(tmp_path / "site", "af-markup", "af_markup_mod", "raise RuntimeError('[/boom] [bold]x')\n")
+    proc = afc("plugins", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "RuntimeError: [/boom] [bold]x" in proc.stdout and "RuntimeError: [/boom] [bold]x" in proc.stderr
+    data = json.loads(graph_json("named"))
+    data["name"] = "g[/x][red]"
+    path = tmp_path / "markup.json"
+    path.write_text(json.dumps(data))
+    proc = afc("explain", str(path), "--shape", "a0=2,a1=4,b0=1,b1=2")
+    if proc.returncode == 2:  # the validator may refuse such a graph name: then with one line
+        user_error(proc, "")
+    else:
+        assert proc.returncode == 0 and proc.stdout.startswith("g[/x][red] at a0=2"), proc.stderr

@@ -26,7 +26,7 @@ SEEDS = 48  # bounded: a few seconds in process
 
 ODD_VALUES = [None, True, False, -1, 0, 1 << 63, -(1 << 70), 10**30, 1.5, -0.0, float("nan"), float("inf"), "",
               "x" * 5000, "../../outside", "/abs/path", "a\x00b", "line\nbreak", "\u202eevil", "*/ int x; /*",
-              "é", [], {}, [[[[[[[[[[1]]]]]]]]]], {"a": {"b": {"c": {}}}}, "int64_t", "1x"]
+              "é", "[/x][bold]", [], {}, [[[[[[[[[[1]]]]]]]]]], {"a": {"b": {"c": {}}}}, "int64_t", "1x"]
 
 
 def seed_graph() -> dict:
