@@ -294,6 +294,27 @@ def test_ctrl_c_during_parallel_compile_stops_the_workers(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_ctrl_c_in_a_single_compile_exits_130_without_a_traceback(tmp_path):
+    script = tmp_path / "slow.py"
+    started = tmp_path / "started"
+    script.write_text(f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(600)\n")
+    env = dict(os.environ)
+    env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
+    proc = subprocess.Popen([sys.executable, "-m", "af_core", "compile", str(script), "-o", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for _ in range(1200):
+            if started.exists():
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and lines(err) == ["afc: interrupted"], err
+    assert not (tmp_path / "out").exists()
+
+
 # -- inputs ----------------------------------------------------------------------------------------------------
 def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     path = graph_file(tmp_path)
