@@ -258,7 +258,8 @@ def test_ctrl_c_during_parallel_compile_stops_the_workers(tmp_path):
     for k in range(4):
         (src / f"slow{k}.py").write_text(textwrap.dedent(f"""
             import os, time
-            open({str(src / f'started{k}')!r}, 'w').write(str(os.getpid()))
+            open({str(src / f'pid{k}')!r}, 'w').write(str(os.getpid()))
+            os.replace({str(src / f'pid{k}')!r}, {str(src / f'started{k}')!r})  # appears with its content
             time.sleep(600)
             from af_core.samples import seed_minimal
             graph = seed_minimal()
