@@ -52,10 +52,28 @@ def _t(value: object) -> str:
     return escape(str(value))
 
 
+#: Longest error message afc prints (a message quoting a huge graph value is cut).
+MAX_MESSAGE = 2000
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: control, format and separator characters shown as escapes (user text in
+    messages cannot move the cursor, clear the terminal or reorder what is shown)."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return shown if len(shown) <= MAX_MESSAGE else shown[: MAX_MESSAGE - 3] + "..."
+
+
 def _first_line(exc: BaseException) -> str:
-    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    lines = str(message).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    """The message of ``exc`` as one printable line.
+
+    The twin's errors carry compiler or kernel output after their first line
+    (``--debug`` shows it); every other message is kept whole, its line
+    breaks escaped, since they can only come from user text.
+    """
+    message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
+    if isinstance(exc, TwinError):
+        message = message.splitlines()[0] if message else ""
+    return printable(message) if message else type(exc).__name__
 
 
 def classify(exc: BaseException) -> tuple[int, str]:
@@ -308,7 +326,7 @@ def cmd_compile(args) -> int:
         if not o["ok"]:
             if getattr(args, "debug", False):
                 print(o["trace"], file=sys.stderr, end="")
-            message = o["message"] if not many else o["message"].replace(": ", f": {o['path']}: ", 1)
+            message = o["message"] if not many else o["message"].replace(": ", f": {printable(o['path'])}: ", 1)
             print(message, file=sys.stderr)
             code = max(code, o["code"])
     if many and sizes:
@@ -484,7 +502,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (exit 2), like every other afc error."""
 
     def error(self, message: str):  # type: ignore[override]
-        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        print(printable(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
 
 
@@ -553,8 +571,8 @@ def warn_load_errors() -> None:
     from af_core.registry import get_registry
 
     for e in get_registry().load_errors:
-        print(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
-              f"{e.error.strip().splitlines()[0] if e.error.strip() else 'unknown error'}", file=sys.stderr)
+        print(printable(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
+                        f"{e.error.strip() or 'unknown error'}"), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -446,3 +446,13 @@ def test_user_and_plugin_text_is_never_read_as_console_markup(tmp_path):
         user_error(proc, "")
     else:
         assert proc.returncode == 0 and proc.stdout.startswith("g[/x][red] at a0=2"), proc.stderr
+
+
+def test_control_characters_in_user_text_stay_on_one_escaped_line(tmp_path):
+    path = tmp_path / "evil\x1b[2J\nname.json"
+    path.write_text("{")
+    proc = afc("compile", str(path), "-o", str(tmp_path / "out"))
+    user_error(proc, "evil\\x1b[2J\\nname.json")
+    assert "\x1b" not in proc.stderr
+    proc = afc("explain", SEED, "--shape", "s0=1,bad\u202ename=2")
+    user_error(proc, "bad\\u202ename")
