@@ -245,3 +245,77 @@ def test_a_malformed_case_becomes_a_rejection_naming_the_plugin(site):
         assert "impl is str, not ImplGraph" in sloppy[0].reason
     finally:
         reset_registry(previous)
+
+
+ODD_TEMPLATES = """
+import sys
+
+from af_core import hookimpl
+from af_core.schedule.template import Rejected
+
+
+class Nothing:
+    name = "returns_none"
+
+    def propose(self, graph, node, ctx):
+        return None
+
+
+class Exiting:
+    name = "exits"
+
+    def propose(self, graph, node, ctx):
+        sys.exit(5)
+
+
+class Stranger:
+    name = "stranger"
+
+    def propose(self, graph, node, ctx):
+        return [Rejected(self.name, reason=["not", "text"]), 42]
+
+
+@hookimpl
+def af_register_templates(register):
+    register(Nothing())
+    register(Exiting())
+    register(Stranger())
+"""
+
+
+def test_whatever_a_template_returns_or_raises_becomes_a_rejection(site):
+    from af_core.autofuser import Autofuser
+    from af_core.errors import ScheduleError
+    from af_core.registry import reset_registry
+    from af_core.testing import chain_graph
+
+    make_dist(site, "af-odd", "af_odd_mod", ODD_TEMPLATES)
+    previous = reset_registry(Registry(AfPluginManager(env={})))
+    try:
+        try:
+            rejections = Autofuser().schedule(chain_graph(rank=2, dim=1)).rejections
+        except ScheduleError as exc:
+            rejections = exc.rejections
+    finally:
+        reset_registry(previous)
+    mine = sorted((r.template, r.reason) for r in rejections if r.plugin == "af-odd")
+    assert mine == [
+        ("exits", "template raised SystemExit: 5"),
+        ("returns_none", "template raised TypeError: 'NoneType' object is not iterable"),
+        ("stranger", "template returned a Rejected with a non-text reason: ['not', 'text']"),
+        ("stranger", "template returned int, not a Case or Rejected"),
+    ]
+
+
+def test_a_registration_hook_calling_sys_exit_is_a_load_error(site):
+    make_dist(site, "af-exithook", "af_exithook_mod", """
+        import sys
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_ops(register):
+            sys.exit("no ops for you")
+        """)
+    registry = Registry(AfPluginManager(env={}))
+    errors = [e for e in registry.load_errors if e.plugin == "af_exithook_mod"]
+    assert len(errors) == 1 and "af_register_ops: SystemExit: no ops for you" in errors[0].error
