@@ -8,8 +8,15 @@
     afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
 
-GRAPH is a JSON graph or a Python file defining ``graph`` (or ``build()``).
-Errors print one line and exit with code 2 (``--debug`` shows the traceback).
+GRAPH is a ``.json`` graph (data, never evaluated) or a ``.py`` program
+defining ``graph`` (or ``build()``), which is run as Python code.
+
+Exit codes: 0 success; 1 the twin differs from the reference (or explain
+finds no case that fits); 2 a user error (bad graph, arguments, files),
+printed as one line on stderr; 3 an internal error (a bug), one line with a
+hint to rerun with ``--debug`` (accepted before or after the subcommand),
+which shows the traceback; 130 interrupted (Ctrl-C). Plugins that failed to
+load are reported as one warning line each on stderr by every command.
 """
 
 from __future__ import annotations
@@ -20,12 +27,18 @@ import traceback
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from af_core.errors import AfError
+from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
 
-EXIT_ERROR = 2
+EXIT_OK = 0
 EXIT_MISMATCH = 1
+EXIT_ERROR = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+#: Largest size value ``--shape`` accepts (sizes are int64 on the device).
+MAX_SIZE_VALUE = (1 << 63) - 1
 
 
 def _console() -> Console:
@@ -35,20 +48,112 @@ def _console() -> Console:
     return Console(highlight=False, width=200, no_color=True, force_terminal=False)
 
 
+def _t(value: object) -> str:
+    """Text for rich with markup escaped: graph, size, template and plugin names are not markup."""
+    return escape(str(value))
+
+
+#: Longest error message afc prints (a message quoting a huge graph value is cut).
+MAX_MESSAGE = 2000
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: control, format and separator characters shown as escapes (user text in
+    messages cannot move the cursor, clear the terminal or reorder what is shown)."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return shown if len(shown) <= MAX_MESSAGE else shown[: MAX_MESSAGE - 3] + "..."
+
+
+def _first_line(exc: BaseException) -> str:
+    """The message of ``exc`` as one printable line.
+
+    The twin's errors carry compiler or kernel output after their first line
+    (``--debug`` shows it); every other message is kept whole, its line
+    breaks escaped, since they can only come from user text.
+    """
+    message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
+    if isinstance(exc, TwinError):
+        message = message.splitlines()[0] if message else ""
+    return printable(message) if message else type(exc).__name__
+
+
+def classify(exc: BaseException) -> tuple[int, str]:
+    """Exit code and one-line message for an exception that reached the command line.
+
+    User errors (a bad graph, argument, file or environment) exit 2; the
+    CPU twin failing to build or run a generated kernel, a codegen
+    inconsistency and every unexpected exception are internal errors (3).
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "afc: interrupted"
+    if isinstance(exc, ToolchainError):
+        return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
+    if isinstance(exc, (TwinError, CodegenError)) and not _is_tiling_refusal(exc):
+        return EXIT_INTERNAL, (f"afc: internal error: {_first_line(exc)} "
+                               "(rerun with --debug for the details)")
+    if isinstance(exc, (AfError, OSError, ValueError, KeyError)):
+        return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
+    return EXIT_INTERNAL, (f"afc: internal error: {type(exc).__name__}: {_first_line(exc)} "
+                           "(a bug; rerun with --debug for the traceback)")
+
+
+def _is_tiling_refusal(exc: BaseException) -> bool:
+    from af_core.twin.runner import TwinTilingError
+
+    return isinstance(exc, TwinTilingError)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got '{text}'")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'")
+    return value
+
+
 def parse_shape(items: list[str] | None) -> dict[str, int]:
+    """``--shape`` texts (``name=value``, repeatable, comma-separated) as sizes; values 0 .. 2^63-1."""
     sizes: dict[str, int] = {}
     for item in items or []:
         for part in item.split(","):
             if not part.strip():
                 continue
             if "=" not in part:
-                raise ValueError(f"--shape expects name=value, got '{part}'")
-            name, value = part.split("=", 1)
+                raise UsageError(f"--shape expects name=value, got '{part}'")
+            name, value = (t.strip() for t in part.split("=", 1))
+            if not name:
+                raise UsageError(f"--shape expects name=value, got '{part}'")
             try:
-                sizes[name.strip()] = int(value)
+                number = int(value)
             except ValueError:
-                raise ValueError(f"--shape {name.strip()} must be an integer, got '{value}'") from None
+                raise UsageError(f"--shape {name} must be an integer, got '{value}'") from None
+            if number < 0 or number > MAX_SIZE_VALUE:
+                raise UsageError(f"--shape {name} must be between 0 and 2^63-1, got {value}")
+            if name in sizes and sizes[name] != number:
+                raise UsageError(f"--shape gives {name} twice ({sizes[name]} and {number})")
+            sizes[name] = number
     return sizes
+
+
+def check_shape_names(graphs: list, sizes: dict[str, int]) -> None:
+    """Refuse ``--shape`` names that are a size of none of ``graphs`` (a typo would be ignored silently)."""
+    known = sorted({v.name for g in graphs for v in g.sizes()})
+    unknown = sorted(set(sizes) - set(known))
+    if unknown:
+        raise UsageError(f"--shape names unknown size(s) {', '.join(unknown)}; the graph's sizes are "
+                         f"{', '.join(known) or 'none (static shapes)'}")
 
 
 def _options(args):
@@ -66,6 +171,16 @@ def _missing_sizes(graph, sizes: dict[str, int]) -> list[str]:
     return [v.name for v in graph.sizes() if v.name not in sizes]
 
 
+def _load(path: str, sizes: dict[str, int] | None = None):
+    """The graph in ``path``, with the ``--shape`` names checked against its sizes."""
+    from af_core.graph_files import load_graph
+
+    graph = load_graph(path)
+    if sizes:
+        check_shape_names([graph], sizes)
+    return graph
+
+
 # ---------------------------------------------------------------------------
 def cmd_plugins(args) -> int:
     from af_core.registry import get_registry
@@ -78,97 +193,162 @@ def cmd_plugins(args) -> int:
     for info in registry.manager.plugins():
         templates = [e.name for e in registry.entries("template") if e.plugin == info.name]
         calls = [e.name for e in registry.entries("api_call") if e.plugin == info.name]
-        table.add_row(info.name, info.distribution, info.version, ", ".join(h.removeprefix("af_") for h in info.hooks),
-                      ", ".join(templates) or "-", ", ".join(calls) or "-")
+        table.add_row(*(_t(c) for c in (info.name, info.distribution, info.version,
+                                         ", ".join(h.removeprefix("af_") for h in info.hooks),
+                                         ", ".join(templates) or "-", ", ".join(calls) or "-")))
     console.print(table)
     if registry.manager.disabled:
-        console.print(f"disabled: {', '.join(registry.manager.disabled)}")
+        console.print(_t(f"disabled: {', '.join(registry.manager.disabled)}"))
     errors = registry.load_errors
     if errors:
         console.print("[bold red]load errors:[/bold red]")
         for e in errors:
-            console.print(f"  {e.plugin} ({e.distribution}): {e.error}")
+            console.print(_t(f"  {e.plugin} ({e.distribution}): {e.error}"))
     else:
         console.print("load errors: none")
     return 0
 
 
-def _compile_one(job: tuple[str, str, dict, str | None, int | None, str]) -> tuple[str, str, int, int, list[str]]:
-    """Compile one graph file into ``out`` (runs in worker processes for -j N)."""
+def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) -> dict:
+    """Compile one graph file into ``out``; never raises (runs in worker processes for -j N).
+
+    The outcome is plain data, so it crosses process boundaries whatever the
+    exception was: ``ok`` with the counts, or the exit code and one-line
+    message :func:`classify` gives, plus the traceback for ``--debug``.
+    """
     from af_core.autofuser import Autofuser, AutofuserOptions
     from af_core.platform import Platform, current_platform
     from af_core.report import write_artifacts
-    from af_core.samples import load_graph
 
-    path, out, sizes, force, cores, selection = job
-    graph = load_graph(path)
-    plat = current_platform()
-    if cores:
-        plat = Platform(plat.soc, cores, plat.ub_size)
-    fuser = Autofuser(AutofuserOptions(platform=plat, force_template=force, selection=selection))
-    scheduled = fuser.schedule(graph)
-    result = fuser.generate(scheduled)
-    written = write_artifacts(Path(out), scheduled, result, sizes or None)
-    return graph.name, out, len(scheduled.cases), len(scheduled.rejections), written
+    path, out, sizes, force, cores, selection, strict_sizes = job
+    try:
+        graph = _load(path, sizes if strict_sizes else None)
+        names = [v.name for v in graph.sizes()]
+        plat = current_platform()
+        if cores:
+            plat = Platform(plat.soc, cores, plat.ub_size)
+        fuser = Autofuser(AutofuserOptions(platform=plat, force_template=force, selection=selection))
+        scheduled = fuser.schedule(graph)
+        result = fuser.generate(scheduled)
+        own = {k: v for k, v in sizes.items() if k in names}
+        written = write_artifacts(Path(out), scheduled, result, own or None)
+        return {"ok": True, "path": path, "name": graph.name, "out": out, "cases": len(scheduled.cases),
+                "rejections": len(scheduled.rejections), "written": written, "sizes": names}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - every failure becomes a reported outcome
+        code, message = classify(exc)
+        return {"ok": False, "path": path, "code": code, "message": message, "trace": traceback.format_exc()}
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def output_dirs(graphs: list[str], out: Path) -> list[Path]:
+    """One sub-directory of ``out`` per graph file, named after the file; colliding names are refused."""
+    from af_core.output_dir import safe_component
+
+    dirs: list[Path] = []
+    seen: dict[str, str] = {}
+    for g in graphs:
+        stem = Path(g).name
+        for suffix in (".json", ".py"):
+            if stem.lower().endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        name = safe_component(stem or "graph")
+        key = name.casefold()  # one directory on case-insensitive file systems
+        if key in seen:
+            raise UsageError(f"graphs '{seen[key]}' and '{g}' would both be written to '{out / name}'; "
+                             "rename one of the files or compile them separately")
+        seen[key] = g
+        dirs.append(out / name)
+    return dirs
+
+
+def _run_jobs(jobs: list[tuple], workers: int, on_done) -> None:
+    """Run compile jobs in this process or in ``workers`` processes; Ctrl-C terminates the workers."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            on_done(_compile_one(job))
+        return
+    import multiprocessing
+
+    pool = None
+    try:
+        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+        for outcome in pool.imap(_compile_one, jobs):
+            on_done(outcome)
+        pool.close()
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
+    finally:
+        if pool is not None:
+            pool.join()
 
 
 def cmd_compile(args) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-
     from rich.progress import Progress
+
+    from af_core.output_dir import check_output_dir
 
     sizes = parse_shape(args.shape)
     out = Path(args.output)
+    check_output_dir(out)
     many = len(args.graph) > 1
-    jobs = [(g, str(out / Path(g).stem) if many else str(out), sizes, args.force_template, args.cores, args.selection)
-            for g in args.graph]
+    dirs = output_dirs(args.graph, out) if many else [out]
+    jobs = [(g, str(d), sizes, args.force_template, args.cores, args.selection, not many)
+            for g, d in zip(args.graph, dirs)]
     console = _console()
-    results = []
-    failures = []
+    outcomes: list[dict] = []
     with Progress(console=console, disable=not console.is_terminal or not many) as progress:
         task = progress.add_task("compiling", total=len(jobs))
-        if args.jobs > 1 and many:
-            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                futures = {pool.submit(_compile_one, job): job for job in jobs}
-                for future, job in futures.items():
-                    try:
-                        results.append(future.result())
-                    except Exception as exc:  # report every failing graph, compile the rest
-                        failures.append((job[0], exc))
-                    progress.advance(task)
-        else:
-            for job in jobs:
-                try:
-                    results.append(_compile_one(job))
-                except Exception as exc:
-                    if not many:
-                        raise
-                    failures.append((job[0], exc))
-                progress.advance(task)
-    for name, where, cases, rejections, written in results:
-        console.print(f"compiled '{name}': {cases} case(s), {rejections} rejection(s) -> {where}")
-        if not many:
-            for file in written:
-                console.print(f"  {Path(where) / file}")
-    for path, exc in failures:
-        console.print(f"failed '{path}': {exc}")
-    return EXIT_ERROR if failures else 0
+
+        def done(outcome: dict) -> None:
+            outcomes.append(outcome)
+            progress.advance(task)
+
+        _run_jobs(jobs, args.jobs, done)
+    code = EXIT_OK
+    for o in outcomes:
+        if o["ok"]:
+            console.print(_t(f"compiled '{o['name']}': {o['cases']} case(s), {o['rejections']} rejection(s) "
+                             f"-> {o['out']}"))
+            if not many:
+                for file in o["written"]:
+                    console.print(_t(f"  {Path(o['out']) / file}"))
+    for o in outcomes:
+        if not o["ok"]:
+            if getattr(args, "debug", False):
+                print(o["trace"], file=sys.stderr, end="")
+            message = o["message"] if not many else o["message"].replace(": ", f": {printable(o['path'])}: ", 1)
+            print(message, file=sys.stderr)
+            code = max(code, o["code"])
+    if many and sizes:
+        known = {n for o in outcomes if o["ok"] for n in o["sizes"]}
+        unknown = sorted(set(sizes) - known)
+        if unknown and all(o["ok"] for o in outcomes):
+            raise UsageError(f"--shape names unknown size(s) {', '.join(unknown)}; no graph has them")
+    return code
 
 
 def cmd_run(args) -> int:
-    import numpy as np
-
-    from af_core.samples import load_graph
     from af_core.twin import TwinSession
 
-    graph = load_graph(args.graph)
     sizes = parse_shape(args.shape)
+    graph = _load(args.graph, sizes)
     missing = _missing_sizes(graph, sizes) if not args.inputs else []
     if missing:
-        raise ValueError(f"--shape needs a value for {', '.join(missing)}")
+        raise UsageError(f"--shape needs a value for {', '.join(missing)}")
+    arrays = read_input_arrays(Path(args.inputs), graph) if args.inputs else None
     session = TwinSession(graph, _options(args), sanitize=args.sanitize)
-    if args.inputs:
-        arrays = {p.stem: np.load(p) for p in sorted(Path(args.inputs).glob("*.npy"))}
+    if arrays is not None:
         inputs = session.inputs(sizes, arrays=arrays)
     else:
         inputs = session.inputs(sizes, seed=args.seed)
@@ -177,16 +357,34 @@ def cmd_run(args) -> int:
     return 0 if run.ok else EXIT_MISMATCH
 
 
+def read_input_arrays(directory: Path, graph) -> dict:
+    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused."""
+    import numpy as np
+
+    if not directory.is_dir():
+        raise UsageError(f"--inputs '{directory}' is not a directory")
+    data = {n.name for n in graph.nodes() if n.op.compute_type == "data"}
+    arrays = {}
+    for path in sorted(directory.glob("*.npy")):
+        if path.stem not in data:
+            raise UsageError(f"--inputs file '{path.name}' names no Data node (Data nodes: "
+                             f"{', '.join(sorted(data))})")
+        try:
+            arrays[path.stem] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise UsageError(f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}") from None
+    return arrays
+
+
 def cmd_explain(args) -> int:
     from af_core.autofuser import Autofuser
     from af_core.explain import explain
-    from af_core.samples import load_graph
 
-    graph = load_graph(args.graph)
     sizes = parse_shape(args.shape)
+    graph = _load(args.graph, sizes)
     missing = _missing_sizes(graph, sizes)
     if missing:
-        raise ValueError(f"--shape needs a value for {', '.join(missing)}")
+        raise UsageError(f"--shape needs a value for {', '.join(missing)}")
     fuser = Autofuser(_options(args))
     scheduled = fuser.schedule(graph)
     report = explain(scheduled, sizes, args.cores, args.ub)
@@ -196,8 +394,8 @@ def cmd_explain(args) -> int:
 
     env = {**sizes, "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
-    console.print(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
-                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}")
+    console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
+                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))
     console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
                   f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
     table = Table(title="candidates")
@@ -207,20 +405,21 @@ def cmd_explain(args) -> int:
     for r in report.rows:
         cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
                  r.dcache_bytes, r.block_dim, r.reason]
-        table.add_row(*("-" if c is None else str(c) for c in cells))
+        table.add_row(*("-" if c is None else _t(c) for c in cells))
     console.print(table)
     if report.error:
-        console.print(f"no candidate fits: {report.error}")
+        console.print(_t(f"no candidate fits: {report.error}"))
         return EXIT_MISMATCH
     return 0
 
 
 def cmd_graph(args) -> int:
     from af_core.autofuser import Autofuser
+    from af_core.output_dir import write_tree
     from af_core.pictures import case_dot, case_mermaid, graph_dot, to_mermaid, to_svg
-    from af_core.samples import load_graph
+    from af_core.report import case_picture_name
 
-    graph = load_graph(args.graph)
+    graph = _load(args.graph, parse_shape(args.shape))
     parts: list[tuple[str, str]] = []
     if args.format == "mermaid":
         parts.append(("graph", to_mermaid(graph, title=graph.name)))
@@ -230,15 +429,14 @@ def cmd_graph(args) -> int:
         scheduled = Autofuser(_options(args)).schedule(graph)
         for case in scheduled.cases:
             text = case_mermaid(case) if args.format == "mermaid" else case_dot(case)
-            parts.append((f"case{case.tiling_key}_{case.template}", text))
+            parts.append((case_picture_name(case), text))
     if args.format == "svg":
         parts = [(name, to_svg(text)) for name, text in parts]
     suffix = {"mermaid": ".mmd", "dot": ".dot", "svg": ".svg"}[args.format]
     if args.output:
         out = Path(args.output)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, text in parts:
-            (out / f"{name}{suffix}").write_text(text, encoding="utf-8")
+        write_tree(out, {f"{name}{suffix}": text for name, text in parts})
+        for name, _text in parts:
             print(out / f"{name}{suffix}")
     else:
         for name, text in parts:
@@ -256,14 +454,15 @@ def _print_runs(console: Console, rows) -> None:
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
-        table.add_row(name, ",".join(f"{k}={v}" for k, v in sizes.items()), run.template, str(run.twin.tiling_key),
+        table.add_row(_t(name), _t(",".join(f"{k}={v}" for k, v in sizes.items())), _t(run.template),
+                      str(run.twin.tiling_key),
                       str(run.twin.block_dim), result + detail, str(c["gm_read_bytes"]), str(c["gm_write_bytes"]),
                       str(c["scalar_gm_reads"] + c["scalar_gm_writes"]), str(c["cachelines_read"]),
                       str(c["ub_high_water"]))
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
-            console.print(f"[red]{name}[/red]: {run.describe()}")
+            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe())}")
 
 
 def cmd_demo(args) -> int:
@@ -282,8 +481,8 @@ def cmd_demo(args) -> int:
             progress.update(task, description=f"building {sample.name}")
             session = TwinSession(sample.build(), _options(args))
             progress.advance(task)
-            notes.append(f"[bold]{sample.name}[/bold]: {sample.description}; cases "
-                         f"{', '.join(f'{c.tiling_key}={c.label}' for c in session.scheduled.cases)}; kernel "
+            labels = ", ".join(f"{c.tiling_key}={c.label}" for c in session.scheduled.cases)
+            notes.append(f"[bold]{_t(sample.name)}[/bold]: {_t(sample.description)}; cases {_t(labels)}; kernel "
                          f"{len(session.result.kernel.splitlines())} lines, "
                          f"{'cached build' if session.build.cached else 'built with g++'}")
             for k, sizes in enumerate(sample.shapes):
@@ -303,94 +502,117 @@ def cmd_check(args) -> int:
     """Type-check each graph's kernel against the official AscendC headers (exit 1 if one fails)."""
     from af_core.ascendc import AscendcChecker, find_source
     from af_core.autofuser import Autofuser
-    from af_core.samples import load_graph
 
     checker = AscendcChecker(find_source(args.ascendc))  # AscendcSourceError (an AfError) -> exit 2
     fuser = Autofuser(_options(args))
-    kernels = [fuser.generate(fuser.schedule(load_graph(path))).kernel for path in args.graph]
+    kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
     results = checker.check_many(kernels, jobs=args.jobs)
     for path, result in zip(args.graph, results):
-        print(f"{'ok  ' if result.ok else 'FAIL'} {path}" + ("" if result.ok else f"\n{result.describe(limit=args.errors)}"))
+        print(f"{'ok  ' if result.ok else 'FAIL'} {printable(path)}"
+              + ("" if result.ok else f"\n{result.describe(limit=args.errors)}"))
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
 
 # ---------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (exit 2), like every other afc error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(printable(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
+    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    # every subcommand accepts --debug too; SUPPRESS keeps a --debug given before the subcommand
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("plugins", help="list plugins, versions, hooks and load errors")
+    def add(name: str, help: str):
+        return sub.add_parser(name, help=help, parents=[common])
+
+    p = add("plugins", "list plugins, versions, hooks and load errors")
     p.set_defaults(func=cmd_plugins)
 
     def graph_args(p, shape_required: bool = False):
-        p.add_argument("graph", help="a .json graph or a .py file defining `graph`")
+        p.add_argument("graph", help="a .json graph (data) or a .py program defining `graph` (code)")
         p.add_argument("--shape", action="append", metavar="NAME=VALUE", required=shape_required,
                        help="a size value (repeatable, or comma-separated)")
         p.add_argument("--force-template", default=None, help="keep only this template's cases")
-        p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
+        p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
         p.add_argument("--selection", choices=("seed", "cost"), default="seed",
                        help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
 
-    p = sub.add_parser("compile", help="write the generated artifacts")
-    p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
+    p = add("compile", "write the generated artifacts")
+    p.add_argument("graph", nargs="+", help=".json graphs (data) or .py programs defining `graph` (code)")
     p.add_argument("--shape", action="append", metavar="NAME=VALUE", help="sizes for the report's explain table")
     p.add_argument("--force-template", default=None, help="keep only this template's cases")
-    p.add_argument("--cores", type=int, default=None, help="core count (default: the platform's)")
+    p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
     p.add_argument("-o", "--output", default="afc-out", help="output directory (one sub-directory per graph "
-                   "when several are given)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="compile graphs in N processes")
+                   "file, named after it, when several are given)")
+    p.add_argument("-j", "--jobs", type=_positive_int, default=1, help="compile graphs in N processes")
     p.add_argument("--selection", choices=("seed", "cost"), default="seed",
                    help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
-
     p.set_defaults(func=cmd_compile)
 
-    p = sub.add_parser("graph", help="draw the graph and each case (stages, workspaces)")
+    p = add("graph", "draw the graph and each case (stages, workspaces)")
     graph_args(p)
     p.add_argument("--format", choices=("mermaid", "dot", "svg"), default="mermaid")
     p.add_argument("-o", "--output", help="directory for one file per picture (default: stdout)")
     p.add_argument("--no-cases", action="store_true", help="only the graph, not each case")
     p.set_defaults(func=cmd_graph)
 
-    p = sub.add_parser("explain", help="why a template is chosen for a shape")
+    p = add("explain", "why a template is chosen for a shape")
     graph_args(p, shape_required=False)
-    p.add_argument("--ub", type=int, default=None, help="usable UB bytes (default: the platform's)")
+    p.add_argument("--ub", type=_positive_int, default=None, help="usable UB bytes (default: the platform's)")
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("run", help="run on the CPU twin and compare with the reference")
+    p = add("run", "run on the CPU twin and compare with the reference")
     graph_args(p)
     p.add_argument("--inputs", help="directory of <Data name>.npy arrays (logical shapes)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_non_negative_int, default=0)
     p.add_argument("--sanitize", action="store_true", help="build with ASan and UBSan")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("check", help="type-check the kernels against the official AscendC headers")
+    p = add("check", "type-check the kernels against the official AscendC headers")
     p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
     p.add_argument("--ascendc", metavar="DIR", help="asc-devkit tree, directory with asc-devkit-*.tar.xz, or CANN "
                    "install (default: $AF_ASCENDC_SRC)")
     p.add_argument("--force-template", default=None, help="keep only this template's cases")
-    p.add_argument("-j", "--jobs", type=int, default=2, help="g++ processes at once")
-    p.add_argument("--errors", type=int, default=5, help="errors shown per failing kernel")
+    p.add_argument("-j", "--jobs", type=_positive_int, default=2, help="g++ processes at once")
+    p.add_argument("--errors", type=_positive_int, default=5, help="errors shown per failing kernel")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("demo", help="compile the sample graphs and run them on the twin")
-    p.add_argument("--cores", type=int, default=None)
+    p = add("demo", "compile the sample graphs and run them on the twin")
+    p.add_argument("--cores", type=_positive_int, default=None)
     p.set_defaults(func=cmd_demo)
     return parser
+
+
+def warn_load_errors() -> None:
+    """One stderr line per plugin that failed to load or register (every command shows them)."""
+    from af_core.registry import get_registry
+
+    for e in get_registry().load_errors:
+        print(printable(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
+                        f"{e.error.strip() or 'unknown error'}"), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
     try:
+        warn_load_errors()
         return int(args.func(args))
-    except (AfError, ValueError, FileNotFoundError, KeyError) as exc:
-        if args.debug:
+    except (Exception, KeyboardInterrupt, SystemExit) as exc:
+        if debug:
             traceback.print_exc()
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
-        print(f"afc: error: {first}", file=sys.stderr)
-        return EXIT_ERROR
+        code, message = classify(exc)
+        print(message, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

@@ -118,3 +118,23 @@ class TwinError(AfError):
     def __init__(self, message: str, *, log: str = "") -> None:
         self.log = log
         super().__init__(message)
+
+
+class GraphFileError(AfError, ValueError):
+    """A graph file that cannot be read as a graph: wrong kind of file, unreadable, malformed, too deep."""
+
+
+class OutputError(AfError):
+    """Artifacts could not be written where the user asked (an existing file, no permission, a full disk)."""
+
+
+class InputArrayError(AfError, ValueError):
+    """A user-given input array that does not fit its Data node without changing values."""
+
+
+class ToolchainError(TwinError):
+    """The machine lacks what the CPU twin needs (a usable C++ compiler, twin headers)."""
+
+
+class UsageError(AfError, ValueError):
+    """A command-line argument that cannot be used (``afc`` prints it as one line, exit 2)."""

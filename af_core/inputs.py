@@ -15,7 +15,7 @@ import attrs
 import numpy as np
 
 from af_core import dtypes as dt
-from af_core.errors import AscirError
+from af_core.errors import AscirError, InputArrayError
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.validate import GraphInfo, validate
@@ -205,7 +205,7 @@ def pack_inputs(
         if node.name not in arrays:
             raise AscirError("input-missing", "no array given for this Data node", node=node.name)
         dtype, shape, strides = _data_facts(graph, info, node, env)
-        array = to_dtype(np.asarray(arrays[node.name]), dtype)
+        array = lossless_cast(node.name, np.asarray(arrays[node.name]), dtype)
         if array.shape != shape:
             raise AscirError(
                 "input-shape",
@@ -226,3 +226,61 @@ def pack_inputs(
         storage[node.name] = buf
         logical[node.name] = view(buf, shape, strides)
     return GraphInputs(storage, logical, env)
+
+
+def _first_where(mask: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _refuse(name: str, array: np.ndarray, mask: np.ndarray, dtype: dt.DType, why: str) -> InputArrayError:
+    at = _first_where(mask)
+    value = (array[at] if at else array[()]).item()
+    return InputArrayError(f"input array '{name}' ({array.dtype}) holds {value!r} at index {at}, which {why} "
+                           f"{dtype.name}; convert it yourself if that is intended")
+
+
+def lossless_cast(name: str, array: np.ndarray, dtype: dt.DType) -> np.ndarray:
+    """``array`` in the representation of ``dtype``, refusing any conversion that changes a value.
+
+    Integers must fit the target's range, floats given for an integer or
+    bool input must be whole (and 0/1 for bool), integers given for a float
+    input must be exactly representable, and no finite float may overflow to
+    infinity. Rounding a float to a narrower float is the one change
+    allowed: it is what storing the value in that type means.
+    """
+    kind = array.dtype.kind
+    if kind not in "biuf":
+        raise InputArrayError(f"input array '{name}' has dtype {array.dtype}; expected numbers for {dtype.name}")
+    converted = to_dtype(array, dtype)
+    if array.size == 0 or kind == "b":
+        return converted
+    if dtype.is_bool:
+        bad = (array != 0) & (array != 1)
+        if bad.any():
+            raise _refuse(name, array, bad, dtype, "is not 0 or 1 for")
+        return converted
+    if dtype.is_int:
+        info = np.iinfo(dtype.np)
+        if kind == "f":
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(array) | (array != np.trunc(array))
+            if bad.any():
+                raise _refuse(name, array, bad, dtype, "is not a whole number for")
+        wide = array.astype(object) if kind in "iu" else array
+        with np.errstate(invalid="ignore"):
+            bad = (wide < info.min) | (wide > info.max)
+        bad = np.asarray(bad, dtype=bool)
+        if bad.any():
+            raise _refuse(name, array, bad, dtype, "does not fit")
+        return converted
+    back = np.asarray(converted, dtype=np.float64)
+    if kind in "iu":
+        bad = np.asarray(back.astype(object) != array.astype(object), dtype=bool) | ~np.isfinite(back)
+        if bad.any():
+            raise _refuse(name, array, bad, dtype, "is not exactly representable in")
+        return converted
+    with np.errstate(invalid="ignore"):
+        bad = np.isfinite(array) & ~np.isfinite(back)
+    if bad.any():
+        raise _refuse(name, array, bad, dtype, "overflows")
+    return converted

@@ -1,7 +1,10 @@
 """A small typed facade over pluggy (the shape of tox's plugin manager).
 
 It loads the ``af_core`` entry points one at a time so that a broken plugin
-is recorded and skipped instead of taking the host down, honours
+(one that raises or calls ``sys.exit`` at import, implements a hook no
+specification declares, or uses an entry-point name another distribution
+already uses) is recorded as a load error and skipped instead of taking the
+host down, honours
 ``AF_DISABLE_PLUGINS`` / ``AF_STRICT_PLUGINS`` / ``AF_TRACE_HOOKS``, and
 calls registration hooks plugin by plugin so that every registered value is
 attributed to the distribution that provided it.
@@ -9,6 +12,7 @@ attributed to the distribution that provided it.
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata as md
 import os
 import sys
@@ -105,15 +109,21 @@ class AfPluginManager:
 
     def _load_entry_points(self) -> None:
         disabled = self._disabled_names()
-        eps = sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value))
-        seen: set[str] = set()
+
+        def dist_of(ep: md.EntryPoint) -> tuple[str, str]:
+            return (ep.dist.name, ep.dist.version) if ep.dist is not None else ("unknown", "0")
+
+        eps = sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, dist_of(e)[0], e.value))
+        owner: dict[str, str] = {}
         for ep in eps:
-            dist_name = ep.dist.name if ep.dist is not None else "unknown"
-            version = ep.dist.version if ep.dist is not None else "0"
-            if ep.name in seen:
-                # the same distribution visible twice on sys.path: keep the first
+            dist_name, version = dist_of(ep)
+            if ep.name in owner:
+                if owner[ep.name] != dist_name:
+                    self._fail(ep.name, dist_name, f"entry point name '{ep.name}' is also used by "
+                               f"'{owner[ep.name]}', which was loaded instead; rename one of them")
+                # else: the same distribution visible twice on sys.path: keep the first
                 continue
-            seen.add(ep.name)
+            owner[ep.name] = dist_name
             if ep.name in disabled or dist_name in disabled:
                 self.disabled.append(ep.name)
                 continue
@@ -121,16 +131,34 @@ class AfPluginManager:
                 module = ep.load()
                 _check_contract(ep.name, dist_name, module)
                 self._register(ep.name, module, dist_name, version)
-            except Exception as exc:  # a broken plugin must not crash the host
-                error = f"{type(exc).__name__}: {exc}"
-                self.load_errors.append(
-                    LoadError(ep.name, dist_name, error, traceback.format_exc())
-                )
-                if self.strict:
-                    raise PluginError(
-                        f"plugin '{ep.name}' from '{dist_name}' failed to load: {error} "
-                        "(AF_STRICT_PLUGINS is set)"
-                    ) from exc
+            except (Exception, SystemExit) as exc:  # a broken plugin must not take the host down
+                self._fail(ep.name, dist_name, f"{type(exc).__name__}: {exc}", traceback.format_exc(), exc)
+                continue
+            unknown = self._unknown_hooks(ep.name)
+            if unknown:
+                self.pm.unregister(name=ep.name)
+                self._dist.pop(ep.name, None)
+                self._fail(ep.name, dist_name, "; ".join(unknown))
+        self.pm.check_pending()  # every remaining hook implementation has a specification
+
+    def _unknown_hooks(self, name: str) -> list[str]:
+        """One message per hook ``name`` implements that no specification declares (a misspelt hook)."""
+        plugin = self.pm.get_plugin(name)
+        known = sorted(n for n in dir(hookspecs) if n.startswith("af_"))
+        messages = []
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            if caller.spec is None:
+                close = difflib.get_close_matches(caller.name, known, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                messages.append(f"implements unknown hook '{caller.name}'{hint}")
+        return sorted(messages)
+
+    def _fail(self, plugin: str, dist: str, error: str, trace: str = "", cause: BaseException | None = None) -> None:
+        """Record a load error; with ``AF_STRICT_PLUGINS`` it is fatal."""
+        self.load_errors.append(LoadError(plugin, dist, error, trace))
+        if self.strict:
+            raise PluginError(f"plugin '{plugin}' from '{dist}' failed to load: {error} "
+                              "(AF_STRICT_PLUGINS is set)") from cause
 
     def _register(self, name: str, module: object, dist: str, version: str) -> None:
         self.pm.register(module, name=name)
@@ -184,8 +212,22 @@ class AfPluginManager:
         return impl.function(**{k: kwargs[k] for k in impl.argnames if k in kwargs})
 
     def twin_include_dirs(self, platform: Any) -> list[str]:
+        """Every plugin's twin header directories, plugin by plugin; a failing plugin is named."""
         dirs: list[str] = []
-        for result in self.pm.hook.af_twin_include_dirs(platform=platform)[::-1]:
-            if result:
-                dirs.extend(str(d) for d in result)
+        for plugin, dist, impl in self.each("af_twin_include_dirs"):
+            try:
+                result = self.call_one("af_twin_include_dirs", impl, platform=platform)
+            except (Exception, SystemExit) as exc:
+                raise PluginError(f"plugin '{plugin}' ({dist}) failed in af_twin_include_dirs: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            if result is None:
+                continue
+            if isinstance(result, (str, bytes, os.PathLike)) or not isinstance(result, (list, tuple)):
+                raise PluginError(f"plugin '{plugin}' ({dist}) returned {type(result).__name__} from "
+                                  "af_twin_include_dirs; expected a list of directories")
+            for d in result:
+                if not isinstance(d, (str, os.PathLike)) or not os.path.isdir(d):
+                    raise PluginError(f"plugin '{plugin}' ({dist}) returned {d!r} from af_twin_include_dirs, "
+                                      "which is not an existing directory")
+                dirs.append(str(d))
         return dirs

@@ -2,8 +2,10 @@
 
 One :class:`Registry` is built per plugin manager. Registration goes through
 the hooks of :mod:`af_core.hookspecs`; each value remembers the distribution
-that registered it, and a second registration of a name raises
-:class:`DuplicateRegistrationError` naming both distributions.
+that registered it, and a second registration of a name is a load
+error of the second distribution naming both (its registrations of that kind
+are dropped, the others keep working); with ``AF_STRICT_PLUGINS`` it raises
+:class:`DuplicateRegistrationError`.
 
 The process-wide registry is built lazily by :func:`get_registry` and can be
 rebuilt (after changing ``AF_DISABLE_PLUGINS`` in a test, say) with
@@ -41,22 +43,27 @@ class Registry:
         self.manager = manager
         self._entries: dict[str, dict[str, Entry]] = {k: {} for k in self.KINDS}
         self.hook_errors: list[LoadError] = []
-        self._collect("af_register_ops", "op", lambda v: v.name, _stamp_op)
-        self._collect("af_register_api_calls", "api_call", lambda v: v.name, None)
-        self._collect("af_register_api_sources", "api_source", lambda v: v.name, None)
-        self._collect("af_register_templates", "template", lambda v: v.name, None)
+        self._collect("af_register_ops", "op", _stamp_op)
+        self._collect("af_register_api_calls", "api_call", _check_api_call)
+        self._collect("af_register_api_sources", "api_source", _check_api_source)
+        self._collect("af_register_templates", "template", _check_template)
 
-    def _collect(self, hook: str, kind: str, name_of, stamp) -> None:
+    def _collect(self, hook: str, kind: str, check) -> None:
+        """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
+
+        Failures (the hook raising, a malformed value, a name another
+        distribution registered first) are load errors of that plugin; with
+        ``AF_STRICT_PLUGINS`` they are fatal.
+        """
         table = self._entries[kind]
         for plugin, dist, impl in self.manager.each(hook):
             staged: list[Entry] = []
 
             def register(value: Any, _plugin=plugin, _dist=dist, _staged=staged) -> None:
-                name = name_of(value)
+                value = check(value, _dist)
+                name = value.name
                 if not isinstance(name, str) or not name:
                     raise PluginError(f"{kind} registered by '{_dist}' has no name: {value!r}")
-                if stamp is not None:
-                    value = stamp(value, _dist)
                 previous = table.get(name) or next((e for e in _staged if e.name == name), None)
                 if previous is not None:
                     raise DuplicateRegistrationError(kind, name, previous.distribution, _dist)
@@ -64,12 +71,12 @@ class Registry:
 
             try:
                 self.manager.call_one(hook, impl, register=register)
-            except DuplicateRegistrationError:
-                raise
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
+            except (Exception, SystemExit) as exc:
+                error = str(exc) if isinstance(exc, DuplicateRegistrationError) else f"{type(exc).__name__}: {exc}"
                 self.hook_errors.append(LoadError(plugin, dist, f"{hook}: {error}"))
                 if self.manager.strict:
+                    if isinstance(exc, DuplicateRegistrationError):
+                        raise
                     raise PluginError(f"plugin '{plugin}' failed in {hook}: {error}") from exc
                 continue
             for entry in staged:
@@ -103,6 +110,31 @@ def _stamp_op(value: Any, dist: str) -> Any:
     if not isinstance(value, OpDef):
         raise PluginError(f"op registered by '{dist}' is not an OpDef: {value!r}")
     return value.with_distribution(dist)
+
+
+def _check_api_call(value: Any, dist: str) -> Any:
+    from af_core.codegen.api_call import ApiCall
+
+    if not (isinstance(value, type) and issubclass(value, ApiCall)):
+        raise PluginError(f"ApiCall registered by '{dist}' is not an ApiCall subclass: {value!r}")
+    return value
+
+
+def _check_api_source(value: Any, dist: str) -> Any:
+    from af_core.codegen.api_source import ApiSource
+
+    if not isinstance(value, ApiSource):
+        raise PluginError(f"API source registered by '{dist}' is not an ApiSource: {value!r}")
+    if not isinstance(value.text, str) or not all(isinstance(r, str) for r in value.requires):
+        raise PluginError(f"API source '{value.name}' registered by '{dist}' has non-text fields")
+    return value
+
+
+def _check_template(value: Any, dist: str) -> Any:
+    if not callable(getattr(value, "propose", None)) or not isinstance(getattr(value, "name", None), str):
+        raise PluginError(f"template registered by '{dist}' lacks a text 'name' or a 'propose' method: "
+                          f"{type(value).__name__}")
+    return value
 
 
 _lock = threading.Lock()

@@ -7,7 +7,6 @@ reduce, and shapes that fall in each region of the seed's selection rule.
 
 from __future__ import annotations
 
-import runpy
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,22 +120,7 @@ SAMPLES: tuple[Sample, ...] = (
 
 
 def load_graph(path: str | Path) -> HintGraph:
-    """A graph from a JSON file or a Python file (``graph`` variable or ``build()`` function)."""
-    from af_core.ir.serialize import from_json
+    """A graph from a ``.json`` file or a ``.py`` program (see :mod:`af_core.graph_files`)."""
+    from af_core.graph_files import load_graph as load
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"graph file '{path}' does not exist")
-    if path.suffix == ".json":
-        return from_json(path.read_text(encoding="utf-8"))
-    namespace = runpy.run_path(str(path), run_name="__afc_graph__")
-    if isinstance(namespace.get("graph"), HintGraph):
-        return namespace["graph"]
-    if callable(namespace.get("build")):
-        graph = namespace["build"]()
-        if isinstance(graph, HintGraph):
-            return graph
-    graphs = [v for v in namespace.values() if isinstance(v, HintGraph)]
-    if len(graphs) == 1:
-        return graphs[0]
-    raise ValueError(f"{path} defines no 'graph' variable or 'build()' function returning a HintGraph")
+    return load(path)

@@ -2,7 +2,8 @@
 
 Templates see a private normalized copy of the graph (rewrites never leak
 into the user's graph or into other templates). A template that raises is
-turned into a rejection naming its plugin. Cases are ordered by
+turned into a rejection naming its plugin, and so is a value it returns that
+is not a well-formed Case or Rejected (checked here, before codegen uses it). Cases are ordered by
 ``(template, variant)`` and numbered in that order: the tiling keys are
 stable across runs and machines for a given set of installed templates.
 """
@@ -22,9 +23,11 @@ from af_core.platform import Platform
 from af_core.registry import get_registry
 from af_core.schedule.analysis import FusionAnalysis, analyze
 from af_core.schedule.case import Case
+from af_core.schedule.impl_graph import ImplGraph
 from af_core.schedule.measures import SelectionMeasures, Thresholds
 from af_core.schedule.template import Rejected
 from af_core.tiling.solve import Guard
+from af_core.tiling.spec import TilingSpec
 
 INT64_MAX = (1 << 63) - 1
 
@@ -114,6 +117,48 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
     return guards
 
 
+def malformed_case(case: Case, template: str) -> str | None:
+    """Why a Case a template returned cannot be used (None when it can): checked before anything uses it."""
+    expected = (("template", str), ("variant", str), ("graph", HintGraph), ("impl", ImplGraph),
+                ("tiling", TilingSpec), ("meta", dict), ("plugin", str))
+    for field, kind in expected:
+        value = getattr(case, field, None)
+        if not isinstance(value, kind):
+            return f"returned a Case whose {field} is {type(value).__name__}, not {kind.__name__}"
+    if case.template != template:
+        return f"returned a Case of template '{case.template}'"
+    if not case.variant:
+        return "returned a Case with an empty variant"
+    return None
+
+
+def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) -> tuple[list[Case], list[Rejected]]:
+    """One template's cases and rejections; whatever it raises or returns wrong becomes a rejection naming it."""
+    copy = norm.copy()
+    try:
+        results = list(entry.value.propose(copy, copy.node(il_name), ctx))
+    except (Exception, SystemExit) as exc:  # a template bug must not stop the others
+        return [], [Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)]
+    cases: list[Case] = []
+    rejections: list[Rejected] = []
+    for item in results:
+        if isinstance(item, Rejected):
+            if not isinstance(item.reason, str) or not isinstance(item.template, str):
+                item = Rejected(entry.name, f"template returned a Rejected with a non-text reason: {item.reason!r}")
+            rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
+        elif isinstance(item, Case):
+            why = malformed_case(item, entry.name)
+            if why is not None:
+                rejections.append(Rejected(entry.name, f"template {why}", plugin=entry.distribution))
+                continue
+            item.plugin = item.plugin or entry.distribution
+            cases.append(item)
+        else:
+            rejections.append(Rejected(entry.name, f"template returned {type(item).__name__}, "
+                                                   "not a Case or Rejected", plugin=entry.distribution))
+    return cases, rejections
+
+
 def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResult:
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
@@ -137,26 +182,14 @@ def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResu
     rejections: list[Rejected] = []
     il_name = analysis.indirect_load.name
     for entry in entries:
-        copy = norm.copy()
-        try:
-            results = list(entry.value.propose(copy, copy.node(il_name), ctx))
-        except Exception as exc:  # a template bug must not stop the others
-            rejections.append(
-                Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)
-            )
-            continue
-        for item in results:
-            if isinstance(item, Rejected):
-                rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
-            elif isinstance(item, Case):
-                item.plugin = item.plugin or entry.distribution
-                cases.append(item)
+        found, rejected = _propose(entry, norm, il_name, ctx)
+        rejections += rejected
+        for case in found:
+            if any((c.template, c.variant) == (case.template, case.variant) for c in cases):
+                rejections.append(Rejected(entry.name, f"template returned variant '{case.variant}' twice",
+                                           plugin=entry.distribution))
             else:
-                rejections.append(Rejected(entry.name, f"template returned {type(item).__name__}, "
-                                                       "not a Case or Rejected", plugin=entry.distribution))
-    labels = [(c.template, c.variant) for c in cases]
-    if len(set(labels)) != len(labels):
-        raise ScheduleError(f"templates returned duplicate (template, variant) pairs: {sorted(labels)}")
+                cases.append(case)
     cases.sort(key=lambda c: (c.template, c.variant))
     for key, case in enumerate(cases):
         case.tiling_key = key

@@ -2,7 +2,10 @@
 
 A build compiles ``kernel.cpp`` + ``tiling.cpp`` + a generated harness into
 one executable, cached by a hash of every source, every twin header and the
-compiler flags (``AF_TWIN_CACHE``, default ``~/.cache/af-twin``). A run
+compiler flags (``AF_TWIN_CACHE``, default ``~/.cache/af-twin``). A cache
+entry records the SHA-256 of its binary and is checked before each use; a
+broken entry (a truncated binary, say) is rebuilt. Scratch directories of
+builds that were killed are removed by the next build. A run
 writes the inputs' global-memory bytes to a scratch directory, runs the
 executable (one process per run: a sanitizer abort cannot take the caller
 down) and reads back the outputs, the tiling data and the counters.
@@ -15,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -28,7 +32,7 @@ from af_core import __version__
 from af_core import dtypes as dt
 from af_core.codegen.codegen import MAX_RANK, CodegenResult
 from af_core.codegen.jinja import render
-from af_core.errors import TwinError
+from af_core.errors import ToolchainError, TwinError
 from af_core.inputs import GraphInputs
 from af_core.platform import Platform
 from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
@@ -81,6 +85,84 @@ class TwinRun:
         return int(self.counters[name])
 
 
+#: Written beside a cached binary at build time: the SHA-256 of the binary, checked before every use.
+CHECKSUM_FILE = "harness.sha256"
+#: In a build's scratch directory while it is being built: "<host> <pid>" of the building process.
+OWNER_FILE = "building.owner"
+#: Scratch directories with no readable owner are removed once they are this old (seconds).
+STALE_AFTER = 24 * 3600
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def cache_entry_ok(entry: Path) -> bool:
+    """True when ``entry`` holds a binary whose checksum matches the one recorded when it was built."""
+    exe, recorded = entry / "harness", entry / CHECKSUM_FILE
+    try:
+        return exe.is_file() and file_digest(exe) == recorded.read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+
+
+def discard_entry(entry: Path) -> None:
+    """Move a broken cache entry out of the way (atomically) and delete it."""
+    aside = entry.with_name(f"{entry.name}.broken-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        os.replace(entry, aside)
+    except OSError:
+        return  # another process already moved it
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _owner_text() -> str:
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def clean_stale_builds(cache_dir: Path, *, now: float | None = None) -> list[Path]:
+    """Remove scratch directories of builds that were killed or failed to clean up; returns them.
+
+    A scratch directory (``<key>.<random>``) names its building process in
+    its owner file: it is stale when that process no longer runs on this
+    host. One without a readable owner file is stale after ``STALE_AFTER``.
+    """
+    import time
+
+    now = time.time() if now is None else now
+    host = socket.gethostname()
+    removed = []
+    for d in sorted(cache_dir.iterdir()) if cache_dir.is_dir() else []:
+        if "." not in d.name or not d.is_dir() or d.is_symlink():
+            continue
+        try:
+            owner_host, pid = (d / OWNER_FILE).read_text(encoding="utf-8").split()
+            stale = owner_host == host and not _alive(int(pid))
+        except (OSError, ValueError):
+            try:
+                stale = now - d.stat().st_mtime > STALE_AFTER
+            except OSError:
+                continue
+        if stale:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    return removed
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get("AF_TWIN_CACHE")
     if env:
@@ -92,7 +174,7 @@ def _compiler_version(cxx: str) -> str:
     try:
         out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise TwinError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
+        raise ToolchainError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
     return out.splitlines()[0] if out else cxx
 
 
@@ -124,7 +206,7 @@ class TwinRunner:
     def include_dirs(self) -> list[str]:
         dirs = get_registry().manager.twin_include_dirs(self.platform)
         if not dirs:
-            raise TwinError(
+            raise ToolchainError(
                 f"no installed plugin provides CPU twin headers for SoC {self.platform.soc} "
                 "(install af-v35-regbase)"
             )
@@ -166,11 +248,15 @@ class TwinRunner:
         key = h.hexdigest()[:24]
         final = self.cache_dir / key
         exe = final / "harness"
-        if exe.exists():
-            return TwinBuild(exe, final, key, result, True)
+        if final.exists():
+            if cache_entry_ok(final):
+                return TwinBuild(exe, final, key, result, True)
+            discard_entry(final)  # truncated or tampered with: build it again
         self.cache_dir.mkdir(parents=True, exist_ok=True)
+        clean_stale_builds(self.cache_dir)
         work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=self.cache_dir))
         try:
+            (work / OWNER_FILE).write_text(_owner_text(), encoding="utf-8")
             for name, text in sources.items():
                 (work / name).write_text(text, encoding="utf-8")
             cmd = [self.cxx, *self.flags(), *(f"-I{d}" for d in dirs), f"-I{work}",
@@ -180,10 +266,12 @@ class TwinRunner:
                 log = proc.stderr[-20000:]
                 raise TwinError(f"g++ failed to build kernel '{result.kernel_name}' for the twin "
                                 f"(exit {proc.returncode}):\n{_first_errors(log)}", log=log)
+            (work / CHECKSUM_FILE).write_text(file_digest(work / "harness"), encoding="utf-8")
+            (work / OWNER_FILE).unlink()
             try:
                 os.replace(work, final)
             except OSError:
-                if not exe.exists():  # another process won the race with a complete build
+                if not cache_entry_ok(final):  # another process won the race with a complete build
                     raise
         finally:
             if work.exists():

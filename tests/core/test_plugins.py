@@ -99,19 +99,111 @@ def test_disable_by_entry_point_or_distribution(site):
     assert {"af_one_mod", "af_two_mod"} <= set(manager.disabled)
 
 
-def test_duplicate_names_raise_naming_both_distributions(site):
+def test_duplicate_names_are_a_load_error_of_the_second_distribution(site):
+    make_dist(site, "af-dup-a", "af_dup_a", OP_PLUGIN.format(op="SameOp"))
+    make_dist(site, "af-dup-b", "af_dup_b", OP_PLUGIN.format(op="SameOp"))
+    registry = Registry(AfPluginManager(env={}))
+    assert registry.entry("op", "SameOp").distribution == "af-dup-a"
+    errors = [e for e in registry.load_errors if e.distribution == "af-dup-b"]
+    assert len(errors) == 1 and "SameOp" in errors[0].error and "af-dup-a" in errors[0].error
+    assert not [e for e in registry.load_errors if e.distribution == "af-dup-a"]
+
+
+def test_duplicate_names_raise_naming_both_distributions_when_strict(site):
     make_dist(site, "af-dup-a", "af_dup_a", OP_PLUGIN.format(op="SameOp"))
     make_dist(site, "af-dup-b", "af_dup_b", OP_PLUGIN.format(op="SameOp"))
     with pytest.raises(DuplicateRegistrationError) as info:
-        Registry(AfPluginManager(env={}))
+        Registry(AfPluginManager(env={"AF_STRICT_PLUGINS": "1"}))
     text = str(info.value)
     assert "af-dup-a" in text and "af-dup-b" in text and "SameOp" in text
 
 
 def test_duplicate_of_a_core_op_names_af_core(site):
     make_dist(site, "af-shadow", "af_shadow", OP_PLUGIN.format(op="IndirectLoad"))
+    registry = Registry(AfPluginManager(env={}))
+    assert registry.entry("op", "IndirectLoad").distribution == "af-core"
+    assert any("af-core" in e.error and e.distribution == "af-shadow" for e in registry.load_errors)
     with pytest.raises(DuplicateRegistrationError, match="af-core.*af-shadow"):
-        Registry(AfPluginManager(env={}))
+        Registry(AfPluginManager(env={"AF_STRICT_PLUGINS": "1"}))
+
+
+def test_entry_point_name_clash_between_distributions_names_both(site):
+    make_dist(site, "af-clash-a", "af_clash_a", OP_PLUGIN.format(op="ClashA"), entry_name="clash")
+    make_dist(site, "af-clash-b", "af_clash_b", OP_PLUGIN.format(op="ClashB"), entry_name="clash")
+    manager = AfPluginManager(env={})
+    errors = [e for e in manager.load_errors if e.plugin == "clash"]
+    assert len(errors) == 1 and errors[0].distribution == "af-clash-b" and "af-clash-a" in errors[0].error
+    assert Registry(manager).get("op", "ClashA") is not None
+    with pytest.raises(PluginError, match="af-clash-b.*af-clash-a"):
+        AfPluginManager(env={"AF_STRICT_PLUGINS": "1"})
+
+
+def test_a_misspelt_hook_is_a_load_error_naming_plugin_and_hook(site):
+    make_dist(site, "af-typo", "af_typo_mod", """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_template(register):
+            pass
+        """)
+    manager = AfPluginManager(env={})
+    errors = [e for e in manager.load_errors if e.plugin == "af_typo_mod"]
+    assert len(errors) == 1 and errors[0].distribution == "af-typo"
+    assert "'af_register_template'" in errors[0].error and "did you mean 'af_register_templates'" in errors[0].error
+    assert not manager.pm.has_plugin("af_typo_mod")
+
+
+@pytest.mark.parametrize("body", ["import sys\nsys.exit(3)\n", "raise SystemExit('bye')\n"])
+def test_sys_exit_at_import_is_a_load_error(site, body):
+    make_dist(site, "af-exiting", "af_exiting_mod", body)
+    errors = [e for e in AfPluginManager(env={}).load_errors if e.plugin == "af_exiting_mod"]
+    assert len(errors) == 1 and errors[0].error.startswith("SystemExit")
+
+
+@pytest.mark.parametrize("value, message", [("TEMPLATE = object()", "lacks a text 'name'"),
+                                            ("TEMPLATE = type('T', (), {'name': 7, 'propose': len})()",
+                                             "lacks a text 'name'")])
+def test_malformed_registrations_are_load_errors(site, value, message):
+    make_dist(site, "af-malformed", "af_malformed_mod", f"""
+        from af_core import hookimpl
+        {value}
+
+        @hookimpl
+        def af_register_templates(register):
+            register(TEMPLATE)
+        """)
+    registry = Registry(AfPluginManager(env={}))
+    errors = [e for e in registry.load_errors if e.plugin == "af_malformed_mod"]
+    assert len(errors) == 1 and message in errors[0].error
+
+
+def test_twin_include_dirs_failures_name_the_plugin(site):
+    from af_core.platform import Platform
+
+    make_dist(site, "af-badheaders", "af_badheaders_mod", """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_twin_include_dirs(platform):
+            raise OSError("headers went missing")
+        """)
+    manager = AfPluginManager(env={})
+    with pytest.raises(PluginError, match="af_badheaders_mod.*af-badheaders.*headers went missing"):
+        manager.twin_include_dirs(Platform())
+
+
+def test_twin_include_dirs_values_are_checked(site):
+    from af_core.platform import Platform
+
+    make_dist(site, "af-nodir", "af_nodir_mod", """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_twin_include_dirs(platform):
+            return "/not/a/list"
+        """)
+    with pytest.raises(PluginError, match="af_nodir_mod.*expected a list"):
+        AfPluginManager(env={}).twin_include_dirs(Platform())
 
 
 def test_hook_that_raises_is_isolated(site):
@@ -151,3 +243,114 @@ def test_hook_tracing_prints_calls(site, capsys):
     err = capsys.readouterr().err
     assert "af_register_ops @ af_good_mod4" in err
     assert "af_twin_include_dirs" in err
+
+
+MALFORMED_CASE = """
+from af_core import hookimpl
+from af_core.schedule.case import Case
+
+class Sloppy:
+    name = "sloppy"
+
+    def propose(self, graph, node, ctx):
+        return [Case("sloppy", "default", graph, impl="not an ImplGraph", tiling=None)]
+
+@hookimpl
+def af_register_templates(register):
+    register(Sloppy())
+"""
+
+
+def test_a_malformed_case_becomes_a_rejection_naming_the_plugin(site):
+    from af_core.autofuser import Autofuser
+    from af_core.errors import ScheduleError
+    from af_core.registry import get_registry, reset_registry
+    from af_core.testing import chain_graph
+
+    make_dist(site, "af-sloppy", "af_sloppy_mod", MALFORMED_CASE)
+    previous = reset_registry(Registry(AfPluginManager(env={})))
+    try:
+        assert get_registry().entry("template", "sloppy").distribution == "af-sloppy"
+        try:
+            rejections = Autofuser().schedule(chain_graph(rank=2, dim=1)).rejections
+        except ScheduleError as exc:  # only the core installed: no other template proposes a case
+            rejections = exc.rejections
+        sloppy = [r for r in rejections if r.template == "sloppy"]
+        assert len(sloppy) == 1 and sloppy[0].plugin == "af-sloppy"
+        assert "impl is str, not ImplGraph" in sloppy[0].reason
+    finally:
+        reset_registry(previous)
+
+
+ODD_TEMPLATES = """
+import sys
+
+from af_core import hookimpl
+from af_core.schedule.template import Rejected
+
+
+class Nothing:
+    name = "returns_none"
+
+    def propose(self, graph, node, ctx):
+        return None
+
+
+class Exiting:
+    name = "exits"
+
+    def propose(self, graph, node, ctx):
+        sys.exit(5)
+
+
+class Stranger:
+    name = "stranger"
+
+    def propose(self, graph, node, ctx):
+        return [Rejected(self.name, reason=["not", "text"]), 42]
+
+
+@hookimpl
+def af_register_templates(register):
+    register(Nothing())
+    register(Exiting())
+    register(Stranger())
+"""
+
+
+def test_whatever_a_template_returns_or_raises_becomes_a_rejection(site):
+    from af_core.autofuser import Autofuser
+    from af_core.errors import ScheduleError
+    from af_core.registry import reset_registry
+    from af_core.testing import chain_graph
+
+    make_dist(site, "af-odd", "af_odd_mod", ODD_TEMPLATES)
+    previous = reset_registry(Registry(AfPluginManager(env={})))
+    try:
+        try:
+            rejections = Autofuser().schedule(chain_graph(rank=2, dim=1)).rejections
+        except ScheduleError as exc:
+            rejections = exc.rejections
+    finally:
+        reset_registry(previous)
+    mine = sorted((r.template, r.reason) for r in rejections if r.plugin == "af-odd")
+    assert mine == [
+        ("exits", "template raised SystemExit: 5"),
+        ("returns_none", "template raised TypeError: 'NoneType' object is not iterable"),
+        ("stranger", "template returned a Rejected with a non-text reason: ['not', 'text']"),
+        ("stranger", "template returned int, not a Case or Rejected"),
+    ]
+
+
+def test_a_registration_hook_calling_sys_exit_is_a_load_error(site):
+    make_dist(site, "af-exithook", "af_exithook_mod", """
+        import sys
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_ops(register):
+            sys.exit("no ops for you")
+        """)
+    registry = Registry(AfPluginManager(env={}))
+    errors = [e for e in registry.load_errors if e.plugin == "af_exithook_mod"]
+    assert len(errors) == 1 and "af_register_ops: SystemExit: no ops for you" in errors[0].error
