@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from af_core.builders import GraphBuilder, gather
+from af_core.hookspecs import CONTRACT_VERSION
 from af_core.ir.serialize import to_json
 
 pytestmark = pytest.mark.twin
@@ -65,9 +66,10 @@ def graph_file(directory: Path, name: str = "g", suffix: str = ".json") -> Path:
 
 
 def fake_plugin(root: Path, dist: str, module: str, source: str, entry: str | None = None) -> dict:
-    """An installed distribution with one af_core entry point; returns the env that puts it on the path."""
+    """An installed distribution with one af_core entry point (built for the core's hook contract version);
+    returns the env that puts it on the path."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    (root / f"{module}.py").write_text(f"AF_CONTRACT_VERSION = {CONTRACT_VERSION}\n" + textwrap.dedent(source))
     info = root / f"{dist.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
