@@ -174,3 +174,46 @@ def test_twin_rejects_every_illegal_type_with_its_static_assert(tmp_path):
         if not any(a == "Cast" and w.startswith(f"D = {GXX_NAME[d]}; S = {GXX_NAME[s]};") for a, w in found):
             missing.append(("Cast", f"{d} <- {s}"))
     assert not missing, missing
+
+
+NEW_CALLS_SRC = r"""
+#include "kernel_operator.h"
+#include <cstdio>
+#include <cstring>
+using namespace AscendC;
+
+int main() {
+    AfTwin::Launch(1, [] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 256);
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> f = a.Get<float>();
+        f.SetValue(0, 1.0f);
+        f.SetValue(1, -0.0f);
+        Not(b.Get<float>(), f, 2);
+        uint32_t bits[2];
+        for (int i = 0; i < 2; ++i) {
+            const float v = b.Get<float>().GetValue(i);
+            std::memcpy(&bits[i], &v, 4);
+        }
+        std::printf("not_f %08x %08x\n", bits[0], bits[1]);
+        LocalTensor<int16_t> s = a.Get<int16_t>();
+        s.SetValue(0, static_cast<int16_t>(-2));
+        s.SetValue(1, static_cast<int16_t>(0x1234));
+        Ands(s, s, static_cast<int16_t>(255), 2);
+        std::printf("ands %d %d\n", s.GetValue(0), s.GetValue(1));
+    });
+}
+"""
+
+
+def test_twin_not_on_floats_and_ands():
+    from af_v35_twin_build import build_and_run
+
+    if compiler() is None:
+        pytest.skip("no C++ compiler")
+    rc, out, err = build_and_run(NEW_CALLS_SRC)
+    assert rc == 0, err
+    assert "not_f c07fffff 7fffffff" in out  # ~0x3f800000, ~0x80000000
+    assert "ands 254 52" in out  # 0xfffe & 0xff, 0x1234 & 0xff
