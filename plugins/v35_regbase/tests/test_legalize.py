@@ -101,7 +101,8 @@ def test_cast_routes_use_legal_steps_and_round_once(src):
 def test_cast_routes_wrap_integers_and_avoid_the_dequantising_int32_to_half():
     assert [(s[1].name, s[0].name, s[2]) for s in lg.cast_route(dt.int8, dt.uint32)] == [
         ("int8", "int32", "CAST_NONE"), ("int32", "uint32", "VIEW")]
-    assert lg.cast_route(dt.int32, dt.float16) is None
+    assert [(s[1].name, s[0].name, s[2]) for s in lg.cast_route(dt.int32, dt.float16)] == [
+        ("int32", "float32", "CAST_RINT"), ("float32", "float16", "CAST_RINT")]
     assert "bit masks" in VecElementwiseRegApiCall.rejection("Cast", (dt.bool_,), dt.int32)
 
 

@@ -110,3 +110,14 @@ def test_no_legal_vector_form_is_rejected_with_a_reason_and_simt_keeps_it():
     s = TwinSession(graph)
     run = s.check(SIZES, inputs=s.inputs(SIZES, arrays=_arrays(x_values)), core_num=2)
     assert run.template.startswith("simt") and run.ok, run.describe()
+
+
+@pytest.mark.parametrize("target", ["float16", "bfloat16"])
+def test_int32_to_half_types_round_once_through_float32(target):
+    graph = chain_graph(rank=2, dim=0, dtype="int32", post=(f"Cast({target})",))
+    rng = np.random.default_rng(11)
+    x = rng.integers(-(2**31), 2**31 - 1, size=(SIZES["a0"], SIZES["a1"]), dtype=np.int64)
+    x[:3] //= 1 << rng.integers(0, 31, size=(3, SIZES["a1"]))  # small magnitudes too (exact, 2049-style ties)
+    run = _run(graph, "simd", _arrays(x.astype(np.int32)))
+    got, expected = (np.asarray(v, dtype=np.float64) for v in (run.twin.outputs["y"], run.reference["y"]))
+    assert np.array_equal(got, expected, equal_nan=True)  # bitwise, not only within tolerance

@@ -160,14 +160,22 @@ def _int_range(d: dt.DType) -> tuple[int, int]:
 _EXACT_INT = {"float16": 1 << 11, "bfloat16": 1 << 8, "float32": 1 << 24}
 
 
-def _exact(values: tuple[int, int] | None, src: dt.DType, dst: dt.DType) -> bool:
-    """Whether every value (an int range, None for floats) survives src -> dst unchanged."""
+def _exact(values: tuple[int, int] | None, src: dt.DType, dst: dt.DType, target: dt.DType) -> bool:
+    """Whether every value (an int range, None for floats) survives src -> dst as the contract's src -> target.
+
+    An integer rounded to float32 on its way to float16 or bfloat16 counts as
+    exact: integers that float32 rounds are beyond 2^24, where float16 is
+    infinite anyway, and the reference itself rounds to bfloat16 through
+    float32.
+    """
     if values is None:
         return src.is_float and dst == dt.float32
     lo, hi = values
     if dst.is_int:
         dlo, dhi = _int_range(dst)
         return dlo <= lo and hi <= dhi
+    if dst == dt.float32 and target.name in ("float16", "bfloat16"):
+        return True
     return max(-lo, hi) <= _EXACT_INT[dst.name]
 
 
@@ -179,12 +187,12 @@ def cast_route(src: dt.DType, dst: dt.DType) -> tuple[tuple[dt.DType, dt.DType, 
     contract's mode, like the reference. Between integers the last step is a
     reinterpretation (wrap-around) or a Cast, which saturates on 3510 where
     the reference wraps (values outside the target range are outside the
-    contract). None when no route of at most three steps exists.
+    contract). None when no route of at most four steps exists.
     """
     start = None if src.is_float else _int_range(src)
     candidates = [d for d in dt.ALL if not d.is_bool]
     frontier: list[tuple[dt.DType, tuple[int, int] | None, tuple]] = [(src, start, ())]
-    for _depth in range(3):
+    for _depth in range(4):
         nxt = []
         for cur, values, path in frontier:
             for d in candidates:
@@ -192,13 +200,13 @@ def cast_route(src: dt.DType, dst: dt.DType) -> tuple[tuple[dt.DType, dt.DType, 
                     continue
                 if cur.is_int and d.is_int and cur.itemsize == d.itemsize:
                     step = (d, cur, "VIEW")
-                    exact = values is not None and _exact(values, cur, d)
+                    exact = values is not None and _exact(values, cur, d, dst)
                 else:
                     mode = _step_mode(cur, d)
                     if mode is None:
                         continue
                     step = (d, cur, mode)
-                    exact = _exact(values, cur, d)
+                    exact = _exact(values, cur, d, dst)
                     if cur.is_int and d.is_int and d.itemsize >= cur.itemsize and not exact:
                         continue  # a widening Cast saturates out-of-range values; a VIEW route wraps
                 if d == dst:
