@@ -121,3 +121,10 @@ def test_int32_to_half_types_round_once_through_float32(target):
     run = _run(graph, "simd", _arrays(x.astype(np.int32)))
     got, expected = (np.asarray(v, dtype=np.float64) for v in (run.twin.outputs["y"], run.reference["y"]))
     assert np.array_equal(got, expected, equal_nan=True)  # bitwise, not only within tolerance
+
+
+def test_integer_mean_has_no_vector_form():
+    graph = chain_graph(rank=3, dim=1, dtype="int32", reduce=("Mean", (2,)))
+    for template in ("simd", "sklike"):
+        with pytest.raises(ScheduleError, match="integer Mean floor-divides"):
+            Autofuser(AutofuserOptions(force_template=template)).schedule(graph)
