@@ -46,6 +46,17 @@ def literal(value: float) -> str:
     return text
 
 
+def wrapped_literal(value: float, dtype: dt.DType) -> str:
+    """An integer scalar operand as the reference converts it: ``int(value)`` modulo 2^bits, in range."""
+    bits = 8 * dtype.itemsize
+    v = int(value) & ((1 << bits) - 1)
+    if dtype.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    if v == -(1 << (bits - 1)):
+        return f"({v + 1} - 1)"
+    return f"{v}" if dtype.kind == "i" else f"{v}u" if bits <= 32 else f"{v}ull"
+
+
 def broadcast_mask(node: Node, src: Node) -> set[int]:
     """Axes a Broadcast expands (input size 1, output size not 1)."""
     return {
@@ -152,7 +163,8 @@ class ScalarEmitter:
         fmt["C"] = compute_type(first)
         fmt["T"] = value_type(node.y.dtype)
         if "value" in attrs and attrs["value"] is not None:
-            fmt["value"] = literal(attrs["value"])
+            fmt["value"] = (literal(attrs["value"]) if first.is_float or first.is_bool
+                            else wrapped_literal(attrs["value"], first))
         try:
             expr = op.scalar_cpp.format(**fmt)
         except KeyError as exc:

@@ -27,6 +27,7 @@ from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.schedule.tiles import TilePlan, pitch_for
 
 VECTOR_API_CALL = "VecElementwiseRegApiCall"
+REDUCE_API_CALL = "ReduceRegApiCall"
 
 
 class Unsupported(Exception):
@@ -129,7 +130,7 @@ class TileBuilder:
         self.buffers = buffers
         self.nodes: list[ImplNode] = []
         self.tensor_of: dict[str, str] = {}  # graph node -> UB tensor holding its tile
-        self.scratch: str | None = None
+        self.scratch: dict[tuple[str, int, str], str] = {}  # (dtype, ordinal, pitch) -> tile shared by the nodes
         self.gm_bytes: Expr = sympy.Integer(0)  # modelled GM traffic of the loads and stores
 
     def gm_tensor(self, node: Node) -> str:
@@ -170,6 +171,10 @@ class TileBuilder:
             raise Unsupported(f"op {node.type} ('{node.name}') has no vector form")
         ins = [self.tensor_of[self.graph.producer(node, p).name] for p in node.op.inputs]
         dtype = node.y.dtype
+        in_dtypes = tuple(self.graph.producer(node, p).y.dtype for p in node.op.inputs)
+        reason = api.rejection(node.type, in_dtypes, dtype)
+        if reason is not None:
+            raise Unsupported(f"op {node.type} ('{node.name}') has no legal vector form: {reason}")
         attrs: dict = {"count": self.actual * pitch}
         if "value" in node.op.attr_specs:
             attrs["value"] = node.attr.ir_attr.value
@@ -183,14 +188,26 @@ class TileBuilder:
         else:
             out = self.plan.tile(f"{node.name}_tile", dtype, pitch, position="VECOUT" if final else "VECCALC",
                                  que=final, num=self.buffers if final else 1, extra_bytes=extra_bytes)
-        if api.scratch_dtype(node.type, dtype) is not None:
-            if self.scratch is None:
-                self.scratch = self.plan.tile("f32_scratch", api.scratch_dtype(node.type, dtype), pitch)
-            attrs["scratch"] = self.scratch
+        scratch = self.scratch_tiles(api.scratch_dtypes(node.type, in_dtypes, dtype), pitch)
+        if scratch:
+            attrs["scratch"] = scratch
         self.nodes.append(ImplNode(node.name, node.type, VECTOR_API_CALL, tuple(ins), (out,),
                                    loop_axis=self.loop, attrs=attrs))
         self.tensor_of[node.name] = out
         return out
+
+    def scratch_tiles(self, dtypes, pitch) -> list[str]:
+        """Scratch tiles of the given dtypes and row pitch, shared by the stage's nodes (they run one after another)."""
+        names = []
+        seen: dict[str, int] = {}
+        for d in dtypes:
+            k = seen.get(d.name, 0)
+            seen[d.name] = k + 1
+            key = (d.name, k, str(pitch))
+            if key not in self.scratch:
+                self.scratch[key] = self.plan.tile(f"{d.name}_scratch{len(self.scratch)}", d, pitch)
+            names.append(self.scratch[key])
+        return names
 
     def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
         out = self.plan.tile(name, dtype, pitch, position="VECOUT" if final else "VECCALC", que=final,
@@ -217,6 +234,12 @@ def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, ro
     a_r, r_r, i_r = product(list(row_sizes[:lo])), product(list(row_sizes[lo:hi])), product(list(row_sizes[hi:]))
     out_dtype = reduce.y.dtype
     cdt = dt.float32 if out_dtype.is_float else out_dtype
+    red_api = get_registry().get("api_call", REDUCE_API_CALL)
+    if red_api is None:
+        raise Unsupported(f"no plugin registers the reduce ApiCall {REDUCE_API_CALL}")
+    reason = red_api.rejection(reduce.type, cdt) if hasattr(red_api, "rejection") else None
+    if reason is not None:
+        raise Unsupported(f"reduce {reduce.type} ('{reduce.name}') on {cdt} has no legal vector form: {reason}")
     width = a_r * i_r
     rpitch = pitch_for(width, [cdt, out_dtype])
     if value_dtype != cdt:
@@ -225,7 +248,7 @@ def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, ro
     red = b.plan.tile(f"{reduce.name}_tile", cdt, rpitch, position="VECCALC" if cast_back else "VECOUT",
                       que=not cast_back, num=1 if cast_back else b.buffers)
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
-    b.nodes.append(ImplNode(reduce.name, reduce.type, "ReduceRegApiCall", (src, work), (red,), loop_axis=b.loop,
+    b.nodes.append(ImplNode(reduce.name, reduce.type, REDUCE_API_CALL, (src, work), (red,), loop_axis=b.loop,
                             attrs={"kind": reduce.type, "rows": a_r, "group": r_r, "inner": i_r,
                                    "tiles": b.actual, "src_pitch": pitch, "dst_pitch": rpitch}))
     if cast_back:

@@ -1,11 +1,16 @@
 """Elementwise op definitions: semantics, dtype rules and scalar C++ forms.
 
-Numerics contract (shared with the kernels): float16 and bfloat16 inputs are
-computed in float32 and the result is rounded to the op's dtype after every
-op (round to nearest even); integer ops wrap around; float -> int casts
-truncate toward zero. The scalar C++ expressions (``scalar_cpp``) follow the
-same contract so a SIMT lane reproduces the reference element for element,
-up to the last-bit differences of transcendental functions.
+Numerics contract (shared with the kernels, see docs/architecture.md):
+float16 and bfloat16 inputs are computed in float32 and the result is rounded
+to the op's dtype after every op (round to nearest even); integer ops wrap
+around. The scalar operand of Adds/Subs/Muls/Maxs/Mins is a float32 for
+float data (``np.float32(value)``) and ``int(value)`` modulo 2^bits for
+integer data. Exp2 is exact at integer inputs on every path. Casts round to
+nearest even between floats and from int to float, truncate float -> int and
+keep the low bits int -> int (values outside the target's range are outside
+the contract). The scalar C++ expressions (``scalar_cpp``) follow the same
+contract so a SIMT lane reproduces the reference element for element, up to
+the last-bit differences of transcendental functions.
 
 Rounding ops say how they round: Floor / Ceil / Round give integral values in
 the input's float dtype (Round is round-half-to-even, like ``torch.round``

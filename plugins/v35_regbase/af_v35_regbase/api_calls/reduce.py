@@ -3,12 +3,18 @@
 Each of ``tiles`` tile rows (``src_pitch`` / ``dst_pitch`` elements apart)
 is viewed as ``[rows, group, inner]`` and reduced over ``group``: Sum, Max,
 Min, and Mean (a Sum scaled by 1/group). Float16/bfloat16 data is reduced in
-a float32 tile; the cast back is a separate node.
+a float32 tile; the cast back is a separate node. Whether the 3510 ReduceSum /
+ReduceMax / ReduceMin accept the tile's dtype comes from the dtype table and
+is passed to ``AfReduceRows`` as template flags: without them (8/16-bit sums,
+8-bit max/min) ``af_reduce.h`` folds groups with Add / Max / Min, which wrap
+like the reference's integer accumulation.
 """
 
 from __future__ import annotations
 
+from af_core import dtypes as dt
 from af_core.codegen.api_call import ApiCall
+from af_v35_regbase import api_dtypes
 
 REDUCE_SOURCE = "af_reduce"
 _KIND = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
@@ -17,6 +23,17 @@ _KIND = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
 class ReduceRegApiCall(ApiCall):
     name = "ReduceRegApiCall"
     sources = (REDUCE_SOURCE,)
+
+    @classmethod
+    def rejection(cls, kind: str, dtype) -> str | None:
+        """Why a reduce of ``kind`` over ``dtype`` tiles has no legal 3510 vector form, or None."""
+        dtype = dt.get(dtype)
+        if kind == "Mean" and not dtype.is_float:
+            return "an integer Mean floor-divides a wide sum; the vector reduce has no such form"
+        step = "Add" if kind in ("Sum", "Mean") else kind
+        if dtype.is_bool or not api_dtypes.accepts(step, dtype):
+            return f"{step} does not accept {dtype} on 3510"
+        return None
 
     def build_api_param(self) -> None:
         a = self.node.attrs
@@ -35,14 +52,18 @@ class ReduceRegApiCall(ApiCall):
         ctx, p = self.ctx, self.param
         src_name, work_name = self.node.inputs
         dst_name = self.node.outputs[0]
-        ctype = ctx.cpp_type(ctx.impl.tensor(dst_name).dtype)
+        dtype = ctx.impl.tensor(dst_name).dtype
+        ctype = ctx.cpp_type(dtype)
+        sum_api = "true" if api_dtypes.accepts("ReduceSum", dtype) else "false"
+        extreme_api = "true" if api_dtypes.accepts("ReduceMax", dtype) and api_dtypes.accepts("ReduceMin", dtype) \
+            else "false"
         take_src, src = ctx.use(src_name)
         take_work, work = ctx.produce(work_name)
         alloc, dst = ctx.produce(dst_name)
         per_tile = f"({p['rows']}) * ({p['inner']})"
         lines = [take_src, take_work, alloc,
                  f"for (int64_t tr = 0; tr < {p['tiles']}; ++tr) {{",
-                 f"    AfReduceRows<{ctype}>({dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
+                 f"    AfReduceRows<{ctype}, {sum_api}, {extreme_api}>({dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
                  f"{src}[static_cast<uint32_t>(tr * ({p['src_pitch']}))], {work}, {p['rows']}, {p['group']}, "
                  f"{p['inner']}, AfReduceKind::{p['kind']});"]
         if p["mean"]:

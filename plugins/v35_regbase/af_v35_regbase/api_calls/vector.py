@@ -1,12 +1,20 @@
 """VecElementwiseRegApiCall: elementwise ops on whole UB tiles with AscendC vector APIs.
 
-One call per node over ``count`` elements (the tile, padding included). Ops
-with a direct API map to it; Neg is ``Muls(-1)``; Exp2 and Sigmoid are short
-API sequences, computed in a float32 scratch tile for float16/bfloat16 so
-that only the final result is rounded (the elementwise numerics contract).
-Comparisons write bit masks (``Compare``/``Compares``), ``Where`` selects
-with them. Casts pick the round mode the reference uses (RINT between
-floats, TRUNC float -> int).
+One call per node over ``count`` elements (the tile, padding included). Each
+op is emitted in the legal 3510 form :mod:`.legalize` picks from the dtype
+table (the API in the op's dtype, or computed in a wider type with casts);
+schedulers ask :meth:`VecElementwiseRegApiCall.rejection` and
+:meth:`VecElementwiseRegApiCall.scratch_dtypes` before choosing a vector path,
+so an op/dtype pair the 3510 implementation rejects is never emitted.
+
+Numerics (the elementwise contract): float16/bfloat16 results are rounded
+once from float32; the scalar of Adds/Subs/Muls is a float32 for them; Exp2
+is ``2^n * Exp(f * ln2)`` with ``n`` the clamped floor of ``x`` and the power
+of two built exactly, so integer ``x`` gives exact powers of two; Cast rounds
+to nearest even between floats and truncates float -> int. Floor / Ceil /
+Round are exact Truncate calls; a scalar comparison on float16/bfloat16 data
+compares with the neighbour of the float32 scalar in the data's dtype that
+gives the same answer for every element (:func:`compare_scalar`).
 """
 
 from __future__ import annotations
@@ -15,43 +23,46 @@ import math
 
 import numpy as np
 
+from af_core import dtypes as dt
 from af_core.codegen.api_call import ApiCall
 from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
+from af_v35_regbase.api_calls.legalize import (
+    BINARY,
+    COMPARE,
+    COMPARE_SCALAR,
+    LOGICAL,
+    SUPPORTED,
+    TENSOR_SCALAR,
+    TRUNCATE,
+    UNARY,
+    VIA_FLOAT32,
+    Form,
+    op_form,
+)
 
-UNARY = {"Abs": "Abs", "Exp": "Exp", "Log": "Ln", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Relu": "Relu"}
-BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "Maximum": "Max", "Minimum": "Min"}
-TENSOR_SCALAR = {"Adds": ("Adds", 1.0), "Subs": ("Adds", -1.0), "Muls": ("Muls", 1.0), "Maxs": ("Maxs", 1.0),
-                 "Mins": ("Mins", 1.0)}
-COMPARE = {"Gt": "GT", "Ge": "GE", "Lt": "LT", "Le": "LE", "Eq": "EQ", "Ne": "NE"}
-#: ops computed as a sequence of APIs; float16/bfloat16 need a float32 scratch tile for them
-COMPOSITE = {"Exp2", "Sigmoid"}
-SUPPORTED = set(UNARY) | set(BINARY) | set(TENSOR_SCALAR) | set(COMPARE) | COMPOSITE | {"Neg", "Cast", "Where"}
-
-# --- Rounding, reciprocal, bitwise and logical ops (legal forms on dav_3510) -----------------------
-#: float -> integral float of the same dtype: Truncate<T, mode> (half / float / bfloat16_t, exact)
-TRUNCATE = {"Floor": "CAST_FLOOR", "Ceil": "CAST_CEIL", "Round": "CAST_RINT"}
-#: float -> int32: Cast<int32_t, T> with the op's rounding (half / float / bfloat16_t sources)
-TO_INT32 = {"FloorToInt": "CAST_FLOOR", "Ceil2Int": "CAST_CEIL"}
-#: float ops computed in float32; float16/bfloat16 go through the float32 scratch tile
-VIA_FLOAT32 = {"Reciprocal": "Reciprocal"}
-#: bitwise ops on whole tiles, run on the int16_t view of the bytes (And / Or / Not accept int16_t)
-BITWISE = {"BitwiseAnd": "And", "BitwiseOr": "Or", "BitwiseXor": "Xor", "BitwiseNot": "Not"}
-#: logical ops on compare masks (one bit per element), run on the uint16_t view of the mask bytes
-LOGICAL = {"LogicalAnd": "And", "LogicalOr": "Or", "LogicalXor": "Xor", "LogicalNot": "Not"}
-#: comparisons with a scalar: Compares(mask, x, s, mode); for float16 / bfloat16 the float32 scalar is
-#: replaced by a neighbour in x's dtype that gives the same answer for every x (see compare_scalar)
-COMPARE_SCALAR = {"Gts": "GT", "Ges": "GE", "Lts": "LT", "Les": "LE", "Eqs": "EQ", "Nes": "NE"}
-EXTRA_FORMS = set(TRUNCATE) | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | set(LOGICAL) | set(COMPARE_SCALAR)
-SUPPORTED |= EXTRA_FORMS
-# Log2, Tanh, Erf, Sign, Pow, LShift and RShift have no vector form here: Log2 as Ln * (1 / ln 2)
-# is not exact at powers of two, the others need advanced APIs; supports() says False, so vector
-# templates reject such graphs with the op named and the SIMT template computes them.
+BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
 
 
-def needs_scratch(op_type: str, dtype) -> bool:
-    """Whether the op needs a float32 scratch tile for this dtype."""
-    return (op_type in COMPOSITE or op_type in VIA_FLOAT32) and dtype.name in ("float16", "bfloat16")
+def _cpp(dtype: dt.DType) -> str:
+    return "uint8_t" if dtype.is_bool else dtype.cpp
+
+
+def _view(var: str, dtype: dt.DType) -> str:
+    return f"{var}.template ReinterpretCast<{_cpp(dtype)}>()"
+
+
+def scalar_literal(value: float, dtype: dt.DType) -> str:
+    """C++ text of a scalar operand in ``dtype``: a float32 value for floats, wrapped integers for ints."""
+    if dtype.is_float:
+        return f"static_cast<{_cpp(dtype)}>({literal(value)})"
+    bits = 8 * dtype.itemsize
+    v = int(value) & ((1 << bits) - 1)
+    if dtype.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    if dtype.kind == "i" and v == -(1 << (bits - 1)):
+        return f"static_cast<{_cpp(dtype)}>({v + 1} - 1)"
+    return f"static_cast<{_cpp(dtype)}>({v})"
 
 
 def _cpp_float(value: float) -> str:
@@ -62,7 +73,7 @@ def _cpp_float(value: float) -> str:
     return literal(value)
 
 
-def _neighbours(value: np.float32, dtype) -> tuple[float, float]:
+def _neighbours(value: np.float32, dtype: dt.DType) -> tuple[float, float]:
     """The largest value of ``dtype`` <= value and the smallest >= value (infinities included)."""
     if dtype.name == "float16":
         with np.errstate(over="ignore"):
@@ -78,7 +89,7 @@ def _neighbours(value: np.float32, dtype) -> tuple[float, float]:
     return min(toward_zero, away), max(toward_zero, away)
 
 
-def compare_scalar(mode: str, value: float, dtype) -> str:
+def compare_scalar(mode: str, value: float, dtype: dt.DType) -> str:
     """The C++ scalar with which Compares on ``dtype`` data answers ``x <mode> float32(value)``.
 
     Integers and float32 compare with the value itself. A float16 / bfloat16 x
@@ -97,37 +108,33 @@ def compare_scalar(mode: str, value: float, dtype) -> str:
     return _cpp_float(float("nan"))
 
 
-def cast_mode(src, dst) -> str:
-    if src.is_float and dst.is_int:
-        return "CAST_TRUNC"
-    if src.is_float and dst.is_float:
-        return "CAST_NONE" if dst.itemsize > src.itemsize else "CAST_RINT"
-    if src.is_int and dst.is_float:
-        return "CAST_RINT"
-    return "CAST_NONE"
-
-
 class VecElementwiseRegApiCall(ApiCall):
     name = "VecElementwiseRegApiCall"
 
     @classmethod
     def supports(cls, op_type: str) -> bool:
-        """Whether ``op_type`` has a vector form (schedulers ask before choosing a vector path)."""
+        """Whether ``op_type`` has a vector form for some dtype."""
         return op_type in SUPPORTED
 
     @classmethod
-    def scratch_dtype(cls, op_type: str, dtype):
-        """The dtype of the scratch tile the op needs for ``dtype`` data, or None."""
-        from af_core import dtypes
+    def rejection(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
+        """Why ``op_type`` on these dtypes has no legal 3510 vector form, or None when it has one."""
+        form = op_form(op_type, tuple(dt.get(d) for d in in_dtypes), dt.get(out_dtype))
+        return None if form.legal else form.reason
 
-        return dtypes.float32 if needs_scratch(op_type, dtype) else None
+    @classmethod
+    def scratch_dtypes(cls, op_type: str, in_dtypes, out_dtype) -> tuple[dt.DType, ...]:
+        """The dtypes of the scratch tiles (one tile each, in order) the op's form needs."""
+        return op_form(op_type, tuple(dt.get(d) for d in in_dtypes), dt.get(out_dtype)).scratch
 
     def generate_api_call_string(self) -> str:
         ctx, node = self.ctx, self.node
         a = node.attrs
         op = node.op_type
-        if op not in SUPPORTED:
-            raise CodegenError(f"no vector form for op {op} (node '{node.name}')")
+        in_dtypes, out_t = self._graph_dtypes()
+        form = op_form(op, in_dtypes, out_t)
+        if not form.legal:
+            raise CodegenError(f"node '{node.name}': {form.reason}")
         lines: list[str] = []
         srcs = []
         for name in node.inputs:
@@ -137,107 +144,195 @@ class VecElementwiseRegApiCall(ApiCall):
         out = node.outputs[0]
         make, dst = ctx.produce(out, like=a.get("inplace"))
         lines.append(make)
+        scratch = []
+        for name in a.get("scratch", ()) if form.scratch else ():
+            take, var = ctx.produce(name)
+            lines.append(take)
+            scratch.append(var)
+        if len(scratch) < len(form.scratch):
+            raise CodegenError(f"node '{node.name}': its form needs {len(form.scratch)} scratch tiles, "
+                               f"the schedule gave {len(scratch)}")
         count = ctx.expr(a["count"])
-        out_t = ctx.impl.tensor(out).dtype
-        ctype = ctx.cpp_type(out_t)
-        n = f"static_cast<int32_t>({count})"
-        un = f"static_cast<uint32_t>({count})"
-        if op in UNARY:
-            lines.append(f"AscendC::{UNARY[op]}({dst}, {srcs[0]}, {n});")
-        elif op in BINARY:
-            lines.append(f"AscendC::{BINARY[op]}({dst}, {srcs[0]}, {srcs[1]}, {n});")
-        elif op in TENSOR_SCALAR:
-            api, sign = TENSOR_SCALAR[op]
-            value = literal(sign * float(a["value"]))
-            lines.append(f"AscendC::{api}({dst}, {srcs[0]}, static_cast<{ctype}>({value}), {n});")
-        elif op == "Neg":
-            lines.append(f"AscendC::Muls({dst}, {srcs[0]}, static_cast<{ctype}>(-1), {n});")
-        elif op == "Cast":
-            src_t = ctx.impl.tensor(node.inputs[0]).dtype
-            src_c = ctx.cpp_type(src_t)
-            lines.append(f"AscendC::Cast<{ctype}, {src_c}>({dst}, {srcs[0]}, AscendC::RoundMode::"
-                         f"{cast_mode(src_t, out_t)}, {un});")
-        elif op in COMPARE:
-            lines.append(f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {un});")
-        elif op == "Where":
-            lines.append(f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
-                         f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {un});")
-        elif op in EXTRA_FORMS:
-            lines += self._rounding_bitwise(op, dst, srcs, ctype, count, out_t)
-        else:
-            lines += self._composite(op, dst, srcs[0], ctype, n, un, out_t)
-        lines.append("AscendC::PipeBarrier<PIPE_V>();")
+        self.n = f"static_cast<int32_t>({count})"
+        self.un = f"static_cast<uint32_t>({count})"
+        lines += self._emit(op, form, dst, srcs, scratch, out_t, in_dtypes)
+        lines.append(BARRIER)
         lines.append(ctx.finish(out))
         return "\n".join(line for line in lines if line)
 
-    def _composite(self, op: str, dst: str, src: str, ctype: str, n: str, un: str, dtype) -> list[str]:
-        lines = []
-        if needs_scratch(op, dtype):
-            take, work = self.ctx.produce(self.node.attrs["scratch"])
-            lines += [take, f"AscendC::Cast<float, {ctype}>({work}, {src}, AscendC::RoundMode::CAST_NONE, {un});",
-                      "AscendC::PipeBarrier<PIPE_V>();"]
-            wtype, first = "float", work
+    def _graph_dtypes(self) -> tuple[tuple[dt.DType, ...], dt.DType]:
+        """The node's input and output dtypes as the schedule saw them (and asked :meth:`rejection` with).
+
+        A bool tensor is a bit-mask tile, which the impl graph holds as uint8:
+        the outputs of comparisons and logical ops, the inputs of logical ops
+        and the condition of Where are masks.
+        """
+        node, impl = self.node, self.ctx.impl
+        op = node.op_type
+        ins = [impl.tensor(n).dtype for n in node.inputs]
+        out = impl.tensor(node.outputs[0]).dtype
+        if op in LOGICAL:
+            ins = [dt.bool_] * len(ins)
+        if op == "Where":
+            ins[0] = dt.bool_
+        if op in LOGICAL or op in COMPARE or op in COMPARE_SCALAR:
+            out = dt.bool_
+        return tuple(ins), out
+
+    # -- forms -----------------------------------------------------------------
+    def _apply(self, op: str, api: str, dst: str, srcs: list[str], dtype: dt.DType) -> str:
+        """One API call of ``op`` on operands of ``dtype``."""
+        if op in UNARY or op in VIA_FLOAT32:
+            return f"AscendC::{api}({dst}, {srcs[0]}, {self.n});"
+        if op in BINARY:
+            return f"AscendC::{api}({dst}, {srcs[0]}, {srcs[1]}, {self.n});"
+        value = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
+        return f"AscendC::{api}({dst}, {srcs[0]}, {scalar_literal(value, dtype)}, {self.n});"
+
+    def _cast(self, dst: str, src: str, dst_t: dt.DType, src_t: dt.DType, mode: str) -> str:
+        return (f"AscendC::Cast<{_cpp(dst_t)}, {_cpp(src_t)}>({dst}, {src}, AscendC::RoundMode::{mode}, "
+                f"{self.un});")
+
+    def _emit(self, op: str, form: Form, dst: str, srcs: list[str], scratch: list[str], out_t: dt.DType,
+              in_dtypes: tuple[dt.DType, ...]) -> list[str]:
+        kind = form.kind
+        if kind == "direct" and op in COMPARE:
+            return [f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {self.un});"]
+        if kind == "direct" and op == "Where":
+            return [f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
+                    f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {self.un});"]
+        if kind == "direct" and op in TRUNCATE:
+            return [f"AscendC::Truncate<{_cpp(out_t)}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, "
+                    f"{self.un});"]
+        if kind == "direct" and op in COMPARE_SCALAR:
+            return [self._compares(COMPARE_SCALAR[op], dst, srcs[0], in_dtypes[0])]
+        if kind == "direct":
+            return [self._apply(op, form.api, dst, srcs, out_t)]
+        if kind == "relu_maxs":
+            return [f"AscendC::Maxs({dst}, {srcs[0]}, static_cast<{_cpp(out_t)}>(0), {self.n});"]
+        if kind == "reinterpret":
+            views = [_view(s, form.compute) for s in srcs]
+            return [self._apply(op, form.api, _view(dst, form.compute), views, form.compute)]
+        if kind == "splat":
+            value = TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
+            return [f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});", BARRIER,
+                    f"AscendC::{form.api}({dst}, {srcs[0]}, {scratch[0]}, {self.n});"]
+        if kind == "promote":
+            lines = []
+            for s, w in zip(srcs, scratch):
+                lines += [self._cast(w, s, dt.float32, out_t, "CAST_NONE"), BARRIER]
+            lines += [self._apply(op, form.api, scratch[0], scratch, dt.float32), BARRIER,
+                      self._cast(dst, scratch[0], out_t, dt.float32, "CAST_RINT")]
+            return lines
+        if kind == "widen":
+            return self._widen(op, form, dst, srcs, scratch, out_t)
+        if kind == "cast":
+            return self._cast_route(form, dst, srcs[0], scratch, in_dtypes[0], out_t)
+        if kind == "bits":
+            return self._bits(form, dst, srcs, out_t)
+        if kind == "composite":
+            return self._composite(op, dst, srcs[0], scratch, out_t)
+        raise CodegenError(f"node '{self.node.name}': unknown vector form {kind}")
+
+    def _compares(self, mode: str, dst: str, src: str, src_t: dt.DType) -> str:
+        value = float(self.node.attrs["value"])
+        scalar = (f"static_cast<{_cpp(src_t)}>({compare_scalar(mode, value, src_t)})" if src_t.is_float
+                  else scalar_literal(value, src_t))
+        return f"AscendC::Compares({dst}, {src}, {scalar}, AscendC::CMPMODE::{mode}, {self.un});"
+
+    def _bits(self, form: Form, dst: str, srcs: list[str], out_t: dt.DType) -> list[str]:
+        """And / Or / Not on the form's view; Xor as a + b - 2 (a & b), which wraps to a ^ b per lane.
+
+        Integer tiles hold ``count * itemsize`` bytes (whole 32-byte blocks), bit masks ``count`` bits in a
+        32-byte aligned buffer, rounded up here to whole lanes.
+        """
+        count = self.ctx.expr(self.node.attrs["count"])
+        lane = form.compute
+        if out_t.is_bool:
+            lanes = f"static_cast<int32_t>((({count}) + {8 * lane.itemsize - 1}) / {8 * lane.itemsize})"
         else:
-            work, wtype, first = dst, ctype, src
-        if op == "Exp2":
-            lines += [f"AscendC::Muls({work}, {first}, static_cast<{wtype}>({literal(math.log(2.0))}), {n});",
-                      "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::Exp({work}, {work}, {n});"]
-        elif op == "Sigmoid":
-            lines += [f"AscendC::Muls({work}, {first}, static_cast<{wtype}>(-1), {n});",
-                      "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::Exp({work}, {work}, {n});",
-                      "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::Adds({work}, {work}, static_cast<{wtype}>(1), {n});",
-                      "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::Reciprocal({work}, {work}, {n});"]
-        if work != dst:
-            lines += ["AscendC::PipeBarrier<PIPE_V>();",
-                      f"AscendC::Cast<{ctype}, float>({dst}, {work}, AscendC::RoundMode::CAST_RINT, {un});"]
+            lanes = f"static_cast<int32_t>(({count}) * {out_t.itemsize} / {lane.itemsize})"
+        view = [_view(s, lane) for s in srcs]
+        out = _view(dst, lane)
+        if form.api == "Not":
+            return [f"AscendC::Not({out}, {view[0]}, {lanes});"]
+        if form.api != "Xor":
+            return [f"AscendC::{form.api}({out}, {view[0]}, {view[1]}, {lanes});"]
+        return [f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});", BARRIER,
+                f"AscendC::Add({out}, {out}, {out}, {lanes});", BARRIER,
+                f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});", BARRIER,
+                f"AscendC::Add({out}, {out}, {view[1]}, {lanes});"]
+
+    def _widen(self, op: str, form: Form, dst: str, srcs: list[str], scratch: list[str], out_t: dt.DType) -> list[str]:
+        """8-bit integers in int16: widen exactly, compute, keep the low byte (wrap-around), narrow in range."""
+        lines = []
+        for s, w in zip(srcs, scratch):
+            if out_t.kind == "i":
+                lines.append(self._cast(w, s, dt.int16, dt.int8, "CAST_NONE"))
+            else:
+                lines.append(self._cast(_view(w, dt.uint16), s, dt.uint16, dt.uint8, "CAST_NONE"))
+            lines.append(BARRIER)
+        lines += [self._apply(op, form.api, scratch[0], scratch, dt.int16), BARRIER,
+                  f"AscendC::Ands({scratch[0]}, {scratch[0]}, static_cast<int16_t>(255), {self.n});", BARRIER,
+                  self._cast(_view(dst, dt.uint8), scratch[0], dt.uint8, dt.int16, "CAST_NONE")]
         return lines
 
-    def _rounding_bitwise(self, op: str, dst: str, srcs: list[str], ctype: str, count: str, out_t) -> list[str]:
-        """Floor/Ceil/Round, FloorToInt/Ceil2Int, Reciprocal, bitwise and logical ops."""
-        if op in TRUNCATE:
-            return [f"AscendC::Truncate<{ctype}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, "
-                    f"static_cast<uint32_t>({count}));"]
-        if op in TO_INT32:
-            src_t = self.ctx.impl.tensor(self.node.inputs[0]).dtype
-            return [f"AscendC::Cast<int32_t, {self.ctx.cpp_type(src_t)}>({dst}, {srcs[0]}, "
-                    f"AscendC::RoundMode::{TO_INT32[op]}, static_cast<uint32_t>({count}));"]
-        if op in VIA_FLOAT32:
-            return self._via_float32(VIA_FLOAT32[op], dst, srcs[0], ctype, count, out_t)
-        if op in COMPARE_SCALAR:
-            src_t = self.ctx.impl.tensor(self.node.inputs[0]).dtype
-            mode = COMPARE_SCALAR[op]
-            scalar = compare_scalar(mode, float(self.node.attrs["value"]), src_t)
-            return [f"AscendC::Compares({dst}, {srcs[0]}, static_cast<{self.ctx.cpp_type(src_t)}>({scalar}), "
-                    f"AscendC::CMPMODE::{mode}, static_cast<uint32_t>({count}));"]
-        if op in BITWISE:
-            # count elements of out_t are count * itemsize / 2 int16_t lanes (tile rows are 32-byte blocks)
-            lanes = f"static_cast<int32_t>(({count}) * {out_t.itemsize} / 2)"
-            return self._bits(BITWISE[op], "int16_t", dst, srcs, lanes)
-        # masks: count bits, rounded up to whole uint16_t lanes (inside the 32-byte aligned mask buffer)
-        lanes = f"static_cast<int32_t>((({count}) + 15) / 16)"
-        return self._bits(LOGICAL[op], "uint16_t", dst, srcs, lanes)
+    def _cast_route(self, form: Form, dst: str, src: str, scratch_vars: list[str], src_t: dt.DType,
+                    out_t: dt.DType) -> list[str]:
+        """A Cast as its route: exact steps into scratch tiles, the last Cast into ``dst``, views in between."""
+        steps = form.steps
+        if not steps:
+            return [f"AscendC::DataCopy({dst}, {src}, {self.un});"] if dst != src else []
+        casts = [i for i, s in enumerate(steps) if s[2] != "VIEW"]
+        if not casts:  # only reinterpretations: copy the bits
+            if self.node.attrs.get("inplace"):
+                return []
+            return [f"AscendC::DataCopy({dst}, {_view(src, out_t)}, {self.un});"]
+        lines = []
+        cur, cur_t = src, src_t
+        scratch = iter(scratch_vars)
+        for i, (to, _from, mode) in enumerate(steps):
+            if mode == "VIEW":
+                cur, cur_t = _view(cur, to), to
+                continue
+            target = (dst if to == out_t else _view(dst, to)) if i == casts[-1] else next(scratch)
+            if lines:
+                lines.append(BARRIER)
+            lines.append(self._cast(target, cur, to, cur_t, mode))
+            cur, cur_t = target, to
+        return lines
 
-    def _via_float32(self, api: str, dst: str, src: str, ctype: str, count: str, dtype) -> list[str]:
-        n, un = f"static_cast<int32_t>({count})", f"static_cast<uint32_t>({count})"
-        if not needs_scratch(self.node.op_type, dtype):
-            return [f"AscendC::{api}({dst}, {src}, {n});"]
-        take, work = self.ctx.produce(self.node.attrs["scratch"])
-        return [take, f"AscendC::Cast<float, {ctype}>({work}, {src}, AscendC::RoundMode::CAST_NONE, {un});",
-                "AscendC::PipeBarrier<PIPE_V>();", f"AscendC::{api}({work}, {work}, {n});",
-                "AscendC::PipeBarrier<PIPE_V>();",
-                f"AscendC::Cast<{ctype}, float>({dst}, {work}, AscendC::RoundMode::CAST_RINT, {un});"]
-
-    @staticmethod
-    def _bits(api: str, lane: str, dst: str, srcs: list[str], lanes: str) -> list[str]:
-        """And / Or / Not on a ``lane`` view; Xor as a + b - 2 (a & b), which wraps to a ^ b per lane."""
-        view = [f"{s}.template ReinterpretCast<{lane}>()" for s in srcs]
-        out = f"{dst}.template ReinterpretCast<{lane}>()"
-        if api == "Not":
-            return [f"AscendC::Not({out}, {view[0]}, {lanes});"]
-        if api != "Xor":
-            return [f"AscendC::{api}({out}, {view[0]}, {view[1]}, {lanes});"]
-        bar = "AscendC::PipeBarrier<PIPE_V>();"
-        return [f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});", bar,
-                f"AscendC::Add({out}, {out}, {out}, {lanes});", bar,
-                f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});", bar,
-                f"AscendC::Add({out}, {out}, {view[1]}, {lanes});"]
+    def _composite(self, op: str, dst: str, src: str, scratch: list[str], dtype: dt.DType) -> list[str]:
+        lines = []
+        rest = list(scratch)
+        if dtype != dt.float32:
+            x = rest.pop(0)
+            lines += [self._cast(x, src, dt.float32, dtype, "CAST_NONE"), BARRIER]
+            out = x
+        else:
+            x, out = src, dst
+        n, un = self.n, self.un
+        if op == "Exp2":
+            # 2^x = 2^f * 2^k with k = clamp(floor(x), -126, 127), f = x - k, 2^k built from its exponent bits
+            f, k = rest
+            lines += [
+                f"AscendC::Cast<int32_t, float>({k}, {x}, AscendC::RoundMode::CAST_FLOOR, {un});", BARRIER,
+                f"AscendC::Maxs({k}, {k}, static_cast<int32_t>(-126), {n});", BARRIER,
+                f"AscendC::Mins({k}, {k}, static_cast<int32_t>(127), {n});", BARRIER,
+                f"AscendC::Cast<float, int32_t>({f}, {k}, AscendC::RoundMode::CAST_NONE, {un});", BARRIER,
+                f"AscendC::Sub({f}, {x}, {f}, {n});", BARRIER,
+                f"AscendC::Muls({f}, {f}, static_cast<float>({literal(math.log(2.0))}), {n});", BARRIER,
+                f"AscendC::Exp({f}, {f}, {n});", BARRIER,
+                f"AscendC::Adds({k}, {k}, static_cast<int32_t>(127), {n});", BARRIER,
+                f"AscendC::Muls({k}, {k}, static_cast<int32_t>(8388608), {n});", BARRIER,
+                f"AscendC::Mul({out}, {f}, {_view(k, dt.float32)}, {n});",
+            ]
+        elif op == "Sigmoid":
+            work = out
+            lines += [f"AscendC::Muls({work}, {x}, static_cast<float>(-1), {n});", BARRIER,
+                      f"AscendC::Exp({work}, {work}, {n});", BARRIER,
+                      f"AscendC::Adds({work}, {work}, static_cast<float>(1), {n});", BARRIER,
+                      f"AscendC::Reciprocal({work}, {work}, {n});"]
+        if dtype != dt.float32:
+            lines += [BARRIER, self._cast(dst, out, dtype, dt.float32, "CAST_RINT")]
+        return lines

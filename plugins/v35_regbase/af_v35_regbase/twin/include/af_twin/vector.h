@@ -1,16 +1,19 @@
 // af_twin/vector.h
 // Emulates: the "first count elements" forms of the AscendC vector APIs used by
-// generated kernels: Add Sub Mul Div Max Min And Or, Adds Muls Maxs Mins,
+// generated kernels: Add Sub Mul Div Max Min And Or, Adds Muls Maxs Mins Ands,
 // Abs Exp Ln Sqrt Rsqrt Relu Reciprocal Not, Duplicate, Cast, Compare,
 // Compares, Select, ReduceSum ReduceMax ReduceMin, Gather, CreateVecIndex,
-// ArithProgression.
+// ArithProgression, Truncate.
 // Semantics: half / bfloat16_t compute in float and round to nearest even on
 // store; integer arithmetic wraps; Max / Min propagate NaN.
-// Checks: every operand starts 32-byte aligned (ub-misaligned) and the elements
+// Checks: at compile time, the element types of every call against the 3510
+// table in api_dtypes.h (generated from af_v35_regbase/api_dtypes.py): a type,
+// mask type or Cast pair the official dav_3510 implementation rejects fails a
+// static_assert; at run time, every operand starts 32-byte aligned (ub-misaligned) and the elements
 // touched lie in its LocalTensor (ub-out-of-bounds); count >= 0 and valid mode
-// arguments (api-params); Cast rounding modes (cast-mode); Gather offsets
+// arguments (api-params); Cast rounding modes the 3510 Cast implements for the pair (cast-mode); Gather offsets
 // (gather-misaligned, gather-offset-packing for the uint16 offsets of 1- and
-// 2-byte types, gather-out-of-range); Gather element types (static_assert).
+// 2-byte types, gather-out-of-range).
 // Counts: vector_calls (every call, also with count 0), gather_elements.
 // Not emulated: the mask / repeatTimes / repeat-stride forms; Compare and
 // Compares write ceil(count / 8) mask bytes, where hardware writes the masks of
@@ -19,7 +22,10 @@
 // never written; Exp, Ln, Sqrt, Rsqrt and Reciprocal use the C library in float
 // and round once (hardware approximations may differ in the last bits);
 // partially overlapping operands are processed element by element in index
-// order. Integer Div by zero aborts (api-params).
+// order. Integer Div by zero aborts (api-params). Cast between integer types
+// keeps the low bits; the 3510 Cast runs with SatMode::SAT, so values outside
+// the target's range may saturate on the device (generated kernels narrow
+// integers only for values in range).
 #ifndef AF_TWIN_VECTOR_H
 #define AF_TWIN_VECTOR_H
 
@@ -29,6 +35,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "api_dtypes.h"
 #include "core.h"
 #include "runtime.h"
 #include "tensor.h"
@@ -188,18 +195,9 @@ inline void CheckCastMode(AscendC::RoundMode mode) {
     const int m = static_cast<int>(mode);
     if (m < 0 || m > static_cast<int>(AscendC::RoundMode::CAST_ODD))
         Fail("cast-mode", "Cast<%s -> %s>: %d is not a RoundMode", TypeName<S>(), TypeName<D>(), m);
-    if constexpr (IsFloatLike<S>::value && std::is_integral<D>::value) {
-        if (mode == AscendC::RoundMode::CAST_NONE || mode == AscendC::RoundMode::CAST_ODD)
-            Fail("cast-mode",
-                 "Cast<%s -> %s> with %s: a float -> integer cast needs an explicit rounding "
-                 "(CAST_RINT, CAST_TRUNC, CAST_FLOOR, CAST_CEIL or CAST_ROUND)",
-                 TypeName<S>(), TypeName<D>(), RoundModeName(mode));
-    }
-    if constexpr (std::is_integral<S>::value && std::is_integral<D>::value) {
-        if (mode == AscendC::RoundMode::CAST_ODD)
-            Fail("cast-mode", "Cast<%s -> %s> with CAST_ODD: round-to-odd only applies to floating-point results",
-                 TypeName<S>(), TypeName<D>());
-    }
+    if ((kCastModes<D, S> & (1u << m)) == 0u)
+        Fail("cast-mode", "Cast<%s -> %s> with %s: the 3510 Cast does not implement this rounding for these types",
+             TypeName<S>(), TypeName<D>(), RoundModeName(mode));
 }
 
 template <class D>
@@ -258,6 +256,7 @@ inline D CastValue(S v, AscendC::RoundMode mode) {
     } else if constexpr (IsFloatLike<S>::value) {  // float-like -> integer
         double x = static_cast<float>(v);
         switch (mode) {
+            case AscendC::RoundMode::CAST_NONE:  // the pairs that take CAST_NONE round to nearest even
             case AscendC::RoundMode::CAST_RINT:
                 x = std::nearbyint(x);
                 break;
@@ -317,8 +316,8 @@ inline bool MaskBit(const uint8_t* mask, uint32_t i) { return ((mask[i >> 3] >> 
 
 template <class U>
 inline uint8_t* MaskOperand(const AscendC::LocalTensor<U>& t, uint32_t count, const char* api, const char* operand) {
-    static_assert(std::is_integral<U>::value && std::is_unsigned<U>::value,
-                  "compare / select masks are unsigned integer tensors (uint8_t)");
+    static_assert(std::is_integral<U>::value && !std::is_same<U, bool>::value,
+                  "compare / select masks are integer tensors (uint8_t)");
     uint8_t* p = reinterpret_cast<uint8_t*>(UbStart(t, api, operand));
     UbBytes(t, 0, (uint64_t{count} + 7u) / 8u, api, operand);
     return p;
@@ -334,12 +333,14 @@ namespace AscendC {
 template <typename T>
 inline void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsAdd<T>, "Add: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Add", dst, src0, src1, count, [](T a, T b) { return AfTwin::AddOf(a, b); });
 }
 
 template <typename T>
 inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsSub<T>, "Sub: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Sub", dst, src0, src1, count, [](T a, T b) -> T {
         if constexpr (AfTwin::IsFloatLike<T>::value) {
             return T(static_cast<float>(a) - static_cast<float>(b));
@@ -352,12 +353,14 @@ inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
 template <typename T>
 inline void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsMul<T>, "Mul: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Mul", dst, src0, src1, count, [](T a, T b) { return AfTwin::MulOf(a, b); });
 }
 
 template <typename T>
 inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsDiv<T>, "Div: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Div", dst, src0, src1, count, [](T a, T b) -> T {
         if constexpr (AfTwin::IsFloatLike<T>::value) {
             return T(static_cast<float>(a) / static_cast<float>(b));
@@ -374,28 +377,28 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
 template <typename T>
 inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsMax<T>, "Max: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Max", dst, src0, src1, count, [](T a, T b) { return AfTwin::MaxOf(a, b); });
 }
 
 template <typename T>
 inline void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsMin<T>, "Min: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Min", dst, src0, src1, count, [](T a, T b) { return AfTwin::MinOf(a, b); });
 }
 
 template <typename T>
 inline void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
-    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value,
-                  "And: operands must be uint16_t or int16_t (reinterpret masks with ReinterpretCast)");
+    static_assert(AfTwin::AcceptsAnd<T>, "And: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("And", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a & b); });
 }
 
 template <typename T>
 inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                const int32_t& count) {
-    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value,
-                  "Or: operands must be uint16_t or int16_t (reinterpret masks with ReinterpretCast)");
+    static_assert(AfTwin::AcceptsOr<T>, "Or: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise2("Or", dst, src0, src1, count, [](T a, T b) { return static_cast<T>(a | b); });
 }
 
@@ -405,6 +408,7 @@ inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loca
 template <typename T>
 inline void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
                  const int32_t& count) {
+    static_assert(AfTwin::AcceptsAdds<T>, "Adds: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const T s = scalarValue;
     AfTwin::Elementwise1("Adds", dst, src, count, [s](T a) { return AfTwin::AddOf(a, s); });
 }
@@ -412,6 +416,7 @@ inline void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfT
 template <typename T>
 inline void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
                  const int32_t& count) {
+    static_assert(AfTwin::AcceptsMuls<T>, "Muls: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const T s = scalarValue;
     AfTwin::Elementwise1("Muls", dst, src, count, [s](T a) { return AfTwin::MulOf(a, s); });
 }
@@ -419,6 +424,7 @@ inline void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfT
 template <typename T>
 inline void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
                  const int32_t& count) {
+    static_assert(AfTwin::AcceptsMaxs<T>, "Maxs: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const T s = scalarValue;
     AfTwin::Elementwise1("Maxs", dst, src, count, [s](T a) { return AfTwin::MaxOf(a, s); });
 }
@@ -426,8 +432,17 @@ inline void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfT
 template <typename T>
 inline void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
                  const int32_t& count) {
+    static_assert(AfTwin::AcceptsMins<T>, "Mins: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const T s = scalarValue;
     AfTwin::Elementwise1("Mins", dst, src, count, [s](T a) { return AfTwin::MinOf(a, s); });
+}
+
+template <typename T>
+inline void Ands(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfTwin::NoDeduce<T>& scalarValue,
+                 const int32_t& count) {
+    static_assert(AfTwin::AcceptsAnds<T>, "Ands: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    const T s = scalarValue;
+    AfTwin::Elementwise1("Ands", dst, src, count, [s](T a) { return static_cast<T>(a & s); });
 }
 
 // ---------------------------------------------------------------------------
@@ -435,6 +450,7 @@ inline void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, const AfT
 
 template <typename T>
 inline void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::AcceptsAbs<T>, "Abs: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Abs", dst, src, count, [](T a) -> T {
         if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value) {
             return T::FromBits(static_cast<uint16_t>(a.bits & 0x7FFFu));
@@ -450,37 +466,38 @@ inline void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int3
 
 template <typename T>
 inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(AfTwin::IsFloatLike<T>::value, "Exp: float, half or bfloat16_t only");
+    static_assert(AfTwin::AcceptsExp<T>, "Exp: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Exp", dst, src, count, [](T a) { return T(std::exp(static_cast<float>(a))); });
 }
 
 template <typename T>
 inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(AfTwin::IsFloatLike<T>::value, "Ln: float, half or bfloat16_t only");
+    static_assert(AfTwin::AcceptsLn<T>, "Ln: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Ln", dst, src, count, [](T a) { return T(std::log(static_cast<float>(a))); });
 }
 
 template <typename T>
 inline void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(AfTwin::IsFloatLike<T>::value, "Sqrt: float, half or bfloat16_t only");
+    static_assert(AfTwin::AcceptsSqrt<T>, "Sqrt: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Sqrt", dst, src, count, [](T a) { return T(std::sqrt(static_cast<float>(a))); });
 }
 
 template <typename T>
 inline void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(AfTwin::IsFloatLike<T>::value, "Rsqrt: float, half or bfloat16_t only");
+    static_assert(AfTwin::AcceptsRsqrt<T>, "Rsqrt: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Rsqrt", dst, src, count,
                          [](T a) { return T(1.0f / std::sqrt(static_cast<float>(a))); });
 }
 
 template <typename T>
 inline void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(AfTwin::IsFloatLike<T>::value, "Reciprocal: float, half or bfloat16_t only");
+    static_assert(AfTwin::AcceptsReciprocal<T>, "Reciprocal: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Reciprocal", dst, src, count, [](T a) { return T(1.0f / static_cast<float>(a)); });
 }
 
 template <typename T>
 inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    static_assert(AfTwin::AcceptsRelu<T>, "Relu: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::Elementwise1("Relu", dst, src, count, [](T a) -> T {
         using C = typename AfTwin::CalcType<T>::type;
         return static_cast<C>(a) > C(0) ? a : T(0);
@@ -489,8 +506,20 @@ inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int
 
 template <typename T>
 inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
-    static_assert(std::is_integral<T>::value && !std::is_same<T, bool>::value, "Not: integer types only");
-    AfTwin::Elementwise1("Not", dst, src, count, [](T a) { return static_cast<T>(~a); });
+    static_assert(AfTwin::AcceptsNot<T>, "Not: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    AfTwin::Elementwise1("Not", dst, src, count, [](T a) -> T {
+        if constexpr (std::is_integral<T>::value) {
+            return static_cast<T>(~a);
+        } else {  // half / float: the complement of the bit pattern
+            using Bits = typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type;
+            Bits b;
+            std::memcpy(&b, &a, sizeof b);
+            b = static_cast<Bits>(~b);
+            T r;
+            std::memcpy(&r, &b, sizeof r);
+            return r;
+        }
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -498,7 +527,7 @@ inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int3
 
 template <typename T>
 inline void Duplicate(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T>& scalarValue, const int32_t& count) {
-    static_assert(AfTwin::IsVectorType<T>::value, "Duplicate: unsupported element type");
+    static_assert(AfTwin::AcceptsDuplicate<T>, "Duplicate: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Duplicate";
     AfTwin::CheckCount(count, api);
     T* d = AfTwin::UbOperand(dst, static_cast<uint64_t>(count), api, "dst");
@@ -509,7 +538,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T>& scal
 // dst[i] = firstValue + i
 template <typename T>
 inline void CreateVecIndex(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T> firstValue, uint32_t count) {
-    static_assert(AfTwin::IsVectorType<T>::value, "CreateVecIndex: unsupported element type");
+    static_assert(AfTwin::AcceptsCreateVecIndex<T>, "CreateVecIndex: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "CreateVecIndex";
     T* d = AfTwin::UbOperand(dst, count, api, "dst");
     AfTwin::CountVector(api);
@@ -546,9 +575,8 @@ inline void ArithProgression(const LocalTensor<T>& dst, const AfTwin::NoDeduce<T
 template <typename D, typename S>
 inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode& round_mode,
                  const uint32_t count) {
-    static_assert(AfTwin::IsVectorType<D>::value && AfTwin::IsVectorType<S>::value && !std::is_same<D, uint64_t>::value &&
-                      !std::is_same<S, uint64_t>::value,
-                  "Cast: unsupported element type");
+    static_assert(AfTwin::kCastModes<D, S> != 0u,
+                  "Cast: no such conversion in the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Cast";
     AfTwin::CheckCastMode<D, S>(round_mode);
     D* d = AfTwin::UbOperand(dst, count, api, "dst");
@@ -564,7 +592,8 @@ inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const Rou
 template <typename T, typename U>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     uint32_t count) {
-    static_assert(AfTwin::IsVectorType<T>::value, "Compare: unsupported element type");
+    static_assert(AfTwin::AcceptsCompare<T>, "Compare: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    static_assert(AfTwin::MaskCompare<U>, "Compare: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Compare";
     uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
     const T* a = AfTwin::UbOperand(src0, count, api, "src0");
@@ -582,7 +611,8 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
 template <typename T, typename U>
 inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const AfTwin::NoDeduce<T> src1Scalar,
                      CMPMODE cmpMode, uint32_t count) {
-    static_assert(AfTwin::IsVectorType<T>::value, "Compares: unsupported element type");
+    static_assert(AfTwin::AcceptsCompares<T>, "Compares: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    static_assert(AfTwin::MaskCompares<U>, "Compares: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Compares";
     uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
     const T* a = AfTwin::UbOperand(src0, count, api, "src0");
@@ -600,6 +630,8 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
                    const LocalTensor<T>& src1, SELMODE selMode, uint32_t count) {
+    static_assert(AfTwin::AcceptsSelect<T>, "Select: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    static_assert(AfTwin::MaskSelect<U>, "Select: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Select(tensor, tensor)";
     if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE)
         AfTwin::Fail("api-params", "%s: selMode %d given, the tensor/tensor form needs VSEL_TENSOR_TENSOR_MODE (%d)",
@@ -616,6 +648,8 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
                    AfTwin::NoDeduce<T> src1, SELMODE selMode, uint32_t count) {
+    static_assert(AfTwin::AcceptsSelect<T>, "Select: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    static_assert(AfTwin::MaskSelect<U>, "Select: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Select(tensor, scalar)";
     if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE)
         AfTwin::Fail("api-params", "%s: selMode %d given, the tensor/scalar form needs VSEL_TENSOR_SCALAR_MODE (%d)",
@@ -636,7 +670,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
 template <typename T>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const int32_t count) {
-    static_assert(AfTwin::IsVectorType<T>::value, "ReduceSum: unsupported element type");
+    static_assert(AfTwin::AcceptsReduceSum<T>, "ReduceSum: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "ReduceSum";
     AfTwin::CheckCount(count, api);
     T* d = AfTwin::UbOperand(dst, 1, api, "dst");
@@ -701,12 +735,14 @@ namespace AscendC {
 template <typename T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const int32_t count, bool calIndex = false) {
+    static_assert(AfTwin::AcceptsReduceMax<T>, "ReduceMax: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::ReduceExtreme<T, true>("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex);
 }
 
 template <typename T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const int32_t count, bool calIndex = false) {
+    static_assert(AfTwin::AcceptsReduceMin<T>, "ReduceMin: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     AfTwin::ReduceExtreme<T, false>("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex);
 }
 
@@ -723,14 +759,6 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }  // namespace AscendC
 
 namespace AfTwin {
-template <class T>
-struct IsGatherType
-    : std::integral_constant<bool, std::is_same<T, uint8_t>::value || std::is_same<T, int8_t>::value ||
-                                       std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value ||
-                                       std::is_same<T, uint16_t>::value || std::is_same<T, int16_t>::value ||
-                                       std::is_same<T, float>::value || std::is_same<T, uint32_t>::value ||
-                                       std::is_same<T, int32_t>::value> {};
-
 // The element index the device's Gather derives from one byte offset (without the base).
 template <class T>
 inline uint32_t GatherDeviceIndex(uint32_t offset) {
@@ -745,7 +773,8 @@ namespace AscendC {
 template <typename T>
 inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
                    const uint32_t srcBaseOffset, const uint32_t count) {
-    static_assert(AfTwin::IsGatherType<T>::value,
+    static_assert(AfTwin::AcceptsGather<T>,
+                  "Gather: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h): "
                   "Gather on 3510 supports uint8 / int8 / half / bfloat16_t / uint16_t / int16_t / float / uint32_t / "
                   "int32_t (no 64-bit types)");
     const char* api = "Gather";
@@ -793,7 +822,8 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
 // Official dav_3510 form: impl/basic_api/dav_3510/kernel_operator_vec_vconv_impl.h
 // (TruncateImpl): T in {half, float, bfloat16_t}, roundMode in {CAST_RINT,
 // CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC}; both are static_asserts there
-// and here. Every such result is exact in T, so the twin rounds in float.
+// and here, through the table's AcceptsTruncate and kTruncateModes
+// (api_dtypes.h). Every such result is exact in T, so the twin rounds in float.
 
 namespace AfTwin {
 
@@ -818,13 +848,10 @@ namespace AscendC {
 
 template <typename T, RoundMode roundMode>
 inline void Truncate(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
-    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value ||
-                      std::is_same<T, bfloat16_t>::value,
-                  "Truncate: T must be half, float or bfloat16_t (dav_3510 TruncateImpl)");
-    static_assert(roundMode == RoundMode::CAST_RINT || roundMode == RoundMode::CAST_FLOOR ||
-                      roundMode == RoundMode::CAST_CEIL || roundMode == RoundMode::CAST_ROUND ||
-                      roundMode == RoundMode::CAST_TRUNC,
-                  "Truncate: roundMode must be CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC");
+    static_assert(AfTwin::AcceptsTruncate<T>,
+                  "Truncate: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
+    static_assert((AfTwin::kTruncateModes >> static_cast<unsigned>(roundMode)) & 1u,
+                  "Truncate: round mode not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Truncate";
     T* d = AfTwin::UbOperand(dst, count, api, "dst");
     const T* s = AfTwin::UbOperand(src, count, api, "src");
