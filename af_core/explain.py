@@ -60,6 +60,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
             ub_size: int | None = None) -> ExplainReport:
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size
+    sizes = scheduled.normalized.size_env(sizes)  # graph names -> symbol names
     env = {**{n: int(sizes[n]) for n in scheduled.size_names}, "core_num": core_num, "ub_size": ub_size}
     chosen = None
     error = None

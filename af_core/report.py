@@ -8,19 +8,29 @@ from pathlib import Path
 from af_core.codegen.codegen import CodegenResult
 from af_core.explain import explain
 from af_core.ir.mermaid import to_mermaid
+from af_core.naming import markdown
 from af_core.pictures import case_mermaid
 from af_core.schedule.scheduler import ScheduleResult
 
 
+def _code(value: object) -> str:
+    """A formula as inline code; text that could end the code span is escaped instead."""
+    text = str(value)
+    if "`" in text or "|" in text or not text.isascii() or "\n" in text:
+        return markdown(text)
+    return f"`{text}`"
+
+
 def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None) -> str:
-    lines = [f"# {result.kernel_name}", "", f"Graph '{scheduled.graph.name}', "
-             f"sizes {', '.join(scheduled.size_names) or 'none (static)'}.", "", "## Candidates", "",
+    size_names = [markdown(v.name) for v in scheduled.normalized.sizes()]
+    lines = [f"# {markdown(result.kernel_name)}", "", f"Graph '{markdown(scheduled.graph.name)}', "
+             f"sizes {', '.join(size_names) or 'none (static)'}.", "", "## Candidates", "",
              "| key | template | plugin | score | cost | UB bytes |", "|---|---|---|---|---|---|"]
     for c in scheduled.cases:
-        lines.append(f"| {c.tiling_key} | {c.label} | {c.plugin} | `{c.tiling.score}` | `{c.tiling.cost}` | "
-                     f"`{c.tiling.resources.get('ub_bytes', 0)}` |")
+        lines.append(f"| {c.tiling_key} | {markdown(c.label)} | {markdown(c.plugin)} | {_code(c.tiling.score)} | "
+                     f"{_code(c.tiling.cost)} | {_code(c.tiling.resources.get('ub_bytes', 0))} |")
     lines += ["", "## Rejections", ""]
-    lines += [f"- {r}" for r in scheduled.rejections] or ["- none"]
+    lines += [f"- {markdown(str(r))}" for r in scheduled.rejections] or ["- none"]
     m = scheduled.measures
     lines += ["", "## Selection measures (first seed)", "",
               f"- continuous bytes: `{m.continuous_bytes}`",

@@ -68,7 +68,9 @@ class ScheduleResult:
 
     @property
     def size_names(self) -> list[str]:
-        return [v.name for v in self.normalized.sizes()]
+        """The sizes' symbol names (their C++ identifiers): the keys of size values everywhere after
+        the graph boundary (``HintGraph.size_env`` translates graph names)."""
+        return [v.symbol.name for v in self.normalized.sizes()]
 
     def case(self, tiling_key: int) -> Case:
         return next(c for c in self.cases if c.tiling_key == tiling_key)

@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 from af_core import ascir
-from af_core.builders import GraphBuilder, gather
+from af_core.builders import GraphBuilder, gather, index_select
 from af_core.errors import AscirError
 from af_core.ir.validate import validate
 from af_core.testing import seed_style_gather
@@ -269,3 +269,32 @@ def test_size_text_is_parsed_not_evaluated():
             x.y.size = [text, *x.y.size[1:]]
     x.y.size = ["s0", "s1*2", "s2", "s3"]
     assert str(x.y.size[1]) == "2*s1"
+
+
+def test_byte_offset_overflow_names_the_graphs_size_names():
+    g = GraphBuilder("odd")
+    x = g.data("x", ["class", "E"], "float32")
+    idx = g.data("idx", ["core_num"], "int64")
+    g.output(index_select(x, 0, idx), "y")
+    for name in ("class", "E", "core_num"):
+        g.graph.create_size(name, max_value=1 << 31)
+    err = expect(g.graph, "byte-offset-int64", "x", "y")
+    assert set(err.values["bounds"]) == {"class", "E"}
+
+
+def _rank_graph(rank: int):
+    g = GraphBuilder(f"rank{rank}")
+    shape = [f"d{i}" for i in range(rank)]
+    x = g.data("x", shape, "float32")
+    idx = g.data("idx", shape[:-1] + ["k"], "int32")
+    g.output(gather(x, rank - 1, idx), "y")
+    return g.graph
+
+
+def test_rank_above_the_back_end_maximum_is_rejected():
+    from af_core.ir.validate import MAX_RANK
+
+    validate(_rank_graph(MAX_RANK))
+    err = expect(_rank_graph(MAX_RANK + 1), "rank-max", "x", "y")
+    assert err.values == {"rank": MAX_RANK + 1, "max_rank": MAX_RANK}
+    expect(_rank_graph(12), "rank-max", "x", "y")
