@@ -233,10 +233,14 @@ def mermaid_label(text: str) -> str:
 
 
 def markdown(text: str) -> str:
-    """Inline Markdown text: one line, markup characters backslash-escaped, HTML inert."""
+    """Inline Markdown text: one line, emphasis/code/link/table/HTML characters backslash-escaped.
+
+    For text inside a line (after other text or in a table cell), where list
+    and heading markers have no meaning.
+    """
     out = []
     for ch in printable(text):
-        if ch in "\\`*_{}[]()#+-.!|<>&~\"'":
+        if ch in "\\`*_{}[]#|<>&~":
             out.append("\\" + ch)
         else:
             out.append(ch)

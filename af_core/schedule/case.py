@@ -36,4 +36,5 @@ class Case:
 
     @property
     def function_name(self) -> str:
-        return f"{ident(self.impl.name)}_{ident(self.label)}_k{self.tiling_key}"
+        # the _k<key> suffix makes it unique; the graph's part is cut to stay readable
+        return f"{ident(self.impl.name)[:48].rstrip('_')}_{ident(self.label)}_k{self.tiling_key}"

@@ -146,3 +146,19 @@ def test_random_names_build_and_match(names):
         assert exc.rule == "node-unique-name", str(exc)
         reject()
     check_every_case(graph, sizes)
+
+
+def test_report_markdown_escapes_names():
+    from af_core.autofuser import Autofuser
+    from af_core.report import report_markdown
+
+    sizes = ("n0", "n1", "n2")
+    graph = select_graph("<script>|x`\n# h", "<img>", "a|b", "y", sizes)
+    fuser = Autofuser()
+    scheduled = fuser.schedule(graph)
+    text = report_markdown(scheduled, fuser.generate(scheduled), dict(zip(sizes, (37, 5, 11))))
+    assert "<script>" not in text and "<img>" not in text
+    assert "\n# h" not in text
+    for line in text.splitlines():
+        if line.startswith("|"):  # table rows keep their column count
+            assert len(re.findall(r"(?<!\\)\|", line)) in (7, 12), line
