@@ -84,12 +84,32 @@ def is_ordinary(name: str) -> bool:
 
 
 def ident(name: str) -> str:
-    """The C++ identifier of a graph, node or size name (injective, deterministic)."""
+    """The C++ identifier of a graph or node name (injective, deterministic)."""
     name = str(name)
     if is_ordinary(name):
         return name
-    body = "".join(ch if ch in _ALNUM else f"_{ord(ch):x}x" for ch in name)
-    return ESCAPE + body
+    return _escape(name)
+
+
+def _escape(name: str) -> str:
+    return ESCAPE + "".join(ch if ch in _ALNUM else f"_{ord(ch):x}x" for ch in name)
+
+
+def size_ident(name: str) -> str:
+    """The symbol name and C++ identifier of a size.
+
+    Like :func:`ident`, and an ordinary name also needs a digit or a capital
+    letter to stand for itself (``s0``, ``ks1``, ``N``, ``Batch``): templates
+    name their own symbols (tiling fields ``tile``, ``used_cores``, loop
+    variables ``OT_start``, offsets ``ws_gather_offset``) in lower case or with
+    a generated suffix, and formulas mix both kinds of symbol by name, so a size
+    called ``tile`` becomes ``afxtile`` and never meets a template's ``tile``.
+    :func:`demangle` inverts it too.
+    """
+    name = str(name)
+    if is_ordinary(name) and any(ch.isdigit() or ch.isupper() for ch in name):
+        return name
+    return _escape(name)
 
 
 MAX_KERNEL_SYMBOL = 96

@@ -13,7 +13,7 @@ import sympy
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
-from af_core.naming import demangle, ident
+from af_core.naming import demangle, size_ident
 
 Expr = sympy.Expr
 
@@ -21,13 +21,13 @@ Expr = sympy.Expr
 def size_symbol(name: str) -> sympy.Symbol:
     """The symbol of a dynamic size; positive integer by construction.
 
-    The symbol's name is the size's C++ identifier (:func:`af_core.naming.ident`:
-    ``s0`` stays ``s0``, ``class`` or ``core_num`` are escaped), so formulas,
+    The symbol's name is the size's C++ identifier (:func:`af_core.naming.size_ident`:
+    ``s0`` stays ``s0``, ``class``, ``tile`` or ``core_num`` are escaped), so formulas,
     host tiling and kernels can use symbol names directly and a size never
     shares a name with a platform symbol or generated variable. Graph-facing
     text (:func:`to_text`, reports) shows the graph's own name.
     """
-    return sympy.Symbol(ident(name), integer=True, positive=True)
+    return sympy.Symbol(size_ident(name), integer=True, positive=True)
 
 
 def size_name(symbol: sympy.Symbol) -> str:

@@ -116,6 +116,15 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
     return guards
 
 
+def _size_clash(case: Case, graph: HintGraph) -> str | None:
+    """Formulas mix size and tiling-field symbols by name: a field named like a size symbol is refused."""
+    sizes = {v.symbol.name for v in graph.sizes()}
+    clash = sorted(sizes.intersection(case.tiling.field_names()))
+    if clash:
+        return f"tiling field(s) {', '.join(clash)} have the symbol name of a graph size"
+    return None
+
+
 def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResult:
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
@@ -150,6 +159,8 @@ def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResu
         for item in results:
             if isinstance(item, Rejected):
                 rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
+            elif isinstance(item, Case) and (clash := _size_clash(item, norm)):
+                rejections.append(Rejected(entry.name, clash, stage="tiling", plugin=entry.distribution))
             elif isinstance(item, Case):
                 item.plugin = item.plugin or entry.distribution
                 cases.append(item)

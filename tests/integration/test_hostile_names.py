@@ -162,3 +162,19 @@ def test_report_markdown_escapes_names():
     for line in text.splitlines():
         if line.startswith("|"):  # table rows keep their column count
             assert len(re.findall(r"(?<!\\)\|", line)) in (7, 12), line
+
+
+@pytest.mark.parametrize("sizes", [("tile", "tiles", "used_cores"), ("rows", "total", "workspace_bytes")])
+def test_sizes_named_like_tiling_fields_stay_sizes(sizes):
+    check_every_case(select_graph("g", "x", "idx", "y", sizes), sizes)
+
+
+def test_a_tiling_field_named_like_a_size_symbol_is_refused():
+    from af_core.autofuser import Autofuser
+    from af_core.schedule.scheduler import _size_clash
+
+    scheduled = Autofuser().schedule(select_graph("g", "x", "idx", "y", ("N", "n1", "n2")))
+    case = scheduled.cases[0]
+    assert _size_clash(case, scheduled.normalized) is None
+    case.tiling.add("N", 1)
+    assert "tiling field(s) N have the symbol name of a graph size" in _size_clash(case, scheduled.normalized)
