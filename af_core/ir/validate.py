@@ -9,7 +9,7 @@ negative IndirectLoad dims normalized, which is what schedulers consume.
 
 Rule ids (stable; tests and tools match on them): port-connected,
 graph-acyclic, graph-has-output, io-index, io-index-unique, desc-rank,
-sched-axis-rank, rank-max, size-positive, stride-nonnegative, size-matches-axis,
+sched-axis-rank, rank-max, size-declared, size-positive, stride-nonnegative, size-matches-axis,
 dtype-declared, shape-declared, byte-offset-int64, plus the op rules raised by
 ``OpDef.infer`` (index-dtype, indirect-load-rank, indirect-load-dim,
 index-size-le-input, broadcast-from-one, elementwise-shape, ...).
@@ -125,6 +125,22 @@ def _check_rank(node: Node, rank: int) -> None:
             port="y",
             values={"rank": rank, "max_rank": MAX_RANK},
         )
+
+
+def _check_declared(graph: HintGraph, node: Node, exprs: list[Expr]) -> None:
+    """Every size symbol a shape uses is one the graph declares (create_size / the JSON "sizes")."""
+    declared = {v.symbol.name for v in graph.sizes()}
+    for expr in exprs:
+        for sym in sorted(sympy.sympify(expr).free_symbols, key=lambda s: s.name):
+            if sym.name not in declared:
+                raise ShapeError(
+                    "size-declared",
+                    f"size '{size_name(sym)}' is used but not declared (graph.create_size, or the JSON "
+                    "'sizes' list)",
+                    node=node.name,
+                    port="y",
+                    values={"size": size_name(sym)},
+                )
 
 
 def _check_desc_ranks(node: Node) -> None:
@@ -248,6 +264,7 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
             port="y",
         )
     _check_rank(node, len(sizes))
+    _check_declared(graph, node, [*sizes, *(strides or ())])
     _check_sizes(node, sizes, strides)
     strides = tuple(strides) if strides is not None else tuple(contiguous_strides(list(sizes)))
     _check_overflow(graph, node, dtype, sizes, strides)

@@ -298,3 +298,14 @@ def test_rank_above_the_back_end_maximum_is_rejected():
     err = expect(_rank_graph(MAX_RANK + 1), "rank-max", "x", "y")
     assert err.values == {"rank": MAX_RANK + 1, "max_rank": MAX_RANK}
     expect(_rank_graph(12), "rank-max", "x", "y")
+
+
+def test_size_declared():
+    import json
+
+    from af_core.ir.serialize import graph_from_dict, to_json
+
+    data = json.loads(to_json(seed_style_gather()))
+    data["sizes"] = [s for s in data["sizes"] if s["name"] != "s1"]
+    err = expect(graph_from_dict(data), "size-declared", "x", "y")
+    assert err.values == {"size": "s1"}

@@ -19,6 +19,7 @@ from af_core.builders import GraphBuilder, index_select
 from af_core.errors import AscirError
 from af_core.ir.mermaid import to_mermaid
 from af_core.ir.serialize import to_json
+from af_core.ir.sizes import parse
 from af_core.naming import printable
 from af_core.pictures import graph_dot
 from af_core.tiling.solve import solve_scheduled
@@ -178,3 +179,34 @@ def test_a_tiling_field_named_like_a_size_symbol_is_refused():
     assert _size_clash(case, scheduled.normalized) is None
     case.tiling.add("N", 1)
     assert "tiling field(s) N have the symbol name of a graph size" in _size_clash(case, scheduled.normalized)
+
+
+@st.composite
+def positive_size_texts(draw, depth: int = 0):
+    """Size texts of the grammar that stay positive integers and print as C++ (no division)."""
+    kind = draw(st.integers(0, 4 if depth < 2 else 1))
+    if kind == 0:
+        return str(draw(st.integers(1, 4)))
+    if kind == 1:
+        return draw(st.sampled_from(["A", "E", "class"]))
+    if kind == 2:
+        op = draw(st.sampled_from(["+", "*"]))
+        return f"({draw(positive_size_texts(depth + 1))}) {op} {draw(positive_size_texts(depth + 1))}"
+    fn = draw(st.sampled_from(["Max", "Min"]))
+    return f"{fn}({draw(positive_size_texts(depth + 1))}, {draw(positive_size_texts(depth + 1))})"
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(text=positive_size_texts())
+def test_random_size_texts_build_and_match(text):
+    g = GraphBuilder("sized")
+    symbols = {n: g.graph.create_size(n) for n in ("A", "E", "class", "K")}
+    rows = parse(text, symbols)
+    x = g.data("x", [rows, "E"], "float32")
+    idx = g.data("idx", ["K"], "int64")
+    g.output(index_select(x, 0, idx), "y")
+    session = TwinSession(g.build())
+    values = {"A": 3, "E": 5, "class": 2, "K": 7}
+    run = session.check(values, seed=1, core_num=4)
+    assert run.ok, f"{text}: {run.describe()}"
+    assert run.twin.struct == solve_scheduled(session.scheduled, run.inputs.sizes, 4).struct
