@@ -211,3 +211,30 @@ def test_random_texts_parse_or_fail_cleanly_without_evaluating(text):
         builtins.eval, builtins.exec = original_eval, original_exec
     assert isinstance(expr, sympy.Expr)
     assert not expr.has(sympy.zoo, sympy.nan, sympy.oo)
+
+
+IDENT_CHARS = st.characters(codec="utf-8", categories=["Lu", "Ll", "Lo", "Nd", "Pc", "Mn"])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(names=st.lists(st.text(IDENT_CHARS, min_size=1, max_size=5).filter(str.isidentifier), min_size=3,
+                      max_size=3, unique=True),
+       nodes=st.lists(st.text(max_size=6), min_size=2, max_size=2, unique=True))
+def test_json_round_trip_of_random_names(names, nodes):
+    from af_core.builders import GraphBuilder, index_select
+    from af_core.errors import AscirError
+
+    g = GraphBuilder(nodes[0] + nodes[1])
+    try:
+        x = g.data(nodes[0], [names[0], names[1]], "float32")
+        idx = g.data(nodes[1], [names[2]], "int64")
+        g.output(index_select(x, 0, idx), "out")
+        graph = g.build()
+    except AscirError as exc:  # a node name the builder also generates
+        assert exc.rule == "node-unique-name"
+        return
+    text = to_json(graph)
+    again = from_json(text)
+    assert to_json(again) == text
+    assert [v.name for v in again.sizes()] == names
+    assert [a.size for a in again.axes()] == [a.size for a in graph.axes()]
