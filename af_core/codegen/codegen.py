@@ -79,7 +79,7 @@ class Codegen:
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         graph = scheduled.normalized
         name = naming.kernel_symbol(self.kernel_name or graph.name)
-        # C++ names of the sizes: their symbol names (naming.ident of the graph's names)
+        # C++ names of the sizes: their symbol names (naming.size_ident of the graph's names)
         size_names = [v.symbol.name for v in graph.sizes()]
         inputs = self._io(scheduled, "data")
         outputs = self._io(scheduled, "output")

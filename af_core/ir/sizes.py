@@ -1,8 +1,10 @@
 """Size expressions: sympy integers (static shapes) or products of size symbols.
 
 Size symbols are positive integers, so sympy can prove simple facts such as
-``s1*s2 > 0`` without help. Expressions are parsed back from text with an
-explicit symbol table, never with ``eval`` of user text.
+``s1*s2 > 0`` without help. Texts (JSON graphs, string strides) are read by
+:func:`parse`, a small hand-written grammar that builds the sympy objects from
+tokens with an explicit symbol table: no text ever reaches ``eval`` or sympy's
+own parser. :func:`to_text` prints what :func:`parse` reads back.
 """
 
 from __future__ import annotations
