@@ -390,8 +390,13 @@ class HintGraph:
         """Size values keyed by graph name -> keyed by symbol name (what formulas evaluate with).
 
         Symbol names are the sizes' C++ identifiers (``class`` becomes
-        ``afxclass``); keys that name no declared size are kept as given.
+        ``afxclass``, ``s0`` stays ``s0``). Idempotent: a mapping whose keys are
+        all symbol names already is returned as it is; otherwise keys that are
+        graph names are translated and other keys kept.
         """
+        symbols = {v.symbol.name for v in self._sizes.values()}
+        if all(k in symbols for k in sizes):
+            return dict(sizes)
         return {(self._sizes[k].symbol.name if k in self._sizes else k): v for k, v in sizes.items()}
 
     def create_axis(self, name: str, size: object) -> Axis:

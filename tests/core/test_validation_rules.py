@@ -309,3 +309,16 @@ def test_size_declared():
     data["sizes"] = [s for s in data["sizes"] if s["name"] != "s1"]
     err = expect(graph_from_dict(data), "size-declared", "x", "y")
     assert err.values == {"size": "s1"}
+
+
+def test_size_env_translates_graph_names_once():
+    g = GraphBuilder("env")
+    x = g.data("x", ["n", "afxn"], "float32")  # symbol names afxn and afxafxn
+    i = g.data("i", ["s0", "afxn"], "int32")
+    g.output(gather(x, 0, i))
+    graph = g.build()
+    assert [v.symbol.name for v in graph.sizes()] == ["afxn", "afxafxn", "s0"]
+    by_name = {"n": 1, "afxn": 2, "s0": 3}
+    by_symbol = {"afxn": 1, "afxafxn": 2, "s0": 3}
+    assert graph.size_env(by_name) == by_symbol
+    assert graph.size_env(by_symbol) == by_symbol
