@@ -210,3 +210,15 @@ def test_random_size_texts_build_and_match(text):
     run = session.check(values, seed=1, core_num=4)
     assert run.ok, f"{text}: {run.describe()}"
     assert run.twin.struct == solve_scheduled(session.scheduled, run.inputs.sizes, 4).struct
+
+
+def test_cli_takes_sizes_by_the_graphs_names(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(to_json(select_graph("my graph", "a-b", "idx", "out", ("batch", "class", "n"))))
+    env = dict(os.environ)
+    env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
+    for command in ("explain", "run"):
+        proc = subprocess.run([sys.executable, "-m", "af_core", command, str(path), "--shape",
+                               "batch=40,class=3,n=7"], capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+    assert "match" in proc.stdout
