@@ -36,5 +36,6 @@ class Case:
 
     @property
     def function_name(self) -> str:
-        # the _k<key> suffix makes it unique; the graph's part is cut to stay readable
-        return f"{ident(self.impl.name)[:48].rstrip('_')}_{ident(self.label)}_k{self.tiling_key}"
+        # the _k<key> suffix makes it unique, so the other parts only need to be valid and readable
+        label = ident("".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in self.label))
+        return f"{ident(self.impl.name)[:48].rstrip('_')}_{label}_k{self.tiling_key}"
