@@ -392,7 +392,7 @@ def cmd_explain(args) -> int:
     m = scheduled.measures
     from af_core.ir.evaluate import eval_int
 
-    env = {**sizes, "core_num": report.core_num}
+    env = {**graph.size_env(sizes), "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
     console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
                   f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))

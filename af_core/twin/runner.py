@@ -333,10 +333,8 @@ class TwinRunner:
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:
     from af_core.ir.evaluate import eval_int
-    from af_core.ir.sizes import parse, size_symbol
 
-    symbols = {n: size_symbol(n) for n in sizes}
-    return [eval_int(parse(s, symbols), sizes) for s in io.sizes]
+    return [eval_int(s, sizes) for s in io.shape]
 
 
 def _to_storage(values: np.ndarray, dtype: dt.DType) -> bytes:
