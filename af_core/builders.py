@@ -28,7 +28,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import AscirError, UnknownOpError
 from af_core.ir.graph import Axis, HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.sizes import Expr, as_expr, contiguous_strides
 from af_core.ir.validate import validate
 from af_core.ops.core_ops import normalize_dim
 from af_core.ops.opdef import InferContext, PortInfo
@@ -101,7 +101,7 @@ class GraphBuilder:
         stride_exprs = (
             contiguous_strides(sizes)
             if strides is None
-            else [sympy.sympify(s, locals=symbols) if isinstance(s, str) else sympy.sympify(s) for s in strides]
+            else [as_expr(s, symbols) for s in strides]
         )
         axes = self._new_axes(sizes)
         data = Node("Data", name, self.graph)

@@ -392,7 +392,7 @@ def cmd_explain(args) -> int:
     m = scheduled.measures
     from af_core.ir.evaluate import eval_int
 
-    env = {**sizes, "core_num": report.core_num}
+    env = {**graph.size_env(sizes), "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
     console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
                   f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))
@@ -446,6 +446,8 @@ def cmd_graph(args) -> int:
 
 
 def _print_runs(console: Console, rows) -> None:
+    from af_core.naming import demangle
+
     table = Table(title="CPU twin vs reference")
     for col in ("graph", "shape", "template", "key", "cores", "result", "GM read B", "GM write B",
                 "scalar GM", "lines read", "UB peak"):
@@ -454,7 +456,8 @@ def _print_runs(console: Console, rows) -> None:
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
-        table.add_row(_t(name), _t(",".join(f"{k}={v}" for k, v in sizes.items())), _t(run.template),
+        shape = ",".join(f"{demangle(k)}={v}" for k, v in sizes.items())  # sizes are keyed by C++ names
+        table.add_row(_t(name), _t(shape), _t(run.template),
                       str(run.twin.tiling_key),
                       str(run.twin.block_dim), result + detail, str(c["gm_read_bytes"]), str(c["gm_write_bytes"]),
                       str(c["scalar_gm_reads"] + c["scalar_gm_writes"]), str(c["cachelines_read"]),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import attrs
 
 from af_core.errors import TilingError
+from af_core.naming import demangle, markdown
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.solve import evaluate_case, solve_scheduled
 
@@ -44,15 +45,17 @@ class ExplainReport:
     policy: str = "seed"
 
     def markdown(self) -> str:
-        head = (f"### {self.graph} at {', '.join(f'{k}={v}' for k, v in self.sizes.items())} "
+        """The report as Markdown; names and reasons are user text and are escaped."""
+        shape = ", ".join(f"{markdown(k)}={v}" for k, v in self.sizes.items())
+        head = (f"### {markdown(self.graph)} at {shape} "
                 f"({self.core_num} cores, UB {self.ub_size} B, selection policy {self.policy})\n\n")
         lines = ["| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in self.rows:
             cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
                      r.dcache_bytes, r.block_dim, r.reason]
-            lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
-        tail = f"\n\n{self.error}\n" if self.error else "\n"
+            lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in cells) + " |")
+        tail = f"\n\n{markdown(self.error)}\n" if self.error else "\n"
         return head + "\n".join(lines) + tail
 
 
@@ -60,6 +63,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
             ub_size: int | None = None) -> ExplainReport:
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size
+    sizes = scheduled.normalized.size_env(sizes)  # graph names -> symbol names
     env = {**{n: int(sizes[n]) for n in scheduled.size_names}, "core_num": core_num, "ub_size": ub_size}
     chosen = None
     error = None
@@ -90,7 +94,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
     for rej in scheduled.rejections:
         rows.append(ExplainRow(None, rej.template, rej.plugin, "rejected", None, None, None, None, None, None,
                                f"at {rej.stage}: {rej.reason}"))
-    return ExplainReport(scheduled.graph.name, {n: int(sizes[n]) for n in scheduled.size_names}, core_num,
+    return ExplainReport(scheduled.graph.name, {demangle(n): int(sizes[n]) for n in scheduled.size_names}, core_num,
                          ub_size, tuple(rows), chosen, error, policy)
 
 

@@ -93,7 +93,7 @@ def make_inputs(
     """
     info = info or validate(graph)
     rng = np.random.default_rng(seed)
-    env = dict(sizes)
+    env = graph.size_env(sizes)
     indices = index_inputs(graph)
     storage: dict[str, np.ndarray] = {}
     logical: dict[str, np.ndarray] = {}
@@ -188,7 +188,7 @@ def pack_inputs(
 ) -> GraphInputs:
     """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
     info = info or validate(graph)
-    env = dict(sizes or {})
+    env = graph.size_env(sizes or {})
     import sympy
 
     for node in graph.nodes():

@@ -2,11 +2,14 @@
 
 A case picture is its rewritten graph with each stage drawn as a box around
 the nodes it runs, GM workspaces as dashed nodes between the stages that
-write and read them, and IndirectLoad highlighted.
+write and read them, and IndirectLoad highlighted. Every name in a picture is
+user text and goes through :mod:`af_core.naming` (DOT / Mermaid escaping); SVG
+comes from graphviz, which escapes the DOT labels itself.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -14,16 +17,28 @@ from af_core.errors import AfError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.mermaid import to_mermaid
 from af_core.ir.sizes import to_text
+from af_core.naming import dot_label, mermaid_label, printable
 from af_core.schedule.case import Case
 
 __all__ = ["case_dot", "case_mermaid", "graph_dot", "to_mermaid", "to_svg"]
 
 
-def _label(node: Node) -> str:
+def _parts(node: Node) -> list[str]:
+    """The lines of a node's label, as raw (unescaped) text."""
     shape = ",".join(to_text(s) for s in (node.y.size or ()))
     dtype = node.y.dtype.name if node.y.dtype is not None else "?"
     extra = f" dim={node.attr.ir_attr.dim}" if node.type == "IndirectLoad" else ""
-    return f"{node.name}\\n{node.type}{extra}\\n{dtype}[{shape}]"
+    return [node.name, f"{node.type}{extra}", f"{dtype}[{shape}]"]
+
+
+def _label(node: Node) -> str:
+    """A DOT label body (names escaped; lines joined with DOT's ``\\n``)."""
+    return "\\n".join(dot_label(p) for p in _parts(node))
+
+
+def _mlabel(node: Node) -> str:
+    """A Mermaid label body (names escaped; lines joined with ``<br/>``)."""
+    return "<br/>".join(mermaid_label(p) for p in _parts(node))
 
 
 def _stage_members(case: Case) -> dict[str, str]:
@@ -54,19 +69,21 @@ def case_mermaid(case: Case) -> str:
     graph = case.graph
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
     members = _stage_members(case)
-    lines = ["---", f"title: {case.label} (tiling key {case.tiling_key})", "---", "flowchart TD"]
-    for stage in case.impl.stages:
+    title = json.dumps(printable(f"{case.label} (tiling key {case.tiling_key})"))
+    lines = ["---", f"title: {title}", "---", "flowchart TD"]
+    for i, stage in enumerate(case.impl.stages):
         inside = [n for n in graph.nodes() if members.get(n.name) == stage.name]
-        lines.append(f'  subgraph {stage.name}["stage {stage.name} ({stage.used_cores})"]')
-        lines += [f'    {ids[n.name]}["{_label(n).replace(chr(92) + "n", "<br/>")}"]' for n in inside]
+        label = mermaid_label(f"stage {stage.name} ({stage.used_cores})")
+        lines.append(f'  subgraph stage{i}["{label}"]')
+        lines += [f'    {ids[n.name]}["{_mlabel(n)}"]' for n in inside]
         lines.append("  end")
     for node in graph.nodes():
         if node.name not in members:
-            lines.append(f'  {ids[node.name]}(["{_label(node).replace(chr(92) + "n", "<br/>")}"])')
-    lines += [f"  {ids[src.name]} -->|{port}| {ids[dst.name]}" for src, dst, port in graph.edges()]
+            lines.append(f'  {ids[node.name]}(["{_mlabel(node)}"])')
+    lines += [f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
         wid = f"ws{i}"
-        lines.append(f'  {wid}[("{ws} (GM workspace)")]')
+        lines.append(f'  {wid}[("{mermaid_label(ws)} (GM workspace)")]')
         if writer in ids and reader in ids:
             lines.append(f"  {ids[writer]} -.-> {wid} -.-> {ids[reader]}")
         lines.append(f"  class {wid} workspace")
@@ -90,9 +107,10 @@ def _dot_node(node: Node, ident: str) -> str:
 
 def graph_dot(graph: HintGraph) -> str:
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
-    lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];"]
+    lines = [f'digraph "{dot_label(graph.name)}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];"]
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes()]
-    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{port}"];' for src, dst, port in graph.edges()]
+    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
+              for src, dst, port in graph.edges()]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -101,17 +119,19 @@ def case_dot(case: Case) -> str:
     graph = case.graph
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
     members = _stage_members(case)
-    lines = [f'digraph "{case.label}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];",
-             f'  label="{case.label} (tiling key {case.tiling_key})";']
+    label = dot_label(case.label)
+    lines = [f'digraph "{label}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];",
+             f'  label="{label} (tiling key {case.tiling_key})";']
     for i, stage in enumerate(case.impl.stages):
         lines.append(f"  subgraph cluster_{i} {{")
-        lines.append(f'    label="stage {stage.name}"; style=rounded;')
+        lines.append(f'    label="stage {dot_label(stage.name)}"; style=rounded;')
         lines += ["  " + _dot_node(n, ids[n.name]) for n in graph.nodes() if members.get(n.name) == stage.name]
         lines.append("  }")
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes() if n.name not in members]
-    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{port}"];' for src, dst, port in graph.edges()]
+    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
+              for src, dst, port in graph.edges()]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
-        lines.append(f'  ws{i} [label="{ws}\\nGM workspace", shape=cylinder, style=dashed];')
+        lines.append(f'  ws{i} [label="{dot_label(ws)}\\nGM workspace", shape=cylinder, style=dashed];')
         if writer in ids and reader in ids:
             lines.append(f"  {ids[writer]} -> ws{i} [style=dashed]; ws{i} -> {ids[reader]} [style=dashed];")
     lines.append("}")

@@ -8,24 +8,34 @@ from pathlib import Path
 from af_core.codegen.codegen import CodegenResult
 from af_core.explain import explain
 from af_core.ir.mermaid import to_mermaid
+from af_core.naming import markdown
 from af_core.output_dir import safe_component, write_tree
 from af_core.pictures import case_mermaid
 from af_core.schedule.scheduler import ScheduleResult
 
 
+def _code(value: object) -> str:
+    """A formula as inline code; text that could end the code span is escaped instead."""
+    text = str(value)
+    if "`" in text or "|" in text or not text.isascii() or "\n" in text:
+        return markdown(text)
+    return f"`{text}`"
+
+
 def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None) -> str:
-    lines = [f"# {result.kernel_name}", "", f"Graph '{scheduled.graph.name}', "
-             f"sizes {', '.join(scheduled.size_names) or 'none (static)'}.", "", "## Candidates", "",
+    size_names = [markdown(v.name) for v in scheduled.normalized.sizes()]
+    lines = [f"# {markdown(result.kernel_name)}", "", f"Graph '{markdown(scheduled.graph.name)}', "
+             f"sizes {', '.join(size_names) or 'none (static)'}.", "", "## Candidates", "",
              "| key | template | plugin | score | cost | UB bytes |", "|---|---|---|---|---|---|"]
     for c in scheduled.cases:
-        lines.append(f"| {c.tiling_key} | {c.label} | {c.plugin} | `{c.tiling.score}` | `{c.tiling.cost}` | "
-                     f"`{c.tiling.resources.get('ub_bytes', 0)}` |")
+        lines.append(f"| {c.tiling_key} | {markdown(c.label)} | {markdown(c.plugin)} | {_code(c.tiling.score)} | "
+                     f"{_code(c.tiling.cost)} | {_code(c.tiling.resources.get('ub_bytes', 0))} |")
     lines += ["", "## Rejections", ""]
-    lines += [f"- {r}" for r in scheduled.rejections] or ["- none"]
+    lines += [f"- {markdown(str(r))}" for r in scheduled.rejections] or ["- none"]
     m = scheduled.measures
     lines += ["", "## Selection measures (first seed)", "",
-              f"- continuous bytes: `{m.continuous_bytes}`",
-              f"- index outer product: `{m.index_outer}`",
+              f"- continuous bytes: {_code(m.continuous_bytes)}",
+              f"- index outer product: {_code(m.index_outer)}",
               f"- Cache_thres {m.thresholds.cache_thres}, Core_thres {m.thresholds.core_thres}, "
               f"cacheline {m.thresholds.cacheline} B"]
     lines += _load_error_lines()
@@ -42,8 +52,8 @@ def _load_error_lines() -> list[str]:
     if not errors:
         return []
     lines = ["", "## Plugin load errors", "", "What these plugins failed to provide is missing above.", ""]
-    lines += [f"- `{e.plugin}` ({e.distribution}): {e.error.splitlines()[0] if e.error else 'failed'}"
-              for e in errors]
+    lines += [f"- {_code(e.plugin)} ({markdown(e.distribution)}): "
+              f"{markdown(e.error.splitlines()[0]) if e.error else 'failed'}" for e in errors]
     return lines
 
 

@@ -10,34 +10,26 @@ byte-identical text: every collection is ordered before it is printed.
 from __future__ import annotations
 
 import json
-import re
 
 import attrs
-import sympy
 
-from af_core import __version__
+from af_core import __version__, naming
 from af_core.codegen.api_source import resolve_order
 from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, CppFormatter, to_cpp
 from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
-from af_core.ir.sizes import to_text
+from af_core.ir.sizes import Expr, to_text
+from af_core.ir.validate import MAX_RANK
 from af_core.registry import get_registry
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.solve import CaseRef, struct_field_names
 
-MAX_RANK = 8
-_RESERVED = {"t", "pipe", "blockIdx", "workspace", "tiling", "int", "float", "half", "auto", "default",
-             "register", "template", "class", "struct", "new", "delete", "this", "bool", "char", "long",
-             "short", "signed", "unsigned", "void", "const", "static", "return", "if", "else", "for",
-             "while", "do", "switch", "case", "break", "continue", "goto", "union", "enum"}
+__all__ = ["MAX_RANK", "Codegen", "CodegenResult", "KernelIO", "cpp_ident"]
 
 
 def cpp_ident(name: str) -> str:
-    """A C++ identifier for a node name (kernel parameters)."""
-    ident = re.sub(r"\W", "_", name)
-    if not ident or ident[0].isdigit():
-        ident = "_" + ident
-    return ident + "_" if ident in _RESERVED else ident
+    """A C++ identifier for a node name (kernel parameters): :func:`af_core.naming.ident`."""
+    return naming.ident(name)
 
 
 @attrs.frozen
@@ -50,6 +42,7 @@ class KernelIO:
     itemsize: int
     sizes: tuple[str, ...]
     strides: tuple[str, ...]
+    shape: tuple[Expr, ...] = ()  # ``sizes`` as expressions over the size symbols
 
 
 @attrs.frozen
@@ -84,8 +77,9 @@ class Codegen:
 
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         graph = scheduled.normalized
-        name = cpp_ident(self.kernel_name or graph.name)
-        size_names = scheduled.size_names
+        name = naming.kernel_symbol(self.kernel_name or graph.name)
+        # C++ names of the sizes: their symbol names (naming.size_ident of the graph's names)
+        size_names = [v.symbol.name for v in graph.sizes()]
         inputs = self._io(scheduled, "data")
         outputs = self._io(scheduled, "output")
         refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
@@ -93,17 +87,14 @@ class Codegen:
         tiling_data = render("tiling_data.h.j2", name=name, fields=fields, version=__version__)
         kernel = self._kernel(scheduled, name, size_names, inputs, outputs, fields)
         tiling = self._tiling(scheduled, name, size_names, refs)
+        slots = {n: f"sizes[{i}]" for i, n in enumerate(size_names)}
         infer_shape = render(
             "infer_shape.cpp.j2",
             name=name,
             version=__version__,
-            size_names=size_names,
+            size_names=[v.name for v in graph.sizes()],
             max_rank=MAX_RANK,
-            outputs=[
-                (o.node, [to_cpp(sympy.sympify(s), {n: f"sizes[{i}]" for i, n in enumerate(size_names)})
-                          for s in o.sizes])
-                for o in outputs
-            ],
+            outputs=[(o.node, [to_cpp(s, slots) for s in o.shape]) for o in outputs],
             int_helpers=INT_HELPERS,
         )
         proto = self._proto(scheduled, name, fields)
@@ -119,8 +110,9 @@ class Codegen:
         out = []
         for node in nodes:
             ni = scheduled.info[node.name]
-            out.append(KernelIO(node.name, cpp_ident(node.name), ni.dtype.name, ni.dtype.itemsize,
-                                tuple(to_text(s) for s in ni.sizes), tuple(to_text(s) for s in ni.strides)))
+            out.append(KernelIO(node.name, naming.ident(node.name), ni.dtype.name, ni.dtype.itemsize,
+                                tuple(to_text(s) for s in ni.sizes), tuple(to_text(s) for s in ni.strides),
+                                tuple(ni.sizes)))
         return out
 
     def _kernel(self, scheduled, name, size_names, inputs, outputs, fields) -> str:

@@ -11,6 +11,8 @@ import functools
 
 import jinja2
 
+from af_core import naming
+
 ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("af_core", "codegen/templates"),
     undefined=jinja2.StrictUndefined,
@@ -19,6 +21,10 @@ ENV = jinja2.Environment(
     lstrip_blocks=True,
     autoescape=False,
 )
+# user text (graph, node and size names, messages that quote them) goes through one of these
+ENV.filters["comment"] = naming.comment  # inside // or /* */
+ENV.filters["cstr"] = naming.c_string  # a whole C++ string literal, quotes included
+ENV.filters["ident"] = naming.ident  # a C++ identifier
 
 
 def render(template_name: str, /, **context) -> str:

@@ -20,6 +20,7 @@ import attrs
 import sympy
 
 from af_core import dtypes as dt
+from af_core import naming
 from af_core.codegen.api_call import create_api_call
 from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
@@ -80,10 +81,26 @@ class KernelContext:
         return self._format(sympy.sympify(value), state)
 
     def gm(self, tensor: str) -> str:
-        return f"{tensor}_gm"
+        """The GlobalTensor variable of a GM/workspace tensor (its name through :func:`naming.ident`)."""
+        return f"{naming.ident(tensor)}_gm"
 
     def buffer(self, name: str) -> str:
-        return f"{name}_buf"
+        return f"{naming.ident(name)}_buf"
+
+    @staticmethod
+    def ident(name: str) -> str:
+        """A C++ identifier for any name (graph/node/tensor names are user text)."""
+        return naming.ident(name)
+
+    @staticmethod
+    def c_string(text: str) -> str:
+        """A C++ string literal holding ``text`` (quotes included), safe for any text."""
+        return naming.c_string(text)
+
+    @staticmethod
+    def comment(text: str) -> str:
+        """``text`` made inert for the inside of a C++ comment."""
+        return naming.comment(text)
 
     def unique(self, prefix: str) -> str:
         self._counter += 1
@@ -109,14 +126,14 @@ class KernelContext:
         if like is not None:
             var = self.vars[like]
             if self._ctype(like) != self._ctype(tensor):
-                alias = self.unique(f"{tensor}_")
+                alias = self.unique(f"{naming.ident(tensor)}_")
                 self.vars[tensor] = alias
                 return (f"AscendC::LocalTensor<{self._ctype(tensor)}> {alias} = "
                         f"{var}.template ReinterpretCast<{self._ctype(tensor)}>();"), alias
             self.vars[tensor] = var
             return "", var
         buf = self._buffer_of(tensor)
-        var = self.unique(f"{tensor}_")
+        var = self.unique(f"{naming.ident(tensor)}_")
         ctype = self._ctype(tensor)
         how = "AllocTensor" if buf.kind == "que" else "Get"
         self.vars[tensor] = var
@@ -135,7 +152,7 @@ class KernelContext:
         if tensor in self.queued:
             self.queued.discard(tensor)
             buf = self._buffer_of(tensor)
-            var = self.unique(f"{tensor}_")
+            var = self.unique(f"{naming.ident(tensor)}_")
             ctype = self._ctype(tensor)
             self.vars[tensor] = var
             return f"AscendC::LocalTensor<{ctype}> {var} = {self.buffer(buf.name)}.DeQue<{ctype}>();", var
@@ -183,7 +200,8 @@ def _render_nodes(nodes: list[ImplNode], ctx: KernelContext) -> str:
         code = call.generate(node, ctx).rstrip()
         frees = [ctx.release(t) for t in node.attrs.get("release", ())]
         code = "\n".join([code, *(f for f in frees if f)])
-        out.append(f"// {node.name}: {node.op_type} ({node.api_call})\n{code}")
+        out.append(f"// {naming.comment(node.name)}: {naming.comment(node.op_type)} "
+                   f"({naming.comment(node.api_call)})\n{code}")
     return "\n".join(out)
 
 
@@ -264,7 +282,7 @@ def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str
         lines.append(f"AscendC::GlobalTensor<{ctype}> {ctx.gm(tensor.name)};")
         lines.append(f"{ctx.gm(tensor.name)}.SetGlobalBuffer({base}, {ctx.expr(count)});")
     for i, stage in enumerate(impl.stages):
-        lines.append(f"// ---- stage {i}: {stage.name}")
+        lines.append(f"// ---- stage {i}: {naming.comment(stage.name)}")
         if stage.sync_before:
             lines.append("AscendC::SyncAll();")
         block = []
@@ -285,6 +303,7 @@ def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str
                         "const AutofuseTilingData& t"])
     body = _indent("\n".join(lines), 4)
     return (
-        f"// {case.label} (tiling key {case.tiling_key}), template plugin {case.plugin or 'unknown'}\n"
+        f"// {naming.comment(case.label)} (tiling key {case.tiling_key}), "
+        f"template plugin {naming.comment(case.plugin or 'unknown')}\n"
         f"__aicore__ inline void {case.function_name}({params})\n{{\n{body}\n}}\n"
     )

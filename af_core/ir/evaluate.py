@@ -87,9 +87,16 @@ _MODULES = [
 
 @functools.lru_cache(maxsize=4096)
 def compile_expr(expr: Expr, names: tuple[str, ...]):
-    """A Python callable of the named sizes (positional) for ``expr``."""
-    symbols = [sympy.Symbol(n, integer=True, positive=True) for n in names]
-    return sympy.lambdify(symbols, expr, modules=_MODULES)
+    """A Python callable of the named sizes (positional) for ``expr``.
+
+    Symbols are matched by name and replaced by dummies before lambdify prints
+    Python, so no symbol name (``Min``, ``math``, ``lambda``) can shadow a helper
+    or break the generated code.
+    """
+    dummies = [sympy.Dummy(f"a{i}") for i in range(len(names))]
+    slot = {n: d for n, d in zip(names, dummies)}
+    renamed = expr.xreplace({s: slot[s.name] for s in expr.free_symbols if s.name in slot})
+    return sympy.lambdify(dummies, renamed, modules=_MODULES)
 
 
 def eval_int(expr: Expr, env: Mapping[str, int]) -> int:

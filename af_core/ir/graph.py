@@ -14,7 +14,7 @@ order is kept everywhere so that every traversal is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -385,6 +385,19 @@ class HintGraph:
 
     def size_var(self, name: str) -> SizeVar | None:
         return self._sizes.get(name)
+
+    def size_env(self, sizes: Mapping[str, int]) -> dict[str, int]:
+        """Size values keyed by graph name -> keyed by symbol name (what formulas evaluate with).
+
+        Symbol names are the sizes' C++ identifiers (``class`` becomes
+        ``afxclass``, ``s0`` stays ``s0``). Idempotent: a mapping whose keys are
+        all symbol names already is returned as it is; otherwise keys that are
+        graph names are translated and other keys kept.
+        """
+        symbols = {v.symbol.name for v in self._sizes.values()}
+        if all(k in symbols for k in sizes):
+            return dict(sizes)
+        return {(self._sizes[k].symbol.name if k in self._sizes else k): v for k, v in sizes.items()}
 
     def create_axis(self, name: str, size: object) -> Axis:
         axis = Axis(len(self._axes), str(name), as_expr(size, self.size_symbols()))

@@ -1,24 +1,40 @@
 """Size expressions: sympy integers (static shapes) or products of size symbols.
 
 Size symbols are positive integers, so sympy can prove simple facts such as
-``s1*s2 > 0`` without help. Expressions are parsed back from text with an
-explicit symbol table, never with ``eval`` of user text.
+``s1*s2 > 0`` without help. Texts (JSON graphs, string strides) are read by
+:func:`parse`, a small hand-written grammar that builds the sympy objects from
+tokens with an explicit symbol table: no text ever reaches ``eval`` or sympy's
+own parser. :func:`to_text` prints what :func:`parse` reads back.
 """
 
 from __future__ import annotations
 
-import re
-import tokenize
 from collections.abc import Mapping
 
 import sympy
+from sympy.printing.precedence import precedence
+from sympy.printing.str import StrPrinter
+
+from af_core.naming import demangle, size_ident
 
 Expr = sympy.Expr
 
 
 def size_symbol(name: str) -> sympy.Symbol:
-    """The symbol of a dynamic size; positive integer by construction."""
-    return sympy.Symbol(name, integer=True, positive=True)
+    """The symbol of a dynamic size; positive integer by construction.
+
+    The symbol's name is the size's C++ identifier (:func:`af_core.naming.size_ident`:
+    ``s0`` stays ``s0``, ``class``, ``tile`` or ``core_num`` are escaped), so formulas,
+    host tiling and kernels can use symbol names directly and a size never
+    shares a name with a platform symbol or generated variable. Graph-facing
+    text (:func:`to_text`, reports) shows the graph's own name.
+    """
+    return sympy.Symbol(size_ident(name), integer=True, positive=True)
+
+
+def size_name(symbol: sympy.Symbol) -> str:
+    """The graph's name of a size symbol (inverse of :func:`size_symbol`)."""
+    return demangle(symbol.name)
 
 
 def as_expr(value: object, symbols: Mapping[str, sympy.Symbol] | None = None) -> Expr:
@@ -41,42 +57,224 @@ def SizeExpr(value: object = 0) -> Expr:  # noqa: N802 - pyautofuse spelling
     return as_expr(value)
 
 
-_ALLOWED = re.compile(r"^[A-Za-z0-9_+\-*/(), ]*$")
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_FUNCTIONS = {"Max", "Min", "Mod", "floor", "ceiling"}
+#: Bounds of what :func:`parse` accepts: text length, operator nesting, literal magnitude.
+MAX_TEXT = 4096
+MAX_DEPTH = 64
+MAX_LITERAL = (1 << 63) - 1
+
+_FUNCTIONS: dict[str, tuple[int, int | None]] = {  # name -> (min args, max args)
+    "Max": (1, None),
+    "Min": (1, None),
+    "Mod": (2, 2),
+    "floor": (1, 1),
+    "ceiling": (1, 1),
+}
+_SPACE = frozenset(" \t\r\n")
+_BINARY = {"+": 1, "-": 1, "*": 2, "/": 2}  # precedence; all left-associative
+_UNARY_PREC = 3
+
+
+def _tokens(text: str):
+    """(kind, value, position) for every token: int, name, op, '(', ')', ','."""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in _SPACE:
+            i += 1
+        elif "0" <= ch <= "9":
+            j = i
+            while j < n and "0" <= text[j] <= "9":
+                j += 1
+            if j - i > 19 or int(text[i:j]) > MAX_LITERAL:
+                raise ValueError(f"integer literal at position {i} exceeds {MAX_LITERAL}")
+            if j < n and ("_" + text[j]).isidentifier():
+                raise ValueError(f"a name cannot start with a digit (position {i})")
+            yield "int", int(text[i:j]), i
+            i = j
+        elif ch.isidentifier():
+            j = i + 1
+            while j < n and ("_" + text[j]).isidentifier():
+                j += 1
+            yield "name", text[i:j], i
+            i = j
+        elif ch in _BINARY:
+            if ch == "*" and text[i + 1:i + 2] == "*":
+                raise ValueError(f"'**' (power) at position {i} is not allowed in a size expression")
+            yield "op", ch, i
+            i += 1
+        elif ch in "(),":
+            yield ch, ch, i
+            i += 1
+        else:
+            raise ValueError(f"character {ch!r} at position {i} is not allowed in a size expression")
+
+
+def _apply(op: str, args: list[Expr]) -> Expr:
+    if op == "neg":
+        return -args[0]
+    if op == "pos":
+        return args[0]
+    a, b = args
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b.is_zero:
+        raise ValueError("division by zero")
+    return a / b
+
+
+def _call(name: str, args: list[Expr]) -> Expr:
+    low, high = _FUNCTIONS[name]
+    if len(args) < low or (high is not None and len(args) > high):
+        count = str(low) if low == high else f"at least {low}"
+        raise ValueError(f"{name} takes {count} argument(s), got {len(args)}")
+    if name == "Max":
+        return sympy.Max(*args)
+    if name == "Min":
+        return sympy.Min(*args)
+    if name == "Mod":
+        if args[1].is_zero:
+            raise ValueError("Mod by zero")
+        return sympy.Mod(*args)
+    if name == "floor":
+        return sympy.floor(args[0])
+    return sympy.ceiling(args[0])
+
+
+def _parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
+    """Shunting-yard over :func:`_tokens`; explicit stacks, no recursion."""
+    values: list[Expr] = []
+    # operator stack: ("op", sym, prec) binary, ("unary", "neg"|"pos", prec), ("(", "", 0) grouping,
+    # ("call", name, 0) an open function call (its argument count is on ``argc``)
+    ops: list[tuple[str, str, int]] = []
+    argc: list[int] = []
+    tokens = list(_tokens(text))
+
+    def reduce_one() -> None:
+        kind, op, _prec = ops.pop()
+        if kind == "unary":
+            values.append(_apply(op, [values.pop()]))
+        else:
+            b = values.pop()
+            a = values.pop()
+            values.append(_apply(op, [a, b]))
+
+    def push(entry: tuple[str, str, int]) -> None:
+        if len(ops) >= MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        ops.append(entry)
+
+    expect_operand = True
+    i = 0
+    while i < len(tokens):
+        kind, value, pos = tokens[i]
+        i += 1
+        if expect_operand:
+            if kind == "int":
+                values.append(sympy.Integer(value))
+                expect_operand = False
+            elif kind == "name" and i < len(tokens) and tokens[i][0] == "(":
+                if value not in _FUNCTIONS:
+                    raise ValueError(f"calls '{value}', which is not allowed "
+                                     f"(functions: {', '.join(sorted(_FUNCTIONS))})")
+                push(("call", value, 0))
+                argc.append(1)
+                i += 1  # the call's '('
+            elif kind == "name":
+                symbol = symbols.get(value)
+                values.append(symbol if symbol is not None else size_symbol(value))
+                expect_operand = False
+            elif kind == "(":
+                push(("(", "", 0))
+            elif kind == "op" and value in "+-":
+                push(("unary", "neg" if value == "-" else "pos", _UNARY_PREC))
+            else:
+                raise ValueError(f"expected a number, a name or '(' at position {pos}")
+            continue
+        if kind == "op":
+            prec = _BINARY[value]
+            while ops and ops[-1][0] in ("op", "unary") and ops[-1][2] >= prec:
+                reduce_one()
+            push(("op", value, prec))
+            expect_operand = True
+            continue
+        if kind not in (")", ","):
+            raise ValueError(f"expected an operator, ')' or ',' at position {pos}")
+        while ops and ops[-1][0] in ("op", "unary"):
+            reduce_one()
+        if not ops:
+            raise ValueError(f"unbalanced {value!r} at position {pos}")
+        if kind == ",":
+            if ops[-1][0] != "call":
+                raise ValueError(f"',' outside a function call at position {pos}")
+            argc[-1] += 1
+            expect_operand = True
+            continue
+        entry = ops.pop()
+        if entry[0] == "call":
+            count = argc.pop()
+            args = values[len(values) - count:]
+            del values[len(values) - count:]
+            values.append(_call(entry[1], args))
+    if expect_operand:
+        raise ValueError("the text ends where a number or a name is expected")
+    while ops:
+        if ops[-1][0] not in ("op", "unary"):
+            raise ValueError("unbalanced '('")
+        reduce_one()
+    return values[0]
 
 
 def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
-    """Parse an expression text using only the given size symbols.
+    """Parse a size expression text using the given size symbols; nothing is evaluated as code.
 
-    The text is checked against a small grammar first (names, integers,
-    ``+ - * /``, parentheses and a few functions): graph files are data, and
-    nothing in them is ever evaluated as Python. Unknown names become
-    positive integer symbols too, so a JSON graph that mentions a size it
-    never declared still parses; validation reports it. Raises ValueError.
+    Grammar: integers (at most ``MAX_LITERAL``), names (any identifier; a name
+    in ``symbols`` is that symbol, any other becomes a size symbol of that name
+    that validation then reports), ``+ - * /`` with the usual precedence and
+    unary ``+``/``-``, parentheses and the calls ``Max(a, ...)``, ``Min(a, ...)``,
+    ``Mod(a, b)``, ``floor(a)``, ``ceiling(a)``. ``/`` is exact (rational)
+    division, as in sympy. No ``**``, no other calls, no attribute access:
+    the sympy objects are built here from the tokens, so no text ever reaches
+    a Python or sympy evaluator. Length (``MAX_TEXT``) and nesting
+    (``MAX_DEPTH``) are bounded. Raises ValueError naming the problem.
     """
-    if not isinstance(text, str) or not text.strip() or not _ALLOWED.match(text) or "__" in text:
-        raise ValueError(f"not a size expression: {text!r}")
-    for name in _CALL.findall(text):
-        if name not in _FUNCTIONS:
-            raise ValueError(f"size expression {text!r} calls '{name}', which is not allowed")
-    local = dict(symbols)
+    if not isinstance(text, str):
+        raise ValueError(f"a size expression text must be a str, got {type(text).__name__}")
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"size expression {shown!r} is longer than {MAX_TEXT} characters")
+    if not text.strip():
+        raise ValueError("empty size expression")
     try:
-        expr = sympy.parse_expr(text, local_dict=local, evaluate=True)
-    except (SyntaxError, TypeError, sympy.SympifyError, tokenize.TokenError) as exc:
-        raise ValueError(f"cannot parse size expression {text!r}: {exc}") from None
-    if not isinstance(expr, sympy.Expr):
-        raise ValueError(f"size expression {text!r} is not a number or formula")
-    unknown = [s for s in expr.free_symbols if s.name not in symbols]
-    if unknown:
-        replace = {s: size_symbol(s.name) for s in unknown}
-        expr = expr.xreplace(replace)
+        expr = _parse(text, symbols)
+    except ValueError as exc:
+        raise ValueError(f"not a size expression: {shown!r}: {exc}") from None
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ValueError(f"size expression {shown!r} is not finite")
     return expr
 
 
+class _SizePrinter(StrPrinter):
+    """sympy's str printer, with graph names and without ``**`` (so :func:`parse` reads it back)."""
+
+    def _print_Symbol(self, expr):  # noqa: N802 - sympy printer protocol
+        return demangle(expr.name)
+
+    def _print_Pow(self, expr, rational=False):  # noqa: N802
+        base, exp = expr.as_base_exp()
+        if exp.is_Integer and exp != 0:
+            b = self.parenthesize(base, precedence(sympy.Mul(2, 3, evaluate=False)) + 1)
+            power = "*".join([b] * abs(int(exp)))
+            return f"({power})" if exp > 0 else f"1/({power})"
+        return super()._print_Pow(expr, rational)
+
+
 def to_text(expr: Expr) -> str:
-    """Canonical text of a size expression (stable across runs)."""
-    return sympy.sstr(expr, order="lex")
+    """Canonical text of a size expression (stable across runs; :func:`parse` reads it back)."""
+    return _SizePrinter({"order": "lex"}).doprint(expr)
 
 
 def is_static(expr: Expr) -> bool:

@@ -9,7 +9,7 @@ negative IndirectLoad dims normalized, which is what schedulers consume.
 
 Rule ids (stable; tests and tools match on them): port-connected,
 graph-acyclic, graph-has-output, io-index, io-index-unique, desc-rank,
-sched-axis-rank, size-positive, stride-nonnegative, size-matches-axis,
+sched-axis-rank, rank-max, size-declared, size-positive, stride-nonnegative, size-matches-axis,
 dtype-declared, shape-declared, byte-offset-int64, plus the op rules raised by
 ``OpDef.infer`` (index-dtype, indirect-load-rank, indirect-load-dim,
 index-size-le-input, broadcast-from-one, elementwise-shape, ...).
@@ -29,11 +29,15 @@ from af_core.errors import (
     ShapeError,
 )
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.sizes import Expr, contiguous_strides, size_name
+from af_core.naming import demangle
 from af_core.ops.core_ops import normalize_dim
 from af_core.ops.opdef import InferContext, PortInfo
 
 INT64_MAX = (1 << 63) - 1
+#: The highest tensor rank the back end holds (infer_shape, the twin harness and the kernels'
+#: index arithmetic size their arrays by it).
+MAX_RANK = 8
 
 
 @attrs.frozen
@@ -112,6 +116,33 @@ def _check_io(nodes: list[Node]) -> None:
             seen[index] = node.name
 
 
+def _check_rank(node: Node, rank: int) -> None:
+    if rank > MAX_RANK:
+        raise ShapeError(
+            "rank-max",
+            f"rank {rank} exceeds the back end's maximum rank {MAX_RANK}",
+            node=node.name,
+            port="y",
+            values={"rank": rank, "max_rank": MAX_RANK},
+        )
+
+
+def _check_declared(graph: HintGraph, node: Node, exprs: list[Expr]) -> None:
+    """Every size symbol a shape uses is one the graph declares (create_size / the JSON "sizes")."""
+    declared = {v.symbol.name for v in graph.sizes()}
+    for expr in exprs:
+        for sym in sorted(sympy.sympify(expr).free_symbols, key=lambda s: s.name):
+            if sym.name not in declared:
+                raise ShapeError(
+                    "size-declared",
+                    f"size '{size_name(sym)}' is used but not declared (graph.create_size, or the JSON "
+                    "'sizes' list)",
+                    node=node.name,
+                    port="y",
+                    values={"size": size_name(sym)},
+                )
+
+
 def _check_desc_ranks(node: Node) -> None:
     y = node.y
     lengths = {
@@ -120,6 +151,8 @@ def _check_desc_ranks(node: Node) -> None:
         "strides": None if y.strides is None else len(y.strides),
     }
     known = {k: v for k, v in lengths.items() if v is not None}
+    for rank in known.values():
+        _check_rank(node, rank)
     if len(set(known.values())) > 1:
         raise ShapeError(
             "desc-rank",
@@ -230,6 +263,8 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
             node=node.name,
             port="y",
         )
+    _check_rank(node, len(sizes))
+    _check_declared(graph, node, [*sizes, *(strides or ())])
     _check_sizes(node, sizes, strides)
     strides = tuple(strides) if strides is not None else tuple(contiguous_strides(list(sizes)))
     _check_overflow(graph, node, dtype, sizes, strides)
@@ -241,7 +276,7 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
     bounds: dict[str, int] = {}
     for expr in exprs:
         for sym in sympy.sympify(expr).free_symbols:
-            var = graph.size_var(sym.name)
+            var = graph.size_var(size_name(sym))
             if var is None or var.max_value is None:
                 return None
             bounds[sym.name] = var.max_value
@@ -268,7 +303,7 @@ def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes, stride
             f"the largest byte offset {worst} exceeds int64 for the declared size bounds",
             node=node.name,
             port="y",
-            values={"bounds": bounds},
+            values={"bounds": {demangle(k): v for k, v in sorted(bounds.items())}},
         )
 
 

@@ -55,7 +55,7 @@ def evaluate(
     deduced from the arrays when omitted.
     """
     info = info or validate(graph)
-    env = dict(sizes or {})
+    env = graph.size_env(sizes or {})  # graph names or symbol names -> symbol names
     values: dict[str, np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
     data_nodes = [n for n in info.order if graph.node(n).op.compute_type == "data"]

@@ -7,6 +7,7 @@ from typing import Any
 import attrs
 
 from af_core.ir.graph import HintGraph
+from af_core.naming import ident
 from af_core.schedule.impl_graph import ImplGraph
 from af_core.tiling.spec import TilingSpec
 
@@ -35,5 +36,6 @@ class Case:
 
     @property
     def function_name(self) -> str:
-        safe = "".join(ch if ch.isalnum() else "_" for ch in self.label)
-        return f"{self.impl.name}_{safe}_k{self.tiling_key}"
+        # the _k<key> suffix makes it unique, so the other parts only need to be valid and readable
+        label = ident("".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in self.label))
+        return f"{ident(self.impl.name)[:48].rstrip('_')}_{label}_k{self.tiling_key}"

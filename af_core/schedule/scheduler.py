@@ -71,7 +71,9 @@ class ScheduleResult:
 
     @property
     def size_names(self) -> list[str]:
-        return [v.name for v in self.normalized.sizes()]
+        """The sizes' symbol names (their C++ identifiers): the keys of size values everywhere after
+        the graph boundary (``HintGraph.size_env`` translates graph names)."""
+        return [v.symbol.name for v in self.normalized.sizes()]
 
     def case(self, tiling_key: int) -> Case:
         return next(c for c in self.cases if c.tiling_key == tiling_key)
@@ -151,12 +153,25 @@ def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) ->
             if why is not None:
                 rejections.append(Rejected(entry.name, f"template {why}", plugin=entry.distribution))
                 continue
+            clash = _size_clash(item, norm)
+            if clash is not None:
+                rejections.append(Rejected(entry.name, clash, stage="tiling", plugin=entry.distribution))
+                continue
             item.plugin = item.plugin or entry.distribution
             cases.append(item)
         else:
             rejections.append(Rejected(entry.name, f"template returned {type(item).__name__}, "
                                                    "not a Case or Rejected", plugin=entry.distribution))
     return cases, rejections
+
+
+def _size_clash(case: Case, graph: HintGraph) -> str | None:
+    """Formulas mix size and tiling-field symbols by name: a field named like a size symbol is refused."""
+    sizes = {v.symbol.name for v in graph.sizes()}
+    clash = sorted(sizes.intersection(case.tiling.field_names()))
+    if clash:
+        return f"tiling field(s) {', '.join(clash)} have the symbol name of a graph size"
+    return None
 
 
 def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResult:

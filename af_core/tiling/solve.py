@@ -215,6 +215,7 @@ def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = 
     With ``tiling_key``, the tiling data of that case instead of the chosen one.
     """
     refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
+    sizes = scheduled.normalized.size_env(sizes)  # the graph's size names -> symbol names
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size
     if tiling_key is not None:

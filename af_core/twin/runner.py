@@ -30,6 +30,7 @@ import numpy as np
 
 from af_core import __version__
 from af_core import dtypes as dt
+from af_core.ascendc.gate import require_official
 from af_core.codegen.codegen import MAX_RANK, CodegenResult
 from af_core.codegen.jinja import render
 from af_core.errors import ToolchainError, TwinError
@@ -229,6 +230,7 @@ class TwinRunner:
         )
 
     def build(self, result: CodegenResult) -> TwinBuild:
+        require_official(result.kernel, result.kernel_name)  # AF_ASCENDC_CHECK: the real API must accept it too
         dirs = self.include_dirs()
         harness = self.harness(result)
         sources = {
@@ -333,10 +335,8 @@ class TwinRunner:
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:
     from af_core.ir.evaluate import eval_int
-    from af_core.ir.sizes import parse, size_symbol
 
-    symbols = {n: size_symbol(n) for n in sizes}
-    return [eval_int(parse(s, symbols), sizes) for s in io.sizes]
+    return [eval_int(s, sizes) for s in io.shape]
 
 
 def _to_storage(values: np.ndarray, dtype: dt.DType) -> bytes:

@@ -3,31 +3,36 @@
 - every sample graph (af_core.samples) and the design seed's script;
 - the seed graph and the index_select + reduce sample with each template forced;
 - per element dtype and template, one kernel chaining every elementwise op that
-  accepts the dtype (binary ops take a second input, comparisons feed the
-  select op, Cast goes to every other dtype and back): ops and accepted dtypes
-  come from the registry and from validating a one-op graph, never from a list
-  written here;
+  accepts the dtype and that the (forced) template schedules for it (binary ops
+  take a second input, bool results feed the select op, other dtypes are cast
+  back, Cast goes to every other dtype and back): ops, accepted dtypes and what
+  a template takes come from the registry, from validating a one-op graph and
+  from scheduling it, never from a list written here;
 - every reduce op on every dtype it accepts (one reduce per kernel: the fusion
   analysis supports one);
 - every workload of the corpus (af_core.workloads): with the precompiled
   header a kernel costs about a second, so the whole corpus fits the budget.
 
 Each kernel holds every template's case (SIMD, SIMT, SK-like and any other
-installed) unless a template is forced.
+installed) unless a template is forced; a forced kernel is in the set only
+where its template proposes a case (a rejection, e.g. SIMD on 8-byte data,
+has no kernel to check; the template suites test the rejection itself).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 import attrs
 
 from af_core import dtypes as dt
-from af_core.autofuser import AutofuserOptions
+from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.builders import GraphBuilder, TensorRef, index_select
-from af_core.errors import AfError
+from af_core.errors import AfError, ScheduleError
 from af_core.ir.graph import HintGraph
+from af_core.platform import reset_platform
 from af_core.registry import get_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,25 +103,53 @@ def _is_comparison(op, dtype: dt.DType) -> bool:
         return False
 
 
-def _elementwise_graph(dtype: dt.DType, names: list[str]) -> HintGraph:
-    """Chain ``names`` on a gathered tensor; comparisons select (Where) between the chain and a side input.
+def _select_op() -> str | None:
+    """The three-input op that selects between two tensors with a bool condition, if one is registered."""
+    return next((op.name for op in _ops("elementwise") if len(op.inputs) == 3), None)
 
-    A three-input select is exercised by those comparisons; it takes a bool Data
-    input only when no comparison accepts the dtype.
-    """
+
+def _step(g: GraphBuilder, op, y: TensorRef, n: int, dtype: dt.DType) -> TensorRef:
+    """``op`` on ``y``, brought back to ``dtype``: a bool result selects between y and a side input,
+    another dtype is cast back."""
+    out = _apply(g, op, y, n)
+    if out.dtype == dtype:
+        return out
+    if out.dtype == dt.bool_ and _select_op() is not None:
+        return g.op(_select_op(), out, y, g.data(f"w{n}", ["K", "D"], dtype.name))
+    return g.cast(out, dtype.name)
+
+
+def _schedules(build: Callable[[], HintGraph], template: str | None) -> bool:
+    """Whether ``template`` (forced) proposes a case for the graph: a rejection is not a kernel to check."""
+    try:
+        Autofuser(AutofuserOptions(force_template=template)).schedule(build())
+    except ScheduleError:
+        return False
+    finally:
+        reset_platform()
+    return True
+
+
+@functools.cache
+def _template_takes(op_name: str, dtype: dt.DType, template: str) -> bool:
+    """Whether the forced template schedules ``op_name`` alone on a gathered ``dtype`` tensor."""
+    op = {o.name: o for o in _ops("elementwise")}[op_name]
+
+    def build() -> HintGraph:
+        g = GraphBuilder("probe")
+        g.output(_step(g, op, _base(g, dtype), 0, dtype), "y")
+        return g.build()
+
+    return _schedules(build, template)
+
+
+def _elementwise_graph(dtype: dt.DType, names: list[str]) -> HintGraph:
+    """Chain ``names`` on a gathered tensor, each result brought back to ``dtype`` (see ``_step``)."""
     table = {op.name: op for op in _ops("elementwise")}
-    selects = [n for n in names if len(table[n].inputs) == 3]
-    compares = [n for n in names if _is_comparison(table[n], dtype)] if selects else []
     g = GraphBuilder(f"ew_{dtype.name}")
     y = _base(g, dtype)
     for n, name in enumerate(names):
-        op = table[name]
-        if (name in selects and compares) or (_is_comparison(op, dtype) and not selects):
-            continue
-        out = _apply(g, op, y, n)
-        if out.dtype != dtype:
-            out = g.op(selects[0], out, y, g.data(f"w{n}", ["K", "D"], dtype.name))
-        y = out
+        y = _step(g, table[name], y, n, dtype)
     g.output(y, "y")
     return g.build()
 
@@ -188,9 +221,10 @@ def kernel_cases() -> list[KernelCase]:
         cases.append(KernelCase(f"{t}_index_select_sum", samples.index_select_sum, t))
     for name, ops in elementwise_plan().items():
         d = dt.get(name)
-        chain = ops
         targets = _cast_targets(d)
         for t in TEMPLATES:
+            # a vector template declines ops without a legal vector form; the SIMT kernel checks those
+            chain = [op for op in ops if _template_takes(op, d, t)]
             if chain:
                 cases.append(KernelCase(f"{t}_elementwise_{name}",
                                         (lambda d=d, chain=chain: _elementwise_graph(d, chain)), t))
@@ -203,4 +237,4 @@ def kernel_cases() -> list[KernelCase]:
                     cases.append(KernelCase(f"{t}_reduce_{op.name.lower()}_{d.name}",
                                             (lambda name=op.name, d=d: _reduce_graph(name, d)), t))
     cases += workload_cases()
-    return cases
+    return [c for c in cases if c.force_template is None or _schedules(c.build, c.force_template)]

@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 from af_core import ascir
-from af_core.builders import GraphBuilder, gather
+from af_core.builders import GraphBuilder, gather, index_select
 from af_core.errors import AscirError
 from af_core.ir.validate import validate
 from af_core.testing import seed_style_gather
@@ -269,3 +269,56 @@ def test_size_text_is_parsed_not_evaluated():
             x.y.size = [text, *x.y.size[1:]]
     x.y.size = ["s0", "s1*2", "s2", "s3"]
     assert str(x.y.size[1]) == "2*s1"
+
+
+def test_byte_offset_overflow_names_the_graphs_size_names():
+    g = GraphBuilder("odd")
+    x = g.data("x", ["class", "E"], "float32")
+    idx = g.data("idx", ["core_num"], "int64")
+    g.output(index_select(x, 0, idx), "y")
+    for name in ("class", "E", "core_num"):
+        g.graph.create_size(name, max_value=1 << 31)
+    err = expect(g.graph, "byte-offset-int64", "x", "y")
+    assert set(err.values["bounds"]) == {"class", "E"}
+
+
+def _rank_graph(rank: int):
+    g = GraphBuilder(f"rank{rank}")
+    shape = [f"d{i}" for i in range(rank)]
+    x = g.data("x", shape, "float32")
+    idx = g.data("idx", shape[:-1] + ["k"], "int32")
+    g.output(gather(x, rank - 1, idx), "y")
+    return g.graph
+
+
+def test_rank_above_the_back_end_maximum_is_rejected():
+    from af_core.ir.validate import MAX_RANK
+
+    validate(_rank_graph(MAX_RANK))
+    err = expect(_rank_graph(MAX_RANK + 1), "rank-max", "x", "y")
+    assert err.values == {"rank": MAX_RANK + 1, "max_rank": MAX_RANK}
+    expect(_rank_graph(12), "rank-max", "x", "y")
+
+
+def test_size_declared():
+    import json
+
+    from af_core.ir.serialize import graph_from_dict, to_json
+
+    data = json.loads(to_json(seed_style_gather()))
+    data["sizes"] = [s for s in data["sizes"] if s["name"] != "s1"]
+    err = expect(graph_from_dict(data), "size-declared", "x", "y")
+    assert err.values == {"size": "s1"}
+
+
+def test_size_env_translates_graph_names_once():
+    g = GraphBuilder("env")
+    x = g.data("x", ["n", "afxn"], "float32")  # symbol names afxn and afxafxn
+    i = g.data("i", ["s0", "afxn"], "int32")
+    g.output(gather(x, 0, i))
+    graph = g.build()
+    assert [v.symbol.name for v in graph.sizes()] == ["afxn", "afxafxn", "s0"]
+    by_name = {"n": 1, "afxn": 2, "s0": 3}
+    by_symbol = {"afxn": 1, "afxafxn": 2, "s0": 3}
+    assert graph.size_env(by_name) == by_symbol
+    assert graph.size_env(by_symbol) == by_symbol

@@ -160,3 +160,17 @@ def test_explain_under_each_selection_policy(tmp_path):
     assert chosen["seed"].startswith("simd") and chosen["cost"] == "simt", chosen
     proc = afc("explain", str(path), "--shape", shape, "--selection", "fastest")
     assert proc.returncode == 2 and "invalid choice: 'fastest'" in proc.stderr
+
+
+def test_run_shows_the_size_names_of_the_graph(tmp_path):
+    """Lower-case size names are escaped in the C++ (they could meet a template's own symbols); the
+    table shows the names the user wrote."""
+    g = GraphBuilder("lower")
+    x = g.data("x", ["vocab", "dim"], "float32")
+    i = g.data("index", ["batch", "dim"], "int64")
+    g.output(gather(x, 0, i), "y")
+    path = tmp_path / "lower.json"
+    path.write_text(to_json(g.build()))
+    proc = afc("run", str(path), "--shape", "vocab=9,dim=4,batch=3")
+    assert proc.returncode == 0, proc.stderr
+    assert "vocab=9" in proc.stdout and "batch=3" in proc.stdout and "afx" not in proc.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy
 
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.kernel import KernelContext
 from af_core.codegen.scalar import Mask, ScalarEmitter, value_type
 from af_core.ir.graph import Node
 
@@ -49,7 +50,7 @@ class _Emitter(ScalarEmitter):
         load = f"{self.ctx.gm(data.name)}.GetValue({self._offset(data, coords, (mask - {dim}) | view_mask)})"
         if node.attr.ir_attr.need_check_bound:
             return f"(({idx} >= 0 && {idx} < ({extent})) ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
-        self.emit(f'AF_SIMT_CHECK_INDEX({idx}, ({extent}), "{node.name}");')
+        self.emit(f'AF_SIMT_CHECK_INDEX({idx}, ({extent}), {KernelContext.c_string(node.name)});')
         return load
 
 

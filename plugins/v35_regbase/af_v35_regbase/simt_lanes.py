@@ -118,7 +118,7 @@ class LaneEmitter(ScalarEmitter):
             ok = self.fresh()
             self.emit(f"const bool {ok} = {idx} >= 0 && {idx} < {extent};")
             if not self.attrs["need_check_bound"]:
-                self.emit(f'AF_SIMT_CHECK_INDEX({idx}, {extent}, "{node.name}");')
+                self.emit(f'AF_SIMT_CHECK_INDEX({idx}, {extent}, {KernelContext.c_string(node.name)});')
             self.index_vars[mask] = idx
             self.valid[mask] = ok
         ok = self.valid[mask]

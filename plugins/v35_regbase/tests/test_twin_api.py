@@ -17,6 +17,7 @@ import struct
 
 import numpy as np
 import pytest
+from af_v35_twin_build import CASE_MAIN  # loaded by conftest.py
 
 pytestmark = pytest.mark.twin
 
@@ -130,19 +131,6 @@ __gm__ T* G(std::vector<T>& v) {
 }  // namespace
 """
 
-MAIN = r"""
-int main(int argc, char** argv) {
-    const std::string name = argc > 1 ? argv[1] : "";
-    for (const Case& c : kCases) {
-        if (name == c.name) {
-            c.fn();
-            return 0;
-        }
-    }
-    std::fprintf(stderr, "unknown case '%s'\n", name.c_str());
-    return 2;
-}
-"""
 
 # ---------------------------------------------------------------------------
 # Data movement, pipe and queues.
@@ -650,7 +638,7 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + MAIN
+""" + CASE_MAIN
 
 # ---------------------------------------------------------------------------
 # 16-bit float types, vector arithmetic, Cast, Compare / Select, reductions.
@@ -1012,7 +1000,7 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + MAIN
+""" + CASE_MAIN
 
 # ---------------------------------------------------------------------------
 # Launch, SyncAll, SIMT and the counters.
@@ -1258,7 +1246,7 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + MAIN
+""" + CASE_MAIN
 
 
 # ---------------------------------------------------------------------------

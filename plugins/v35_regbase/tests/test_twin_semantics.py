@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 import pytest
+from af_v35_twin_build import CASE_MAIN  # loaded by conftest.py
 
 pytestmark = pytest.mark.twin
 
@@ -246,19 +247,7 @@ const Case kCases[] = {
 };
 
 }  // namespace
-
-int main(int argc, char** argv) {
-    const std::string name = argc > 1 ? argv[1] : "";
-    for (const Case& c : kCases) {
-        if (name == c.name) {
-            c.fn();
-            return 0;
-        }
-    }
-    std::fprintf(stderr, "unknown case %s\n", name.c_str());
-    return 2;
-}
-"""
+""" + CASE_MAIN
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,20 @@ INCLUDE_DIR = Path(af_v35_regbase.__file__).parent / "twin" / "include"
 BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
 WARNING_FLAGS = ("-Wall", "-Wextra", "-Werror")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
+#: ``main`` of a multi-case test program: runs the ``kCases`` entry named by argv[1] (exit 2 if unknown)
+CASE_MAIN = r"""
+int main(int argc, char** argv) {
+    const std::string name = argc > 1 ? argv[1] : "";
+    for (const Case& c : kCases) {
+        if (name == c.name) {
+            c.fn();
+            return 0;
+        }
+    }
+    std::fprintf(stderr, "unknown case '%s'\n", name.c_str());
+    return 2;
+}
+"""
 SANITIZE_ENV = {
     "ASAN_OPTIONS": "abort_on_error=0:detect_leaks=0",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",

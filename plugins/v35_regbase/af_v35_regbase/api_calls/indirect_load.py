@@ -87,7 +87,7 @@ class IndirectLoadRegApiCall(ApiCall):
         ctx, a = self.ctx, self.node.attrs
         ctx.need_source(GATHER_SOURCE)
         base = self.node.name[: -len("_pattern")] if a["phase"] == "pattern" else self.node.name
-        geom = "geom_" + "".join(ch if ch.isalnum() else "_" for ch in base)
+        geom = "geom_" + ctx.ident(base)
         data_t = ctx.cpp_type(dtypes.get(a["data_dtype"]))
         if a["phase"] == "pattern":
             make, pattern = ctx.produce(a["pattern"])
@@ -136,14 +136,14 @@ class IndirectLoadRegApiCall(ApiCall):
                 idx32 = idx
             tmp = extra.get("tmp", off)
             lines.append(f'AfGatherOffsetsVector<{data_t}>({off}, {idx32}, {pattern}, {tmp}, {extra["mask"]}, '
-                         f'{extra["mask2"]}, {rows}, {geom}, "{name}");')
+                         f'{extra["mask2"]}, {rows}, {geom}, {ctx.c_string(name)});')
         else:
             suffix_ok = "true" if a["geom"]["dim_only"] else "false"
             lines += [
                 f"if ({suffix_ok} && {geom}.suffix % 8 == 0) {{",
-                f'    AfGatherOffsetsSuffix<{idx_t}, {data_t}>({off}, {idx}, {pattern}, {rows}, {geom}, "{name}");',
+                f'    AfGatherOffsetsSuffix<{idx_t}, {data_t}>({off}, {idx}, {pattern}, {rows}, {geom}, {ctx.c_string(name)});',
                 "} else {",
-                f'    AfGatherOffsetsScalar<{idx_t}, {data_t}>({off}, {idx}, {rows}, {geom}, "{name}");',
+                f'    AfGatherOffsetsScalar<{idx_t}, {data_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});',
                 "}",
             ]
         lines += [

@@ -1,0 +1,69 @@
+"""Every kernel the twin builds also passes the official check, when asked.
+
+The twin accepts what our emulation accepts. With ``AF_ASCENDC_CHECK`` set,
+:func:`require_official` (called by the twin runner before each build) type
+-checks the kernel against the official headers first, so a test suite or an
+``afc run`` cannot prove a kernel right on the twin that the real API would
+reject. Values:
+
+- ``1``: required; no official headers found is an error;
+- ``auto``: checked when ``AF_ASCENDC_SRC`` names headers, skipped when it
+  names nothing (a machine without the asc-devkit extract);
+- unset, empty or ``0``: off.
+
+One checker serves the process (its results are cached on disk by kernel
+hash, so a kernel built by many tests is checked once).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from af_core.ascendc.check import AscendcChecker
+from af_core.ascendc.source import SOURCE_ENV, AscendcSourceError, find_source
+from af_core.errors import CodegenError
+
+CHECK_ENV = "AF_ASCENDC_CHECK"
+
+_lock = threading.Lock()
+_checker: AscendcChecker | None = None
+_checker_for: tuple[str, str] | None = None
+
+
+class OfficialCheckError(CodegenError):
+    """A generated kernel that the official AscendC headers reject (a bug of the generator or a plugin)."""
+
+
+def _mode() -> str:
+    value = os.environ.get(CHECK_ENV, "").strip().lower()
+    return "" if value in ("", "0", "off", "no") else value
+
+
+def _shared_checker(mode: str) -> AscendcChecker | None:
+    global _checker, _checker_for
+    where = (mode, os.environ.get(SOURCE_ENV, ""))
+    with _lock:
+        if _checker is None or _checker_for != where:
+            try:
+                source = find_source()
+            except AscendcSourceError:
+                if mode == "auto" and not os.path.exists(where[1]):
+                    return None
+                raise
+            _checker, _checker_for = AscendcChecker(source), where
+        return _checker
+
+
+def require_official(kernel: str, kernel_name: str) -> None:
+    """Raise :class:`OfficialCheckError` when the check is on and the official headers reject ``kernel``."""
+    mode = _mode()
+    if not mode:
+        return
+    checker = _shared_checker(mode)
+    if checker is None:
+        return
+    result = checker.check(kernel)
+    if not result.ok:
+        raise OfficialCheckError(f"kernel '{kernel_name}' fails the official AscendC check "
+                                 f"({CHECK_ENV}={mode}):\n{result.describe(limit=8)}")
