@@ -9,7 +9,7 @@ form reaches; the comment of each row names the file under
 
 The table has two readers, so the real API's rules live in one place:
 
-- the v35 ApiCalls (:mod:`af_v35_regbase.legalize`) emit only calls it
+- the v35 ApiCalls (:mod:`af_v35_regbase.api_calls.legalize`) emit only calls it
   allows, computing in a wider type where AscendC needs it, and report the
   cases with no legal form so the scheduler keeps SIMT for them;
 - the CPU twin ``static_assert``\\ s it: ``af_twin/api_dtypes.h`` is generated
