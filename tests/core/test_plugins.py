@@ -235,6 +235,8 @@ def test_plugins_listing_has_versions_and_hooks(site):
 
 def test_hook_tracing_prints_calls(site, capsys):
     make_dist(site, "af-good", "af_good_mod4", OP_PLUGIN.format(op="Good4"))
+    make_dist(site, "af-dirs", "af_dirs_mod4",
+              "from af_core import hookimpl\n\n@hookimpl\ndef af_twin_include_dirs(platform):\n    return []\n")
     manager = AfPluginManager(env={"AF_TRACE_HOOKS": "1"})
     Registry(manager)
     from af_core.platform import Platform
@@ -242,7 +244,7 @@ def test_hook_tracing_prints_calls(site, capsys):
     manager.twin_include_dirs(platform=Platform())
     err = capsys.readouterr().err
     assert "af_register_ops @ af_good_mod4" in err
-    assert "af_twin_include_dirs" in err
+    assert "af_twin_include_dirs @ af_dirs_mod4" in err  # hooks called plugin by plugin are traced too
 
 
 MALFORMED_CASE = """

@@ -32,10 +32,12 @@ from af_core.errors import ScheduleError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
+from af_core.registry import get_registry
 from af_core.schedule.case import Case
 from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import hoist_input_chain
+from af_core.schedule.rowtiles import REDUCE_API_CALL
 from af_core.schedule.template import Rejected
 from af_core.schedule.tiles import TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
@@ -149,6 +151,10 @@ class SimtTemplate:
         a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
         out_dtype = parts.output.y.dtype
         cdt = dt.float32 if out_dtype.is_float else out_dtype
+        red_api = get_registry().get("api_call", REDUCE_API_CALL)
+        reason = red_api.rejection(parts.reduce.type, cdt) if hasattr(red_api, "rejection") else None
+        if reason is not None:
+            raise ScheduleError(f"a vector {parts.reduce.type} on {cdt}, which 3510 lacks: {reason}")
         cast = cdt != out_dtype
         spec = TilingSpec()
         spec.add("rows", a_, "reduce groups (kept outer elements)")

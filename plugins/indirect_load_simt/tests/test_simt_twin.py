@@ -258,3 +258,15 @@ def test_ub_reduce_tile_keeps_the_budget_of_a_vf_call_kernel():
     assert usual.ok, usual.describe()
     for name, values in usual.twin.outputs.items():
         np.testing.assert_array_equal(full.outputs[name], values)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8"])
+def test_integer_mean_floor_divides_like_the_reference(dtype):
+    """An integer Mean is the floor of the wide sum over the group size, on every SIMT case."""
+    s = session(rank=3, dim=1, dtype=dtype, reduce=("Mean", (1, 2)))
+    rng = np.random.default_rng(67)
+    assert keys(s)
+    for label, key in keys(s).items():
+        for k in range(2):
+            run = s.check(gather_sizes(rng, 3, 1), seed=k, core_num=CORES[k], tiling_key=key)
+            assert run.ok, (label, run.describe())

@@ -191,8 +191,11 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
             f"    acc = rr == 0 ? v : ({combine});",
             "}",
         ]
-        if kind == "Mean":
+        if kind == "Mean" and vdtype.is_float:
             body.append(f"acc = acc * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
+        elif kind == "Mean":  # the reference floor-divides the integer sum (rounds toward -inf)
+            body += [f"const int64_t group_n = {group};",
+                     "acc = acc / group_n - ((acc % group_n != 0 && acc < 0) ? 1 : 0);"]
         result = "acc"
     if out_space == "gm":
         store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({result}));"
