@@ -2,8 +2,9 @@
 
 The selected kernels are generated and checked once per test run, two g++ at a
 time; each test then reads its own verdict, so every failing kernel is named.
-KNOWN_FAILING lists the kernels that fail today with their first error; they
-are strict xfails: fixing one turns its test red until its entry is removed.
+KNOWN_FAILING would list kernels known to fail, with their first error, as
+strict xfails (fixing one turns its test red until its entry is removed); it
+is empty.
 No kernel, failing or not, may fail in our stand-ins (that would be a gap of
 the check, not of the kernel).
 """
@@ -18,28 +19,8 @@ from af_core.platform import reset_platform
 
 CASES = {c.name: c for c in kernel_cases()}
 
-# First errors (paths relative to the asc-devkit tree). The SIMT one hides a second error behind it:
-# GlobalTensor::GetPhyAddr() returns `const __gm__ T*` (include/basic_api/kernel_tensor.h) and the SIMT
-# entry's parameters are non-const (the official simt_stub.h reports "invalid conversion from
-# 'const T*' to 'T*'" once LAUNCH_BOUND is replaced by __launch_bounds__).
-SIMT = ("kernel.cpp: error: expected constructor, destructor, or type conversion before '(' token "
-        "(LAUNCH_BOUND is no AscendC macro; the headers know __launch_bounds__)")
-ABS = ("impl/basic_api/dav_3510/kernel_operator_vec_unary_impl.h:597:72: error: static assertion failed: "
-       "current data type is not supported on current device! (Abs on bfloat16)")
-RELU = ("impl/basic_api/dav_3510/kernel_operator_vec_unary_impl.h:719:55: error: static assertion failed: "
-        "current data type is not supported on current device! (Relu on int16)")
-MUL = ("impl/basic_api/dav_3510/kernel_operator_vec_binary_continuous_impl.h:121:23: error: static assertion "
-       "failed: current data type is not supported on current device! (Mul on int8/uint8)")
-ADDS = ("impl/basic_api/dav_3510/kernel_operator_vec_binary_scalar_impl.h:246:116: error: static assertion failed: "
-        "Adds not support current datatype! (uint16/uint32)")
-MULS = ("impl/basic_api/dav_3510/kernel_operator_vec_binary_scalar_impl.h:300:108: error: static assertion failed: "
-        "Muls not support current datatype! (int8/uint8/uint16/uint32)")
-REDUCESUM = ("impl/basic_api/dav_3510/kernel_operator_vec_reduce_impl.h:739:75: error: static assertion failed: "
-             "The data type is not supported by ReduceSum. (int8/uint8/int16/uint16)")
-
-#: kernel name -> the first error it fails with today; remove an entry once its kernel passes
-KNOWN_FAILING: dict[str, str] = {
-}
+#: kernel name -> the first error it fails with (strict xfail); empty: every kernel of the set passes
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def _generate(name: str) -> str:
