@@ -5,7 +5,8 @@
 - per element dtype and template, one kernel chaining every elementwise op that
   accepts the dtype and that the (forced) template schedules for it (binary ops
   take a second input, bool results feed the select op, other dtypes are cast
-  back, Cast goes to every other dtype and back): ops, accepted dtypes and what
+  back), and one Cast chain to every other dtype the template converts to and
+  back: ops, accepted dtypes and what
   a template takes come from the registry, from validating a one-op graph and
   from scheduling it, never from a list written here;
 - every reduce op on every dtype it accepts (one reduce per kernel: the fusion
@@ -228,8 +229,10 @@ def kernel_cases() -> list[KernelCase]:
             if chain:
                 cases.append(KernelCase(f"{t}_elementwise_{name}",
                                         (lambda d=d, chain=chain: _elementwise_graph(d, chain)), t))
-            if targets:
-                cases.append(KernelCase(f"{t}_cast_{name}", (lambda d=d, targets=targets: _cast_graph(d, targets)), t))
+            # likewise a vector template has no legal form for some conversions; each target on its own
+            taken = [x for x in targets if _schedules(lambda d=d, x=x: _cast_graph(d, [x]), t)]
+            if taken:
+                cases.append(KernelCase(f"{t}_cast_{name}", (lambda d=d, taken=taken: _cast_graph(d, taken)), t))
     for op in _ops("reduce"):
         for d in DTYPES:
             if _reduce_accepts(op.name, d):
