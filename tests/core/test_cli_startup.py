@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata as md
+import os
 import subprocess
 import sys
 
@@ -55,8 +56,23 @@ def test_version_lists_core_and_every_plugin_distribution():
     assert lines[0] == f"af-core {af_core.__version__}"
     expected = sorted({(ep.dist.name, ep.dist.version) for ep in md.entry_points(group=ENTRY_POINT_GROUP)
                        if ep.dist is not None and ep.dist.name != "af-core"})
-    assert expected, "the test environment has plugins installed"
     assert lines[1:] == [f"{name} {version}" for name, version in expected]
+
+
+def test_version_reads_plugin_metadata_without_importing_the_plugin(tmp_path):
+    """A plugin distribution whose module would fail on import is still listed, and not imported."""
+    (tmp_path / "af_never_imported.py").write_text("raise SystemExit('imported')\n")
+    info = tmp_path / "af_fake_template-9.8.7.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: af-fake-template\nVersion: 9.8.7\n")
+    (info / "entry_points.txt").write_text("[af_core]\nfake = af_never_imported\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-m", "af_core", "--version"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"af-core {af_core.__version__}"
+    assert "af-fake-template 9.8.7" in lines[1:]
+    assert lines[1:] == sorted(lines[1:])
 
 
 def test_version_reads_the_plugin_managers_entry_point_group():
