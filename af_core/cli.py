@@ -1,6 +1,8 @@
 """``afc``: the command line of af_core.
 
+    afc --version                        the af-core version and each installed plugin distribution's
     afc plugins                          what is installed, versions, hooks, load errors
+    afc cache info|clear                 where the twin build cache is, its size and bound; empty it
     afc compile GRAPH... [-j N] -o DIR       write kernel, tiling, tiling data, infer_shape, proto, report, pictures
     afc graph GRAPH --format mermaid|dot|svg draw the graph and each case's stages and workspaces
     afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
@@ -26,10 +28,6 @@ import sys
 import traceback
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
 
 EXIT_OK = 0
@@ -37,12 +35,20 @@ EXIT_MISMATCH = 1
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+#: Rich (tables, progress) is imported by the commands that print with it: ``afc --help`` and
+#: ``afc --version`` load neither rich nor sympy, numpy, networkx or jinja2.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
+
 #: Largest size value ``--shape`` accepts (sizes are int64 on the device).
 MAX_SIZE_VALUE = (1 << 63) - 1
 
 
 def _console() -> Console:
     """Rich on a terminal; plain, wide text when piped (CI logs, files)."""
+    from rich.console import Console
+
     if sys.stdout.isatty():
         return Console(highlight=False)
     return Console(highlight=False, width=200, no_color=True, force_terminal=False)
@@ -50,6 +56,8 @@ def _console() -> Console:
 
 def _t(value: object) -> str:
     """Text for rich with markup escaped: graph, size, template and plugin names are not markup."""
+    from rich.markup import escape
+
     return escape(str(value))
 
 
@@ -183,6 +191,8 @@ def _load(path: str, sizes: dict[str, int] | None = None):
 
 # ---------------------------------------------------------------------------
 def cmd_plugins(args) -> int:
+    from rich.table import Table
+
     from af_core.registry import get_registry
 
     registry = get_registry()
@@ -377,6 +387,8 @@ def read_input_arrays(directory: Path, graph) -> dict:
 
 
 def cmd_explain(args) -> int:
+    from rich.table import Table
+
     from af_core.autofuser import Autofuser
     from af_core.explain import explain
 
@@ -446,6 +458,8 @@ def cmd_graph(args) -> int:
 
 
 def _print_runs(console: Console, rows) -> None:
+    from rich.table import Table
+
     from af_core.naming import demangle
 
     table = Table(title="CPU twin vs reference")
@@ -516,6 +530,67 @@ def cmd_check(args) -> int:
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
 
+def cmd_cache(args) -> int:
+    """``afc cache info``: where the twin build cache is and how full; ``afc cache clear``: empty it."""
+    from af_core.twin.cache import cache_info, clear_cache, default_cache_dir
+
+    directory = default_cache_dir()
+    if args.action == "clear":
+        removed = clear_cache(directory)
+        freed = sum(e.size for e in removed)
+        print(printable(f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
+                        f"({_mb(freed)}) from {directory}"))
+        left = cache_info(directory).other
+        if left:
+            print(f"kept {left} item(s) that are not cache entries (builds in progress, other files)")
+        return 0
+    info = cache_info(directory)
+    print(printable(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
+    print(f"entries:  {info.entries}")
+    print(f"size:     {_mb(info.total_bytes)}")
+    print(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
+    if info.other:
+        print(f"other:    {info.other} item(s) that are not cache entries (never removed)")
+    return 0
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MB"
+
+
+#: ``af_core.plugin_manager.ENTRY_POINT_GROUP``, spelled here so that ``--version`` imports no pluggy.
+VERSION_ENTRY_POINT_GROUP = "af_core"
+
+
+def installed_versions() -> list[tuple[str, str]]:
+    """af-core's version, then each distribution with an ``af_core`` entry point (sorted by name).
+
+    Read from the installed metadata only: no plugin module is imported.
+    """
+    import importlib.metadata as md
+
+    from af_core import __version__
+
+    plugins = {}
+    for ep in md.entry_points(group=VERSION_ENTRY_POINT_GROUP):
+        dist = ep.dist
+        if dist is not None and dist.name != "af-core":
+            plugins[dist.name] = dist.version
+    return [("af-core", __version__), *sorted(plugins.items())]
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: one ``name version`` line per distribution, then exit 0."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for name, version in installed_versions():
+            print(printable(f"{name} {version}"))
+        parser.exit(EXIT_OK)
+
+
 # ---------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (exit 2), like every other afc error."""
@@ -528,6 +603,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the af-core version and each installed plugin distribution's, and exit")
     # every subcommand accepts --debug too; SUPPRESS keeps a --debug given before the subcommand
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
@@ -587,6 +664,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=_positive_int, default=2, help="g++ processes at once")
     p.add_argument("--errors", type=_positive_int, default=5, help="errors shown per failing kernel")
     p.set_defaults(func=cmd_check)
+
+    p = add("cache", "show where the twin build cache is and its size (info), or empty it (clear)")
+    p.add_argument("action", choices=("info", "clear"))
+    p.set_defaults(func=cmd_cache)
 
     p = add("demo", "compile the sample graphs and run them on the twin")
     p.add_argument("--cores", type=_positive_int, default=None)

@@ -18,7 +18,7 @@ import attrs
 
 from af_core.codegen.codegen import CodegenResult
 from af_core.errors import TwinError
-from af_core.twin.runner import default_cache_dir
+from af_core.twin.cache import default_cache_dir, touch
 
 
 @attrs.frozen
@@ -55,6 +55,7 @@ class NativeTiling:
             except OSError:
                 if not lib.exists():
                     raise
+        touch(directory)  # last use, for the cache's least-recently-used eviction
         self.library = ctypes.CDLL(str(lib))
         fields = [(name, ctypes.c_int64) for name in result.struct_fields]
         self.Struct = type("AutofuseTilingData", (ctypes.Structure,), {"_fields_": fields})

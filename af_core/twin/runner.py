@@ -2,10 +2,11 @@
 
 A build compiles ``kernel.cpp`` + ``tiling.cpp`` + a generated harness into
 one executable, cached by a hash of every source, every twin header and the
-compiler flags (``AF_TWIN_CACHE``, default ``~/.cache/af-twin``). A cache
+compiler flags (where: :mod:`af_core.twin.cache`). A cache
 entry records the SHA-256 of its binary and is checked before each use; a
 broken entry (a truncated binary, say) is rebuilt. Scratch directories of
-builds that were killed are removed by the next build. A run
+builds that were killed are removed by the next build, and least recently
+used entries once the cache outgrows its bound. A run
 writes the inputs' global-memory bytes to a scratch directory, runs the
 executable (one process per run: a sanitizer abort cannot take the caller
 down) and reads back the outputs, the tiling data and the counters.
@@ -18,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -38,6 +38,19 @@ from af_core.inputs import GraphInputs
 from af_core.platform import Platform
 from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
 from af_core.registry import get_registry
+from af_core.twin.cache import (  # noqa: F401 - CHECKSUM_FILE, OWNER_FILE and discard_entry are public here too
+    CHECKSUM_FILE,
+    OWNER_FILE,
+    _owner_text,
+    cache_entry_ok,
+    clean_stale_builds,
+    default_cache_dir,
+    discard_entry,
+    evict,
+    file_digest,
+    max_cache_bytes,
+    touch,
+)
 
 BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
@@ -84,91 +97,6 @@ class TwinRun:
 
     def counter(self, name: str) -> int:
         return int(self.counters[name])
-
-
-#: Written beside a cached binary at build time: the SHA-256 of the binary, checked before every use.
-CHECKSUM_FILE = "harness.sha256"
-#: In a build's scratch directory while it is being built: "<host> <pid>" of the building process.
-OWNER_FILE = "building.owner"
-#: Scratch directories with no readable owner are removed once they are this old (seconds).
-STALE_AFTER = 24 * 3600
-
-
-def file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def cache_entry_ok(entry: Path) -> bool:
-    """True when ``entry`` holds a binary whose checksum matches the one recorded when it was built."""
-    exe, recorded = entry / "harness", entry / CHECKSUM_FILE
-    try:
-        return exe.is_file() and file_digest(exe) == recorded.read_text(encoding="utf-8").strip()
-    except OSError:
-        return False
-
-
-def discard_entry(entry: Path) -> None:
-    """Move a broken cache entry out of the way (atomically) and delete it."""
-    aside = entry.with_name(f"{entry.name}.broken-{os.getpid()}-{os.urandom(4).hex()}")
-    try:
-        os.replace(entry, aside)
-    except OSError:
-        return  # another process already moved it
-    shutil.rmtree(aside, ignore_errors=True)
-
-
-def _owner_text() -> str:
-    return f"{socket.gethostname()} {os.getpid()}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def clean_stale_builds(cache_dir: Path, *, now: float | None = None) -> list[Path]:
-    """Remove scratch directories of builds that were killed or failed to clean up; returns them.
-
-    A scratch directory (``<key>.<random>``) names its building process in
-    its owner file: it is stale when that process no longer runs on this
-    host. One without a readable owner file is stale after ``STALE_AFTER``.
-    """
-    import time
-
-    now = time.time() if now is None else now
-    host = socket.gethostname()
-    removed = []
-    for d in sorted(cache_dir.iterdir()) if cache_dir.is_dir() else []:
-        if "." not in d.name or not d.is_dir() or d.is_symlink():
-            continue
-        try:
-            owner_host, pid = (d / OWNER_FILE).read_text(encoding="utf-8").split()
-            stale = owner_host == host and not _alive(int(pid))
-        except (OSError, ValueError):
-            try:
-                stale = now - d.stat().st_mtime > STALE_AFTER
-            except OSError:
-                continue
-        if stale:
-            shutil.rmtree(d, ignore_errors=True)
-            removed.append(d)
-    return removed
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("AF_TWIN_CACHE")
-    if env:
-        return Path(env)
-    return Path.home() / ".cache" / "af-twin"
 
 
 def _compiler_version(cxx: str) -> str:
@@ -252,6 +180,7 @@ class TwinRunner:
         exe = final / "harness"
         if final.exists():
             if cache_entry_ok(final):
+                touch(final)
                 return TwinBuild(exe, final, key, result, True)
             discard_entry(final)  # truncated or tampered with: build it again
         self.cache_dir.mkdir(parents=True, exist_ok=True)
@@ -278,6 +207,8 @@ class TwinRunner:
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
+        touch(final)
+        evict(self.cache_dir, max_cache_bytes(), keep=final)
         return TwinBuild(exe, final, key, result, False)
 
     # -- run ---------------------------------------------------------------

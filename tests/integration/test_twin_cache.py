@@ -59,3 +59,20 @@ def test_scratch_of_dead_builds_is_removed_and_live_ones_kept(tmp_path):
     removed = clean_stale_builds(tmp_path)
     assert sorted(p.name for p in removed) == ["0123abcd.dead1", "0123abcd.orphan"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0123abcd", "0123abcd.fresh", "0123abcd.live1"]
+
+
+def test_a_build_evicts_older_entries_beyond_the_bound_and_keeps_itself(tmp_path, monkeypatch):
+    old = tmp_path / ("0" * 24)
+    old.mkdir()
+    (old / "harness").write_bytes(b"\0" * 4096)
+    (old / CHECKSUM_FILE).write_text("0" * 64)
+    os.utime(old, (1000, 1000))
+    monkeypatch.setenv("AF_TWIN_CACHE_MAX_MB", "0")  # every entry but the one just built goes
+    session = TwinSession(chain_graph(rank=2, dim=1), runner=TwinRunner(cache_dir=tmp_path))
+    assert not session.build.cached
+    assert sorted(p.name for p in tmp_path.iterdir()) == [session.build.key]
+    assert session.check({n: 3 for n in session.scheduled.size_names}).ok
+    before = session.build.directory.stat().st_mtime
+    os.utime(session.build.directory, (before - 100, before - 100))
+    again = TwinSession(chain_graph(rank=2, dim=1), runner=TwinRunner(cache_dir=tmp_path))
+    assert again.build.cached and again.build.directory.stat().st_mtime > before - 100  # a use touches it
