@@ -101,10 +101,12 @@ def test_undeclared_launch_bound_macro_fails(checker):
 
 @pytest.mark.parametrize("dtype", ["int64_t", "uint64_t"])
 def test_gather_on_64_bit_types_is_accepted_by_these_headers(dtype, checker):
-    """A fact, not a wish: this extract's dav_3510 counter-mode Gather takes b8/b16/b32/b64.
+    """A fact of the type check: a 64-bit count-mode Gather compiles against these headers.
 
-    (vec_gather_impl.h: static_assert(SupportBytes<T, 1, 2, 4, 8>()).) Only the register-level
-    Reg::Gather stops at 4 bytes. If a newer extract drops 64-bit Gather, this test says so.
+    The 3510 interface refuses 64-bit types only with a run-time ASCENDC_ASSERT
+    (kernel_operator_vec_gather_intf_impl.h lists 1-, 2- and 4-byte types; the dav_3510 impl's own
+    static_assert allows 8 bytes), so the check cannot see it; the twin makes it a compile error and
+    the templates never emit it. If a newer extract turns it into a static_assert, this test says so.
     """
     result = checker.check(_kernel(dtype, "Gather(a, b, offsets, static_cast<uint32_t>(0), 32);"))
     assert result.ok, result.describe()
