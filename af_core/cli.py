@@ -65,7 +65,7 @@ def _t(value: object) -> str:
 MAX_MESSAGE = 2000
 
 
-def printable(text: str) -> str:
+def one_line(text: str) -> str:
     """``text`` on one line: control, format and separator characters shown as escapes (user text in
     messages cannot move the cursor, clear the terminal or reorder what is shown)."""
     shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
@@ -82,7 +82,7 @@ def _first_line(exc: BaseException) -> str:
     message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).strip()
     if isinstance(exc, TwinError):
         message = message.splitlines()[0] if message else ""
-    return printable(message) if message else type(exc).__name__
+    return one_line(message) if message else type(exc).__name__
 
 
 def classify(exc: BaseException) -> tuple[int, str]:
@@ -111,24 +111,23 @@ def _is_tiling_refusal(exc: BaseException) -> bool:
     return isinstance(exc, TwinTilingError)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got '{text}'")
-    return value
+def _int_at_least(low: int, what: str):
+    """An argparse type: an integer >= ``low`` (``what`` names the rule in the error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"must be a {what} integer, got '{text}'")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'")
-    return value
+_positive_int = _int_at_least(1, "positive")
+_non_negative_int = _int_at_least(0, "non-negative")
 
 
 def parse_shape(items: list[str] | None) -> dict[str, int]:
@@ -337,7 +336,7 @@ def cmd_compile(args) -> int:
         if not o["ok"]:
             if getattr(args, "debug", False):
                 print(o["trace"], file=sys.stderr, end="")
-            message = o["message"] if not many else o["message"].replace(": ", f": {printable(o['path'])}: ", 1)
+            message = o["message"] if not many else o["message"].replace(": ", f": {one_line(o['path'])}: ", 1)
             print(message, file=sys.stderr)
             code = max(code, o["code"])
     if many and sizes:
@@ -525,7 +524,7 @@ def cmd_check(args) -> int:
     kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
     results = checker.check_many(kernels, jobs=args.jobs)
     for path, result in zip(args.graph, results):
-        print(f"{'ok  ' if result.ok else 'FAIL'} {printable(path)}"
+        print(f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"
               + ("" if result.ok else f"\n{result.describe(limit=args.errors)}"))
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
@@ -538,14 +537,14 @@ def cmd_cache(args) -> int:
     if args.action == "clear":
         removed = clear_cache(directory)
         freed = sum(e.size for e in removed)
-        print(printable(f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
+        print(one_line(f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
                         f"({_mb(freed)}) from {directory}"))
         left = cache_info(directory).other
         if left:
             print(f"kept {left} item(s) that are not cache entries (builds in progress, other files)")
         return 0
     info = cache_info(directory)
-    print(printable(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
+    print(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
     print(f"entries:  {info.entries}")
     print(f"size:     {_mb(info.total_bytes)}")
     print(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
@@ -587,7 +586,7 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         for name, version in installed_versions():
-            print(printable(f"{name} {version}"))
+            print(one_line(f"{name} {version}"))
         parser.exit(EXIT_OK)
 
 
@@ -596,7 +595,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (exit 2), like every other afc error."""
 
     def error(self, message: str):  # type: ignore[override]
-        print(printable(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
+        print(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
 
 
@@ -680,7 +679,7 @@ def warn_load_errors() -> None:
     from af_core.registry import get_registry
 
     for e in get_registry().load_errors:
-        print(printable(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
+        print(one_line(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
                         f"{e.error.strip() or 'unknown error'}"), file=sys.stderr)
 
 

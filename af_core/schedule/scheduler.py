@@ -114,8 +114,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
             if expr.is_number or str(expr) in seen:
                 continue
             seen.add(str(expr))
-            guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes",
-                                wide=True))
+            guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes"))
     return guards
 
 

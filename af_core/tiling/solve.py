@@ -71,7 +71,6 @@ class Guard:
 
     expr: sympy.Basic
     message: str
-    wide: bool = False  # no effect: every guard is checked int64 arithmetic on both sides
 
 
 def _value(expr: sympy.Basic, env: Mapping[str, int]) -> int:

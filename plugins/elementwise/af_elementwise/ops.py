@@ -349,14 +349,12 @@ def _compare_scalar(name: str, fn, cpp: str) -> OpDef:
                  doc=f"x compared with the scalar value, producing bool ({name}).")
 
 
-COMPARE_SCALAR_OPS: tuple[OpDef, ...] = (
-    _compare_scalar("Gts", np.greater, "({x} > ({C})({value}))"),
-    _compare_scalar("Ges", np.greater_equal, "({x} >= ({C})({value}))"),
-    _compare_scalar("Lts", np.less, "({x} < ({C})({value}))"),
-    _compare_scalar("Les", np.less_equal, "({x} <= ({C})({value}))"),
-    _compare_scalar("Eqs", np.equal, "({x} == ({C})({value}))"),
-    _compare_scalar("Nes", np.not_equal, "({x} != ({C})({value}))"),
-)
+#: the comparisons: tensor-tensor op name, numpy function, C++ operator (the scalar forms add an "s")
+COMPARISONS = (("Gt", np.greater, ">"), ("Ge", np.greater_equal, ">="), ("Lt", np.less, "<"),
+               ("Le", np.less_equal, "<="), ("Eq", np.equal, "=="), ("Ne", np.not_equal, "!="))
+
+COMPARE_SCALAR_OPS: tuple[OpDef, ...] = tuple(
+    _compare_scalar(f"{name}s", fn, f"({{x}} {op} ({{C}})({{value}}))") for name, fn, op in COMPARISONS)
 
 
 ROUNDING_OPS: tuple[OpDef, ...] = (
@@ -416,12 +414,7 @@ OPS: tuple[OpDef, ...] = (
     _tensor_scalar("Muls", np.multiply, "AfWrapMul({x}, ({C})({value}))", NUMERIC, "x * value."),
     _tensor_scalar("Maxs", np.maximum, "AfMax({x}, ({C})({value}))", NUMERIC, "max(x, value)."),
     _tensor_scalar("Mins", np.minimum, "AfMin({x}, ({C})({value}))", NUMERIC, "min(x, value)."),
-    _compare("Gt", np.greater, "({x1} > {x2})"),
-    _compare("Ge", np.greater_equal, "({x1} >= {x2})"),
-    _compare("Lt", np.less, "({x1} < {x2})"),
-    _compare("Le", np.less_equal, "({x1} <= {x2})"),
-    _compare("Eq", np.equal, "({x1} == {x2})"),
-    _compare("Ne", np.not_equal, "({x1} != {x2})"),
+    *(_compare(name, fn, f"({{x1}} {op} {{x2}})") for name, fn, op in COMPARISONS),
     OpDef(
         name="Cast",
         inputs=("x",),
