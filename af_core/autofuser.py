@@ -8,37 +8,11 @@ and codegen stitches the cases into one tiling-key-dispatched kernel.
 
 from __future__ import annotations
 
-import attrs
-
 from af_core.ir.graph import HintGraph
+from af_core.options import AutofuserOptions
 from af_core.platform import Platform, current_platform
 
-
-@attrs.define
-class AutofuserOptions:
-    """Options of a fuser.
-
-    ``tiling_lib_path`` and ``tiling_lib_codegen_symbol`` exist for pyautofuse
-    compatibility (the host tiling is generated in-process, not by a library).
-    ``force_template`` keeps only one template's cases (also ``AF_FORCE_TEMPLATE``).
-    ``cache_thres`` / ``core_thres`` / ``cacheline`` are the seed's selection
-    thresholds (``cacheline`` defaults to the platform's). ``workspace_limit``
-    caps the GM workspace a case may ask for (default 1 GiB). ``selection``
-    is the host tiling's policy: ``"seed"`` (highest score, ties by modelled
-    cost — the design's rule) or ``"cost"`` (lowest modelled cost among the
-    cases that fit, scores ignored).
-    """
-
-    tiling_lib_path: str = ""
-    tiling_lib_codegen_symbol: str = ""
-    platform: Platform | None = None
-    force_template: str | None = None
-    cache_thres: float = 0.5
-    core_thres: float = 0.5
-    cacheline: int | None = None
-    kernel_name: str | None = None
-    workspace_limit: int | None = None  # bytes; SK-like cases needing more are dropped at tiling time
-    selection: str = attrs.field(default="seed", validator=attrs.validators.in_(("seed", "cost")))
+__all__ = ["Autofuser", "AutofuserOptions"]
 
 
 class Autofuser:

@@ -187,7 +187,10 @@ class GraphBuilder:
         raise AttributeError(f"no registered op named like '{op_type_lower}'")
 
     def cast(self, tensor: TensorRef, dtype: str | dt.DType) -> TensorRef:
-        return self.op("Cast", tensor, dtype=dtype)
+        from af_core.ops.opdef import CAST
+        from af_core.registry import op_with_role
+
+        return self.op(op_with_role(CAST).name, tensor, dtype=dtype)
 
     def broadcast(self, tensor: TensorRef, shape: Sequence[int | str | Expr]) -> TensorRef:
         sizes = [self.size(s) for s in shape]

@@ -1,7 +1,8 @@
 """The core's own hook implementations (registered as plugin ``af_core``).
 
-The core is a plugin of itself for the ops every template relies on; it
-registers no template, no ApiCall and no twin header — those are plugins.
+The core is a plugin of itself for the ops every template relies on (and
+the sample graphs built from them only); it registers no template, no
+ApiCall and no twin header — those are plugins.
 """
 
 from __future__ import annotations
@@ -14,3 +15,11 @@ from af_core.ops.core_ops import CORE_OPS
 def af_register_ops(register):
     for op in CORE_OPS:
         register(op)
+
+
+@hookimpl
+def af_register_samples(register):
+    from af_core.samples import CORE_SAMPLES
+
+    for sample in CORE_SAMPLES:
+        register(sample)

@@ -484,16 +484,17 @@ def _print_runs(console: Console, rows) -> None:
 def cmd_demo(args) -> int:
     from rich.progress import Progress
 
-    from af_core.samples import SAMPLES
+    from af_core.samples import installed_samples
     from af_core.twin import TwinSession
 
     console = _console()
+    samples = installed_samples()
     rows = []
     ok = True
     notes = []
     with Progress(console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task("compile + twin runs", total=sum(1 + len(s.shapes) for s in SAMPLES))
-        for sample in SAMPLES:
+        task = progress.add_task("compile + twin runs", total=sum(1 + len(s.shapes) for s in samples))
+        for sample in samples:
             progress.update(task, description=f"building {sample.name}")
             session = TwinSession(sample.build(), _options(args))
             progress.advance(task)

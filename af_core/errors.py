@@ -104,6 +104,16 @@ class ScheduleError(AfError):
         super().__init__(message)
 
 
+class Unsupported(ScheduleError):
+    """A template (or a core helper it calls) cannot handle this graph: the reason becomes a rejection.
+
+    The one "cannot handle" error of the template contract: the scheduler turns
+    it into a :class:`af_core.schedule.template.Rejected` naming the template, so
+    templates raise it from anywhere in ``propose`` instead of catching errors.
+    Any other exception from a template is reported as a template bug.
+    """
+
+
 class TilingError(AfError):
     """No candidate fits the concrete shape and platform."""
 

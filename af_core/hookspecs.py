@@ -8,11 +8,27 @@ registered what.
 
 Hooks are called once per plugin, in load order (the core first, then
 entry points sorted by name), so a failure can be pinned on one plugin.
+Because the core calls each implementation itself, pluggy's ordering and
+wrapping options (``tryfirst``, ``trylast``, ``wrapper``, ``hookwrapper``)
+would have no effect: the plugin manager refuses a plugin that uses them,
+with a load error naming the plugin and the hook.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
 import pluggy
+
+if TYPE_CHECKING:
+    from af_core.codegen.api_call import ApiCall
+    from af_core.codegen.api_source import ApiSource
+    from af_core.ops.opdef import OpDef
+    from af_core.platform import Platform
+    from af_core.samples import Sample
+    from af_core.schedule.template import Template
 
 #: The version of this contract. A plugin module states the version it was written against as
 #: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses to load one that states another
@@ -25,7 +41,7 @@ hookimpl = pluggy.HookimplMarker("af_core")
 
 
 @hookspec
-def af_register_ops(register):
+def af_register_ops(register: Callable[[OpDef], None]) -> None:
     """Register op definitions.
 
     Called once per plugin when the plugin manager is built.
@@ -39,20 +55,23 @@ def af_register_ops(register):
 
 
 @hookspec
-def af_register_api_calls(register):
+def af_register_api_calls(register: Callable[[type[ApiCall]], None]) -> None:
     """Register ApiCall classes, the code generators of single nodes.
 
     Called once per plugin when the plugin manager is built.
 
     :param register: ``register(api_call_class)``; the class must subclass
         :class:`af_core.codegen.api_call.ApiCall` and set a unique ``name``,
-        the name ImplGraph nodes refer to.
+        the name ImplGraph nodes refer to. A class that fills back-end roles
+        for the schedulers lists them in ``roles``
+        (:class:`af_core.codegen.roles.Role`) and answers the capability
+        classmethods of :class:`~af_core.codegen.api_call.ApiCall`.
     :return: ignored.
     """
 
 
 @hookspec
-def af_register_api_sources(register):
+def af_register_api_sources(register: Callable[[ApiSource], None]) -> None:
     """Register AscendC API sources: C++ text inlined into generated kernels.
 
     Called once per plugin when the plugin manager is built.
@@ -66,7 +85,7 @@ def af_register_api_sources(register):
 
 
 @hookspec
-def af_register_templates(register):
+def af_register_templates(register: Callable[[Template], None]) -> None:
     """Register IndirectLoad kernel templates.
 
     Called once per plugin when the plugin manager is built.
@@ -79,7 +98,22 @@ def af_register_templates(register):
 
 
 @hookspec
-def af_twin_include_dirs(platform):
+def af_register_samples(register: Callable[[Sample], None]) -> None:
+    """Register sample graphs: what ``afc demo`` compiles and runs, and what docs and tests show.
+
+    Called once per plugin when the plugin manager is built; samples keep the
+    order of registration (the core's first, then plugins in load order).
+
+    :param register: ``register(sample)`` with an :class:`af_core.samples.Sample`
+        (a unique ``name``, a description, a function building the graph and
+        the concrete shapes it is shown with). A plugin registers the samples
+        that use its own ops.
+    :return: ignored.
+    """
+
+
+@hookspec
+def af_twin_include_dirs(platform: Platform) -> Sequence[str | os.PathLike[str]] | None:
     """Directories holding the CPU twin's headers for a platform.
 
     Called (all plugins, results concatenated in plugin order) whenever the

@@ -134,7 +134,7 @@ class AfPluginManager:
             except (Exception, SystemExit) as exc:  # a broken plugin must not take the host down
                 self._fail(ep.name, dist_name, f"{type(exc).__name__}: {exc}", traceback.format_exc(), exc)
                 continue
-            unknown = self._unknown_hooks(ep.name)
+            unknown = self._unknown_hooks(ep.name) + self._refused_options(ep.name)
             if unknown:
                 self.pm.unregister(name=ep.name)
                 self._dist.pop(ep.name, None)
@@ -151,6 +151,22 @@ class AfPluginManager:
                 close = difflib.get_close_matches(caller.name, known, n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 messages.append(f"implements unknown hook '{caller.name}'{hint}")
+        return sorted(messages)
+
+    def _refused_options(self, name: str) -> list[str]:
+        """One message per hook ``name`` implements with an option the core's per-plugin calls would ignore."""
+        plugin = self.pm.get_plugin(name)
+        messages = []
+        for caller in self.pm.get_hookcallers(plugin) or []:
+            for impl in caller.get_hookimpls():
+                if impl.plugin_name != name:
+                    continue
+                used = [opt for opt in ("tryfirst", "trylast", "wrapper", "hookwrapper")
+                        if getattr(impl, opt, False)]
+                if used:
+                    messages.append(f"implements hook '{caller.name}' with {', '.join(used)}=True, which af_core "
+                                    "does not honour (it calls every plugin's implementation in load order); "
+                                    "remove the option")
         return sorted(messages)
 
     def _fail(self, plugin: str, dist: str, error: str, trace: str = "", cause: BaseException | None = None) -> None:

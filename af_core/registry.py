@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from af_core.errors import DuplicateRegistrationError, PluginError
 from af_core.plugin_manager import AfPluginManager, LoadError
+
+if TYPE_CHECKING:
+    from af_core.ops.opdef import OpDef
 
 
 @attrs.frozen
@@ -37,7 +40,7 @@ class Entry:
 class Registry:
     """Everything plugins registered, by kind and name."""
 
-    KINDS = ("op", "api_call", "api_source", "template")
+    KINDS = ("op", "api_call", "api_source", "template", "sample")
 
     def __init__(self, manager: AfPluginManager) -> None:
         self.manager = manager
@@ -47,6 +50,7 @@ class Registry:
         self._collect("af_register_api_calls", "api_call", _check_api_call)
         self._collect("af_register_api_sources", "api_source", _check_api_source)
         self._collect("af_register_templates", "template", _check_template)
+        self._collect("af_register_samples", "sample", _check_sample)
 
     def _collect(self, hook: str, kind: str, check) -> None:
         """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
@@ -93,6 +97,10 @@ class Registry:
     def entries(self, kind: str) -> list[Entry]:
         return [self._entries[kind][n] for n in sorted(self._entries[kind])]
 
+    def entries_in_order(self, kind: str) -> list[Entry]:
+        """Entries in registration order (plugin load order, then each plugin's own order)."""
+        return list(self._entries[kind].values())
+
     def names(self, kind: str) -> list[str]:
         return sorted(self._entries[kind])
 
@@ -137,6 +145,14 @@ def _check_template(value: Any, dist: str) -> Any:
     return value
 
 
+def _check_sample(value: Any, dist: str) -> Any:
+    from af_core.samples import Sample
+
+    if not isinstance(value, Sample) or not callable(value.build):
+        raise PluginError(f"sample registered by '{dist}' is not a Sample with a build function: {value!r}")
+    return value
+
+
 _lock = threading.Lock()
 _registry: Registry | None = None
 
@@ -158,6 +174,22 @@ def reset_registry(registry: Registry | None = None) -> Registry | None:
         return previous
 
 
-def lookup_op(name: str):
+def lookup_op(name: str) -> OpDef | None:
     """The OpDef registered under ``name``, or None."""
     return get_registry().get("op", name)
+
+
+def op_with_role(role: str) -> OpDef:
+    """The installed op filling ``role`` (one of :data:`af_core.ops.opdef.OP_ROLES`).
+
+    Raises :class:`af_core.errors.UnknownOpError` naming the role when no
+    installed plugin registers such an op; the first registered one wins when
+    several do (ordered by name, so the choice does not depend on load order).
+    """
+    from af_core.errors import UnknownOpError
+
+    for entry in get_registry().entries("op"):
+        if role in entry.value.roles:
+            return entry.value
+    raise UnknownOpError("op-role", f"no installed plugin registers an op with the role '{role}'",
+                         values={"role": role})

@@ -1,8 +1,9 @@
 """Sample graphs for the demo, the docs and the tests.
 
-Each sample is a graph plus the concrete shapes it is shown with; they cover
-the seed's minimal graph, an embedding with post ops, an index_select with a
-reduce, and shapes that fall in each region of the seed's selection rule.
+Each sample is a graph plus the concrete shapes it is shown with. Plugins
+register them (``af_register_samples``): the core registers the seed's
+minimal graph, which uses core ops only; a plugin registers the samples
+that use its ops, so the core names no plugin op.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pathlib import Path
 
 import attrs
 
-from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.ir.graph import HintGraph
 
 
@@ -73,20 +73,10 @@ def seed_minimal() -> HintGraph:
     return graph
 
 
-def embedding_post() -> HintGraph:
-    """Token embedding scaled and passed through a sigmoid gate (bfloat16)."""
-    g = GraphBuilder("embedding_scaled_gate")
-    weight = g.data("weight", ["V", "D"], "bfloat16")
-    ids = g.data("ids", ["B"], "int32")
-    y = embedding(weight, ids)
-    y = g.op("Muls", y, value=45.25)
-    y = g.op("Sigmoid", y)
-    g.output(y, "y")
-    return g.build()
-
-
 def index_select_sum() -> HintGraph:
     """index_select over rows of a table, then a sum over the selected rows' last axis."""
+    from af_core.builders import GraphBuilder, index_select
+
     g = GraphBuilder("index_select_rowsum")
     x = g.data("x", ["N", "H"], "float32")
     idx = g.data("idx", ["K"], "int64")
@@ -96,27 +86,39 @@ def index_select_sum() -> HintGraph:
     return g.build()
 
 
-def gather_rows() -> HintGraph:
-    """torch.gather along the middle axis of [B, L, D] rows, bound-checked."""
-    g = GraphBuilder("gather_rows")
-    x = g.data("x", ["B", "L", "D"], "float16")
-    idx = g.data("idx", ["B", "K", "D"], "int32")
-    y = gather(x, 1, idx, need_check_bound=True)
-    g.output(g.op("Relu", y), "y")
-    return g.build()
+def installed_samples() -> tuple[Sample, ...]:
+    """Every sample the installed plugins register (``af_register_samples``), in registration order.
+
+    The core registers :func:`seed_minimal` (core ops only); samples that use
+    the ops of a plugin come from that plugin.
+    """
+    from af_core.registry import get_registry
+
+    return tuple(entry.value for entry in get_registry().entries_in_order("sample"))
 
 
-SAMPLES: tuple[Sample, ...] = (
-    Sample("seed_minimal", "the design seed's minimal graph (dynamic shapes)", seed_minimal,
-           ({"s0": 2, "s1": 3, "s2": 10, "s3": 8, "s4": 2, "s5": 3, "s6": 6, "s7": 8},
-            {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32})),
-    Sample("embedding_post", "embedding + scale + sigmoid", embedding_post,
-           ({"V": 1000, "D": 64, "B": 300}, {"V": 50, "D": 4, "B": 7})),
-    Sample("index_select_sum", "index_select (negative indices allowed) + row sum", index_select_sum,
-           ({"N": 500, "H": 96, "K": 200},)),
-    Sample("gather_rows", "gather on the middle axis, bound-checked, relu", gather_rows,
-           ({"B": 96, "L": 40, "D": 16, "K": 8}, {"B": 3, "L": 5, "D": 3, "K": 2})),
-)
+def lookup(name: str) -> Sample:
+    """The installed sample called ``name`` (KeyError listing the installed ones when absent)."""
+    for sample in installed_samples():
+        if sample.name == name:
+            return sample
+    raise KeyError(f"no installed sample '{name}' (installed: {', '.join(s.name for s in installed_samples())})")
+
+
+def __getattr__(name: str) -> tuple[Sample, ...]:
+    # ``SAMPLES`` stays importable: the installed samples, looked up when asked for.
+    if name == "SAMPLES":
+        return installed_samples()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+SEED_MINIMAL = Sample("seed_minimal", "the design seed's minimal graph (dynamic shapes)", seed_minimal,
+                      ({"s0": 2, "s1": 3, "s2": 10, "s3": 8, "s4": 2, "s5": 3, "s6": 6, "s7": 8},
+                       {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32}))
+INDEX_SELECT_SUM = Sample("index_select_sum", "index_select (negative indices allowed) + row sum", index_select_sum,
+                          ({"N": 500, "H": 96, "K": 200},))
+#: The samples the core registers itself (core ops only).
+CORE_SAMPLES = (SEED_MINIMAL, INDEX_SELECT_SUM)
 
 
 def load_graph(path: str | Path) -> HintGraph:

@@ -4,7 +4,7 @@
 taken from published models. Its ``about`` field defines the compact op
 syntax this module parses: ``Name``, ``Name(constant)``,
 ``Name(side:tensor[shape])`` (a second input broadcast to the data) and
-``Cast(dtype)``. Graphs are static (the corpus gives concrete shapes); the
+``Name(dtype)`` for the op with the cast role. Graphs are static (the corpus gives concrete shapes); the
 index distribution travels with the workload to :func:`af_core.inputs.make_inputs`.
 """
 
@@ -19,10 +19,11 @@ import attrs
 
 from af_core.builders import GraphBuilder, TensorRef, embedding, expand_index, gather, index_select
 from af_core.ir.graph import HintGraph
+from af_core.ops.opdef import CAST
+from af_core.registry import lookup_op
 
 _OP = re.compile(r"^(?P<name>[A-Za-z0-9]+)(?:\((?P<arg>[^)]*)\))?$")
 _SIDE = re.compile(r"^side(?::(?P<name>\w+)\[(?P<shape>[\d,\s]+)\])?$")
-SCALAR_FORM = {"Add": "Adds", "Sub": "Subs", "Mul": "Muls", "Maximum": "Maxs", "Minimum": "Mins"}
 
 
 def default_corpus() -> Path:
@@ -35,14 +36,15 @@ def apply_op(g: GraphBuilder, text: str, tensor: TensorRef, *, side_name: str | 
 
     ``Name(side)`` / ``Name(side:t[shape])`` adds a Data input (broadcast to the
     tensor's shape with a Broadcast node when its shape differs) as the op's
-    second operand; ``Name(number)`` uses the tensor-scalar form
-    (``Mul(2)`` -> ``Muls``); ``Cast(dtype)`` casts.
+    second operand; ``Name(number)`` uses the op's tensor-scalar form (its
+    ``OpDef.scalar_form``); ``Name(dtype)`` of an op with the cast role casts.
     """
     m = _OP.match(text.strip())
     if not m:
         raise ValueError(f"cannot parse op '{text}'")
     name, arg = m["name"], (m["arg"] or "").strip()
-    if name == "Cast":
+    opdef = lookup_op(name)
+    if opdef is not None and CAST in opdef.roles:
         return g.cast(tensor, arg)
     if not arg:
         return g.op(name, tensor)
@@ -55,7 +57,8 @@ def apply_op(g: GraphBuilder, text: str, tensor: TensorRef, *, side_name: str | 
         if list(shape) != list(tensor.shape):
             operand = g.broadcast(operand, tensor.shape)
         return g.op(name, tensor, operand)
-    return g.op(SCALAR_FORM.get(name, name), tensor, value=float(arg))
+    scalar = opdef.scalar_form if opdef is not None and opdef.scalar_form else name
+    return g.op(scalar, tensor, value=float(arg))
 
 
 @attrs.frozen

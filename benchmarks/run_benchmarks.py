@@ -29,7 +29,7 @@ from rich.progress import Progress
 from af_core.autofuser import Autofuser
 from af_core.builders import GraphBuilder, embedding, gather
 from af_core.errors import AfError
-from af_core.samples import SAMPLES, seed_minimal
+from af_core.samples import installed_samples, seed_minimal
 from af_core.testing import chain_graph
 from af_core.tiling.solve import CaseRef, solve, solve_scheduled
 from af_core.traffic import traffic
@@ -167,7 +167,7 @@ def bench_build() -> str:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         runner = TwinRunner(cache_dir=Path(tmp))
-        for sample in SAMPLES:
+        for sample in installed_samples():
             fuser = Autofuser()
             result = fuser.generate(fuser.schedule(sample.build()))
             start = time.perf_counter()

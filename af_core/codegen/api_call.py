@@ -8,17 +8,25 @@ Subclasses override the steps they need and set ``name`` (the registry key
 ImplGraph nodes use) and ``sources`` (API sources to inline). Plugins
 register classes with ``af_register_api_calls``; the kernel generator creates
 them by name (:func:`create_api_call`).
+
+A class that serves the core's schedulers also declares its ``roles``
+(:class:`af_core.codegen.roles.Role`) and answers the capability questions
+below; schedulers find it with :func:`api_call_for`, so neither the core nor a
+template needs to know which plugin provides a role.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from af_core.codegen.jinja import render_string
-from af_core.errors import CodegenError
+from af_core.codegen.roles import GatherMode, Role
+from af_core.errors import CodegenError, Unsupported
 
 if TYPE_CHECKING:
     from af_core.codegen.kernel import KernelContext
+    from af_core.dtypes import DType
     from af_core.schedule.impl_graph import ImplNode, ImplTensor
 
 
@@ -28,6 +36,28 @@ class ApiCall:
     name: ClassVar[str] = ""
     sources: ClassVar[tuple[str, ...]] = ()
     template: ClassVar[str] = ""
+    #: The roles this class fills for the schedulers (empty: only nodes that name it use it).
+    roles: ClassVar[frozenset[Role]] = frozenset()
+    #: For :attr:`Role.GATHER`: the gather modes it generates code for.
+    gather_modes: ClassVar[frozenset[GatherMode]] = frozenset()
+    #: Among several classes filling one role, the highest priority wins (then the lowest name).
+    priority: ClassVar[int] = 0
+
+    # -- capabilities (asked before scheduling; class-level, no node needed) --
+    @classmethod
+    def supports(cls, op_type: str) -> bool:
+        """Whether this class has any form of ``op_type`` (a vector op, a reduce kind)."""
+        return False
+
+    @classmethod
+    def rejection(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None:
+        """Why ``op_type`` on these dtypes has no legal form here, or None when it has one."""
+        return None if cls.supports(op_type) else f"{cls.name} has no form of {op_type}"
+
+    @classmethod
+    def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
+        """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
+        return ()
 
     def __init__(self) -> None:
         self.node: ImplNode | None = None
@@ -67,6 +97,22 @@ class ApiCall:
         self.parse_attr()
         self.build_api_param()
         return self.post_process(self.generate_api_call_string())
+
+
+def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiCall]:
+    """The installed ApiCall class filling ``role`` (and, for gathers, ``gather_mode``).
+
+    Raises :class:`Unsupported` naming the role when no plugin fills it, so a
+    template asking for it is rejected with that reason rather than failing later.
+    """
+    from af_core.registry import get_registry
+
+    found = [cls for cls in get_registry().table("api_call").values()
+             if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)]
+    if not found:
+        what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
+        raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")
+    return min(found, key=lambda cls: (-cls.priority, cls.name))
 
 
 def create_api_call(name: str) -> ApiCall:

@@ -132,7 +132,8 @@ def print_program(program: Program, rename: Callable[[str], str], checked: bool 
             if checked:
                 text = a[0] if signs[0] > 0 else f"AfCkSub(0, {a[0]}, {flag})"
                 for sign, term in zip(signs[1:], a[1:]):
-                    text = f"AfCk{'Add' if sign > 0 else 'Sub'}({text}, {term}, {flag})"
+                    helper = "AfCkAdd" if sign > 0 else "AfCkSub"
+                    text = f"{helper}({text}, {term}, {flag})"
             else:
                 text = a[0] if signs[0] > 0 else f"-{_wrap(a[0])}"
                 for sign, term in zip(signs[1:], a[1:]):

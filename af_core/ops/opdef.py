@@ -34,6 +34,12 @@ COMPUTE_TYPES = (
 
 ATTR_KINDS = ("int", "bool", "float", "expr", "int_list")
 
+#: Op roles the core itself relies on; an op declares them in :attr:`OpDef.roles`, and the core
+#: finds the op by role (:func:`af_core.registry.op_with_role`), never by its name.
+#: ``cast``: one input ``x``; converts it to the dtype the node declares (attr ``dtype``).
+CAST = "cast"
+OP_ROLES = (CAST,)
+
 
 @attrs.frozen
 class AttrSpec:
@@ -108,6 +114,12 @@ class OpDef:
     to the compute type ``{C}``), ``{value}`` for a scalar attribute and
     ``{T}`` for the output element type. SIMT lanes and scalar fallbacks use
     it; ``cpp_sources`` names the API sources (helper functions) it needs.
+
+    ``roles`` lists the :data:`OP_ROLES` the op fills. ``scalar_form`` names
+    the tensor-scalar op of a binary op (``x1 op x2`` with a constant ``x2``),
+    which front ends use for a constant operand. ``data_input`` is the input
+    port whose tensor the output's data comes from (its layout is what the
+    selection measures look at); by default ``x``, else the first input.
     """
 
     name: str
@@ -120,12 +132,27 @@ class OpDef:
     cpp_sources: tuple[str, ...] = ()
     doc: str = ""
     distribution: str = ""
+    roles: frozenset[str] = frozenset()
+    scalar_form: str | None = None
+    data_input: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.compute_type not in COMPUTE_TYPES:
             raise ValueError(
                 f"op '{self.name}': compute_type '{self.compute_type}' not in {COMPUTE_TYPES}"
             )
+        unknown = sorted(set(self.roles) - set(OP_ROLES))
+        if unknown:
+            raise ValueError(f"op '{self.name}': unknown role(s) {unknown} (known: {OP_ROLES})")
+        if self.data_input is not None and self.data_input not in self.inputs:
+            raise ValueError(f"op '{self.name}': data_input '{self.data_input}' is not one of its inputs")
+
+    @property
+    def data_port(self) -> str:
+        """The input port the output's data comes from (see ``data_input``)."""
+        if self.data_input is not None:
+            return self.data_input
+        return "x" if "x" in self.inputs else self.inputs[0]
 
     @property
     def attr_specs(self) -> Mapping[str, AttrSpec]:

@@ -8,7 +8,7 @@ The first seed fuses vertically only::
 
 Side inputs of binary ops (a second Load, possibly broadcast) may join any
 chain. :func:`analyze` classifies every node of a normalized graph into one
-of those chains or raises :class:`FusionError` (a ScheduleError) saying which
+of those chains or raises :class:`FusionError` (an :class:`~af_core.errors.Unsupported`) saying which
 node breaks the pattern; templates then work from the classification instead
 of re-walking the graph.
 """
@@ -19,12 +19,12 @@ from collections.abc import Callable
 
 import attrs
 
-from af_core.errors import ScheduleError
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ops.core_ops import reduced_axes
 
 
-class FusionError(ScheduleError):
+class FusionError(Unsupported):
     """The graph is not a fusion pattern the IndirectLoad path supports."""
 
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
+from af_core.codegen.api_call import api_call_for
+from af_core.codegen.roles import GatherMode, Role
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
 from af_core.schedule.impl_graph import ImplNode
-from af_core.schedule.rowtiles import TileBuilder, Unsupported, view_of
+from af_core.schedule.rowtiles import TileBuilder, view_of
 from af_core.tiling.spec import FloorDiv
 
-GATHER_API_CALL = "IndirectLoadRegApiCall"
 # element indices a 1- or 2-byte Gather can address on SoC 3510 (its offsets are packed to uint16)
 GATHER_PACKED_INDICES = 1 << 16
 
@@ -78,11 +80,16 @@ def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
     return [strides.get(axis, sympy.Integer(0)) for axis in range(dim, len(index_sizes))]
 
 
-def add_gather(b: TileBuilder, il: Node, *, template: str, slice_tensor: str, index_tensor: str,
+def add_gather(b: TileBuilder, il: Node, *, slice_tensor: str, index_tensor: str,
                index_dtype: dt.DType, input_sizes, index_sizes, dim: int, pin, pidx, pout, full_index: bool,
                index_axes: list[int], final: bool) -> tuple[str, ImplNode]:
-    """Append the Gather node (and return its prologue node computing the offset pattern)."""
+    """Append the Gather node (and return its prologue node computing the offset pattern).
+
+    Both nodes go to the ApiCall filling :attr:`Role.GATHER` in :attr:`GatherMode.TILE`; their
+    ``gather_mode`` attr tells it which form to generate.
+    """
     check_gather_dtype(il.y.dtype)
+    gather_api = api_call_for(Role.GATHER, GatherMode.TILE).name
     plan = b.plan
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)
@@ -110,11 +117,11 @@ def add_gather(b: TileBuilder, il: Node, *, template: str, slice_tensor: str, in
         "full_index": full_index,
         "dim_only": index_axes == [dim],
     }
-    common = {"template": template, "geom": geom, "need_check_negative": neg, "need_check_bound": bound,
+    common = {"gather_mode": GatherMode.TILE.value, "geom": geom, "need_check_negative": neg, "need_check_bound": bound,
               "pattern": pattern, "data_dtype": il.y.dtype.name, "index_dtype": index_dtype.name}
-    prologue = ImplNode(f"{il.name}_pattern", "IndirectLoad", GATHER_API_CALL, (), (pattern,),
+    prologue = ImplNode(f"{il.name}_pattern", "IndirectLoad", gather_api, (), (pattern,),
                         attrs=dict(common, phase="pattern"))
-    b.nodes.append(ImplNode(il.name, "IndirectLoad", GATHER_API_CALL,
+    b.nodes.append(ImplNode(il.name, "IndirectLoad", gather_api,
                             (slice_tensor, index_tensor, pattern, *extra.values()), (gathered, offsets),
                             tuple(a.name for a in il.y.axis), tuple(index_sizes),
                             tuple(contiguous_strides(list(index_sizes))), tuple(a.name for a in il.y.axis[dim:]),

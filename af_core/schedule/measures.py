@@ -39,13 +39,10 @@ def index_outer_product(index_repeats: Sequence[Expr], dim: int) -> Expr:
 
 
 def main_input(graph: HintGraph, il: Node) -> Node:
-    """The Data node whose layout the seed measures: follow x1 / x / x1 upstream."""
+    """The Data node whose layout the seed measures: follow x1, then each op's data input, upstream."""
     node = graph.producer(il, "x1")
     while node.op.compute_type != "data":
-        port = "x" if "x" in node.op.inputs else node.op.inputs[0]
-        if node.op.compute_type == "elementwise" and node.type == "Where":
-            port = "x2"
-        node = graph.producer(node, port)
+        node = graph.producer(node, node.op.data_port)
     return node
 
 

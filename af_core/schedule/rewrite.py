@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from af_core.errors import ScheduleError
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
-from af_core.ops.opdef import RefContext
+from af_core.ops.opdef import CAST, RefContext
 
 
 def enlarges(il: Node, graph: HintGraph) -> bool:
@@ -79,7 +79,7 @@ def sink_unary_ops(graph: HintGraph, il: Node) -> list[str]:
             break
         if bound and not preserves_zero(op):
             break
-        if op.y.dtype != graph.producer(op, "x").y.dtype and op.type != "Cast":
+        if op.y.dtype != graph.producer(op, "x").y.dtype and CAST not in op.op.roles:
             break
         src = graph.producer(op, "x")
         consumers = graph.consumers(il)
@@ -125,13 +125,13 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
         if node.name in chain or is_view(graph, node):
             continue
         if node.op.compute_type != "elementwise":
-            raise ScheduleError(f"node '{node.name}' ({node.type}) cannot move behind '{il.name}'")
+            raise Unsupported(f"node '{node.name}' ({node.type}) cannot move behind '{il.name}'")
         chain[node.name] = node
         stack.extend(graph.producer(node, port) for port in node.op.inputs)
     for node in chain.values():
         for consumer, _port in graph.consumers(node):
             if consumer.name not in chain and consumer is not il:
-                raise ScheduleError(f"input-chain node '{node.name}' also feeds '{consumer.name}'")
+                raise Unsupported(f"input-chain node '{node.name}' also feeds '{consumer.name}'")
     recipe = []
     for node in sorted(chain.values(), key=lambda n: order[n.name]):
         recipe.append(

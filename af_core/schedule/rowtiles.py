@@ -7,12 +7,13 @@ and post stages and reduces all go through the same pieces:
 - :func:`view_of` describes how the rows of a loaded tensor sit in GM
   (Broadcasts over a Load are folded into stride-0 axes);
 - :class:`TileBuilder` turns loads and elementwise graph nodes into
-  ImplNodes (``LoadRowsRegApiCall``, the vector elementwise ApiCall),
-  choosing in-place updates and scratch tiles;
+  ImplNodes of the back-end roles (:class:`~af_core.codegen.roles.Role`:
+  load rows, vector op, store rows), choosing in-place updates and scratch tiles;
 - :func:`add_reduce` appends a reduce over a run of axes inside the row.
 
-Which elementwise ops have a vector form is asked of the installed vector
-ApiCall (``VecElementwiseRegApiCall``), never hard-coded here.
+Which ApiCall fills a role, and which elementwise ops and dtypes have a
+vector form, is asked of the installed back end (:func:`api_call_for`),
+never hard-coded here.
 """
 
 from __future__ import annotations
@@ -20,25 +21,20 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
+from af_core.codegen.api_call import ApiCall, api_call_for
+from af_core.codegen.roles import Role
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, product
-from af_core.registry import get_registry
+from af_core.ops.opdef import CAST
+from af_core.registry import op_with_role
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.schedule.tiles import TilePlan, pitch_for
 
-VECTOR_API_CALL = "VecElementwiseRegApiCall"
-REDUCE_API_CALL = "ReduceRegApiCall"
 
-
-class Unsupported(Exception):
-    """A reason a graph cannot take a vector (row-tile) path; templates turn it into a rejection."""
-
-
-def vector_api():
-    cls = get_registry().get("api_call", VECTOR_API_CALL)
-    if cls is None:
-        raise Unsupported(f"no plugin registers the vector ApiCall {VECTOR_API_CALL}")
-    return cls
+def vector_api() -> type[ApiCall]:
+    """The installed ApiCall of :attr:`Role.VECTOR_OP` (raises Unsupported when there is none)."""
+    return api_call_for(Role.VECTOR_OP)
 
 
 def fold_view(graph: HintGraph, node: Node) -> tuple[Node, set[int]]:
@@ -146,7 +142,7 @@ class TileBuilder:
                               extra_bytes=extra_bytes)
         if source is None:
             source = self.gm_tensor(self.graph.node(view["data"]))
-        self.nodes.append(ImplNode(node.name, "Load", "LoadRowsRegApiCall", (source,), (name,), loop_axis=self.loop,
+        self.nodes.append(ImplNode(node.name, "Load", api_call_for(Role.LOAD_ROWS).name, (source,), (name,), loop_axis=self.loop,
                                    attrs={"view": view, "first_row": self.start, "rows": self.actual,
                                           "pitch": pitch}))
         width = product(view["inner_sizes"])
@@ -191,7 +187,7 @@ class TileBuilder:
         scratch = self.scratch_tiles(api.scratch_dtypes(node.type, in_dtypes, dtype), pitch)
         if scratch:
             attrs["scratch"] = scratch
-        self.nodes.append(ImplNode(node.name, node.type, VECTOR_API_CALL, tuple(ins), (out,),
+        self.nodes.append(ImplNode(node.name, node.type, api.name, tuple(ins), (out,),
                                    loop_axis=self.loop, attrs=attrs))
         self.tensor_of[node.name] = out
         return out
@@ -212,12 +208,12 @@ class TileBuilder:
     def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
         out = self.plan.tile(name, dtype, pitch, position="VECOUT" if final else "VECCALC", que=final,
                              num=self.buffers if final else 1)
-        self.nodes.append(ImplNode(name, "Cast", VECTOR_API_CALL, (src,), (out,), loop_axis=self.loop,
+        self.nodes.append(ImplNode(name, op_with_role(CAST).name, vector_api().name, (src,), (out,), loop_axis=self.loop,
                                    attrs={"count": self.actual * pitch}))
         return out
 
     def store(self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType) -> None:
-        self.nodes.append(ImplNode(name, "Store", "StoreRegApiCall", (src,), (target,), loop_axis=self.loop,
+        self.nodes.append(ImplNode(name, "Store", api_call_for(Role.STORE_ROWS).name, (src,), (target,), loop_axis=self.loop,
                                    attrs={"gm_offset": self.start * width, "count": width, "rows": self.actual,
                                           "pitch": pitch}))
         self.gm_bytes = self.gm_bytes + rows * width * dtype.itemsize
@@ -234,10 +230,8 @@ def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, ro
     a_r, r_r, i_r = product(list(row_sizes[:lo])), product(list(row_sizes[lo:hi])), product(list(row_sizes[hi:]))
     out_dtype = reduce.y.dtype
     cdt = dt.float32 if out_dtype.is_float else out_dtype
-    red_api = get_registry().get("api_call", REDUCE_API_CALL)
-    if red_api is None:
-        raise Unsupported(f"no plugin registers the reduce ApiCall {REDUCE_API_CALL}")
-    reason = red_api.rejection(reduce.type, cdt) if hasattr(red_api, "rejection") else None
+    red_api = api_call_for(Role.REDUCE)
+    reason = red_api.rejection(reduce.type, (cdt,), cdt)
     if reason is not None:
         raise Unsupported(f"reduce {reduce.type} ('{reduce.name}') on {cdt} has no legal vector form: {reason}")
     width = a_r * i_r
@@ -248,7 +242,7 @@ def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, ro
     red = b.plan.tile(f"{reduce.name}_tile", cdt, rpitch, position="VECCALC" if cast_back else "VECOUT",
                       que=not cast_back, num=1 if cast_back else b.buffers)
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
-    b.nodes.append(ImplNode(reduce.name, reduce.type, REDUCE_API_CALL, (src, work), (red,), loop_axis=b.loop,
+    b.nodes.append(ImplNode(reduce.name, reduce.type, red_api.name, (src, work), (red,), loop_axis=b.loop,
                             attrs={"kind": reduce.type, "rows": a_r, "group": r_r, "inner": i_r,
                                    "tiles": b.actual, "src_pitch": pitch, "dst_pitch": rpitch}))
     if cast_back:

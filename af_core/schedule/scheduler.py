@@ -16,33 +16,21 @@ from typing import Any
 import attrs
 import sympy
 
-from af_core.errors import ScheduleError
+from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
+from af_core.options import AutofuserOptions
 from af_core.platform import Platform
 from af_core.registry import get_registry
 from af_core.schedule.analysis import FusionAnalysis, analyze
 from af_core.schedule.case import Case
 from af_core.schedule.impl_graph import ImplGraph
 from af_core.schedule.measures import SelectionMeasures, Thresholds
-from af_core.schedule.template import Rejected
+from af_core.schedule.template import Rejected, ScheduleContext, Template
 from af_core.tiling.solve import Guard
 from af_core.tiling.spec import TilingSpec
 
 INT64_MAX = (1 << 63) - 1
-
-
-@attrs.frozen
-class ScheduleContext:
-    """What a template gets besides the graph: platform, options, shared measures."""
-
-    platform: Platform
-    options: Any
-    measures: SelectionMeasures
-    graph_name: str
-
-    def analyze(self, graph: HintGraph) -> FusionAnalysis:
-        return analyze(graph)
 
 
 @attrs.define
@@ -57,7 +45,7 @@ class ScheduleResult:
     cases: list[Case]
     rejections: list[Rejected]
     platform: Platform
-    options: Any
+    options: AutofuserOptions
     guards: list[Guard]
 
     def __iter__(self):
@@ -79,8 +67,8 @@ class ScheduleResult:
         return next(c for c in self.cases if c.tiling_key == tiling_key)
 
 
-def forced_template(options: Any) -> str | None:
-    forced = getattr(options, "force_template", None) or os.environ.get("AF_FORCE_TEMPLATE") or None
+def forced_template(options: AutofuserOptions) -> str | None:
+    forced = options.force_template or os.environ.get("AF_FORCE_TEMPLATE") or None
     return forced.strip() if forced else None
 
 
@@ -136,8 +124,11 @@ def malformed_case(case: Case, template: str) -> str | None:
 def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) -> tuple[list[Case], list[Rejected]]:
     """One template's cases and rejections; whatever it raises or returns wrong becomes a rejection naming it."""
     copy = norm.copy()
+    template: Template = entry.value
     try:
-        results = list(entry.value.propose(copy, copy.node(il_name), ctx))
+        results = list(template.propose(copy, copy.node(il_name), ctx))
+    except Unsupported as exc:  # the contract's "cannot handle this graph"
+        return [], [Rejected(entry.name, str(exc), plugin=entry.distribution)]
     except (Exception, SystemExit) as exc:  # a template bug must not stop the others
         return [], [Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)]
     cases: list[Case] = []
@@ -173,7 +164,7 @@ def _size_clash(case: Case, graph: HintGraph) -> str | None:
     return None
 
 
-def schedule(graph: HintGraph, options: Any, platform: Platform) -> ScheduleResult:
+def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) -> ScheduleResult:
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
     analysis = analyze(norm)

@@ -215,7 +215,7 @@ def kernel_cases() -> list[KernelCase]:
     """
     from af_core import samples
 
-    cases = [KernelCase(f"sample_{s.name}", s.build) for s in samples.SAMPLES]
+    cases = [KernelCase(f"sample_{s.name}", s.build) for s in samples.installed_samples()]
     cases.append(KernelCase("seed_script", _seed_script))
     for t in TEMPLATES:
         cases.append(KernelCase(f"{t}_seed_minimal", samples.seed_minimal, t))

@@ -28,7 +28,7 @@ __aicore__ inline void AfIllegalOnPurpose()
 @pytest.fixture
 def generated(ascendc_source):
     fuser = Autofuser()
-    return fuser.generate(fuser.schedule(samples.embedding_post()))
+    return fuser.generate(fuser.schedule(samples.lookup("embedding_post").build()))
 
 
 def test_a_generated_kernel_builds_with_the_gate_on(generated, monkeypatch, tmp_path):

@@ -9,10 +9,10 @@ import sys
 SCRIPT = r"""
 import hashlib
 from af_core.autofuser import Autofuser
-from af_core.samples import SAMPLES
+from af_core.samples import installed_samples
 from af_core.testing import chain_graph
 
-graphs = [s.build() for s in SAMPLES]
+graphs = [s.build() for s in installed_samples()]
 graphs.append(chain_graph(rank=4, dim=2, dtype="float16", pre=("Abs", "Add(side)"), index_pre=("Maxs(0)",),
                           post=("Exp", "Mul(side)"), reduce=("Sum", (3,))))
 digest = hashlib.sha256()

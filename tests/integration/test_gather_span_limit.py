@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from af_core.samples import gather_rows
+from af_elementwise.samples import gather_rows
+
 from af_core.twin import TwinSession
 
 

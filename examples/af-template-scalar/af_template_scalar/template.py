@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import sympy
 
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
-from af_core.schedule.template import Rejected
+from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.tiling.spec import CORE_NUM, CeilDiv, Max, TilingSpec
 
 TINY = 64
@@ -32,15 +33,15 @@ MIN_PER_CORE = 1024
 class ScalarLoopTemplate:
     name = "scalar_loop"
 
-    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
+    def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case | Rejected]:
         an = ctx.analyze(graph)
         if an.reduce is not None:
-            return [Rejected(self.name, "the scalar loop does not implement reduces")]
+            raise Unsupported("the scalar loop does not implement reduces")
         if an.input_chain:
-            return [Rejected(self.name, "the scalar loop reads the input as stored; it has no input-pre chain")]
+            raise Unsupported("the scalar loop reads the input as stored; it has no input-pre chain")
         for node in [*an.index_chain, *an.post_chain]:
             if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
-                return [Rejected(self.name, f"op {node.type} has no scalar form")]
+                raise Unsupported(f"op {node.type} has no scalar form")
         value = graph.producer(an.store, "x")
         sizes = list(value.y.size)
         impl = ImplGraph(graph.name, self.name)

@@ -31,6 +31,7 @@ import numpy as np
 from af_core import dtypes as dt
 from af_core.errors import DTypeError
 from af_core.ops.opdef import (
+    CAST,
     AttrSpec,
     InferContext,
     OpDef,
@@ -89,6 +90,7 @@ def _binary(
     cpp: str,
     allowed: tuple[dt.DType, ...],
     doc: str,
+    scalar_form: str | None = None,
 ) -> OpDef:
     def infer(ctx: InferContext) -> OutSpec:
         require_dtype_in(ctx, "x1", allowed, f"{name.lower()}-dtype")
@@ -111,6 +113,7 @@ def _binary(
         scalar_cpp=cpp,
         cpp_sources=(SCALAR_SOURCE,),
         doc=doc,
+        scalar_form=scalar_form,
     )
 
 
@@ -403,12 +406,12 @@ OPS: tuple[OpDef, ...] = (
     _unary("Sqrt", np.sqrt, "sqrtf({x})", dt.FLOATS, "square root."),
     _unary("Rsqrt", _rsqrt, "(1.0f / sqrtf({x}))", dt.FLOATS, "1 / sqrt(x)."),
     _unary("Sigmoid", _sigmoid, "(1.0f / (1.0f + expf(-{x})))", dt.FLOATS, "1 / (1 + e**-x)."),
-    _binary("Add", np.add, "AfWrapAdd({x1}, {x2})", NUMERIC, "x1 + x2."),
-    _binary("Sub", np.subtract, "AfWrapSub({x1}, {x2})", NUMERIC, "x1 - x2."),
-    _binary("Mul", np.multiply, "AfWrapMul({x1}, {x2})", NUMERIC, "x1 * x2."),
+    _binary("Add", np.add, "AfWrapAdd({x1}, {x2})", NUMERIC, "x1 + x2.", "Adds"),
+    _binary("Sub", np.subtract, "AfWrapSub({x1}, {x2})", NUMERIC, "x1 - x2.", "Subs"),
+    _binary("Mul", np.multiply, "AfWrapMul({x1}, {x2})", NUMERIC, "x1 * x2.", "Muls"),
     _binary("Div", np.divide, "({x1} / {x2})", dt.FLOATS, "x1 / x2 (floats only)."),
-    _binary("Maximum", np.maximum, "AfMax({x1}, {x2})", NUMERIC, "max(x1, x2), NaN propagates."),
-    _binary("Minimum", np.minimum, "AfMin({x1}, {x2})", NUMERIC, "min(x1, x2), NaN propagates."),
+    _binary("Maximum", np.maximum, "AfMax({x1}, {x2})", NUMERIC, "max(x1, x2), NaN propagates.", "Maxs"),
+    _binary("Minimum", np.minimum, "AfMin({x1}, {x2})", NUMERIC, "min(x1, x2), NaN propagates.", "Mins"),
     _tensor_scalar("Adds", np.add, "AfWrapAdd({x}, ({C})({value}))", NUMERIC, "x + value."),
     _tensor_scalar("Subs", np.subtract, "AfWrapSub({x}, ({C})({value}))", NUMERIC, "x - value."),
     _tensor_scalar("Muls", np.multiply, "AfWrapMul({x}, ({C})({value}))", NUMERIC, "x * value."),
@@ -424,6 +427,7 @@ OPS: tuple[OpDef, ...] = (
         scalar_cpp="({x})",
         cpp_sources=(SCALAR_SOURCE,),
         doc="Convert to y.dtype: floats round to nearest even, float -> int truncates.",
+        roles=frozenset({CAST}),
     ),
     OpDef(
         name="Where",
@@ -434,6 +438,7 @@ OPS: tuple[OpDef, ...] = (
         scalar_cpp="({x1} ? {x2} : {x3})",
         cpp_sources=(SCALAR_SOURCE,),
         doc="x2 where the bool x1 holds, else x3.",
+        data_input="x2",
     ),
     *ROUNDING_OPS,
     *MATH_OPS,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
-from af_core.errors import ScheduleError
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
@@ -37,14 +37,13 @@ from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTenso
 from af_core.schedule.rewrite import sink_unary_ops
 from af_core.schedule.rowtiles import (
     TileBuilder,
-    Unsupported,
     add_reduce,
     dense,
     fold_view,
     view_head,
     view_of,
 )
-from af_core.schedule.template import Rejected
+from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
@@ -76,17 +75,14 @@ class SimdTemplate:
     name = "simd"
     variants = (("db", 2), ("sb", 1))
 
-    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
-        cases = []
+    def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case | Rejected]:
+        cases: list[Case | Rejected] = []
         for variant, buffers in self.variants:
             copy = graph.copy()
-            try:
-                cases.append(self._case(copy, copy.node(il.name), ctx, variant, buffers))
-            except (Unsupported, ScheduleError) as exc:
-                return [Rejected(self.name, str(exc))]
+            cases.append(self._case(copy, copy.node(il.name), ctx, variant, buffers))
         return cases
 
-    def _case(self, graph: HintGraph, il: Node, ctx, variant: str, buffers: int) -> Case:
+    def _case(self, graph: HintGraph, il: Node, ctx: ScheduleContext, variant: str, buffers: int) -> Case:
         if il.y.dtype.is_bool:
             raise Unsupported("bool IndirectLoad data is not supported")
         for node in graph.nodes():
@@ -149,7 +145,7 @@ class SimdTemplate:
         value = graph.producer(an.reduce or an.store, "x")
         index_node = graph.producer(il, "x2")
         _gathered, prologue = add_gather(
-            b, il, template=self.name, slice_tensor=b.tensor_of[gather_src.name],
+            b, il, slice_tensor=b.tensor_of[gather_src.name],
             index_tensor=b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
             index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
             index_axes=index_view["inner_axes"], final=value is il)

@@ -28,17 +28,17 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
-from af_core.errors import ScheduleError
+from af_core.codegen.api_call import api_call_for
+from af_core.codegen.roles import GatherMode, Role
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
-from af_core.registry import get_registry
 from af_core.schedule.case import Case
 from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import hoist_input_chain
-from af_core.schedule.rowtiles import REDUCE_API_CALL
-from af_core.schedule.template import Rejected
+from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
@@ -68,7 +68,7 @@ def _gm_tensors(impl: ImplGraph, graph: HintGraph) -> None:
 def reduce_view(sizes, axes: tuple[int, ...]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     """(A, R, I) for a reduce over a contiguous run of axes."""
     if list(axes) != list(range(axes[0], axes[-1] + 1)):
-        raise ScheduleError(f"reduce axes {list(axes)} are not contiguous")
+        raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
     lo, hi = axes[0], axes[-1] + 1
     return product(list(sizes[:lo])), product(list(sizes[lo:hi])), product(list(sizes[hi:]))
 
@@ -78,16 +78,16 @@ class SimtTemplate:
 
     name = "simt"
 
-    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
+    def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case | Rejected]:
         if il.y.dtype.is_bool:
-            return [Rejected(self.name, "bool IndirectLoad data is not supported")]
+            raise Unsupported("bool IndirectLoad data is not supported")
         try:
             rewrite = hoist_input_chain(graph, il)
-        except ScheduleError as exc:
-            return [Rejected(self.name, f"input chain cannot move behind the IndirectLoad: {exc}")]
+        except Unsupported as exc:
+            raise Unsupported(f"input chain cannot move behind the IndirectLoad: {exc}") from None
         for node in _fused_nodes(graph):
             if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
-                return [Rejected(self.name, f"op {node.type} ('{node.name}') has no scalar form for SIMT lanes")]
+                raise Unsupported(f"op {node.type} ('{node.name}') has no scalar form for SIMT lanes")
         graph.attrs["dcache_size"] = ctx.platform.dcache_reserve
         store = next(n for n in graph.nodes() if n.op.compute_type == "store")
         before = graph.producer(store, "x")
@@ -98,7 +98,7 @@ class SimtTemplate:
         out = [self._linear(parts, "lanes")]
         try:
             out.append(self._tiled_reduce(parts))
-        except ScheduleError as exc:
+        except Unsupported as exc:
             out.append(Rejected(self.name, f"the UB-reduce case needs {exc}; the lane-reduce case remains"))
         return out
 
@@ -135,7 +135,7 @@ class SimtTemplate:
             group = product([parts.sizes[a] for a in axes_r])
             attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": group}
             per_output = group
-        node = ImplNode(parts.il.name, "IndirectLoad", "IndirectLoadRegApiCall", parts.inputs, (parts.output.name,),
+        node = ImplNode(parts.il.name, "IndirectLoad", api_call_for(Role.GATHER, GatherMode.LANES).name, parts.inputs, (parts.output.name,),
                         tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
                         tuple(contiguous_strides(parts.sizes)), ("L",), "Lb", attrs)
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
@@ -151,10 +151,10 @@ class SimtTemplate:
         a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
         out_dtype = parts.output.y.dtype
         cdt = dt.float32 if out_dtype.is_float else out_dtype
-        red_api = get_registry().get("api_call", REDUCE_API_CALL)
-        reason = red_api.rejection(parts.reduce.type, cdt) if hasattr(red_api, "rejection") else None
+        red_api = api_call_for(Role.REDUCE)
+        reason = red_api.rejection(parts.reduce.type, (cdt,), cdt)
         if reason is not None:
-            raise ScheduleError(f"a vector {parts.reduce.type} on {cdt}, which 3510 lacks: {reason}")
+            raise Unsupported(f"a vector {parts.reduce.type} on {cdt}, which 3510 lacks: {reason}")
         cast = cdt != out_dtype
         spec = TilingSpec()
         spec.add("rows", a_, "reduce groups (kept outer elements)")
@@ -183,19 +183,19 @@ class SimtTemplate:
         spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
-        lanes = ImplNode(parts.il.name, "IndirectLoad", "IndirectLoadRegApiCall", parts.inputs, ("red_in",),
+        lanes = ImplNode(parts.il.name, "IndirectLoad", api_call_for(Role.GATHER, GatherMode.LANES).name, parts.inputs, ("red_in",),
                          tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
                          tuple(contiguous_strides(parts.sizes)), ("At",), "AT",
                          dict(parts.common, mode="ub", out="red_in", start=t_start * group * inner,
                               count=t_actual * group * inner))
-        red = ImplNode(parts.reduce.name, parts.reduce.type, "ReduceRegApiCall", ("red_in", "work"), ("red_out",),
+        red = ImplNode(parts.reduce.name, parts.reduce.type, red_api.name, ("red_in", "work"), ("red_out",),
                        loop_axis="AT", attrs={"kind": parts.reduce.type, "rows": t_actual, "group": group,
                                               "inner": inner})
         nodes = [lanes, red]
         if cast:
-            nodes.append(ImplNode(f"{parts.reduce.name}_cast", "Cast", "VecElementwiseRegApiCall", ("red_out",),
+            nodes.append(ImplNode(f"{parts.reduce.name}_cast", "Cast", api_call_for(Role.VECTOR_OP).name, ("red_out",),
                                   ("cast_out",), loop_axis="AT", attrs={"count": t_actual * inner}))
-        nodes.append(ImplNode(parts.store.name, "Store", "StoreRegApiCall", (reduced,), (parts.output.name,),
+        nodes.append(ImplNode(parts.store.name, "Store", api_call_for(Role.STORE_ROWS).name, (reduced,), (parts.output.name,),
                               loop_axis="AT", attrs={"gm_offset": t_start * inner, "count": t_actual * inner}))
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
@@ -221,7 +221,7 @@ class _Parts:
                                     if n.op.compute_type == "load"}))
         self.fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
         self.common = {
-            "template": "simt",
+            "gather_mode": GatherMode.LANES.value,
             "value_node": self.value.name,
             "gathers": [g.name for g in self.gathers],
             "dim": int(il.attr.ir_attr.dim),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
-from af_core.errors import ScheduleError
+from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
@@ -30,7 +30,6 @@ from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_l
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
     TileBuilder,
-    Unsupported,
     add_reduce,
     dense,
     fold_view,
@@ -38,7 +37,7 @@ from af_core.schedule.rowtiles import (
     view_of,
     workspace_view,
 )
-from af_core.schedule.template import Rejected
+from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec
 
@@ -97,13 +96,10 @@ class SkLikeTemplate:
 
     name = "sklike"
 
-    def propose(self, graph: HintGraph, il: Node, ctx) -> list:
-        try:
-            return [self._case(graph, il, ctx)]
-        except (Unsupported, ScheduleError) as exc:
-            return [Rejected(self.name, str(exc))]
+    def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case | Rejected]:
+        return [self._case(graph, il, ctx)]
 
-    def _case(self, graph: HintGraph, il: Node, ctx) -> Case:
+    def _case(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> Case:
         consumers = graph.consumers(il)
         if len(consumers) != 1:
             raise Unsupported(f"the IndirectLoad output has {len(consumers)} consumers; the gather stage writes "
@@ -187,7 +183,7 @@ class SkLikeTemplate:
             pidx = pout if full_index else pitch_for(product(index_view["inner_sizes"]), [index_node.y.dtype])
             g.b.load(heads[index_loads[0].name], index_view, pidx, g.rows)
         gathered, prologue = add_gather(
-            g.b, il, template=self.name, slice_tensor=g.b.tensor_of[gather_src.name],
+            g.b, il, slice_tensor=g.b.tensor_of[gather_src.name],
             index_tensor=g.b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
             index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
             index_axes=index_view["inner_axes"], final=True)

@@ -155,7 +155,7 @@ def test_gather_rows_sample_beyond_the_uint16_offset_range():
     """The seed's gather_rows at B=2, L=40000, D=2, K=4: one half input row is 80000 elements, beyond the
     65536 a 2-byte Gather addresses on 3510. SK-like drops the case at tiling time (the integration tests run
     the same shape through a template without a Gather)."""
-    from af_core.samples import gather_rows
+    from af_elementwise.samples import gather_rows
 
     forced = TwinSession(gather_rows(), SKLIKE)
     with pytest.raises(TilingError, match="uint16 offsets"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.roles import Role
 
 
 class StoreRegApiCall(ApiCall):
@@ -13,6 +14,7 @@ class StoreRegApiCall(ApiCall):
     """
 
     name = "StoreRegApiCall"
+    roles = frozenset({Role.STORE_ROWS})
 
     def build_api_param(self) -> None:
         a, ctx = self.node.attrs, self.ctx

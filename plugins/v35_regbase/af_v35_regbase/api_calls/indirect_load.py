@@ -1,15 +1,17 @@
-"""IndirectLoadRegApiCall: the IndirectLoad node, dispatched on the case's template type.
+"""IndirectLoadRegApiCall: the IndirectLoad node, dispatched on the gather mode the case asks for.
 
-Like Autofuse's ``IndirectLoadRegApiCall``, one ApiCall serves every built-in
-template; ``node.attrs["template"]`` selects the generator (GenerateSimt,
-...). A template without a generator here is a codegen error, not a silent
-fallback.
+Like Autofuse's ``IndirectLoadRegApiCall``, one ApiCall serves every
+template; ``node.attrs["gather_mode"]`` (a :class:`GatherMode`) selects the
+generator — SIMT lanes reading GM, or a vector Gather of a UB tile — so any
+template, built in or not, gets the form it schedules for. A mode without a
+generator here is a codegen error, not a silent fallback.
 """
 
 from __future__ import annotations
 
 from af_core import dtypes
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.roles import GatherMode, Role
 from af_core.errors import CodegenError
 from af_v35_regbase.simt_lanes import SIMT_SOURCE, simt_lanes
 
@@ -17,20 +19,27 @@ GATHER_SOURCE = "af_gather"
 
 
 class IndirectLoadRegApiCall(ApiCall):
+    """Fills :attr:`Role.GATHER` in both gather modes."""
+
     name = "IndirectLoadRegApiCall"
+    roles = frozenset({Role.GATHER})
+    gather_modes = frozenset({GatherMode.LANES, GatherMode.TILE})
 
     def parse_attr(self) -> None:
-        self.param["template"] = self.node.attrs.get("template")
+        self.param["gather_mode"] = self.node.attrs.get("gather_mode")
 
     def generate_api_call_string(self) -> str:
-        template = self.param["template"]
-        generator = getattr(self, f"generate_{template}", None)
-        if generator is None:
-            raise CodegenError(f"IndirectLoadRegApiCall has no generator for template '{template}'")
-        return generator()
+        mode = self.param["gather_mode"]
+        if mode == GatherMode.LANES.value:
+            return self.generate_lanes()
+        if mode == GatherMode.TILE.value:
+            return self.generate_tile()
+        known = ", ".join(sorted(m.value for m in self.gather_modes))
+        raise CodegenError(f"IndirectLoadRegApiCall: node '{self.node.name}' asks for gather mode {mode!r}; "
+                           f"this ApiCall generates {known}")
 
-    # -- SIMT ------------------------------------------------------------------
-    def generate_simt(self) -> str:
+    # -- SIMT lanes ------------------------------------------------------------
+    def generate_lanes(self) -> str:
         ctx, attrs = self.ctx, self.node.attrs
         ctx.need_source(SIMT_SOURCE)
         out = ctx.impl.tensor(attrs["out"])
@@ -83,7 +92,7 @@ class IndirectLoadRegApiCall(ApiCall):
         ]
         return lines
 
-    def generate_simd(self) -> str:
+    def generate_tile(self) -> str:
         ctx, a = self.ctx, self.node.attrs
         ctx.need_source(GATHER_SOURCE)
         base = self.node.name[: -len("_pattern")] if a["phase"] == "pattern" else self.node.name
@@ -152,6 +161,3 @@ class IndirectLoadRegApiCall(ApiCall):
             ctx.finish(gathered_name),
         ]
         return "\n".join(line for line in lines if line)
-
-    # the SK-like gather stage is the same Gather step, reading workspaces instead of inputs
-    generate_sklike = generate_simd

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from af_core import dtypes as dt
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.roles import Role
 from af_v35_regbase import api_dtypes
 
 REDUCE_SOURCE = "af_reduce"
@@ -21,13 +22,22 @@ _KIND = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
 
 
 class ReduceRegApiCall(ApiCall):
+    """Fills :attr:`Role.REDUCE`."""
+
     name = "ReduceRegApiCall"
     sources = (REDUCE_SOURCE,)
+    roles = frozenset({Role.REDUCE})
 
     @classmethod
-    def rejection(cls, kind: str, dtype) -> str | None:
-        """Why a reduce of ``kind`` over ``dtype`` tiles has no legal 3510 vector form, or None."""
-        dtype = dt.get(dtype)
+    def supports(cls, op_type: str) -> bool:
+        return op_type in _KIND
+
+    @classmethod
+    def rejection(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
+        """Why a reduce of ``op_type`` over ``out_dtype`` tiles has no legal 3510 vector form, or None."""
+        kind, dtype = op_type, dt.get(out_dtype)
+        if kind not in _KIND:
+            return f"no vector reduce of kind {kind}"
         if kind == "Mean" and not dtype.is_float:
             return "an integer Mean floor-divides a wide sum; the vector reduce has no such form"
         step = "Add" if kind in ("Sum", "Mean") else kind

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.roles import Role
 
 TILE_IO_SOURCE = "af_tile_io"
 
@@ -19,8 +20,11 @@ def row_view(ctx, name: str, view: dict) -> list[str]:
 
 
 class LoadRowsRegApiCall(ApiCall):
+    """Fills :attr:`Role.LOAD_ROWS`."""
+
     name = "LoadRowsRegApiCall"
     sources = (TILE_IO_SOURCE,)
+    roles = frozenset({Role.LOAD_ROWS})
 
     def generate_api_call_string(self) -> str:
         ctx, a = self.ctx, self.node.attrs

@@ -25,6 +25,7 @@ import numpy as np
 
 from af_core import dtypes as dt
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.roles import Role
 from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
 from af_v35_regbase.api_calls.legalize import (
@@ -109,7 +110,10 @@ def compare_scalar(mode: str, value: float, dtype: dt.DType) -> str:
 
 
 class VecElementwiseRegApiCall(ApiCall):
+    """Fills :attr:`Role.VECTOR_OP`: one elementwise op or cast over a UB tile, legalized for 3510."""
+
     name = "VecElementwiseRegApiCall"
+    roles = frozenset({Role.VECTOR_OP})
 
     @classmethod
     def supports(cls, op_type: str) -> bool:

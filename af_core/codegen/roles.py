@@ -1,0 +1,42 @@
+"""Back-end roles: what the core and templates ask the installed ApiCalls for.
+
+The core schedules loads, vector ops, reduces, stores and gathers, but it
+does not own the code that implements them: a back-end plugin (today the
+v35 RegBase set) registers ApiCall classes that declare which roles they
+fill. Schedulers ask the registry for a role (:func:`api_call_for`), never
+for a class name, so a second back end can replace or sit beside the first.
+
+A role fixes the contract of the ImplNodes a scheduler emits for it (their
+inputs, outputs and attrs); docs/writing-templates.md lists each role's
+contract. Capabilities that depend on ops or dtypes are asked of the class
+through :class:`af_core.codegen.api_call.ApiCall`'s classmethods
+(``supports``, ``rejection``, ``scratch_dtypes``).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Role(enum.StrEnum):
+    """A job an ApiCall does for the schedulers."""
+
+    #: Copy ``rows`` rows of a GM view (strided, possibly broadcast) into a UB tile.
+    LOAD_ROWS = "load_rows"
+    #: One elementwise op (or a cast) over a UB tile; capabilities per op and dtypes.
+    VECTOR_OP = "vector_op"
+    #: Reduce a run of axes inside each tile row (sum / mean / max / min / prod).
+    REDUCE = "reduce"
+    #: Copy rows of a UB tile to GM.
+    STORE_ROWS = "store_rows"
+    #: The IndirectLoad itself, in one of the gather modes the class lists.
+    GATHER = "gather"
+
+
+class GatherMode(enum.StrEnum):
+    """How a case's IndirectLoad moves data; a gather ApiCall lists the modes it generates."""
+
+    #: A UB tile holds the input slice; offsets from the index tile; one vector Gather per tile.
+    TILE = "tile"
+    #: SIMT lanes each read their index and the input element from GM.
+    LANES = "lanes"
