@@ -18,7 +18,12 @@ still checked against the plugin rule.
 
 Besides the order, the module graph must be free of cycles (within a layer
 too), and no module may import a package named in ``[tool.af].forbidden``
-(the plugins: the core never depends on one).
+(the plugins: the core never depends on one). The top-level ``__init__``
+resolves its public names (``Autofuser``, ``ascir``, ...) on first use with
+``importlib.import_module`` of a computed name, which no static check sees;
+so modules may import from the top-level package itself only the names in
+``[tool.af].package-names`` (``__version__``), everything else from the
+module that defines it.
 
 The checker uses only the standard library (the lint environment installs
 nothing else) and never imports the code it checks.
@@ -50,6 +55,7 @@ class Import:
     target: str  # the imported module (or the nearest enclosing module that exists)
     line: int
     type_only: bool  # under ``if TYPE_CHECKING:``
+    attribute: str = ""  # ``from pkg import attribute`` of a name that is not a module
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Config:
     package: str
     layers: tuple[Layer, ...]
     forbidden: tuple[str, ...]
+    package_names: tuple[str, ...] = ()  # names modules may import from the top-level package itself
 
 
 def load_config(root: Path) -> Config:
@@ -65,7 +72,8 @@ def load_config(root: Path) -> Config:
         table = tomllib.load(handle)["tool"]["af"]
     layers = tuple(Layer(entry["name"], rank, tuple(entry["modules"]))
                    for rank, entry in enumerate(table["layer"]))
-    return Config(table.get("package", "af_core"), layers, tuple(table.get("forbidden", ())))
+    return Config(table.get("package", "af_core"), layers, tuple(table.get("forbidden", ())),
+                  tuple(table.get("package-names", ())))
 
 
 def module_files(root: Path, package: str) -> dict[str, Path]:
@@ -114,10 +122,11 @@ def imports_of(module: str, path: Path, modules: set[str]) -> list[Import]:
     is_package = path.name == "__init__.py"
     package_parts = module.split(".") if is_package else module.split(".")[:-1]
     found: list[Import] = []
+    tops = {m.split(".")[0] for m in modules}
     for node, type_only in _walk(tree):
-        names: list[str] = []
+        names: list[tuple[str, str]] = []  # (imported name, attribute taken from a package that is not a module)
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            names = [(alias.name, "") for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base_parts = package_parts[:len(package_parts) - (node.level - 1)]
@@ -125,16 +134,16 @@ def imports_of(module: str, path: Path, modules: set[str]) -> list[Import]:
             else:
                 base = node.module or ""
             # ``from pkg import sub`` imports the module pkg.sub when there is one
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+            names = [(f"{base}.{alias.name}", "") if f"{base}.{alias.name}" in modules else (base, alias.name)
                      for alias in node.names]
         elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str)
               and (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
                    or isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))):
-            names = [node.args[0].value]
-        for name in dict.fromkeys(names):
-            target = _resolve(name, modules) if name.split(".")[0] in {m.split(".")[0] for m in modules} else name
-            found.append(Import(module, target, node.lineno, type_only))
+            names = [(node.args[0].value, "")]
+        for name, attribute in dict.fromkeys(names):
+            target = _resolve(name, modules) if name.split(".")[0] in tops else name
+            found.append(Import(module, target, node.lineno, type_only, attribute))
     return found
 
 
@@ -222,6 +231,10 @@ def check(root: Path) -> list[str]:
                 continue
             if imp.target not in modules or imp.type_only:
                 continue
+            if (imp.target == config.package and imp.attribute and name != config.package
+                    and imp.attribute not in config.package_names):
+                problems.append(f"{name}:{imp.line} imports {imp.attribute} from the {config.package} package, "
+                                f"which resolves it lazily out of sight of this check; import it from its module")
             # a package's __init__ runs before any of its modules, so importing a module of one's own package
             # from the package itself is the only edge that does not count towards a cycle
             if imp.target != name and not name.startswith(imp.target + "."):
@@ -232,7 +245,7 @@ def check(root: Path) -> list[str]:
                                 f"{imp.target} (layer {target_layer.name})")
     for component in _cycles(edges):
         problems.append("import cycle among " + ", ".join(component))
-    return problems
+    return list(dict.fromkeys(problems))  # one message per import, however many names it takes
 
 
 def main(argv: list[str]) -> int:

@@ -28,6 +28,7 @@ PYPROJECT = """
 [tool.af]
 package = "pkg"
 forbidden = ["af_elementwise", "af_indirect_load_*"]
+package-names = ["__version__"]
 
 [[tool.af.layer]]
 name = "low"
@@ -134,6 +135,16 @@ def test_a_plugin_import_is_reported_even_for_type_checking(tmp_path):
     assert check_layers.check(root) == [
         "pkg.low:4 imports the plugin package af_elementwise.ops; pkg never imports a plugin",
         "pkg.low:7 imports the plugin package af_indirect_load_simt.template; pkg never imports a plugin",
+    ]
+
+
+def test_names_the_top_package_resolves_lazily_are_imported_from_their_module(tmp_path):
+    root = make_tree(tmp_path, {"pkg/__init__.py": "__version__ = '1'\n",
+                                "pkg/low.py": "from pkg import __version__, other, Thing\n",
+                                "pkg/high/top.py": "from pkg.high import a, b\n"})
+    assert check_layers.check(root) == [
+        "pkg.low:1 imports Thing from the pkg package, which resolves it lazily out of sight of this check; "
+        "import it from its module",
     ]
 
 
