@@ -125,7 +125,7 @@ def _check_api_call(value: Any, dist: str) -> Any:
 def _check_api_source(value: Any, dist: str) -> Any:
     requires = getattr(value, "requires", None)
     if not (isinstance(getattr(value, "name", None), str) and isinstance(getattr(value, "text", None), str)
-            and isinstance(requires, tuple) and all(isinstance(r, str) for r in requires)):
+            and isinstance(requires, (tuple, list)) and all(isinstance(r, str) for r in requires)):
         raise PluginError(f"API source registered by '{dist}' is not an ApiSource with text fields: {value!r}")
     return value
 

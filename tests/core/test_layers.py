@@ -197,6 +197,8 @@ def test_the_registry_accepts_api_calls_and_api_sources_and_refuses_malformed_so
     assert _check_api_call(Copy, "af-x") is Copy
     source = ApiSource("s", "int x;", ("t",))
     assert _check_api_source(source, "af-x") is source
+    listed = ApiSource("s", "int x;", ["t"])  # a list of requirements, as before
+    assert _check_api_source(listed, "af-x") is listed
     for bad in (ApiSource("s", "int x;", (3,)), ApiSource("s", None), object()):
         with pytest.raises(PluginError, match="is not an ApiSource with text fields"):
             _check_api_source(bad, "af-x")
