@@ -16,10 +16,3 @@ def af_register_ops(register):
     for op in CORE_OPS:
         register(op)
 
-
-@hookimpl
-def af_register_samples(register):
-    from af_core.samples import CORE_SAMPLES
-
-    for sample in CORE_SAMPLES:
-        register(sample)

@@ -76,7 +76,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
 
     policy = getattr(scheduled.options, "selection", "seed")
     for case in scheduled.cases:
-        ev = evaluate_case(CaseRef(case.tiling_key, case.template, case.tiling, case.label), env)
+        ev = evaluate_case(CaseRef.of(case), env)
         res = ev.resources
         if ev.tiling_key == chosen:
             if policy == "cost":
@@ -104,7 +104,7 @@ def _ties(scheduled: ScheduleResult, env, chosen_ev) -> bool:
     for case in scheduled.cases:
         if case.tiling_key == chosen_ev.tiling_key:
             continue
-        ev = evaluate_case(CaseRef(case.tiling_key, case.template, case.tiling, case.label), env)
+        ev = evaluate_case(CaseRef.of(case), env)
         if ev.fits and ev.score == chosen_ev.score:
             return True
     return False

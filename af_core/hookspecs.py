@@ -64,7 +64,7 @@ def af_register_api_calls(register: Callable[[type[ApiCall]], None]) -> None:
         :class:`af_core.codegen.api_call.ApiCall` and set a unique ``name``,
         the name ImplGraph nodes refer to. A class that fills back-end roles
         for the schedulers lists them in ``roles``
-        (:class:`af_core.codegen.roles.Role`) and answers the capability
+        (:class:`af_core.backend.Role`) and answers the capability
         classmethods of :class:`~af_core.codegen.api_call.ApiCall`.
     :return: ignored.
     """

@@ -16,6 +16,7 @@ import numpy as np
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, InputArrayError
+from af_core.ir import sizes as ir_sizes
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.validate import GraphInfo, validate
@@ -33,10 +34,10 @@ class GraphInputs:
 
 
 def storage_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
-    """Elements a strided view spans: 1 + sum((n - 1) * stride)."""
+    """Elements a strided view spans (:func:`af_core.ir.sizes.storage_elements`); an empty view spans none."""
     if any(n == 0 for n in shape):
         return 0
-    return 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    return int(ir_sizes.storage_elements(shape, strides))
 
 
 def view(storage: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:

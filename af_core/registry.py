@@ -113,28 +113,28 @@ class Registry:
 
 
 def _stamp_op(value: Any, dist: str) -> Any:
-    from af_core.ops.opdef import OpDef
+    from af_core.ops.opdef import OpDef  # here: loading the registry module stays light (numpy, sympy)
 
     if not isinstance(value, OpDef):
         raise PluginError(f"op registered by '{dist}' is not an OpDef: {value!r}")
     return value.with_distribution(dist)
 
 
+# ApiCalls and API sources are types of the code generator, a higher layer than this registry, so they are
+# checked for the shape the code generator relies on (docs/architecture.md, "Layers").
 def _check_api_call(value: Any, dist: str) -> Any:
-    from af_core.codegen.api_call import ApiCall
-
-    if not (isinstance(value, type) and issubclass(value, ApiCall)):
-        raise PluginError(f"ApiCall registered by '{dist}' is not an ApiCall subclass: {value!r}")
+    if not (isinstance(value, type) and isinstance(getattr(value, "name", None), str)
+            and callable(getattr(value, "generate", None))):
+        raise PluginError(f"ApiCall registered by '{dist}' is not an ApiCall subclass (a class with a text "
+                          f"'name' and a 'generate' method): {value!r}")
     return value
 
 
 def _check_api_source(value: Any, dist: str) -> Any:
-    from af_core.codegen.api_source import ApiSource
-
-    if not isinstance(value, ApiSource):
-        raise PluginError(f"API source registered by '{dist}' is not an ApiSource: {value!r}")
-    if not isinstance(value.text, str) or not all(isinstance(r, str) for r in value.requires):
-        raise PluginError(f"API source '{value.name}' registered by '{dist}' has non-text fields")
+    requires = getattr(value, "requires", None)
+    if not (isinstance(getattr(value, "name", None), str) and isinstance(getattr(value, "text", None), str)
+            and isinstance(requires, (tuple, list)) and all(isinstance(r, str) for r in requires)):
+        raise PluginError(f"API source registered by '{dist}' is not an ApiSource with text fields: {value!r}")
     return value
 
 
@@ -146,10 +146,11 @@ def _check_template(value: Any, dist: str) -> Any:
 
 
 def _check_sample(value: Any, dist: str) -> Any:
-    from af_core.samples import Sample
-
-    if not isinstance(value, Sample) or not callable(value.build):
-        raise PluginError(f"sample registered by '{dist}' is not a Sample with a build function: {value!r}")
+    # checked by shape (af_core.samples.Sample sits in a higher layer than the registry)
+    if not (isinstance(getattr(value, "name", None), str) and callable(getattr(value, "build", None))
+            and isinstance(getattr(value, "shapes", None), tuple)):
+        raise PluginError(f"sample registered by '{dist}' is not a Sample (a text name, a build function and "
+                          f"a tuple of shapes): {value!r}")
     return value
 
 

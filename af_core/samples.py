@@ -1,9 +1,9 @@
 """Sample graphs for the demo, the docs and the tests.
 
-Each sample is a graph plus the concrete shapes it is shown with. Plugins
-register them (``af_register_samples``): the core registers the seed's
-minimal graph, which uses core ops only; a plugin registers the samples
-that use its ops, so the core names no plugin op.
+Each sample is a graph plus the concrete shapes it is shown with. The core
+has the ones built from core ops only (the seed's minimal graph, an
+index_select with a row sum); plugins register the samples that use their
+ops (``af_register_samples``), so the core names no plugin op.
 """
 
 from __future__ import annotations
@@ -87,14 +87,20 @@ def index_select_sum() -> HintGraph:
 
 
 def installed_samples() -> tuple[Sample, ...]:
-    """Every sample the installed plugins register (``af_register_samples``), in registration order.
+    """The core's samples, then every sample the installed plugins register, in registration order.
 
-    The core registers :func:`seed_minimal` (core ops only); samples that use
-    the ops of a plugin come from that plugin.
+    A plugin sample named like one of the core's is a plugin error naming its distribution.
     """
+    from af_core.errors import PluginError
     from af_core.registry import get_registry
 
-    return tuple(entry.value for entry in get_registry().entries_in_order("sample"))
+    entries = get_registry().entries_in_order("sample")
+    core_names = {s.name for s in CORE_SAMPLES}
+    for entry in entries:
+        if entry.name in core_names:
+            raise PluginError(f"sample '{entry.name}' registered by '{entry.distribution}' has the name of one of "
+                              "af-core's own samples; rename it")
+    return CORE_SAMPLES + tuple(entry.value for entry in entries)
 
 
 def lookup(name: str) -> Sample:
@@ -117,7 +123,7 @@ SEED_MINIMAL = Sample("seed_minimal", "the design seed's minimal graph (dynamic 
                        {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32}))
 INDEX_SELECT_SUM = Sample("index_select_sum", "index_select (negative indices allowed) + row sum", index_select_sum,
                           ({"N": 500, "H": 96, "K": 200},))
-#: The samples the core registers itself (core ops only).
+#: The core's own samples (core ops only).
 CORE_SAMPLES = (SEED_MINIMAL, INDEX_SELECT_SUM)
 
 

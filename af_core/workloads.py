@@ -1,7 +1,8 @@
 """The workload corpus: realistic gather / index_select / embedding cases as graphs.
 
-``benchmarks/workloads.json`` (a copy of the shared corpus) lists workloads
-taken from published models. Its ``about`` field defines the compact op
+``af_core/data/workloads.json`` (a copy of the shared corpus, shipped as
+package data: the benchmarks and the tests read it through this module) lists
+workloads taken from published models. Its ``about`` field defines the compact op
 syntax this module parses: ``Name``, ``Name(constant)``,
 ``Name(side:tensor[shape])`` (a second input broadcast to the data) and
 ``Name(dtype)`` for the op with the cast role. Graphs are static (the corpus gives concrete shapes); the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,13 @@ _OP = re.compile(r"^(?P<name>[A-Za-z0-9]+)(?:\((?P<arg>[^)]*)\))?$")
 _SIDE = re.compile(r"^side(?::(?P<name>\w+)\[(?P<shape>[\d,\s]+)\])?$")
 
 
-def default_corpus() -> Path:
-    return Path(__file__).resolve().parents[1] / "benchmarks" / "workloads.json"
+#: Where the corpus is inside the af_core package (package data, see pyproject.toml).
+CORPUS = "data/workloads.json"
+
+
+def corpus_text() -> str:
+    """The text of the shipped corpus, read from the installed package (wheel or checkout alike)."""
+    return resources.files("af_core").joinpath(CORPUS).read_text(encoding="utf-8")
 
 
 def apply_op(g: GraphBuilder, text: str, tensor: TensorRef, *, side_name: str | None = None,
@@ -111,7 +118,8 @@ def build_graph(case: dict[str, Any]) -> HintGraph:
 
 
 def load_workloads(path: str | Path | None = None, names: list[str] | None = None) -> list[Workload]:
-    data = json.loads(Path(path or default_corpus()).read_text(encoding="utf-8"))
+    """The workloads of the corpus at ``path`` (default: the shipped one), or only those in ``names``."""
+    data = json.loads(Path(path).read_text(encoding="utf-8") if path is not None else corpus_text())
     out = []
     for case in data["cases"]:
         if names and case["name"] not in names:

@@ -193,7 +193,7 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
     if not results:
         return {}
     chosen = solve_scheduled(session.scheduled, sizes, CORES).chosen().label
-    refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in session.scheduled.cases]
+    refs = [CaseRef.of(c) for c in session.scheduled.cases]
     by_cost = solve(refs, session.scheduled.size_names, sizes, CORES, session.scheduled.platform.ub_size,
                     session.scheduled.guards, policy="cost").chosen().label
     rule = seed_rule_choice(session, sizes, results)
@@ -310,7 +310,7 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
         progress.advance(task)
         session = TwinSession(w.graph)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
-        refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in session.scheduled.cases]
+        refs = [CaseRef.of(c) for c in session.scheduled.cases]
         figures = {}
         for cores in (CORES, 1):
             res = solve(refs, session.scheduled.size_names, inputs.sizes, cores, session.scheduled.platform.ub_size,

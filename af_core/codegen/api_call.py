@@ -10,9 +10,9 @@ register classes with ``af_register_api_calls``; the kernel generator creates
 them by name (:func:`create_api_call`).
 
 A class that serves the core's schedulers also declares its ``roles``
-(:class:`af_core.codegen.roles.Role`) and answers the capability questions
-below; schedulers find it with :func:`api_call_for`, so neither the core nor a
-template needs to know which plugin provides a role.
+(:class:`af_core.backend.Role`) and answers the capability questions
+below; schedulers find it with :func:`af_core.backend.api_call_for`, so neither
+the core nor a template needs to know which plugin provides a role.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from af_core.backend import GatherMode, Role
 from af_core.codegen.jinja import render_string
-from af_core.codegen.roles import GatherMode, Role
-from af_core.errors import CodegenError, Unsupported
+from af_core.errors import CodegenError
 
 if TYPE_CHECKING:
     from af_core.codegen.kernel import KernelContext
@@ -97,22 +97,6 @@ class ApiCall:
         self.parse_attr()
         self.build_api_param()
         return self.post_process(self.generate_api_call_string())
-
-
-def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiCall]:
-    """The installed ApiCall class filling ``role`` (and, for gathers, ``gather_mode``).
-
-    Raises :class:`Unsupported` naming the role when no plugin fills it, so a
-    template asking for it is rejected with that reason rather than failing later.
-    """
-    from af_core.registry import get_registry
-
-    found = [cls for cls in get_registry().table("api_call").values()
-             if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)]
-    if not found:
-        what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
-        raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")
-    return min(found, key=lambda cls: (-cls.priority, cls.name))
 
 
 def create_api_call(name: str) -> ApiCall:

@@ -82,7 +82,7 @@ class Codegen:
         size_names = [v.symbol.name for v in graph.sizes()]
         inputs = self._io(scheduled, "data")
         outputs = self._io(scheduled, "output")
-        refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
+        refs = [CaseRef.of(c) for c in scheduled.cases]
         fields = struct_field_names(size_names, refs)
         tiling_data = render("tiling_data.h.j2", name=name, fields=fields, version=__version__)
         kernel = self._kernel(scheduled, name, size_names, inputs, outputs, fields)

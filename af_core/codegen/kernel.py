@@ -24,7 +24,7 @@ from af_core import naming
 from af_core.codegen.api_call import create_api_call
 from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
-from af_core.ir.sizes import Expr
+from af_core.ir.sizes import storage_elements
 from af_core.schedule.case import Case
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
 
@@ -180,10 +180,6 @@ class KernelContext:
             raise CodegenError(f"two different definitions named '{key}'")
         self.definitions[key] = text
         return key
-
-
-def storage_elements(sizes: Sequence[Expr], strides: Sequence[Expr]) -> Expr:
-    return sympy.Integer(1) + sum(((s - 1) * st for s, st in zip(sizes, strides)), sympy.Integer(0))
 
 
 def _indent(text: str, n: int) -> str:

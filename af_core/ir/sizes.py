@@ -9,7 +9,7 @@ own parser. :func:`to_text` prints what :func:`parse` reads back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import sympy
 from sympy.printing.precedence import precedence
@@ -301,6 +301,17 @@ def product(values: list[Expr] | tuple[Expr, ...]) -> Expr:
     for v in values:
         result = result * v
     return result
+
+
+def storage_elements(sizes: Sequence[Expr] | Sequence[int], strides: Sequence[Expr] | Sequence[int]) -> Expr:
+    """Elements a strided view spans in its storage: ``1 + sum((size - 1) * stride)``.
+
+    The one formula behind input buffers, the int64 guards of tensors, the
+    overflow validation and the kernel's GM tensor lengths. It counts the
+    element a view of no elements would start at too (callers that allow an
+    empty view say so themselves).
+    """
+    return sympy.Integer(1) + sum(((s - 1) * st for s, st in zip(sizes, strides)), sympy.Integer(0))
 
 
 def contiguous_strides(sizes: list[Expr] | tuple[Expr, ...]) -> list[Expr]:

@@ -29,7 +29,7 @@ from af_core.errors import (
     ShapeError,
 )
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides, size_name
+from af_core.ir.sizes import Expr, contiguous_strides, size_name, storage_elements
 from af_core.naming import demangle
 from af_core.ops.core_ops import normalize_dim
 from af_core.ops.opdef import InferContext, PortInfo
@@ -285,8 +285,7 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
 
 def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes, strides) -> None:
     """Largest byte offset of the tensor must fit int64 for all declared sizes."""
-    extent = sum(((s - 1) * st for s, st in zip(sizes, strides)), sympy.Integer(0))
-    span = (extent + 1) * dtype.itemsize
+    span = storage_elements(sizes, strides) * dtype.itemsize
     elements = sympy.Integer(1)
     for s in sizes:
         elements = elements * s

@@ -14,10 +14,10 @@ from typing import Any
 
 import attrs
 import numpy as np
+from sympy import Expr
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
-from af_core.ir.sizes import Expr
 
 #: Compute types; templates decide what they can fuse by these.
 COMPUTE_TYPES = (

@@ -38,10 +38,15 @@ def index_outer_product(index_repeats: Sequence[Expr], dim: int) -> Expr:
     return product(list(index_repeats[:dim]))
 
 
-def main_input(graph: HintGraph, il: Node) -> Node:
-    """The Data node whose layout the seed measures: follow x1, then each op's data input, upstream."""
+def main_input(graph: HintGraph, il: Node, *, stop: tuple[str, ...] = ("data",)) -> Node:
+    """The input of an IndirectLoad whose layout the seed measures.
+
+    Walks upstream from ``x1`` through each op's data input (``OpDef.data_port``)
+    to the first node whose compute type is in ``stop``: the Data node by
+    default; ``stop=("load", "broadcast")`` gives the view that reads it.
+    """
     node = graph.producer(il, "x1")
-    while node.op.compute_type != "data":
+    while node.op.compute_type not in stop:
         node = graph.producer(node, node.op.data_port)
     return node
 

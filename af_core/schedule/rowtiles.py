@@ -7,7 +7,7 @@ and post stages and reduces all go through the same pieces:
 - :func:`view_of` describes how the rows of a loaded tensor sit in GM
   (Broadcasts over a Load are folded into stride-0 axes);
 - :class:`TileBuilder` turns loads and elementwise graph nodes into
-  ImplNodes of the back-end roles (:class:`~af_core.codegen.roles.Role`:
+  ImplNodes of the back-end roles (:class:`~af_core.backend.Role`:
   load rows, vector op, store rows), choosing in-place updates and scratch tiles;
 - :func:`add_reduce` appends a reduce over a run of axes inside the row.
 
@@ -18,11 +18,12 @@ never hard-coded here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from af_core import dtypes as dt
-from af_core.codegen.api_call import ApiCall, api_call_for
-from af_core.codegen.roles import Role
+from af_core.backend import Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, product
@@ -31,6 +32,8 @@ from af_core.registry import op_with_role
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.schedule.tiles import TilePlan, pitch_for
 
+if TYPE_CHECKING:
+    from af_core.codegen.api_call import ApiCall
 
 def vector_api() -> type[ApiCall]:
     """The installed ApiCall of :attr:`Role.VECTOR_OP` (raises Unsupported when there is none)."""

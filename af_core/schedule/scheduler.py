@@ -18,6 +18,7 @@ import sympy
 
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph
+from af_core.ir.sizes import storage_elements
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
@@ -93,8 +94,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
         if node.op.compute_type not in ("data", "output"):
             continue
         ni = info[name]
-        span = (sympy.Integer(1) + sum(((s - 1) * st for s, st in zip(ni.sizes, ni.strides)),
-                                       sympy.Integer(0))) * ni.dtype.itemsize
+        span = storage_elements(ni.sizes, ni.strides) * ni.dtype.itemsize
         elems = sympy.Integer(ni.dtype.itemsize)
         for s in ni.sizes:
             elems = elems * s

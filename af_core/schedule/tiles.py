@@ -15,14 +15,80 @@ import sympy
 
 from af_core import dtypes as dt
 from af_core.ir.sizes import Expr
-from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplTensor, Stage
-from af_core.tiling.spec import AlignUp, CeilDiv, Max
+from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
+from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
 
 
 def pitch_for(width: Expr, dtypes: list[dt.DType]) -> Expr:
     """Elements per tile row so that a row of every given dtype fills whole 32-byte blocks."""
     smallest = min(d.itemsize if not d.is_bool else 1 for d in dtypes)
     return AlignUp(width, 32 // smallest)
+
+
+@attrs.frozen
+class RowTiles:
+    """A stage whose rows are cut into tiles spread over the cores: its five tiling fields and five axes.
+
+    The fields (each name after ``prefix``, e.g. ``"gather_"``)::
+
+        tile_max        most rows one tile can hold (the template's UB fit)
+        tile            max(1, min(tile_max, ceil(rows / core_num)))   rows per tile
+        tiles           ceil(rows / tile)
+        tiles_per_core  ceil(tiles / core_num)
+        used_cores      ceil(tiles / tiles_per_core)                   the stage's ``used_cores``
+
+    so a tile is as large as UB allows but small enough that every core gets
+    one when there are rows for all. The axes: ``merged`` (the rows, merged
+    from the graph's axes before the gathered dim), the loop ``<axis>T`` over
+    tiles with ``<axis>t`` the rows of a tile, and ``<axis>TB`` / ``<axis>Tb``
+    splitting the tiles into the cores and the tiles of one core. Each symbol
+    is the tiling field's (:func:`af_core.tiling.spec.field`).
+    """
+
+    rows: Expr  # the stage's rows (a tiling field symbol)
+    merged: str  # name of the merged row axis
+    axis: str  # prefix of the loop axes: <axis>T, <axis>t, <axis>TB, <axis>Tb
+    prefix: str = ""  # prefix of the five tiling field names
+
+    @property
+    def tile(self) -> sympy.Symbol:
+        return field(f"{self.prefix}tile")
+
+    @property
+    def tiles(self) -> sympy.Symbol:
+        return field(f"{self.prefix}tiles")
+
+    @property
+    def tiles_per_core(self) -> sympy.Symbol:
+        return field(f"{self.prefix}tiles_per_core")
+
+    @property
+    def used_cores(self) -> sympy.Symbol:
+        return field(f"{self.prefix}used_cores")
+
+    @property
+    def loop(self) -> str:
+        """The tile loop's axis (the one a :class:`~af_core.schedule.rowtiles.TileBuilder` runs)."""
+        return f"{self.axis}T"
+
+    def axes(self, merged_from: tuple[str, ...]) -> list[ImplAxis]:
+        """The five axes, in loop order; ``merged_from`` names the graph axes the rows merge."""
+        return [ImplAxis(self.merged, "MERGED", self.rows, merged_from),
+                ImplAxis(self.loop, "TILE_OUT", self.tiles, (self.merged,)),
+                ImplAxis(f"{self.axis}t", "TILE_IN", self.tile, (self.merged,)),
+                ImplAxis(f"{self.loop}B", "BLOCK_OUT", self.used_cores, (self.loop,)),
+                ImplAxis(f"{self.loop}b", "BLOCK_IN", self.tiles_per_core, (self.loop,))]
+
+    def add_fields(self, spec: TilingSpec, fit: Expr, fit_doc: str, *, unit: str = "rows",
+                   used_doc: str = "cores with work") -> sympy.Symbol:
+        """Append the five fields to ``spec`` (``fit`` is ``tile_max``); returns the ``tile_max`` symbol."""
+        p = self.prefix
+        tile_max = spec.add(f"{p}tile_max", fit, fit_doc)
+        spec.add(f"{p}tile", Max(1, Min(tile_max, CeilDiv(self.rows, CORE_NUM))), f"{unit} per tile")
+        spec.add(f"{p}tiles", CeilDiv(self.rows, self.tile), "tiles")
+        spec.add(f"{p}tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
+        spec.add(f"{p}used_cores", CeilDiv(self.tiles, self.tiles_per_core), used_doc)
+        return tile_max
 
 
 @attrs.define

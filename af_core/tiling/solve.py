@@ -16,6 +16,7 @@ tiling key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import sympy
@@ -23,6 +24,9 @@ import sympy
 from af_core.errors import TilingError
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
+
+if TYPE_CHECKING:  # a type only: schedule is the layer above tiling
+    from af_core.schedule.case import Case
 
 INT64_MAX = (1 << 63) - 1
 UINT32_MAX = (1 << 32) - 1
@@ -36,6 +40,11 @@ class CaseRef:
     template: str
     spec: TilingSpec
     label: str = ""
+
+    @classmethod
+    def of(cls, case: Case) -> CaseRef:
+        """The tiling view of a scheduled case (its key, template, tiling spec and label)."""
+        return cls(case.tiling_key, case.template, case.tiling, case.label)
 
 
 @attrs.frozen
@@ -213,7 +222,7 @@ def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = 
 
     With ``tiling_key``, the tiling data of that case instead of the chosen one.
     """
-    refs = [CaseRef(c.tiling_key, c.template, c.tiling, c.label) for c in scheduled.cases]
+    refs = [CaseRef.of(c) for c in scheduled.cases]
     sizes = scheduled.normalized.size_env(sizes)  # the graph's size names -> symbol names
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size

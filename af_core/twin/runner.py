@@ -26,13 +26,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
+import jinja2
 import numpy as np
 
 from af_core import __version__
 from af_core import dtypes as dt
 from af_core.ascendc.gate import require_official
 from af_core.codegen.codegen import MAX_RANK, CodegenResult
-from af_core.codegen.jinja import render
+from af_core.codegen.jinja import ENV
 from af_core.errors import ToolchainError, TwinError
 from af_core.inputs import GraphInputs
 from af_core.platform import Platform
@@ -55,6 +56,9 @@ from af_core.twin.cache import (  # noqa: F401 - CHECKSUM_FILE, OWNER_FILE and d
 BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
 _ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[\w-]+) core=(?P<core>-?\d+): (?P<message>.*)")
+#: The twin's own templates (af_core/twin/templates: the harness), rendered with the code generator's
+#: settings and filters.
+_TWIN_TEMPLATES = ENV.overlay(loader=jinja2.PackageLoader("af_core", "twin/templates"))
 
 
 class TwinSanitizerError(TwinError):
@@ -145,8 +149,7 @@ class TwinRunner:
         return list(BASE_FLAGS) + (list(SANITIZE_FLAGS) if self.sanitize else [])
 
     def harness(self, result: CodegenResult) -> str:
-        return render(
-            "harness.cpp.j2",
+        return _TWIN_TEMPLATES.get_template("harness.cpp.j2").render(
             name=result.kernel_name,
             version=__version__,
             size_names=list(result.size_names),

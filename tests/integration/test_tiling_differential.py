@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.errors import TilingError
 from af_core.testing import chain_graph, gather_sizes
-from af_core.tiling.native import NativeTiling
 from af_core.tiling.solve import solve_scheduled
+from af_core.twin.native_tiling import NativeTiling
 
 pytestmark = pytest.mark.twin
 

@@ -33,7 +33,8 @@ from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.measures import main_input
 from af_core.schedule.rewrite import sink_unary_ops
 from af_core.schedule.rowtiles import (
     TileBuilder,
@@ -44,19 +45,10 @@ from af_core.schedule.rowtiles import (
     view_of,
 )
 from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
+from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
+from af_core.tiling.spec import UB_SIZE, Min, TilingSpec
 
 T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
-
-
-def main_input(graph: HintGraph, il: Node) -> Node:
-    """The view (Load or Broadcast) the seed measures: follow x1, then x / x1 (x2 of Where) upstream."""
-    node = graph.producer(il, "x1")
-    while node.op.compute_type not in ("load", "broadcast"):
-        port = "x2" if node.type == "Where" else ("x" if "x" in node.op.inputs else node.op.inputs[0])
-        node = graph.producer(node, port)
-    return node
 
 
 def check_reduce(an, dim: int) -> tuple[int, ...]:
@@ -99,7 +91,7 @@ class SimdTemplate:
 
         heads = {ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)}
         views = {name: view_of(graph, head, outer, dim) for name, head in heads.items()}
-        main_data, _ = fold_view(graph, main_input(graph, il))
+        main_data, _ = fold_view(graph, main_input(graph, il, stop=("load", "broadcast")))
         main_load = next(ld for ld in an.loads_of("input") if graph.producer(ld, "x") is main_data)
         if not dense(views[main_load.name]):
             raise Unsupported(f"input '{main_data.name}' rows [dim {dim}:] are not one dense block in GM "
@@ -111,14 +103,11 @@ class SimdTemplate:
         spec = TilingSpec()
         impl = ImplGraph(graph.name, self.name, meta={"buffers": buffers, "moved_behind_gather": moved})
         rows = spec.add("rows", product(outer), "output rows (merged axes before dim)")
-        tile, tiles = sympy.Symbol("tile", integer=True), sympy.Symbol("tiles", integer=True)
-        per_core, used = sympy.Symbol("tiles_per_core", integer=True), sympy.Symbol("used_cores", integer=True)
-        axes = [ImplAxis("O", "MERGED", rows, tuple(a.name for a in il.y.axis[:dim])),
-                ImplAxis("OT", "TILE_OUT", tiles, ("O",)), ImplAxis("Ot", "TILE_IN", tile, ("O",)),
-                ImplAxis("OTB", "BLOCK_OUT", used, ("OT",)), ImplAxis("OTb", "BLOCK_IN", per_core, ("OT",))]
-        stage = Stage("simd", axes, [], [], used_cores="used_cores")
-        plan = TilePlan(impl, stage, tile)
-        b = TileBuilder(graph, impl, plan, "OT", T_START, T_ACTUAL, buffers)
+        row_tiles = RowTiles(rows, "O", "O")
+        tiles, used = row_tiles.tiles, row_tiles.used_cores
+        stage = Stage("simd", row_tiles.axes(tuple(a.name for a in il.y.axis[:dim])), [], [], used_cores="used_cores")
+        plan = TilePlan(impl, stage, row_tiles.tile)
+        b = TileBuilder(graph, impl, plan, row_tiles.loop, T_START, T_ACTUAL, buffers)
 
         in_dtypes = [n.y.dtype for n in an.input_chain] + [ld.y.dtype for ld in an.loads_of("input")]
         pin = pitch_for(product(input_sizes[dim:]), in_dtypes + [gather_src.y.dtype])
@@ -170,12 +159,8 @@ class SimdTemplate:
 
         span = gather_span_limit(il.y.dtype, pin)
         fit = plan.max_rows(UB_SIZE) if span is None else Min(plan.max_rows(UB_SIZE), span[0])
-        tile_max = spec.add("tile_max", fit, "most rows whose tiles fit in UB together (and, for 1-/2-byte "
-                                             "data, whose Gather source a uint16 offset reaches)")
-        spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "rows per tile")
-        spec.add("tiles", CeilDiv(rows, tile), "tiles")
-        spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
-        spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
+        row_tiles.add_fields(spec, fit, "most rows whose tiles fit in UB together (and, for 1-/2-byte data, "
+                                        "whose Gather source a uint16 offset reaches)")
         ub = plan.ub_bytes()
         spec.resources = {"ub_bytes": ub, "workspace_bytes": sympy.Integer(0), "dcache_bytes": sympy.Integer(0)}
         spec.require(sympy.Le(ub, UB_SIZE), "one tile row (input slice + index + offsets + output + chain "

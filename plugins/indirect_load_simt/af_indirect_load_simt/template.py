@@ -28,8 +28,7 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
-from af_core.codegen.api_call import api_call_for
-from af_core.codegen.roles import GatherMode, Role
+from af_core.backend import GatherMode, Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
@@ -39,7 +38,7 @@ from af_core.schedule.cost import gather_read_bytes, modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rewrite import hoist_input_chain
 from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.schedule.tiles import TilePlan, assign_releases
+from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
 
 MIN_LANES_PER_CORE = 256
@@ -161,13 +160,9 @@ class SimtTemplate:
         spec.add("group", r_, "reduced elements per group")
         spec.add("inner", i_, "kept inner elements per group")
         rows, group, inner = sympy.symbols("rows group inner", integer=True)
-        tile = sympy.Symbol("tile", integer=True)
-        tiles = sympy.Symbol("tiles", integer=True)
-        per_core = sympy.Symbol("tiles_per_core", integer=True)
-        used = sympy.Symbol("used_cores", integer=True)
-        axes = [ImplAxis("A", "MERGED", rows, tuple(a.name for a in parts.value.y.axis[: parts.reduce_axes()[0]])),
-                ImplAxis("AT", "TILE_OUT", tiles, ("A",)), ImplAxis("At", "TILE_IN", tile, ("A",)),
-                ImplAxis("ATB", "BLOCK_OUT", used, ("AT",)), ImplAxis("ATb", "BLOCK_IN", per_core, ("AT",))]
+        row_tiles = RowTiles(rows, "A", "A")
+        tile = row_tiles.tile
+        axes = row_tiles.axes(tuple(a.name for a in parts.value.y.axis[: parts.reduce_axes()[0]]))
         stage = Stage("simt_reduce", axes, [], [], used_cores="used_cores")
         plan = TilePlan(parts.impl, stage, tile)
         plan.tile("red_in", cdt, group * inner)
@@ -176,11 +171,8 @@ class SimtTemplate:
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
-        tile_max = spec.add("tile_max", plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold")
-        spec.add("tile", Max(1, Min(tile_max, CeilDiv(rows, CORE_NUM))), "groups per tile")
-        spec.add("tiles", CeilDiv(rows, tile), "tiles")
-        spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
-        spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
+        row_tiles.add_fields(spec, plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold",
+                             unit="groups")
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
         lanes = ImplNode(parts.il.name, "IndirectLoad", api_call_for(Role.GATHER, GatherMode.LANES).name, parts.inputs, ("red_in",),

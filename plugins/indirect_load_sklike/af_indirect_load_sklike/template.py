@@ -27,7 +27,7 @@ from af_core.ir.sizes import contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
     TileBuilder,
     add_reduce,
@@ -38,8 +38,8 @@ from af_core.schedule.rowtiles import (
     workspace_view,
 )
 from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec
+from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
+from af_core.tiling.spec import UB_SIZE, AlignUp, Max, Min, TilingSpec
 
 WS_ALIGN = 512
 DEFAULT_WORKSPACE_LIMIT = 1 << 30
@@ -53,17 +53,11 @@ class StageBuilder:
         self.key = key
         self.spec = spec
         self.rows = spec.add(f"{key}_rows", rows, f"rows of the {key} stage")
-        self.tile = sympy.Symbol(f"{key}_tile", integer=True)
-        self.tiles = sympy.Symbol(f"{key}_tiles", integer=True)
-        self.per_core = sympy.Symbol(f"{key}_tiles_per_core", integer=True)
-        self.used = sympy.Symbol(f"{key}_used_cores", integer=True)
-        loop = f"{key.upper()}T"
-        axes = [ImplAxis(f"{key.upper()}R", "MERGED", self.rows, tuple(axes_from)),
-                ImplAxis(loop, "TILE_OUT", self.tiles, (f"{key.upper()}R",)),
-                ImplAxis(f"{key.upper()}t", "TILE_IN", self.tile, (f"{key.upper()}R",)),
-                ImplAxis(f"{key.upper()}TB", "BLOCK_OUT", self.used, (loop,)),
-                ImplAxis(f"{key.upper()}Tb", "BLOCK_IN", self.per_core, (loop,))]
-        self.stage = Stage(key, axes, [], [], used_cores=f"{key}_used_cores")
+        self.row_tiles = RowTiles(self.rows, f"{key.upper()}R", key.upper(), prefix=f"{key}_")
+        self.tile, self.tiles = self.row_tiles.tile, self.row_tiles.tiles
+        self.per_core, self.used = self.row_tiles.tiles_per_core, self.row_tiles.used_cores
+        loop = self.row_tiles.loop
+        self.stage = Stage(key, self.row_tiles.axes(tuple(axes_from)), [], [], used_cores=f"{key}_used_cores")
         self.plan = TilePlan(impl, self.stage, self.tile)
         self.b = TileBuilder(case_graph, impl, self.plan, loop, sympy.Symbol(f"{loop}_start"),
                              sympy.Symbol(f"{loop}_actual"), buffers)
@@ -77,12 +71,9 @@ class StageBuilder:
         """
         k, spec = self.key, self.spec
         fit = self.plan.max_rows(UB_SIZE) if span is None else Min(self.plan.max_rows(UB_SIZE), span[0])
-        tile_max = spec.add(f"{k}_tile_max", fit, f"most rows of a {k} tile that fit UB"
-                            + (" and the Gather's offset range" if span is not None else ""))
-        spec.add(f"{k}_tile", Max(1, Min(tile_max, CeilDiv(self.rows, CORE_NUM))), "rows per tile")
-        spec.add(f"{k}_tiles", CeilDiv(self.rows, self.tile), "tiles")
-        spec.add(f"{k}_tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
-        spec.add(f"{k}_used_cores", CeilDiv(self.tiles, self.per_core), f"cores the {k} stage uses")
+        self.row_tiles.add_fields(spec, fit, f"most rows of a {k} tile that fit UB"
+                                  + (" and the Gather's offset range" if span is not None else ""),
+                                  used_doc=f"cores the {k} stage uses")
         spec.resources[f"{k}_ub_bytes"] = self.plan.ub_bytes()
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:

@@ -10,8 +10,8 @@ generator here is a codegen error, not a silent fallback.
 from __future__ import annotations
 
 from af_core import dtypes
+from af_core.backend import GatherMode, Role
 from af_core.codegen.api_call import ApiCall
-from af_core.codegen.roles import GatherMode, Role
 from af_core.errors import CodegenError
 from af_v35_regbase.simt_lanes import SIMT_SOURCE, simt_lanes
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
-from af_core.codegen.roles import Role
 
 TILE_IO_SOURCE = "af_tile_io"
 

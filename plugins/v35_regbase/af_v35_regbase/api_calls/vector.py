@@ -24,8 +24,8 @@ import math
 import numpy as np
 
 from af_core import dtypes as dt
+from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
-from af_core.codegen.roles import Role
 from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
 from af_v35_regbase.api_calls.legalize import (

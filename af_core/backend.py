@@ -1,10 +1,11 @@
-"""Back-end roles: what the core and templates ask the installed ApiCalls for.
+"""The back-end contract: roles the core and templates ask the installed ApiCalls to fill.
 
 The core schedules loads, vector ops, reduces, stores and gathers, but it
 does not own the code that implements them: a back-end plugin (today the
 v35 RegBase set) registers ApiCall classes that declare which roles they
-fill. Schedulers ask the registry for a role (:func:`api_call_for`), never
-for a class name, so a second back end can replace or sit beside the first.
+fill. Schedulers ask for a role (:func:`api_call_for`), never for a class
+name, so a second back end can replace or sit beside the first. This module
+sits below the schedulers and code generation, both of which use it.
 
 A role fixes the contract of the ImplNodes a scheduler emits for it (their
 inputs, outputs and attrs); docs/writing-templates.md lists each role's
@@ -16,6 +17,13 @@ through :class:`af_core.codegen.api_call.ApiCall`'s classmethods
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
+
+from af_core.errors import Unsupported
+from af_core.registry import get_registry
+
+if TYPE_CHECKING:
+    from af_core.codegen.api_call import ApiCall
 
 
 class Role(enum.StrEnum):
@@ -40,3 +48,17 @@ class GatherMode(enum.StrEnum):
     TILE = "tile"
     #: SIMT lanes each read their index and the input element from GM.
     LANES = "lanes"
+
+
+def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiCall]:
+    """The installed ApiCall class filling ``role`` (and, for gathers, ``gather_mode``).
+
+    Raises :class:`Unsupported` naming the role when no plugin fills it, so a
+    template asking for it is rejected with that reason rather than failing later.
+    """
+    found = [cls for cls in get_registry().table("api_call").values()
+             if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)]
+    if not found:
+        what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
+        raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")
+    return min(found, key=lambda cls: (-cls.priority, cls.name))

@@ -1,7 +1,9 @@
 """The generated host tiling, compiled as a shared library and called through ctypes.
 
 Used by the differential tests (C++ against :mod:`af_core.tiling.solve`,
-field by field) and by the host-tiling benchmark.
+field by field) and by the host-tiling benchmark. It lives with the twin:
+like a twin build it compiles generated C++ and keeps the result as an
+entry of the twin's build cache (``tiling-<key>``).
 """
 
 from __future__ import annotations
