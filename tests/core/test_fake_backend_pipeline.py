@@ -1,0 +1,188 @@
+"""schedule -> codegen -> twin with nothing but af-core and a fake back end, against the reference.
+
+The fake back end (``fake_backend``: a two-variant scalar gather template,
+its ApiCalls and a minimal twin header) is registered through the real
+plugin manager, so these tests run the core's own scheduler, kernel and
+host-tiling generation, g++ build, harness and report parsing in an
+environment where no real back end is installed. Each graph is built once
+per module and run on many shapes drawn by hypothesis.
+"""
+
+from __future__ import annotations
+
+import json
+
+import fake_backend
+import numpy as np
+import pytest
+from fake_backend.template import SMALL, TILE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from af_core.autofuser import Autofuser, AutofuserOptions
+from af_core.builders import GraphBuilder, embedding, gather, index_select
+from af_core.errors import ScheduleError
+from af_core.testing import chain_graph
+from af_core.tiling.solve import solve_scheduled
+from af_core.twin import TwinSession
+
+pytestmark = pytest.mark.twin
+
+EXAMPLES = settings(max_examples=8, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fake_registry():
+    with fake_backend.installed() as registry:
+        yield registry
+
+
+def _broadcast_chains():
+    """An index broadcast along axis 0 before the gather, the gathered values broadcast along axis 2 after it."""
+    g = GraphBuilder("broadcasts")
+    x = g.data("x", ["a0", "a1", "a2"], "float32")
+    index = g.broadcast(g.data("index", [1, "b1", 1], "int32"), ["b0", "b1", 1])
+    g.output(g.broadcast(gather(x, 1, index), ["b0", "b1", "c"]), "y")
+    return g.build()
+
+
+def _index_select():
+    g = GraphBuilder("select")
+    x = g.data("x", ["a0", "a1"], "int64")
+    g.output(index_select(x, 0, g.data("ids", ["n"], "int32")), "y")
+    return g.build()
+
+
+def _embedding():
+    g = GraphBuilder("emb")
+    weight = g.data("weight", ["V", "D"], "float32")
+    g.output(embedding(weight, g.data("ids", ["B", "S"], "int64")), "y")
+    return g.build()
+
+
+GRAPHS = {
+    "gather2d": lambda: chain_graph(rank=2, dim=1, dtype="float32", index_dtype="int64"),
+    "gather3d_checked": lambda: chain_graph(rank=3, dim=0, dtype="int32", need_check_negative=True,
+                                            need_check_bound=True, name="checked"),
+    "index_select": _index_select,
+    "embedding": _embedding,
+    "broadcasts": _broadcast_chains,
+}
+
+
+def _chain_sizes(draw, rank: int, dim: int) -> dict[str, int]:
+    a = [draw(st.integers(1, 7)) for _ in range(rank)]
+    b = [draw(st.integers(1, 12)) if axis == dim else draw(st.integers(1, a[axis])) for axis in range(rank)]
+    return {**{f"a{i}": v for i, v in enumerate(a)}, **{f"b{i}": v for i, v in enumerate(b)}}
+
+
+@st.composite
+def sizes_for(draw, graph: str) -> dict[str, int]:
+    if graph == "gather2d":
+        return _chain_sizes(draw, 2, 1)
+    if graph == "gather3d_checked":
+        return _chain_sizes(draw, 3, 0)
+    if graph == "index_select":
+        return {"a0": draw(st.integers(1, 9)), "a1": draw(st.integers(1, 30)), "n": draw(st.integers(1, 20))}
+    if graph == "embedding":
+        return {"V": draw(st.integers(1, 9)), "D": draw(st.integers(1, 17)), "B": draw(st.integers(1, 5)),
+                "S": draw(st.integers(1, 6))}
+    a0 = draw(st.integers(1, 6))
+    return {"a0": a0, "a1": draw(st.integers(1, 9)), "a2": draw(st.integers(1, 3)), "b0": draw(st.integers(1, a0)),
+            "b1": draw(st.integers(1, 9)), "c": draw(st.integers(1, 5))}
+
+
+@pytest.fixture(scope="module")
+def sessions(fake_registry):
+    """One twin build per (graph, selection policy), shared by every test of the module."""
+    built: dict[tuple[str, str], TwinSession] = {}
+
+    def get(graph: str, selection: str = "seed") -> TwinSession:
+        if (graph, selection) not in built:
+            built[(graph, selection)] = TwinSession(GRAPHS[graph](), AutofuserOptions(selection=selection))
+        return built[(graph, selection)]
+
+    return get
+
+
+def _check_run(session: TwinSession, sizes: dict[str, int], **kw):
+    run = session.check(sizes, **kw)
+    assert run.ok, run.describe()
+    twin = run.twin
+    elements = int(np.prod(next(iter(run.reference.values())).shape))
+    # every output element is written exactly once, by the core the tiling data assigns it to
+    assert twin.counter("scalar_gm_writes") == elements
+    assert twin.counter("block_dim") == twin.block_dim
+    assert twin.stage_cores == (twin.struct[f"c{twin.tiling_key}_used_cores"],)
+    return run
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_twin_matches_the_reference(sessions, graph):
+    session = sessions(graph)
+    assert [c.label for c in session.scheduled.cases] == ["fake_lanes/flat", "fake_lanes/tiled"]
+    kw = {"negative_indices": True, "out_of_range": 0.25} if graph == "gather3d_checked" else {}
+
+    @EXAMPLES
+    @given(sizes=sizes_for(graph), core_num=st.sampled_from((1, 3, 48)), seed=st.integers(0, 3))
+    def check(sizes, core_num, seed):
+        _check_run(session, sizes, seed=seed, core_num=core_num, **kw)
+
+    check()
+
+
+@pytest.mark.parametrize("selection", ["seed", "cost"])
+def test_host_tiling_chooses_what_python_solve_chooses(sessions, selection):
+    session = sessions("gather2d", selection)
+    chosen: set[int] = set()
+
+    @EXAMPLES
+    @given(sizes=sizes_for("gather2d"), core_num=st.sampled_from((1, 2, 7, 48)))
+    def check(sizes, core_num):
+        run = _check_run(session, sizes, core_num=core_num)
+        expected = solve_scheduled(session.scheduled, sizes, core_num)
+        assert run.twin.tiling_key == expected.tiling_key
+        assert run.twin.struct == expected.struct
+        chosen.add(run.twin.tiling_key)
+
+    check()
+    # the sizes where each case wins (see fake_backend.template): both keys run from one kernel
+    small = {"a0": 2, "a1": 3, "b0": 2, "b1": 2}
+    large = {"a0": 7, "a1": 9, "b0": 7, "b1": 12}
+    assert 2 * 2 <= min(SMALL, 8) and 7 * 12 > SMALL
+    keys = {c.variant: c.tiling_key for c in session.scheduled.cases}
+    assert _check_run(session, small).twin.tiling_key == keys["flat"]
+    assert _check_run(session, large).twin.tiling_key == keys["tiled"]
+
+
+def test_every_case_runs_when_its_key_is_forced(sessions):
+    """Tiling data computed in Python for a given key: each case is correct on its own."""
+    session = sessions("gather2d")
+    sizes = {"a0": 5, "a1": 4, "b0": 5, "b1": 2 * TILE + 3}  # a tail tile in the tiled case
+    for case in session.scheduled.cases:
+        for core_num in (1, 4):
+            run = _check_run(session, sizes, core_num=core_num, tiling_key=case.tiling_key)
+            assert run.twin.tiling_key == case.tiling_key
+
+
+def test_refusing_template_is_named_with_its_distribution(sessions):
+    scheduled = sessions("gather2d").scheduled
+    assert [(r.template, r.plugin, r.reason) for r in scheduled.rejections] == [
+        ("fake_refuser", fake_backend.DIST, "the refusing template handles no graph")]
+    proto = json.loads(sessions("gather2d").result.proto)
+    assert proto["rejections"][0]["plugin"] == fake_backend.DIST
+    assert [c["tiling_key"] for c in proto["candidates"]] == [0, 1]
+
+
+def test_forcing_the_refusing_template_fails_with_its_reason():
+    with pytest.raises(ScheduleError, match="the refusing template handles no graph"):
+        Autofuser(AutofuserOptions(force_template="fake_refuser")).schedule(GRAPHS["gather2d"]())
+
+
+def test_generated_artifacts_are_deterministic(sessions):
+    first = sessions("embedding").result.files()
+    fuser = Autofuser(AutofuserOptions())
+    again = fuser.generate(fuser.schedule(GRAPHS["embedding"]())).files()
+    assert again == first
+    assert "fake_lanes/tiled" in first["kernel.cpp"] and "FakeStoreRows" in first["kernel.cpp"]
