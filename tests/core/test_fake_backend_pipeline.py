@@ -63,8 +63,14 @@ def _embedding():
 
 GRAPHS = {
     "gather2d": lambda: chain_graph(rank=2, dim=1, dtype="float32", index_dtype="int64"),
+    # an integer offset past int32: the scalar C++ and the reference both wrap
     "gather3d_checked": lambda: chain_graph(rank=3, dim=0, dtype="int32", need_check_negative=True,
-                                            need_check_bound=True, name="checked"),
+                                            need_check_bound=True, post=("FakeOffset(2147483650)",),
+                                            name="checked"),
+    # index - 1 (a -1 maps to the last row), then float math after the gather
+    "offsets": lambda: chain_graph(rank=2, dim=1, dtype="float32", index_dtype="int64",
+                                   index_pre=("FakeOffset(-1)",), post=("FakeOffset(0.5)",),
+                                   need_check_negative=True, name="offsets"),
     "index_select": _index_select,
     "embedding": _embedding,
     "broadcasts": _broadcast_chains,
@@ -79,7 +85,7 @@ def _chain_sizes(draw, rank: int, dim: int) -> dict[str, int]:
 
 @st.composite
 def sizes_for(draw, graph: str) -> dict[str, int]:
-    if graph == "gather2d":
+    if graph in ("gather2d", "offsets"):
         return _chain_sizes(draw, 2, 1)
     if graph == "gather3d_checked":
         return _chain_sizes(draw, 3, 0)
@@ -110,24 +116,28 @@ def _check_run(session: TwinSession, sizes: dict[str, int], **kw):
     run = session.check(sizes, **kw)
     assert run.ok, run.describe()
     twin = run.twin
+    stages = session.scheduled.case(twin.tiling_key).impl.stages
     elements = int(np.prod(next(iter(run.reference.values())).shape))
-    # every output element is written exactly once, by the core the tiling data assigns it to
-    assert twin.counter("scalar_gm_writes") == elements
+    # each stage writes every element once (the output, or a workspace slice the next stage reads)
+    assert twin.counter("scalar_gm_writes") == elements * len(stages)
     assert twin.counter("block_dim") == twin.block_dim
-    assert twin.stage_cores == (twin.struct[f"c{twin.tiling_key}_used_cores"],)
+    # the cores that entered each stage are the ones its tiling field gives
+    assert twin.stage_cores == tuple(twin.struct[f"c{twin.tiling_key}_{s.used_cores}"] for s in stages)
     return run
 
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
 def test_twin_matches_the_reference(sessions, graph):
     session = sessions(graph)
-    assert [c.label for c in session.scheduled.cases] == ["fake_lanes/flat", "fake_lanes/tiled"]
+    assert [c.label for c in session.scheduled.cases] == ["fake_lanes/flat", "fake_lanes/staged",
+                                                          "fake_lanes/tiled"]
     kw = {"negative_indices": True, "out_of_range": 0.25} if graph == "gather3d_checked" else {}
 
     @EXAMPLES
-    @given(sizes=sizes_for(graph), core_num=st.sampled_from((1, 3, 48)), seed=st.integers(0, 3))
-    def check(sizes, core_num, seed):
-        _check_run(session, sizes, seed=seed, core_num=core_num, **kw)
+    @given(sizes=sizes_for(graph), core_num=st.sampled_from((1, 3, 48)), seed=st.integers(0, 3),
+           key=st.sampled_from((None, 0, 1, 2)))  # None: the host tiling chooses
+    def check(sizes, core_num, seed, key):
+        _check_run(session, sizes, seed=seed, core_num=core_num, tiling_key=key, **kw)
 
     check()
 
@@ -172,7 +182,7 @@ def test_refusing_template_is_named_with_its_distribution(sessions):
         ("fake_refuser", fake_backend.DIST, "the refusing template handles no graph")]
     proto = json.loads(sessions("gather2d").result.proto)
     assert proto["rejections"][0]["plugin"] == fake_backend.DIST
-    assert [c["tiling_key"] for c in proto["candidates"]] == [0, 1]
+    assert [c["tiling_key"] for c in proto["candidates"]] == [0, 1, 2]
 
 
 def test_forcing_the_refusing_template_fails_with_its_reason():

@@ -30,11 +30,12 @@ from af_core.hookspecs import CONTRACT_VERSION
 from af_core.plugin_manager import AfPluginManager
 from af_core.registry import Registry, reset_registry
 
-from .api_calls import FakeBrokenGather, FakeLanesGather, FakeStoreRows
+from .api_calls import FakeBrokenGather, FakeLanesGather, FakeLoadRows, FakeStoreRows
+from .ops import API_SOURCES, FAKE_OFFSET
 from .template import FakeLanesTemplate, RefusingTemplate
 
 __all__ = ["DIST", "INCLUDE_DIR", "PLUGIN", "FakeBrokenGather", "FakeLanesGather", "FakeLanesTemplate",
-           "FakeStoreRows", "RefusingTemplate", "fake_registry", "installed", "plugin_module"]
+           "FakeLoadRows", "FakeStoreRows", "RefusingTemplate", "fake_registry", "installed", "plugin_module"]
 
 #: The minimal twin headers (kernel_operator.h) the fake kernels build against.
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
@@ -43,12 +44,14 @@ DIST = "af-fake-backend"
 #: Its plugin name.
 PLUGIN = "fake_backend"
 
-DEFAULT_API_CALLS = (FakeLanesGather, FakeStoreRows, FakeBrokenGather)
+DEFAULT_API_CALLS = (FakeLanesGather, FakeLoadRows, FakeStoreRows, FakeBrokenGather)
 
 
 def plugin_module(*, templates: Sequence[object] | None = None, api_calls: Sequence[type] = DEFAULT_API_CALLS,
                   include_dirs: Sequence[object] | None = (INCLUDE_DIR,)) -> types.ModuleType:
     """A plugin module implementing the registration hooks and ``af_twin_include_dirs``.
+
+    It always registers the ``FakeOffset`` op and its API sources.
 
     ``templates`` default to the two-variant gather and the refusing
     template; ``include_dirs=None`` leaves the twin-header hook out.
@@ -67,8 +70,19 @@ def plugin_module(*, templates: Sequence[object] | None = None, api_calls: Seque
         for cls in api_calls:
             register(cls)
 
+    @hookimpl
+    def af_register_ops(register):
+        register(FAKE_OFFSET)
+
+    @hookimpl
+    def af_register_api_sources(register):
+        for source in API_SOURCES:
+            register(source)
+
     module.af_register_templates = af_register_templates
     module.af_register_api_calls = af_register_api_calls
+    module.af_register_ops = af_register_ops
+    module.af_register_api_sources = af_register_api_sources
     if include_dirs is not None:
         dirs = list(include_dirs)
 

@@ -4,9 +4,11 @@
 element (a "lane") decodes its coordinate, reads its index and its input
 element with scalar global-memory reads and evaluates the chains around the
 gather through the core's :class:`~af_core.codegen.scalar.ScalarEmitter`.
-It writes straight to the output (a GM tensor) or into a UB tile that
-``FakeStoreRows`` (the store role) then copies out, so both paths of the
-core's kernel skeleton (GM-only stages and queued UB tiles) are exercised.
+It writes straight to a GM tensor (the output or a workspace slice) or into a
+UB tile that ``FakeStoreRows`` (the store role) then copies out;
+``FakeLoadRows`` (the load role) fills a UB tile from global memory. So the
+core's kernel skeleton runs with GM-only stages, queued UB tiles, scratch
+(TBuf) tiles and workspace tensors.
 """
 
 from __future__ import annotations
@@ -125,6 +127,21 @@ class FakeStoreRows(ApiCall):
         copy = [f"for (int64_t e = 0; e < {count}; ++e) {{",
                 f"    {ctx.gm(attrs['out'])}.SetValue({start} + e, {tile}.GetValue(e));", "}"]
         return "\n".join([line for line in (declare, *copy) if line])
+
+
+class FakeLoadRows(ApiCall):
+    """Copy a run of elements of a GM (or workspace) tensor into a UB tile, element by element."""
+
+    name: ClassVar[str] = "FakeLoadRows"
+    roles: ClassVar[frozenset[Role]] = frozenset({Role.LOAD_ROWS})
+
+    def generate_api_call_string(self) -> str:
+        ctx, attrs = self.ctx, self.node.attrs
+        declare, tile = ctx.produce(attrs["tile"])
+        start, count = ctx.expr(attrs["start"]), ctx.expr(attrs["count"])
+        copy = [f"for (int64_t e = 0; e < {count}; ++e) {{",
+                f"    {tile}.SetValue(e, {ctx.gm(attrs['source'])}.GetValue({start} + e));", "}"]
+        return "\n".join([line for line in (declare, *copy, ctx.finish(attrs["tile"])) if line])
 
 
 class FakeBrokenGather(FakeLanesGather):

@@ -7,19 +7,25 @@
 // element access only; in namespace AfTwin what the harness drives (Configure, RegisterGm,
 // SetTilingKey, Launch, MarkStage, WriteReportJson).
 //
-// Cores run one after another on the calling thread. Every scalar global-memory access is
-// bounds-checked against the tensor's declared size and the allocation the harness registered;
-// a violation prints the line the twin runner parses ("AF_TWIN_ERROR kind=... core=N: ...") and
-// exits. It emulates no vector API, no SIMT, no cache and no SyncAll (so only one-stage cases
-// run): it is not an AscendC model.
+// Each core runs on its own thread; SyncAll is a barrier of all of them. Every scalar global-memory
+// access is bounds-checked against the tensor's declared size and the allocation the harness
+// registered; a violation prints the line the twin runner parses
+// ("AF_TWIN_ERROR kind=... core=N: ...") and ends the process. It emulates no vector API, no SIMT
+// and no cache: it is not an AscendC model.
 #ifndef AF_FAKE_KERNEL_OPERATOR_H
 #define AF_FAKE_KERNEL_OPERATOR_H
 
+#include <array>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #define __aicore__
@@ -36,14 +42,22 @@ struct Allocation {
     std::string name;
 };
 
+constexpr uint32_t kMaxStages = 8;
+
 struct Run {
     int64_t tilingKey = -1;
-    int64_t core = -1;  // the core running now; -1 outside Launch
     uint32_t blockDim = 0;
-    uint64_t scalarReads = 0;
-    uint64_t scalarWrites = 0;
-    std::vector<uint32_t> stageCores;
+    std::atomic<uint64_t> scalarReads{0};
+    std::atomic<uint64_t> scalarWrites{0};
+    std::array<std::atomic<uint32_t>, kMaxStages> stageCores{};
+    std::atomic<uint32_t> stages{0};
     std::vector<Allocation> gm;
+    // SyncAll barrier
+    std::mutex mutex;
+    std::condition_variable arrived;
+    uint32_t waiting = 0;
+    uint32_t finished = 0;
+    uint64_t generation = 0;
 };
 
 inline Run& State() {
@@ -51,10 +65,16 @@ inline Run& State() {
     return run;
 }
 
+inline int64_t& CurrentCore() {
+    thread_local int64_t core = -1;  // the core this thread runs; -1 outside Launch
+    return core;
+}
+
 [[noreturn]] inline void Fail(const char* kind, const std::string& message) {
-    std::fprintf(stderr, "AF_TWIN_ERROR kind=%s core=%lld: %s\n", kind, static_cast<long long>(State().core),
+    std::fprintf(stderr, "AF_TWIN_ERROR kind=%s core=%lld: %s\n", kind, static_cast<long long>(CurrentCore()),
                  message.c_str());
-    std::exit(3);
+    std::fflush(stderr);
+    std::_Exit(3);  // other cores may still be running: end the process without unwinding them
 }
 
 inline void Configure(uint32_t /*ubSize*/, uint32_t /*dcacheReserve*/) {}
@@ -74,30 +94,60 @@ inline const Allocation* Holding(const void* begin, uint64_t bytes) {
     return nullptr;
 }
 
+// A core that returns while others wait in SyncAll would hang real hardware: stop instead.
+inline void Finished() {
+    Run& run = State();
+    std::lock_guard<std::mutex> lock(run.mutex);
+    ++run.finished;
+    if (run.waiting > 0) Fail("syncall", "a core returned from the kernel while others wait in SyncAll");
+}
+
 inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
-    if (blockDim < 1) Fail("launch", "Launch with blockDim 0");
+    if (blockDim < 1 || blockDim > 256) Fail("launch", "Launch with blockDim " + std::to_string(blockDim));
     Run& run = State();
     run.blockDim = blockDim;
+    std::vector<std::thread> cores;
     for (uint32_t core = 0; core < blockDim; ++core) {
-        run.core = core;
-        body();
+        cores.emplace_back([core, &body] {
+            CurrentCore() = core;
+            body();
+            Finished();
+        });
     }
-    run.core = -1;
+    for (std::thread& core : cores) core.join();
 }
 
 inline void MarkStage(uint32_t stage) {
-    std::vector<uint32_t>& cores = State().stageCores;
-    if (cores.size() <= stage) cores.resize(stage + 1, 0);
-    ++cores[stage];
+    Run& run = State();
+    if (stage >= kMaxStages) Fail("stage", "MarkStage(" + std::to_string(stage) + "): too many stages");
+    ++run.stageCores[stage];
+    uint32_t seen = run.stages.load();
+    while (seen < stage + 1 && !run.stages.compare_exchange_weak(seen, stage + 1)) {
+    }
+}
+
+// Every core of the launch waits here until all have arrived.
+inline void Barrier() {
+    Run& run = State();
+    std::unique_lock<std::mutex> lock(run.mutex);
+    if (run.finished > 0) Fail("syncall", "SyncAll after a core returned from the kernel");
+    const uint64_t generation = run.generation;
+    if (++run.waiting == run.blockDim) {
+        run.waiting = 0;
+        ++run.generation;
+        run.arrived.notify_all();
+        return;
+    }
+    run.arrived.wait(lock, [&] { return run.generation != generation; });
 }
 
 // The counters the twin runner reads: integers, plus the list of cores per stage.
 inline void WriteReportJson(FILE* f) {
     const Run& run = State();
     std::fprintf(f, "{\"block_dim\": %u, \"scalar_gm_reads\": %llu, \"scalar_gm_writes\": %llu, \"stage_cores\": [",
-                 run.blockDim, static_cast<unsigned long long>(run.scalarReads),
-                 static_cast<unsigned long long>(run.scalarWrites));
-    for (size_t i = 0; i < run.stageCores.size(); ++i) std::fprintf(f, "%s%u", i ? ", " : "", run.stageCores[i]);
+                 run.blockDim, static_cast<unsigned long long>(run.scalarReads.load()),
+                 static_cast<unsigned long long>(run.scalarWrites.load()));
+    for (uint32_t i = 0; i < run.stages.load(); ++i) std::fprintf(f, "%s%u", i ? ", " : "", run.stageCores[i].load());
     std::fprintf(f, "]}");
 }
 
@@ -108,9 +158,11 @@ namespace AscendC {
 enum class TPosition { VECIN, VECOUT, VECCALC };
 
 inline int64_t GetBlockIdx() {
-    if (AfTwin::State().core < 0) AfTwin::Fail("launch", "GetBlockIdx outside Launch");
-    return AfTwin::State().core;
+    if (AfTwin::CurrentCore() < 0) AfTwin::Fail("launch", "GetBlockIdx outside Launch");
+    return AfTwin::CurrentCore();
 }
+
+inline void SyncAll() { AfTwin::Barrier(); }
 
 template <typename T>
 class GlobalTensor {
