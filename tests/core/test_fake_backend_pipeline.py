@@ -10,7 +10,12 @@ per module and run on many shapes drawn by hypothesis.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import fake_backend
 import numpy as np
@@ -196,3 +201,28 @@ def test_generated_artifacts_are_deterministic(sessions):
     again = fuser.generate(fuser.schedule(GRAPHS["embedding"]())).files()
     assert again == first
     assert "fake_lanes/tiled" in first["kernel.cpp"] and "FakeStoreRows" in first["kernel.cpp"]
+
+
+_DIGESTS = """
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+import fake_backend
+from af_core.autofuser import Autofuser
+from af_core.testing import chain_graph
+with fake_backend.installed():
+    graph = chain_graph(rank=2, dim=1, dtype="float32", index_dtype="int64", index_pre=("FakeOffset(-1)",),
+                        post=("FakeOffset(0.5)",), need_check_negative=True, name="offsets")
+    fuser = Autofuser()
+    files = fuser.generate(fuser.schedule(graph)).files()
+print(json.dumps({name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())}))
+"""
+
+
+def test_artifacts_do_not_depend_on_the_hash_seed(sessions):
+    here = {name: hashlib.sha256(text.encode()).hexdigest()
+            for name, text in sessions("offsets").result.files().items()}
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", _DIGESTS, str(Path(__file__).parent)], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        assert json.loads(out) == here, f"PYTHONHASHSEED={seed}"
