@@ -30,7 +30,7 @@ from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.errors import ScheduleError
 from af_core.testing import chain_graph
 from af_core.tiling.solve import solve_scheduled
-from af_core.twin import TwinSession
+from af_core.twin import TwinSession, run_graph
 
 pytestmark = pytest.mark.twin
 
@@ -177,6 +177,15 @@ def test_every_case_runs_when_its_key_is_forced(sessions):
         for core_num in (1, 4):
             run = _check_run(session, sizes, core_num=core_num, tiling_key=case.tiling_key)
             assert run.twin.tiling_key == case.tiling_key
+
+
+def test_run_graph_is_one_session_check(sessions):
+    sizes = {"a0": 4, "a1": 6, "b0": 3, "b1": 20}
+    once = run_graph(offset_chain(), sizes, seed=3, core_num=5)
+    again = sessions("gather2d").check(sizes, seed=3, core_num=5)
+    assert once.ok, once.describe()
+    assert once.twin.tiling_key == again.twin.tiling_key
+    np.testing.assert_array_equal(once.twin.outputs["y"], again.twin.outputs["y"])
 
 
 def test_refusing_template_is_named_with_its_distribution(sessions):
