@@ -5,10 +5,14 @@ element (a "lane") decodes its coordinate, reads its index and its input
 element with scalar global-memory reads and evaluates the chains around the
 gather through the core's :class:`~af_core.codegen.scalar.ScalarEmitter`.
 It writes straight to a GM tensor (the output or a workspace slice) or into a
-UB tile that ``FakeStoreRows`` (the store role) then copies out;
-``FakeLoadRows`` (the load role) fills a UB tile from global memory. So the
-core's kernel skeleton runs with GM-only stages, queued UB tiles, scratch
-(TBuf) tiles and workspace tensors.
+UB tile that ``FakeStoreRows`` then copies out; ``FakeLoadRows`` fills a UB
+tile from global memory. So the core's kernel skeleton runs with GM-only
+stages, queued UB tiles, scratch (TBuf) tiles and workspace tensors.
+
+Only the gather declares a role. The load-rows and store-rows roles fix the
+nodes the core's row-tile helpers (``af_core.schedule.rowtiles``) emit, a
+contract the two copies here do not implement, so they claim no role and
+the fake template names them directly.
 """
 
 from __future__ import annotations
@@ -118,7 +122,6 @@ class FakeStoreRows(ApiCall):
     """Copy a UB tile to its place in the output, element by element."""
 
     name: ClassVar[str] = "FakeStoreRows"
-    roles: ClassVar[frozenset[Role]] = frozenset({Role.STORE_ROWS})
 
     def generate_api_call_string(self) -> str:
         ctx, attrs = self.ctx, self.node.attrs
@@ -133,7 +136,6 @@ class FakeLoadRows(ApiCall):
     """Copy a run of elements of a GM (or workspace) tensor into a UB tile, element by element."""
 
     name: ClassVar[str] = "FakeLoadRows"
-    roles: ClassVar[frozenset[Role]] = frozenset({Role.LOAD_ROWS})
 
     def generate_api_call_string(self) -> str:
         ctx, attrs = self.ctx, self.node.attrs

@@ -4,13 +4,14 @@
 global memory to global memory (a stage without a tile loop).
 
 ``tiled``: the output is cut into tiles of at most ``TILE`` elements; each
-core takes a run of tiles, the gather fills a queued UB tile and the store
-role copies it out (a stage with a tile loop and a double-buffered queue).
+core takes a run of tiles, the gather fills a queued UB tile and
+``FakeStoreRows`` copies it out (a stage with a tile loop and a
+double-buffered queue).
 
 ``staged``: two stages with ``SyncAll`` between them. The first gathers
 into a workspace slice with the ``flat`` split; the second, split into
 tiles across another number of cores, loads each tile into a scratch UB
-buffer (the load role) and stores it to the output.
+buffer (``FakeLoadRows``) and stores it to the output.
 
 Scores make the host tiling's choice depend on the sizes: ``flat`` wins
 (score 2) for outputs of at most ``SMALL`` elements, ``tiled`` (score 1)
@@ -33,6 +34,8 @@ from af_core.schedule.case import Case
 from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec
+
+from .api_calls import FakeLoadRows, FakeStoreRows
 
 #: The most elements one tile of the ``tiled`` variant holds.
 TILE = 16
@@ -68,7 +71,7 @@ class FakeLanesTemplate:
             if chain_node.op.compute_type == "elementwise" and not chain_node.op.scalar_cpp:
                 raise Unsupported(f"op {chain_node.type} has no scalar form")
         gather = self.gather_call or api_call_for(Role.GATHER, GatherMode.LANES).name
-        store = api_call_for(Role.STORE_ROWS).name
+        store = FakeStoreRows.name
         builders = {"flat": self._flat, "staged": self._staged, "tiled": self._tiled}
         return [builders[v](graph, node, an, gather, store) for v in self.variants]
 
@@ -141,7 +144,7 @@ class FakeLanesTemplate:
         tile_bytes = AlignUp(rows * itemsize, 32)
         impl.add_tensor(ImplTensor("copied", out.y.dtype, "UB", (rows,), (sympy.Integer(1),), buffer="copy_buf"))
         start, count = sympy.Symbol("blk_start"), sympy.Symbol("blk_actual")
-        load = api_call_for(Role.LOAD_ROWS).name
+        load = FakeLoadRows.name
         copy_nodes = [
             ImplNode("staging_load", "Load", load, ("staging",), ("copied",), loop_axis="blk",
                      attrs={"source": "staging", "tile": "copied", "start": start, "count": count}),
