@@ -133,17 +133,31 @@ class FakeStoreRows(ApiCall):
 
 
 class FakeLoadRows(ApiCall):
-    """Copy a run of elements of a GM (or workspace) tensor into a UB tile, element by element."""
+    """Copy a run of elements of a GM (or workspace) tensor into a UB tile, element by element.
+
+    Written in the template style of the ApiCall chain: ``build_api_param``
+    fills ``param`` and the base class renders ``template`` with it.
+    """
 
     name: ClassVar[str] = "FakeLoadRows"
+    template: ClassVar[str] = """\
+{% if declare %}
+{{ declare }}
+{% endif %}
+for (int64_t e = 0; e < {{ count }}; ++e) {
+    {{ tile }}.SetValue(e, {{ source }}.GetValue({{ start }} + e));
+}
+{% if finish %}
+{{ finish }}
+{% endif %}
+"""
 
-    def generate_api_call_string(self) -> str:
+    def build_api_param(self) -> None:
         ctx, attrs = self.ctx, self.node.attrs
         declare, tile = ctx.produce(attrs["tile"])
-        start, count = ctx.expr(attrs["start"]), ctx.expr(attrs["count"])
-        copy = [f"for (int64_t e = 0; e < {count}; ++e) {{",
-                f"    {tile}.SetValue(e, {ctx.gm(attrs['source'])}.GetValue({start} + e));", "}"]
-        return "\n".join([line for line in (declare, *copy, ctx.finish(attrs["tile"])) if line])
+        self.param = {"declare": declare, "tile": tile, "source": ctx.gm(attrs["source"]),
+                      "start": ctx.expr(attrs["start"]), "count": ctx.expr(attrs["count"]),
+                      "finish": ctx.finish(attrs["tile"])}
 
 
 class FakeBrokenGather(FakeLanesGather):
