@@ -27,9 +27,8 @@ MACROS = {"__aicore__", "__gm__", "__global__", "GM_ADDR", "TILING_KEY_IS"}
 
 
 def _core_cpp_text() -> str:
-    """Every place the core writes C++ from: codegen and twin modules and their templates."""
-    files = [*(CORE / "codegen").rglob("*.py"), *(CORE / "codegen" / "templates").glob("*.j2"),
-             *(CORE / "twin").rglob("*.py")]
+    """Every place the core writes kernel or harness C++ from: codegen and twin modules, every template."""
+    files = [*(CORE / "codegen").rglob("*.py"), *(CORE / "twin").rglob("*.py"), *CORE.rglob("*.j2")]
     return "\n".join(path.read_text(encoding="utf-8") for path in sorted(files))
 
 
