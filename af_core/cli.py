@@ -456,6 +456,13 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def _count(counters: dict[str, int], *names: str) -> str:
+    """The sum of twin counters, or "-" when the back end's twin does not count one of them."""
+    if any(name not in counters for name in names):
+        return "-"
+    return str(sum(counters[name] for name in names))
+
+
 def _print_runs(console: Console, rows) -> None:
     from rich.table import Table
 
@@ -472,9 +479,9 @@ def _print_runs(console: Console, rows) -> None:
         shape = ",".join(f"{demangle(k)}={v}" for k, v in sizes.items())  # sizes are keyed by C++ names
         table.add_row(_t(name), _t(shape), _t(run.template),
                       str(run.twin.tiling_key),
-                      str(run.twin.block_dim), result + detail, str(c["gm_read_bytes"]), str(c["gm_write_bytes"]),
-                      str(c["scalar_gm_reads"] + c["scalar_gm_writes"]), str(c["cachelines_read"]),
-                      str(c["ub_high_water"]))
+                      str(run.twin.block_dim), result + detail, _count(c, "gm_read_bytes"),
+                      _count(c, "gm_write_bytes"), _count(c, "scalar_gm_reads", "scalar_gm_writes"),
+                      _count(c, "cachelines_read"), _count(c, "ub_high_water"))
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
