@@ -21,8 +21,8 @@ from typing import ClassVar
 
 import sympy
 
+from af_core.backend import GatherMode, Role
 from af_core.codegen.api_call import ApiCall
-from af_core.codegen.roles import GatherMode, Role
 from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, value_type
 from af_core.errors import CodegenError
 from af_core.ir.graph import HintGraph, Node

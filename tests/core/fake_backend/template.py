@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.codegen.api_call import api_call_for
-from af_core.codegen.roles import GatherMode, Role
+from af_core.backend import GatherMode, Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
