@@ -79,6 +79,36 @@ def af_register_templates(register):
 
 
 @hookspec
+def af_register_selection_policies(register):
+    """Register selection policies: how the host tiling picks one case among those that fit.
+
+    Called once per plugin when the plugin manager is built.
+
+    :param register: ``register(policy)`` with an
+        :class:`af_core.tiling.policy.SelectionPolicy` (a unique ``name``, a
+        description and a lexicographic ``order`` of ``(quantity, direction)``
+        pairs). The same order drives the Python tiling and the generated C++.
+    :return: ignored.
+    """
+
+
+@hookspec
+def af_case_contributions(case, ctx):
+    """Contribute score terms and resource formulas to a case another plugin's template proposed.
+
+    Called plugin by plugin, for every case, after every template proposed.
+
+    :param case: the :class:`af_core.schedule.case.Case` (read it, do not change it).
+    :param ctx: the :class:`af_core.schedule.scheduler.ScheduleContext`.
+    :return: ``None`` or a list of :class:`af_core.schedule.contributions.ScoreTerm`
+        (added to the case's score) and
+        :class:`af_core.schedule.contributions.ResourceFormula` (a new
+        resource of the case). Anything malformed, and an exception, is a
+        diagnostic naming the plugin; its contribution to that case is dropped.
+    """
+
+
+@hookspec
 def af_twin_include_dirs(platform):
     """Directories holding the CPU twin's headers for a platform.
 

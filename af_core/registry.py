@@ -1,4 +1,4 @@
-"""Registries of ops, ApiCalls, API sources and templates, filled by plugins.
+"""Registries of ops, ApiCalls, API sources, templates and selection policies, filled by plugins.
 
 One :class:`Registry` is built per plugin manager. Registration goes through
 the hooks of :mod:`af_core.hookspecs`; each value remembers the distribution
@@ -37,7 +37,7 @@ class Entry:
 class Registry:
     """Everything plugins registered, by kind and name."""
 
-    KINDS = ("op", "api_call", "api_source", "template")
+    KINDS = ("op", "api_call", "api_source", "template", "selection_policy")
 
     def __init__(self, manager: AfPluginManager) -> None:
         self.manager = manager
@@ -47,6 +47,7 @@ class Registry:
         self._collect("af_register_api_calls", "api_call", _check_api_call)
         self._collect("af_register_api_sources", "api_source", _check_api_source)
         self._collect("af_register_templates", "template", _check_template)
+        self._collect("af_register_selection_policies", "selection_policy", _check_policy)
 
     def _collect(self, hook: str, kind: str, check) -> None:
         """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
@@ -134,6 +135,14 @@ def _check_template(value: Any, dist: str) -> Any:
     if not callable(getattr(value, "propose", None)) or not isinstance(getattr(value, "name", None), str):
         raise PluginError(f"template registered by '{dist}' lacks a text 'name' or a 'propose' method: "
                           f"{type(value).__name__}")
+    return value
+
+
+def _check_policy(value: Any, dist: str) -> Any:
+    from af_core.tiling.policy import SelectionPolicy
+
+    if not isinstance(value, SelectionPolicy):
+        raise PluginError(f"selection policy registered by '{dist}' is not a SelectionPolicy: {value!r}")
     return value
 
 
