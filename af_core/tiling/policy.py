@@ -136,11 +136,11 @@ def better_than_best(order: Sequence[OrderTerm], value: Sequence[str], best: Seq
 
     Strictly better only, so among full ties the first case visited (the lowest tiling key) stays.
     """
-    expr = "false"
+    expr = ""
     for term, v, b in reversed(list(zip(order, value, best))):
         op = ">" if term.direction == "max" else "<"
-        expr = f"({v} {op} {b} || ({v} == {b} && {expr}))"
-    return expr
+        expr = f"({v} {op} {b} || ({v} == {b} && {expr}))" if expr else f"{v} {op} {b}"
+    return f"({expr})"
 
 
 SEED = SelectionPolicy("seed", "the design's rule: highest score, ties by the lowest modelled cost",

@@ -151,6 +151,8 @@ def test_a_ranked_resource_that_leaves_int64_drops_the_case():
 def test_the_cpp_comparison_is_strict_and_lexicographic():
     order = SEED.order
     text = better_than_best(order, ["s", "c"], ["bs", "bc"])
-    assert text == "(s > bs || (s == bs && (c < bc || (c == bc && false))))"
+    assert text == "((s > bs || (s == bs && c < bc)))"
     # the C++ keeps its pick unless strictly better, so a full tie keeps the lower key (visited first)
-    assert better_than_best(COST.order, ["c"], ["bc"]) == "(c < bc || (c == bc && false))"
+    assert better_than_best(COST.order, ["c"], ["bc"]) == "(c < bc)"
+    three = SelectionPolicy("three", "d", [("score", "max"), ("cost", "min"), ("tiling_key", "max")]).order
+    assert better_than_best(three, "xyz", "XYZ") == "((x > X || (x == X && (y < Y || (y == Y && z > Z)))))"

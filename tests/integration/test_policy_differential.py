@@ -208,3 +208,36 @@ def test_afc_explain_shows_contributions_the_policy_and_a_contributor_that_raise
     proc = afc("compile", str(path), "-o", str(tmp_path / "out"), "--selection", "fastest")
     assert proc.returncode == 2
     assert "unknown selection policy 'fastest' (installed: cost, fewest_rows, seed)" in proc.stderr
+
+
+def test_a_raising_contributor_is_a_diagnostic_and_proto_and_report_record_everything(tmp_path):
+    import json
+
+    from af_core.report import report_markdown
+
+    def crash(case, ctx):
+        raise RuntimeError("contributor crashed")
+
+    broken = types.ModuleType("af_test_crashing")
+    broken.af_case_contributions = hookimpl(crash)
+    plugins = (("test_policies", policy_plugin(), "af-test-policies"), ("crashing", broken, "af-test-crashing"))
+    previous = reset_registry(Registry(AfPluginManager(extra_plugins=plugins)))
+    try:
+        fuser = Autofuser(AutofuserOptions(selection="least_l2"))
+        scheduled = fuser.schedule(chain_graph(rank=2, dim=1))
+        result = fuser.generate(scheduled)
+        report = report_markdown(scheduled, result, None)
+    finally:
+        reset_registry(previous)
+    assert scheduled.cases and len(scheduled.diagnostics) == len(scheduled.cases)
+    assert all(d.plugin == "crashing" and d.distribution == "af-test-crashing"
+               and d.reason == "raised RuntimeError: contributor crashed" for d in scheduled.diagnostics)
+    proto = json.loads(result.proto)
+    assert proto["selection_policy"] == "least_l2"
+    assert proto["selection"]["policy"]["order"] == [["resource:l2_bytes", "min"], ["cost", "min"]]
+    assert proto["selection"]["score"] == {str(c.tiling_key): str(c.tiling.score) for c in scheduled.cases}
+    simt = [c for c in proto["candidates"] if c["template"] == "simt"]
+    assert simt and {x["name"] for x in simt[0]["contributions"]} == {"cores_bonus", "l2_bytes"}
+    assert {d["plugin"] for d in proto["contribution_diagnostics"]} == {"crashing"}
+    assert "min resource:l2\\_bytes, then min cost" in report and "from af-test-policies: rows kept in L2" in report
+    assert "dropped contribution: crashing (af-test-crashing) on " in report
