@@ -136,6 +136,23 @@ def test_explain_shows_the_policy_order_and_the_contributions(installed):
     assert "Order: min resource:l2\\_bytes" in text and "rows kept in L2" in text
 
 
+def test_explain_names_the_quantity_each_candidate_lost_on(installed):
+    scheduled, _native = compiled("plain", "seed")
+    sizes = {"a0": 64, "a1": 48, "a2": 64, "b0": 64, "b1": 48, "b2": 64}
+    report = explain(scheduled, sizes, 48)
+    rows = {r.status: r for r in report.rows}
+    chosen = [r for r in report.rows if r.status == "chosen"]
+    assert len(chosen) == 1 and chosen[0].template == "simt" and chosen[0].reason.startswith("highest score")
+    assert rows["candidate"].reason in ("lower score", "higher modelled cost", "higher tiling key")
+    for r in report.rows:
+        if r.status == "candidate":
+            assert (r.score < chosen[0].score) == (r.reason == "lower score"), r
+    cost_report = explain(compiled("plain", "cost")[0], sizes, 48)
+    (cheapest,) = [r for r in cost_report.rows if r.status == "chosen"]
+    assert cheapest.reason.startswith("lowest modelled cost")
+    assert all(r.cost >= cheapest.cost for r in cost_report.rows if r.status == "candidate")
+
+
 CLI_PLUGIN = '''
 import sympy
 from af_core import hookimpl
