@@ -1,14 +1,15 @@
 """The core's own hook implementations (registered as plugin ``af_core``).
 
-The core is a plugin of itself for the ops every template relies on (and
-the sample graphs built from them only); it registers no template, no
-ApiCall and no twin header — those are plugins.
+The core is a plugin of itself for the ops every template relies on and for
+the two selection policies of the design (``seed`` and ``cost``); it
+registers no template, no ApiCall and no twin header — those are plugins.
 """
 
 from __future__ import annotations
 
 from af_core.hookspecs import hookimpl
 from af_core.ops.core_ops import CORE_OPS
+from af_core.policy import COST, SEED
 
 
 @hookimpl
@@ -16,3 +17,8 @@ def af_register_ops(register):
     for op in CORE_OPS:
         register(op)
 
+
+@hookimpl
+def af_register_selection_policies(register):
+    register(SEED)
+    register(COST)

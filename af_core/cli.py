@@ -163,15 +163,35 @@ def check_shape_names(graphs: list, sizes: dict[str, int]) -> None:
                          f"{', '.join(known) or 'none (static shapes)'}")
 
 
+SELECTION_HELP = ("host tiling selection policy: 'seed' (the seed's scores, default), 'cost' (the lowest "
+                  "modelled cost) or one a plugin registers (afc plugins lists them)")
+
+
+def check_selection(name: str | None) -> str:
+    """The ``--selection`` value if a policy of that name is installed, else a usage error listing them.
+
+    Checked after parsing rather than by argparse choices: the installed policies come from the plugins,
+    which ``afc --help`` must not load.
+    """
+    from af_core.policy import PolicyError
+    from af_core.registry import lookup_policy
+
+    try:
+        return lookup_policy(name or "seed").name
+    except PolicyError as exc:
+        raise UsageError(f"--selection: {exc}") from None
+
+
 def _options(args):
     from af_core.autofuser import AutofuserOptions
     from af_core.platform import Platform, current_platform
 
+    selection = check_selection(getattr(args, "selection", None))
     plat = current_platform()
     if getattr(args, "cores", None):
         plat = Platform(plat.soc, args.cores, plat.ub_size)
     return AutofuserOptions(platform=plat, force_template=getattr(args, "force_template", None),
-                            selection=getattr(args, "selection", None) or "seed")
+                            selection=selection)
 
 
 def _missing_sizes(graph, sizes: dict[str, int]) -> list[str]:
@@ -206,6 +226,9 @@ def cmd_plugins(args) -> int:
                                          ", ".join(h.removeprefix("af_") for h in info.hooks),
                                          ", ".join(templates) or "-", ", ".join(calls) or "-")))
     console.print(table)
+    for entry in registry.entries("selection_policy"):
+        console.print(_t(f"selection policy {entry.name} ({entry.distribution}): {entry.value.describe()} "
+                         f"- {entry.value.description}"))
     if registry.manager.disabled:
         console.print(_t(f"disabled: {', '.join(registry.manager.disabled)}"))
     errors = registry.load_errors
@@ -308,6 +331,7 @@ def cmd_compile(args) -> int:
     from af_core.output_dir import check_output_dir
 
     sizes = parse_shape(args.shape)
+    check_selection(args.selection)
     out = Path(args.output)
     check_output_dir(out)
     many = len(args.graph) > 1
@@ -407,6 +431,7 @@ def cmd_explain(args) -> int:
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
     console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
                   f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))
+    console.print(_t(f"policy order: {report.order}"))
     console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
                   f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
     table = Table(title="candidates")
@@ -418,6 +443,16 @@ def cmd_explain(args) -> int:
                  r.dcache_bytes, r.block_dim, r.reason]
         table.add_row(*("-" if c is None else _t(c) for c in cells))
     console.print(table)
+    if report.contributions:
+        table = Table(title="contributions")
+        for col in ("key", "case", "kind", "name", "value", "formula", "plugin", "reason"):
+            table.add_column(col)
+        for c in report.contributions:
+            cells = [c.tiling_key, c.case, c.kind, c.name, c.value, c.expr, c.plugin, c.reason]
+            table.add_row(*("-" if x is None else _t(x) for x in cells))
+        console.print(table)
+    for line in report.diagnostics:
+        console.print(_t(f"contribution dropped: {line}"))
     if report.error:
         console.print(_t(f"no candidate fits: {report.error}"))
         return EXIT_MISMATCH
@@ -629,8 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a size value (repeatable, or comma-separated)")
         p.add_argument("--force-template", default=None, help="keep only this template's cases")
         p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
-        p.add_argument("--selection", choices=("seed", "cost"), default="seed",
-                       help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
+        p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
 
     p = add("compile", "write the generated artifacts")
     p.add_argument("graph", nargs="+", help=".json graphs (data) or .py programs defining `graph` (code)")
@@ -640,8 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="afc-out", help="output directory (one sub-directory per graph "
                    "file, named after it, when several are given)")
     p.add_argument("-j", "--jobs", type=_positive_int, default=1, help="compile graphs in N processes")
-    p.add_argument("--selection", choices=("seed", "cost"), default="seed",
-                   help="host tiling policy: the seed's scores (default) or the lowest modelled cost")
+    p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
     p.set_defaults(func=cmd_compile)
 
     p = add("graph", "draw the graph and each case (stages, workspaces)")

@@ -2,8 +2,11 @@
 
 Like the autotuning table of Inductor's ``select_algorithm``: candidate,
 template, tiling key, score, UB / workspace / DCache bytes, modelled cost,
-and whether it was chosen, or why not. Rejections made at schedule time are
-listed too, with the plugin that made them.
+and whether it was chosen, or why not (the first quantity of the selection
+policy's order on which it lost). Rejections made at schedule time are listed
+too, with the plugin that made them, and so are the score terms and resource
+formulas plugins contributed to cases, with their values at the shape, and the
+contributions that were dropped.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import attrs
 
 from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
+from af_core.policy import OrderTerm, SelectionPolicy
 from af_core.schedule.scheduler import ScheduleResult
-from af_core.tiling.solve import evaluate_case, solve_scheduled
+from af_core.tiling.int64 import Int64Failure, evaluate
+from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve_scheduled
 
 
 @attrs.frozen
@@ -34,6 +39,20 @@ class ExplainRow:
 
 
 @attrs.frozen
+class ContributionRow:
+    """A score term or resource formula a plugin contributed to a case (value None if undefined here)."""
+
+    tiling_key: int
+    case: str
+    kind: str
+    name: str
+    value: int | None
+    expr: str
+    plugin: str
+    reason: str
+
+
+@attrs.frozen
 class ExplainReport:
     graph: str
     sizes: dict[str, int]
@@ -43,18 +62,30 @@ class ExplainReport:
     chosen: int | None
     error: str | None = None
     policy: str = "seed"
+    order: str = ""
+    contributions: tuple[ContributionRow, ...] = ()
+    diagnostics: tuple[str, ...] = ()
 
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
         shape = ", ".join(f"{markdown(k)}={v}" for k, v in self.sizes.items())
         head = (f"### {markdown(self.graph)} at {shape} "
-                f"({self.core_num} cores, UB {self.ub_size} B, selection policy {self.policy})\n\n")
+                f"({self.core_num} cores, UB {self.ub_size} B, selection policy {markdown(self.policy)})\n\n"
+                f"Order: {markdown(self.order)}.\n\n")
         lines = ["| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in self.rows:
             cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
                      r.dcache_bytes, r.block_dim, r.reason]
             lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in cells) + " |")
+        if self.contributions:
+            lines += ["", "| key | case | contribution | name | value | formula | plugin | reason |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for c in self.contributions:
+                cells = [c.tiling_key, c.case, c.kind, c.name, c.value, c.expr, c.plugin, c.reason]
+                lines.append("| " + " | ".join("-" if x is None else markdown(str(x)) for x in cells) + " |")
+        if self.diagnostics:
+            lines += ["", "Dropped contributions:", ""] + [f"- {markdown(d)}" for d in self.diagnostics]
         tail = f"\n\n{markdown(self.error)}\n" if self.error else "\n"
         return head + "\n".join(lines) + tail
 
@@ -71,21 +102,19 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
         chosen = solve_scheduled(scheduled, sizes, core_num, ub_size).tiling_key
     except TilingError as exc:
         error = str(exc)
+    policy = scheduled.policy
+    evaluations = [evaluate_case(CaseRef.of(c), env, policy.resources)
+                   for c in scheduled.cases]
+    best = next((ev for ev in evaluations if ev.tiling_key == chosen), None)
     rows = []
-    from af_core.tiling.solve import CaseRef
-
-    policy = getattr(scheduled.options, "selection", "seed")
-    for case in scheduled.cases:
-        ev = evaluate_case(CaseRef.of(case), env)
+    for case, ev in zip(scheduled.cases, evaluations):
         res = ev.resources
-        if ev.tiling_key == chosen:
-            if policy == "cost":
-                status, reason = "chosen", "lowest modelled cost"
-            else:
-                status, reason = "chosen", "highest score" + (", lowest cost among equals"
-                                                              if _ties(scheduled, env, ev) else "")
+        if best is not None and ev is best:
+            status, reason = "chosen", _why_chosen(policy, best, evaluations)
+        elif ev.fits and best is not None:
+            status, reason = "candidate", _phrase(_decider(policy, best, ev), won=False)
         elif ev.fits:
-            status, reason = "candidate", "higher cost" if policy == "cost" else "lower score or higher cost"
+            status, reason = "candidate", ""
         else:
             status, reason = "dropped", ev.reason or ""
         rows.append(ExplainRow(case.tiling_key, case.label, case.plugin, status, ev.score, ev.cost,
@@ -95,16 +124,45 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
         rows.append(ExplainRow(None, rej.template, rej.plugin, "rejected", None, None, None, None, None, None,
                                f"at {rej.stage}: {rej.reason}"))
     return ExplainReport(scheduled.graph.name, {demangle(n): int(sizes[n]) for n in scheduled.size_names}, core_num,
-                         ub_size, tuple(rows), chosen, error, policy)
+                         ub_size, tuple(rows), chosen, error, policy.name, policy.describe(),
+                         _contributions(scheduled, evaluations, env), tuple(str(d) for d in scheduled.diagnostics))
 
 
-def _ties(scheduled: ScheduleResult, env, chosen_ev) -> bool:
-    from af_core.tiling.solve import CaseRef
+_LABEL = {"score": "score", "cost": "modelled cost", "block_dim": "block_dim", "workspace": "workspace",
+          "tiling_key": "tiling key"}
 
-    for case in scheduled.cases:
-        if case.tiling_key == chosen_ev.tiling_key:
-            continue
-        ev = evaluate_case(CaseRef.of(case), env)
-        if ev.fits and ev.score == chosen_ev.score:
-            return True
-    return False
+
+def _phrase(term: OrderTerm, won: bool) -> str:
+    """``highest score`` / ``lower score``: how a case stands on one quantity of the order."""
+    label = _LABEL.get(term.quantity) or f"resource {term.resource}"
+    if won:
+        return f"{'highest' if term.direction == 'max' else 'lowest'} {label}"
+    return f"{'lower' if term.direction == 'max' else 'higher'} {label}"
+
+
+def _decider(policy: SelectionPolicy, best: CaseEvaluation, other: CaseEvaluation) -> OrderTerm:
+    """The first quantity of the order on which ``other`` loses to ``best`` (tiling key on a full tie)."""
+    a, b = best.quantities(), other.quantities()
+    return next((t for t in policy.order if a[t.quantity] != b[t.quantity]), OrderTerm("tiling_key", "min"))
+
+
+def _why_chosen(policy: SelectionPolicy, best: CaseEvaluation, evaluations: list[CaseEvaluation]) -> str:
+    """``highest score``, plus the later quantities that broke ties against some candidate."""
+    terms = [*policy.order, OrderTerm("tiling_key", "min")]
+    decided = {_decider(policy, best, ev).quantity for ev in evaluations if ev.fits and ev is not best}
+    later = [t for t in terms[1:] if t.quantity in decided]
+    return ", ".join([_phrase(terms[0], won=True)] + [f"{_phrase(t, won=True)} among equals" for t in later])
+
+
+def _contributions(scheduled: ScheduleResult, evaluations: list[CaseEvaluation], env) -> tuple[ContributionRow, ...]:
+    rows = []
+    for case, ev in zip(scheduled.cases, evaluations):
+        local = {**env, **ev.fields}
+        for item in case.contributions:
+            try:
+                value: int | None = evaluate(item.expr, local, checked=False)
+            except (Int64Failure, KeyError):  # undefined here, or a field the case did not reach (dropped)
+                value = None
+            rows.append(ContributionRow(case.tiling_key, case.label, item.kind, item.name, value, str(item.expr),
+                                        item.distribution, item.reason))
+    return tuple(rows)

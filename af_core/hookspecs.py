@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from af_core.codegen.api_source import ApiSource
     from af_core.ops.opdef import OpDef
     from af_core.platform import Platform
+    from af_core.policy import SelectionPolicy
     from af_core.samples import Sample
-    from af_core.schedule.template import Template
+    from af_core.schedule.case import Case
+    from af_core.schedule.contributions import ResourceFormula, ScoreTerm
+    from af_core.schedule.template import ScheduleContext, Template
 
 #: The version of this contract. A plugin module states the version it was written against as
 #: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses to load one that states another
@@ -102,13 +105,43 @@ def af_register_samples(register: Callable[[Sample], None]) -> None:
     """Register sample graphs: what ``afc demo`` compiles and runs, and what docs and tests show.
 
     Called once per plugin when the plugin manager is built; samples keep the
-    order of registration (the core's first, then plugins in load order).
+    order of registration, after the core's own.
 
     :param register: ``register(sample)`` with an :class:`af_core.samples.Sample`
         (a unique ``name``, a description, a function building the graph and
         the concrete shapes it is shown with). A plugin registers the samples
         that use its own ops.
     :return: ignored.
+    """
+
+
+@hookspec
+def af_register_selection_policies(register: Callable[[SelectionPolicy], None]) -> None:
+    """Register selection policies: how the host tiling picks one case among those that fit.
+
+    Called once per plugin when the plugin manager is built.
+
+    :param register: ``register(policy)`` with an
+        :class:`af_core.policy.SelectionPolicy` (a unique ``name``, a
+        description and a lexicographic ``order`` of ``(quantity, direction)``
+        pairs). The same order drives the Python tiling and the generated C++.
+    :return: ignored.
+    """
+
+
+@hookspec
+def af_case_contributions(case: Case, ctx: ScheduleContext) -> Sequence[ScoreTerm | ResourceFormula] | None:
+    """Contribute score terms and resource formulas to a case another plugin's template proposed.
+
+    Called plugin by plugin, for every case, after every template proposed.
+
+    :param case: the :class:`af_core.schedule.case.Case` (read it, do not change it).
+    :param ctx: the :class:`af_core.schedule.template.ScheduleContext`.
+    :return: ``None`` or a list of :class:`af_core.schedule.contributions.ScoreTerm`
+        (added to the case's score) and
+        :class:`af_core.schedule.contributions.ResourceFormula` (a new
+        resource of the case). Anything malformed, and an exception, is a
+        diagnostic naming the plugin; its contribution to that case is dropped.
     """
 
 

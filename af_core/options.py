@@ -21,10 +21,14 @@ class AutofuserOptions:
     ``force_template`` keeps only one template's cases (also ``AF_FORCE_TEMPLATE``).
     ``cache_thres`` / ``core_thres`` / ``cacheline`` are the seed's selection
     thresholds (``cacheline`` defaults to the platform's). ``workspace_limit``
-    caps the GM workspace a case may ask for (default 1 GiB). ``selection``
-    is the host tiling's policy: ``"seed"`` (highest score, ties by modelled
-    cost — the design's rule) or ``"cost"`` (lowest modelled cost among the
-    cases that fit, scores ignored).
+    caps the GM workspace every case may ask for (default 1 GiB; the scheduler
+    adds the constraint to each case, whatever its template). ``selection``
+    names the host tiling's policy, one of the installed selection policies
+    (:mod:`af_core.policy`): the core's ``"seed"`` (highest score, ties
+    by modelled cost — the design's rule) and ``"cost"`` (lowest modelled cost
+    among the cases that fit, scores ignored), or one a plugin registers. An
+    unknown name is a :class:`~af_core.policy.PolicyError` listing the
+    installed ones.
     """
 
     tiling_lib_path: str = ""
@@ -35,5 +39,11 @@ class AutofuserOptions:
     core_thres: float = 0.5
     cacheline: int | None = None
     kernel_name: str | None = None
-    workspace_limit: int | None = None  # bytes; SK-like cases needing more are dropped at tiling time
-    selection: str = attrs.field(default="seed", validator=attrs.validators.in_(("seed", "cost")))
+    workspace_limit: int | None = None  # bytes; cases needing more are dropped at tiling time
+    selection: str = attrs.field(default="seed")
+
+    @selection.validator
+    def _installed_policy(self, attribute, value) -> None:
+        from af_core.registry import lookup_policy
+
+        lookup_policy(value)

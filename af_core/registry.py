@@ -1,4 +1,4 @@
-"""Registries of ops, ApiCalls, API sources and templates, filled by plugins.
+"""Registries of ops, ApiCalls, API sources, templates and selection policies, filled by plugins.
 
 One :class:`Registry` is built per plugin manager. Registration goes through
 the hooks of :mod:`af_core.hookspecs`; each value remembers the distribution
@@ -25,6 +25,7 @@ from af_core.plugin_manager import AfPluginManager, LoadError
 
 if TYPE_CHECKING:
     from af_core.ops.opdef import OpDef
+    from af_core.policy import SelectionPolicy
 
 
 @attrs.frozen
@@ -40,7 +41,7 @@ class Entry:
 class Registry:
     """Everything plugins registered, by kind and name."""
 
-    KINDS = ("op", "api_call", "api_source", "template", "sample")
+    KINDS = ("op", "api_call", "api_source", "template", "sample", "selection_policy")
 
     def __init__(self, manager: AfPluginManager) -> None:
         self.manager = manager
@@ -51,6 +52,7 @@ class Registry:
         self._collect("af_register_api_sources", "api_source", _check_api_source)
         self._collect("af_register_templates", "template", _check_template)
         self._collect("af_register_samples", "sample", _check_sample)
+        self._collect("af_register_selection_policies", "selection_policy", _check_policy)
 
     def _collect(self, hook: str, kind: str, check) -> None:
         """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
@@ -154,6 +156,15 @@ def _check_sample(value: Any, dist: str) -> Any:
     return value
 
 
+def _check_policy(value: Any, dist: str) -> Any:
+    # checked by shape (af_core.policy.SelectionPolicy sits in a higher layer than the registry)
+    if not (isinstance(getattr(value, "name", None), str) and isinstance(getattr(value, "order", None), tuple)
+            and callable(getattr(value, "rank", None))):
+        raise PluginError(f"selection policy registered by '{dist}' is not a SelectionPolicy (a text name, an "
+                          f"order tuple and a rank method): {value!r}")
+    return value
+
+
 _lock = threading.Lock()
 _registry: Registry | None = None
 
@@ -178,6 +189,18 @@ def reset_registry(registry: Registry | None = None) -> Registry | None:
 def lookup_op(name: str) -> OpDef | None:
     """The OpDef registered under ``name``, or None."""
     return get_registry().get("op", name)
+
+
+def lookup_policy(name: str) -> SelectionPolicy:
+    """The installed selection policy called ``name``; an unknown name is an error listing the installed ones."""
+    from af_core.policy import PolicyError
+
+    registry = get_registry()
+    policy = registry.get("selection_policy", name) if isinstance(name, str) else None
+    if policy is None:
+        installed = ", ".join(registry.names("selection_policy")) or "none"
+        raise PolicyError(f"unknown selection policy {name!r} (installed: {installed})")
+    return policy
 
 
 def op_with_role(role: str) -> OpDef:

@@ -38,10 +38,23 @@ def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Map
               f"- index outer product: {_code(m.index_outer)}",
               f"- Cache_thres {m.thresholds.cache_thres}, Core_thres {m.thresholds.core_thres}, "
               f"cacheline {m.thresholds.cacheline} B"]
+    lines += _policy_lines(scheduled)
     lines += _load_error_lines()
     if sizes:
         lines += ["", "## Choice for the given shape", "", explain(scheduled, sizes).markdown()]
     return "\n".join(lines) + "\n"
+
+
+def _policy_lines(scheduled: ScheduleResult) -> list[str]:
+    """The selection policy and what plugins contributed to the cases (or failed to)."""
+    policy = scheduled.policy
+    lines = ["", "## Selection policy", "", f"- {_code(policy.name)}: {markdown(policy.describe())} "
+             f"({markdown(policy.description)})"]
+    for case in scheduled.cases:
+        lines += [f"- key {case.tiling_key} ({markdown(case.label)}): {a.kind} {_code(a.name)} = {_code(a.expr)} "
+                  f"from {markdown(a.distribution)}: {markdown(a.reason)}" for a in case.contributions]
+    lines += [f"- dropped contribution: {markdown(str(d))}" for d in scheduled.diagnostics]
+    return lines
 
 
 def _load_error_lines() -> list[str]:

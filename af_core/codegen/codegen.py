@@ -20,6 +20,7 @@ from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
 from af_core.ir.sizes import Expr, to_text
 from af_core.ir.validate import MAX_RANK
+from af_core.policy import better_than_best, cpp_names
 from af_core.registry import get_registry
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.solve import CaseRef, struct_field_names
@@ -140,11 +141,22 @@ class Codegen:
         )
 
     def _tiling(self, scheduled, name, size_names, refs) -> str:
+        policy = scheduled.policy
+        names = cpp_names(policy.order)
+        fixed = {"score": "score", "cost": "cost", "block_dim": "bd", "workspace": "ws"}
         cases = []
         for ref in refs:
             k = ref.tiling_key
             local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
             fmt = CppFormatter(lambda n, local=local: local.get(n, n), checked=True)
+            ranks, ranked = [], True  # ranked: the case defines every resource the policy ranks by
+            for term, (var, _best) in zip(policy.order, names):
+                if term.resource is None:
+                    ranks.append((var, fixed.get(term.quantity, str(k))))
+                elif term.resource in ref.spec.resources:
+                    ranks.append((var, fmt(ref.spec.resources[term.resource])))
+                else:
+                    ranked = False
             cases.append(
                 {
                     "key": k,
@@ -155,13 +167,15 @@ class Codegen:
                     "cost": fmt(ref.spec.cost),
                     "block_dim": fmt(ref.spec.block_dim),
                     "workspace": fmt(ref.spec.workspace),
+                    "ranks": ranks if ranked else None,
                 }
             )
         # checked arithmetic (af_core.tiling.int64): a guard leaving int64 rejects the sizes, as in Python
         guards = [(to_cpp(guard.expr, checked=True), guard.message) for guard in scheduled.guards]
-        policy = getattr(scheduled.options, "selection", "seed")
+        better = better_than_best(policy.order, [v for v, _ in names], [b for _, b in names])
         return render("tiling.cpp.j2", name=name, version=__version__, size_names=size_names,
-                      cases=cases, guards=guards, int_helpers=CHECKED_HELPERS, policy=policy)
+                      cases=cases, guards=guards, int_helpers=CHECKED_HELPERS, policy=policy,
+                      order=policy.describe(), ranks=names, better=better)
 
     def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
         m = scheduled.measures
@@ -178,7 +192,11 @@ class Codegen:
                 "cache_thres": str(m.thresholds.cache_thres),
                 "core_thres": str(m.thresholds.core_thres),
                 "cacheline": m.thresholds.cacheline,
-                "rule": {k: str(v) for k, v in m.rule().items()},
+                "cache_ok": str(m.cache_ok()),
+                "core_ok": str(m.core_ok()),
+                "score": {str(c.tiling_key): str(c.tiling.score) for c in scheduled.cases},
+                "policy": {"name": scheduled.policy.name, "description": scheduled.policy.description,
+                           "order": [[t.quantity, t.direction] for t in scheduled.policy.order]},
             },
             "tiling_data": fields,
             "candidates": [
@@ -198,10 +216,19 @@ class Codegen:
                         "workspace": str(c.tiling.workspace),
                     },
                     "impl_graph": c.impl.to_dict(),
+                    "contributions": [
+                        {"kind": a.kind, "name": a.name, "expr": str(a.expr), "reason": a.reason,
+                         "plugin": a.plugin, "distribution": a.distribution}
+                        for a in c.contributions
+                    ],
                 }
                 for c in scheduled.cases
             ],
-            "selection_policy": getattr(scheduled.options, "selection", "seed"),
+            "selection_policy": scheduled.policy.name,
+            "contribution_diagnostics": [
+                {"plugin": d.plugin, "distribution": d.distribution, "case": d.case, "reason": d.reason}
+                for d in scheduled.diagnostics
+            ],
             "rejections": [
                 {"template": r.template, "plugin": r.plugin, "stage": r.stage, "reason": r.reason}
                 for r in scheduled.rejections

@@ -19,6 +19,9 @@ class Case:
     ``variant`` distinguishes several cases of one template (e.g. with and
     without double buffering); ``(template, variant)`` is unique per graph and
     fixes the tiling key order, so keys are stable across runs and machines.
+    ``contributions`` records the score terms and resource formulas other
+    plugins added (:mod:`af_core.schedule.contributions`), already folded into
+    ``tiling``.
     """
 
     template: str
@@ -29,6 +32,7 @@ class Case:
     meta: dict[str, Any] = attrs.Factory(dict)
     plugin: str = ""
     tiling_key: int = -1
+    contributions: list[Any] = attrs.Factory(list)
 
     @property
     def label(self) -> str:

@@ -72,7 +72,12 @@ class Thresholds:
 
 @attrs.frozen
 class SelectionMeasures:
-    """The two measures as formulas, and the seed's two conditions as relations."""
+    """The two measures as formulas, and the seed's two conditions as relations.
+
+    The core offers the conditions; each template builds its own region from
+    them in its score (the seed's SIMD region is ``cache_ok() & core_ok()``), so
+    the core names no template.
+    """
 
     continuous_bytes: Expr
     index_outer: Expr
@@ -94,12 +99,3 @@ class SelectionMeasures:
         """index_outer_product >= block_dim * Core_thres (block_dim = core count), in integers."""
         f = self.thresholds.core_thres
         return sympy.Ge(self.index_outer * f.denominator, CORE_NUM * f.numerator)
-
-    def rule(self) -> dict[str, sympy.Basic]:
-        """The seed's region per template, as conditions."""
-        cache, core = self.cache_ok(), self.core_ok()
-        return {
-            "simd": sympy.And(cache, core),
-            "sklike": sympy.And(cache, sympy.Not(core)),
-            "simt": sympy.Not(cache),
-        }

@@ -6,6 +6,12 @@ turned into a rejection naming its plugin, and so is a value it returns that
 is not a well-formed Case or Rejected (checked here, before codegen uses it). Cases are ordered by
 ``(template, variant)`` and numbered in that order: the tiling keys are
 stable across runs and machines for a given set of installed templates.
+
+Then the rules the core applies to every case, whatever its template: the
+workspace limit of the options becomes a constraint of each case, and the
+plugins' contributions (score terms, resource formulas) are applied. The
+selection policy is resolved once here, so tiling, codegen and explain use
+the same one.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ from af_core.ir.sizes import storage_elements
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
-from af_core.registry import get_registry
+from af_core.policy import SEED, SelectionPolicy
+from af_core.registry import get_registry, lookup_policy
 from af_core.schedule.analysis import FusionAnalysis, analyze
 from af_core.schedule.case import Case
+from af_core.schedule.contributions import ContributionDiagnostic, apply_contributions
 from af_core.schedule.impl_graph import ImplGraph
 from af_core.schedule.measures import SelectionMeasures, Thresholds
 from af_core.schedule.template import Rejected, ScheduleContext, Template
@@ -32,6 +40,8 @@ from af_core.tiling.solve import Guard
 from af_core.tiling.spec import TilingSpec
 
 INT64_MAX = (1 << 63) - 1
+#: GM workspace a case may ask for when ``AutofuserOptions.workspace_limit`` is not set (1 GiB).
+DEFAULT_WORKSPACE_LIMIT = 1 << 30
 
 
 @attrs.define
@@ -48,6 +58,8 @@ class ScheduleResult:
     platform: Platform
     options: AutofuserOptions
     guards: list[Guard]
+    policy: SelectionPolicy = SEED
+    diagnostics: list[ContributionDiagnostic] = attrs.Factory(list)
 
     def __iter__(self):
         return iter(self.cases)
@@ -164,7 +176,20 @@ def _size_clash(case: Case, graph: HintGraph) -> str | None:
     return None
 
 
+def workspace_limit(options: AutofuserOptions) -> int:
+    """The GM workspace bytes a case may ask for (``AutofuserOptions.workspace_limit`` or 1 GiB)."""
+    return options.workspace_limit or DEFAULT_WORKSPACE_LIMIT
+
+
+def limit_workspace(case: Case, limit: int) -> None:
+    """Every case: its workspace must not exceed the configured limit (dropped at tiling time if it does)."""
+    holds = sympy.Le(case.tiling.workspace, limit)
+    if holds is not sympy.true:
+        case.tiling.require(holds, f"workspace exceeds AutofuserOptions.workspace_limit ({limit} bytes)")
+
+
 def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) -> ScheduleResult:
+    policy = lookup_policy(options.selection)
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
     analysis = analyze(norm)
@@ -196,10 +221,13 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
             else:
                 cases.append(case)
     cases.sort(key=lambda c: (c.template, c.variant))
+    limit = workspace_limit(options)
     for key, case in enumerate(cases):
         case.tiling_key = key
+        limit_workspace(case, limit)
+    diagnostics = apply_contributions(cases, ctx, registry.manager, (v.symbol.name for v in norm.sizes()))
     if not cases:
         detail = "; ".join(str(r) for r in rejections) or "no template plugin is installed"
         raise ScheduleError(f"no template plugin proposed a case for graph '{graph.name}': {detail}", rejections)
     return ScheduleResult(graph, norm, info, analysis, measures, cases, rejections, platform, options,
-                          runtime_guards(norm, info, analysis))
+                          runtime_guards(norm, info, analysis), policy, diagnostics)

@@ -8,9 +8,12 @@ at the first false one), then block_dim, workspace, score and cost. The
 differential tests hold the two to agreement on success, failure and every
 field.
 
-Choice rule (also in the C++): drop cases whose constraints fail, take the
-highest score, break ties by the lowest modelled cost, then by the lowest
-tiling key.
+Choice rule (also in the C++): drop cases whose constraints fail, then rank
+the others by the selection policy's lexicographic order
+(:mod:`af_core.policy`; ``seed``: highest score, then lowest modelled
+cost), full ties going to the lowest tiling key. A policy that ranks by a
+resource evaluates that formula with the same int64 contract; a case that
+lacks it, or whose value leaves int64, does not fit under that policy.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import attrs
 import sympy
 
 from af_core.errors import TilingError
+from af_core.policy import SelectionPolicy
+from af_core.registry import lookup_policy
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
 
@@ -60,6 +65,14 @@ class CaseEvaluation:
     resources: dict[str, int | None]
     block_dim: int | None
     workspace: int | None
+    ranked: dict[str, int] = attrs.Factory(dict)  # checked values of the resources the policy ranks by
+
+    def quantities(self) -> dict[str, int]:
+        """What a selection policy compares (only for a case that fits)."""
+        values = {"score": self.score, "cost": self.cost, "block_dim": self.block_dim,
+                  "workspace": self.workspace, "tiling_key": self.tiling_key}
+        values.update({f"resource:{k}": v for k, v in self.ranked.items()})
+        return values
 
 
 @attrs.frozen
@@ -102,7 +115,8 @@ def struct_field_names(size_names: Sequence[str], cases: Sequence[CaseRef]) -> l
     return names
 
 
-def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
+def evaluate_case(case: CaseRef, env: Mapping[str, int], ranked: Sequence[str] = ()) -> CaseEvaluation:
+    """Fields, constraints and quantities of one case; ``ranked``: resources a policy ranks by."""
     local = dict(env)
     fields: dict[str, int] = {}
 
@@ -135,8 +149,18 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
         return dropped(f"block_dim {block_dim} outside [1, core_num]", block_dim, workspace)
     if not 0 <= workspace <= UINT32_MAX:
         return dropped(f"workspace {workspace} bytes exceeds the uint32 limit", block_dim, workspace)
+    values: dict[str, int] = {}
+    for name in ranked:
+        if name not in case.spec.resources:
+            return dropped(f"the selection policy ranks by resource {name}, which this case does not define",
+                           block_dim, workspace)
+        try:
+            values[name] = _value(case.spec.resources[name], local)
+        except Int64Failure as exc:
+            return dropped(f"resource {name}, which the selection policy ranks by, leaves int64 ({exc})",
+                           block_dim, workspace)
     return CaseEvaluation(case.tiling_key, case.template, case.label, fields, True, None,
-                          score, cost, resources, block_dim, workspace)
+                          score, cost, resources, block_dim, workspace, values)
 
 
 def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
@@ -168,10 +192,9 @@ def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]
     return env
 
 
-def _rank(ev: CaseEvaluation, policy: str) -> tuple:
-    if policy == "cost":
-        return (-ev.cost, -ev.tiling_key)
-    return (ev.score, -ev.cost, -ev.tiling_key)
+def as_policy(policy: SelectionPolicy | str) -> SelectionPolicy:
+    """A policy object, looking a name up among the installed policies."""
+    return policy if isinstance(policy, SelectionPolicy) else lookup_policy(policy)
 
 
 def solve(
@@ -181,20 +204,22 @@ def solve(
     core_num: int,
     ub_size: int,
     guards: Sequence[Guard] = (),
-    policy: str = "seed",
+    policy: SelectionPolicy | str = "seed",
 ) -> TilingResult:
     """Evaluate every case for concrete sizes and pick one, like the C++ does.
 
-    ``policy`` "seed": highest score, then lowest cost, then lowest key;
-    "cost": lowest cost, then lowest key.
+    ``policy`` (a :class:`SelectionPolicy` or an installed policy's name) orders
+    the cases that fit; e.g. "seed": highest score, then lowest cost, then
+    lowest key; "cost": lowest cost, then lowest key.
     """
+    policy = as_policy(policy)
     env = _environment(size_names, sizes, core_num, ub_size, guards)
-    evaluations = tuple(evaluate_case(case, env) for case in cases)
+    evaluations = tuple(evaluate_case(case, env, policy.resources) for case in cases)
     best: CaseEvaluation | None = None
     for ev in evaluations:
         if not ev.fits:
             continue
-        if best is None or _rank(ev, policy) > _rank(best, policy):
+        if best is None or policy.rank(ev.quantities()) > policy.rank(best.quantities()):
             best = ev
     if best is None:
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
@@ -228,5 +253,4 @@ def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = 
     ub_size = ub_size or scheduled.platform.ub_size
     if tiling_key is not None:
         return solve_for_case(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, tiling_key)
-    policy = getattr(scheduled.options, "selection", "seed")
-    return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, policy)
+    return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, scheduled.policy)

@@ -66,24 +66,24 @@ def test_measures_of_builders():
     assert m.continuous_bytes == 16 * 4 and m.index_outer == size_symbol("N")
 
 
-def test_rule_regions_with_thresholds():
+def test_conditions_with_thresholds():
     g = GraphBuilder("g")
     x = g.data("x", ["a", "w"], "float32")
     i = g.data("i", ["b", "k"], "int32")
     g.output(gather(x, 1, i))
     m = measures(g.build())
-    rule = m.rule()
     core = sympy.Symbol("core_num", integer=True, positive=True)
     a, w, b, k = (size_symbol(n) for n in "awbk")
 
-    def region(wv, bv, cores):
+    def holds(wv, bv, cores):
         env = {w: wv, b: bv, core: cores, a: bv, k: 1}
-        return [name for name, cond in rule.items() if bool(cond.subs(env))]
+        return bool(m.cache_ok().subs(env)), bool(m.core_ok().subs(env))
 
-    assert region(16, 48, 48) == ["simd"]  # 64 B >= 128 * 0.5 and 48 rows >= 48 * 0.5
-    assert region(16, 23, 48) == ["sklike"]
-    assert region(15, 48, 48) == ["simt"]  # 60 B < 64 B
-    assert region(15, 1, 1) == ["simt"]
+    assert holds(16, 48, 48) == (True, True)  # 64 B >= 128 * 0.5 and 48 rows >= 48 * 0.5
+    assert holds(16, 23, 48) == (True, False)
+    assert holds(15, 48, 48) == (False, True)  # 60 B < 64 B
+    assert holds(15, 1, 1) == (False, True)
     strict = SelectionMeasures.of(g.graph, g.graph.nodes_of_type("IndirectLoad")[0], Thresholds.of(1.0, 0.25, 64))
     env = {w: 16, b: 12, core: 48, a: 12, k: 1}
-    assert bool(strict.rule()["simd"].subs(env))  # 64 B >= 64 and 12 >= 48 / 4
+    assert bool(strict.cache_ok().subs(env)) and bool(strict.core_ok().subs(env))  # 64 B >= 64 and 12 >= 48 / 4
+    assert not hasattr(strict, "rule")  # the core offers conditions; the regions are the templates'

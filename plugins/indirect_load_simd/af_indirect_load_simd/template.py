@@ -167,7 +167,8 @@ class SimdTemplate:
                                             "temporaries) does not fit in UB")
         if span is not None:
             spec.require(span[1], span[2])
-        spec.score = sympy.Piecewise((2, ctx.measures.rule()["simd"]), (-1, True))
+        # the seed's SIMD region: long contiguous rows and enough outer indices to share among cores
+        spec.score = sympy.Piecewise((2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True))
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
         spec.cost = modelled_cost(b.gm_bytes, api_calls=tiles * loop_calls, serialized=buffers == 1)
         spec.block_dim = used

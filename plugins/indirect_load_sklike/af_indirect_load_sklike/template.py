@@ -42,7 +42,6 @@ from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_fo
 from af_core.tiling.spec import UB_SIZE, AlignUp, Max, Min, TilingSpec
 
 WS_ALIGN = 512
-DEFAULT_WORKSPACE_LIMIT = 1 << 30
 
 
 class StageBuilder:
@@ -213,8 +212,6 @@ class SkLikeTemplate:
             spec.add(f"{name}_offset", offset, f"byte offset of {name} in the workspace")
             offset = offset + AlignUp(size, WS_ALIGN)
         total = spec.add("workspace_bytes", offset, "workspace the stages exchange data through")
-        limit = getattr(ctx.options, "workspace_limit", None) or DEFAULT_WORKSPACE_LIMIT
-        spec.require(sympy.Le(total, limit), f"workspace exceeds the configured limit of {limit} bytes")
         calls = sympy.Integer(0)
         for i, st in enumerate(stages):
             st.stage.sync_before = i > 0
@@ -229,6 +226,8 @@ class SkLikeTemplate:
             else stages[0].plan.ub_bytes()
         spec.resources["workspace_bytes"] = total
         spec.resources["dcache_bytes"] = sympy.Integer(0)
-        spec.score = sympy.Piecewise((2, ctx.measures.rule()["sklike"]), (-1, True))
+        # the seed's SK-like region: long contiguous rows, too few outer indices to share among cores
+        region = sympy.And(ctx.measures.cache_ok(), sympy.Not(ctx.measures.core_ok()))
+        spec.score = sympy.Piecewise((2, region), (-1, True))
         spec.cost = modelled_cost(gm_bytes, api_calls=calls)
         return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})
