@@ -41,7 +41,7 @@ def graph_to_dict(graph: HintGraph) -> dict[str, Any]:
                 "inputs": {
                     port: producer.name
                     for port in node.op.inputs
-                    if (producer := graph.producer(node, port)) is not None
+                    if (producer := graph.producer_or_none(node, port)) is not None
                 },
                 "ir_attr": {
                     k: _attr_to_json(specs[k].kind, v) for k, v in node.attr.ir_attr.explicit().items()

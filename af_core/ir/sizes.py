@@ -10,6 +10,7 @@ own parser. :func:`to_text` prints what :func:`parse` reads back.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeAlias
 
 import sympy
 from sympy.printing.precedence import precedence
@@ -17,7 +18,8 @@ from sympy.printing.str import StrPrinter
 
 from af_core.naming import demangle, size_ident
 
-Expr = sympy.Expr
+# sympy ships no type information, so to the checker this alias is Any; it still documents intent
+Expr: TypeAlias = sympy.Expr
 
 
 def size_symbol(name: str) -> sympy.Symbol:
@@ -40,7 +42,7 @@ def size_name(symbol: sympy.Symbol) -> str:
 def as_expr(value: object, symbols: Mapping[str, sympy.Symbol] | None = None) -> Expr:
     """Convert an int, a sympy expression or an expression text to a size expression."""
     if isinstance(value, sympy.Basic):
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, bool):
         raise TypeError(f"a size cannot be a bool ({value!r})")
     if isinstance(value, int):

@@ -81,7 +81,7 @@ def validate(graph: HintGraph) -> GraphInfo:
 def _check_ports(graph: HintGraph, nodes: list[Node]) -> None:
     for node in nodes:
         for port in node.op.inputs:
-            if graph.producer(node, port) is None:
+            if graph.producer_or_none(node, port) is None:
                 raise GraphStructureError(
                     "port-connected",
                     f"input port of {node.type} is not connected",
