@@ -27,6 +27,7 @@ import argparse
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
 
@@ -594,7 +595,7 @@ class _VersionAction(argparse.Action):
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (exit 2), like every other afc error."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
 
@@ -605,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction,
                         help="print the af-core version and each installed plugin distribution's, and exit")
     # every subcommand accepts --debug too; SUPPRESS keeps a --debug given before the subcommand
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -144,7 +144,11 @@ class Codegen:
         for ref in refs:
             k = ref.tiling_key
             local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
-            fmt = CppFormatter(lambda n, local=local: local.get(n, n), checked=True)
+
+            def rename(n: str, local: dict[str, str] = local) -> str:
+                return local.get(n, n)
+
+            fmt = CppFormatter(rename, checked=True)
             cases.append(
                 {
                     "key": k,

@@ -173,10 +173,12 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
             producer = graph.producer(node, port)
             if producer is il or producer.name in down:
                 continue
-            ops, loads = _chain_and_loads(
-                graph, producer,
-                lambda side, node=node: (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
-                                         "Load, Broadcast or elementwise op"))
+
+            def misplaced(side: Node, node: Node = node) -> str:
+                return (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
+                        "Load, Broadcast or elementwise op")
+
+            ops, loads = _chain_and_loads(graph, producer, misplaced)
             post += ops
             post_loads += loads
     post += [n for n in down.values() if n is not reduce]

@@ -131,6 +131,7 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int]) -> CaseEvaluation:
 
 
 def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
+    assert ev.block_dim is not None and ev.workspace is not None, "only a fitting case gets a struct"
     struct = {name: 0 for name in struct_field_names(size_names, cases)}
     struct.update({"block_dim": ev.block_dim, "tiling_key": ev.tiling_key, "workspace_size": ev.workspace})
     struct.update({n: env[n] for n in size_names})
@@ -160,6 +161,7 @@ def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]
 
 
 def _rank(ev: CaseEvaluation, policy: str) -> tuple:
+    assert ev.cost is not None, "only fitting cases are ranked"
     if policy == "cost":
         return (-ev.cost, -ev.tiling_key)
     return (ev.score, -ev.cost, -ev.tiling_key)
@@ -190,6 +192,7 @@ def solve(
     if best is None:
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
         raise TilingError(f"no case fits sizes {dict(sizes)} on {core_num} cores: {reasons}")
+    assert best.block_dim is not None and best.workspace is not None  # a fitting case has both
     return TilingResult(best.tiling_key, best.block_dim, best.workspace, _struct(cases, size_names, env, best),
                         evaluations)
 
@@ -204,6 +207,7 @@ def solve_for_case(cases: Sequence[CaseRef], size_names: Sequence[str], sizes: M
         raise TilingError(f"no case has tiling key {tiling_key}")
     if not ev.fits:
         raise TilingError(f"key {tiling_key} ({ev.template}) does not fit: {ev.reason}")
+    assert ev.block_dim is not None and ev.workspace is not None  # a fitting case has both
     return TilingResult(ev.tiling_key, ev.block_dim, ev.workspace, _struct(cases, size_names, env, ev), evaluations)
 
 

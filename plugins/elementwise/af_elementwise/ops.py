@@ -116,7 +116,7 @@ def _binary(
 
 def _tensor_scalar(
     name: str,
-    fn: Callable[[np.ndarray, float], np.ndarray],
+    fn: Callable[[np.ndarray, np.generic | np.ndarray], np.ndarray],
     cpp: str,
     allowed: tuple[dt.DType, ...],
     doc: str,

@@ -95,7 +95,7 @@ class SimtTemplate:
         parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform))
         if reduce is None:
             return [self._linear(parts, "default")]
-        out = [self._linear(parts, "lanes")]
+        out: list[Case | Rejected] = [self._linear(parts, "lanes")]
         try:
             out.append(self._tiled_reduce(parts))
         except ScheduleError as exc:
@@ -148,11 +148,13 @@ class SimtTemplate:
     def _tiled_reduce(self, parts: _Parts) -> Case:
         """Lanes fill UB with whole reduce groups, a vector reduce finishes each tile."""
         parts = parts.fresh()
+        assert parts.reduce is not None  # asked only for a graph with a reduce
         a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
         out_dtype = parts.output.y.dtype
         cdt = dt.float32 if out_dtype.is_float else out_dtype
         red_api = get_registry().get("api_call", REDUCE_API_CALL)
-        reason = red_api.rejection(parts.reduce.type, cdt) if hasattr(red_api, "rejection") else None
+        reason = (red_api.rejection(parts.reduce.type, cdt)
+                  if red_api is not None and hasattr(red_api, "rejection") else None)
         if reason is not None:
             raise ScheduleError(f"a vector {parts.reduce.type} on {cdt}, which 3510 lacks: {reason}")
         cast = cdt != out_dtype
@@ -277,5 +279,6 @@ class _Parts:
         return run
 
     def reduce_axes(self) -> tuple[int, ...]:
+        assert self.reduce is not None  # asked only for a graph with a reduce
         axes = reduced_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
         return axes or (len(self.sizes) - 1,)
