@@ -19,7 +19,7 @@ with stride 0, so that output == index shape and rank(input) == rank(index).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -175,7 +175,7 @@ class GraphBuilder:
         node.attr.sched.axis = axes
         return TensorRef(self, node)
 
-    def __getattr__(self, op_type_lower: str):
+    def __getattr__(self, op_type_lower: str) -> Callable[..., TensorRef]:
         """``g.relu(t)``, ``g.add(a, b)``, ``g.muls(t, value=2.0)`` for registered ops."""
         if op_type_lower.startswith("_"):
             raise AttributeError(op_type_lower)
@@ -244,7 +244,8 @@ class GraphBuilder:
         load.attr.sched.axis = axes
 
 
-def _describe(node: Node, dtype: dt.DType, axes, sizes, strides) -> None:
+def _describe(node: Node, dtype: dt.DType, axes: Sequence[Axis], sizes: Sequence[Expr],
+              strides: Sequence[Expr]) -> None:
     node.y.dtype = dtype
     node.y.axis = axes
     node.y.size = sizes
@@ -291,7 +292,7 @@ def gather(
     )
 
 
-def expand_index(index: TensorRef, trailing) -> TensorRef:
+def expand_index(index: TensorRef, trailing: Sequence[int | str | Expr]) -> TensorRef:
     """View a loaded index with extra trailing axes of stride 0.
 
     torch's ``index.unsqueeze(-1).expand(..., *trailing)``: each index value

@@ -67,7 +67,8 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
     return found
 
 
-def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]):
+def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]
+                ) -> tuple[dt.DType, tuple[int, ...], tuple[int, ...]]:
     ni = info[node.name]
     return ni.dtype, eval_shape(ni.sizes, env), eval_shape(ni.strides, env)
 

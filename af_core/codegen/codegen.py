@@ -115,7 +115,8 @@ class Codegen:
                                 tuple(ni.sizes)))
         return out
 
-    def _kernel(self, scheduled, name, size_names, inputs, outputs, fields) -> str:
+    def _kernel(self, scheduled: ScheduleResult, name: str, size_names: list[str], inputs: list[KernelIO],
+                outputs: list[KernelIO], fields: list[str]) -> str:
         definitions: dict[str, str] = {}
         sources: set[str] = set()
         params = [io.param for io in inputs + outputs]
@@ -139,7 +140,7 @@ class Codegen:
             int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
         )
 
-    def _tiling(self, scheduled, name, size_names, refs) -> str:
+    def _tiling(self, scheduled: ScheduleResult, name: str, size_names: list[str], refs: list[CaseRef]) -> str:
         cases = []
         for ref in refs:
             k = ref.tiling_key

@@ -26,7 +26,7 @@ from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
 from af_core.ir.sizes import Expr
 from af_core.schedule.case import Case
-from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
+from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplNode, Stage
 
 
 @attrs.define
@@ -117,7 +117,7 @@ class KernelContext:
             raise CodegenError(f"UB tensor '{tensor}' is used outside a stage")
         return self.stage
 
-    def _buffer_of(self, tensor: str):
+    def _buffer_of(self, tensor: str) -> Buffer:
         name = self.impl.tensor(tensor).buffer
         stage = self._current_stage(tensor)
         for buf in stage.buffers:

@@ -47,7 +47,7 @@ class SizeVar:
     max_value: int | None = None
 
 
-def _op_def(op_type: str):
+def _op_def(op_type: str) -> Any:  # an OpDef; Any because ir does not import ops
     from af_core.registry import lookup_op  # late: registries load plugins
 
     return lookup_op(op_type)
@@ -195,7 +195,7 @@ class IrAttrs:
 
 
 def _coerce_attr(node: Node, kind: str, name: str, value: Any) -> Any:
-    def bad(expected: str):
+    def bad(expected: str) -> AttrError:
         return AttrError(
             "attr-type",
             f"IR attribute '{name}' expects {expected}, got {value!r}",

@@ -9,8 +9,8 @@ own parser. :func:`to_text` prints what :func:`parse` reads back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TypeAlias
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeAlias
 
 import sympy
 from sympy.printing.precedence import precedence
@@ -76,8 +76,11 @@ _BINARY = {"+": 1, "-": 1, "*": 2, "/": 2}  # precedence; all left-associative
 _UNARY_PREC = 3
 
 
-def _tokens(text: str):
-    """(kind, value, position) for every token: int, name, op, '(', ')', ','."""
+def _tokens(text: str) -> Iterator[tuple[str, Any, int]]:
+    """(kind, value, position) for every token: int, name, op, '(', ')', ','.
+
+    The value is an int for an int token and the token's text otherwise (the parser reads it by kind).
+    """
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -262,10 +265,10 @@ def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
 class _SizePrinter(StrPrinter):
     """sympy's str printer, with graph names and without ``**`` (so :func:`parse` reads it back)."""
 
-    def _print_Symbol(self, expr):  # noqa: N802 - sympy printer protocol
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:  # noqa: N802 - sympy printer protocol
         return demangle(expr.name)
 
-    def _print_Pow(self, expr, rational=False):  # noqa: N802
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:  # noqa: N802
         base, exp = expr.as_base_exp()
         if exp.is_Integer and exp != 0:
             b = self.parenthesize(base, precedence(sympy.Mul(2, 3, evaluate=False)) + 1)

@@ -17,6 +17,8 @@ index-size-le-input, broadcast-from-one, elementwise-shape, ...).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 import sympy
 
@@ -283,7 +285,8 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
     return bounds
 
 
-def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes, strides) -> None:
+def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes: Sequence[Expr],
+                    strides: Sequence[Expr]) -> None:
     """Largest byte offset of the tensor must fit int64 for all declared sizes."""
     extent = sum(((s - 1) * st for s, st in zip(sizes, strides)), sympy.Integer(0))
     span = (extent + 1) * dtype.itemsize

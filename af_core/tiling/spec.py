@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-def Max(*args) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Max
+def Max(*args: object) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Max
     """sympy.Max without its simplification pass (slow on large formulas; the C++ needs none)."""
     values = [sympy.sympify(a) for a in args]
     if all(v.is_number for v in values):
@@ -44,7 +44,7 @@ def Max(*args) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Max
     return sympy.Max(*values, evaluate=False)
 
 
-def Min(*args) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Min
+def Min(*args: object) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Min
     """sympy.Min without its simplification pass."""
     values = [sympy.sympify(a) for a in args]
     if all(v.is_number for v in values):
