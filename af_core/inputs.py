@@ -58,8 +58,6 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
         stack = [graph.producer(il, "x2")]
         while stack:
             node = stack.pop()
-            if node is None:
-                continue
             if node.op.compute_type == "data":
                 found.setdefault(node.name, (il, il.attr.ir_attr.dim))
                 continue
