@@ -10,7 +10,8 @@ from af_core import dtypes as dt
 from af_core.codegen.kernel import KernelContext, case_function
 from af_core.errors import CodegenError
 from af_core.schedule.case import Case
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.tiles import assign_releases
 from af_core.testing import seed_style_gather
 from af_core.tiling.spec import TilingSpec
 
@@ -46,3 +47,17 @@ def test_ub_tensor_outside_a_stage_is_a_codegen_error():
     ctx = KernelContext(_case(_axes("BLOCK_IN")), [], {}, set())
     with pytest.raises(CodegenError, match=r"UB tensor 'tile' is used outside a stage"):
         ctx.produce("tile")
+
+
+def test_releases_skip_a_ub_tensor_without_a_buffer():
+    """assign_releases marks the last use of each UB buffer; a UB tensor that names no buffer is left for
+    codegen to report (it used to be sorted together with the buffer names and fail with a TypeError)."""
+    impl = ImplGraph("g", "probe", [Stage("rows")])
+    impl.add_tensor(ImplTensor("a", dt.float32, "UB", buffer="buf_a"))
+    impl.add_tensor(ImplTensor("loose", dt.float32, "UB"))
+    stage = impl.stages[0]
+    stage.nodes = [ImplNode("n0", "Probe", "ProbeCall", ("a", "loose"), ()),
+                   ImplNode("n1", "Probe", "ProbeCall", ("a",), ("loose",))]
+    assign_releases(stage, impl)
+    assert stage.nodes[0].attrs.get("release") is None
+    assert stage.nodes[1].attrs["release"] == ["a"]
