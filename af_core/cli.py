@@ -590,8 +590,8 @@ def installed_versions() -> list[tuple[str, str]]:
 class _VersionAction(argparse.Action):
     """``--version``: one ``name version`` line per distribution, then exit 0."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, default: Any = argparse.SUPPRESS,
-                 help: str | None = None) -> None:
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,

@@ -140,7 +140,8 @@ class Codegen:
             int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
         )
 
-    def _tiling(self, scheduled: ScheduleResult, name: str, size_names: list[str], refs: list[CaseRef]) -> str:
+    def _tiling(self, scheduled: ScheduleResult, name: str, size_names: list[str],
+                refs: list[CaseRef]) -> str:
         cases = []
         for ref in refs:
             k = ref.tiling_key

@@ -233,7 +233,8 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
     share = block_in.size
     if tile_out is not None:
         if tile_in is None:
-            raise CodegenError(f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a TILE_IN axis")
+            raise CodegenError(f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a "
+                               "TILE_IN axis")
         tiles = tile_out.size
         t = tile_out.name
         body += [

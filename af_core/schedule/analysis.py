@@ -86,7 +86,8 @@ def _upstream(graph: HintGraph, start: Node) -> list[Node]:
         if node.name in seen:
             continue
         seen[node.name] = node
-        stack.extend(p for p in (graph.producer_or_none(node, port) for port in node.op.inputs) if p is not None)
+        producers = (graph.producer_or_none(node, port) for port in node.op.inputs)
+        stack.extend(p for p in producers if p is not None)
     return list(seen.values())
 
 
