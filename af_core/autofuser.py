@@ -8,9 +8,15 @@ and codegen stitches the cases into one tiling-key-dispatched kernel.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from af_core.ir.graph import HintGraph
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform, current_platform
+
+if TYPE_CHECKING:  # both import the heavy libraries; Autofuser loads them on first use
+    from af_core.codegen.codegen import CodegenResult
+    from af_core.schedule.scheduler import ScheduleResult
 
 __all__ = ["Autofuser", "AutofuserOptions"]
 
@@ -25,23 +31,23 @@ class Autofuser:
     def platform(self) -> Platform:
         return self.options.platform or current_platform()
 
-    def schedule(self, graph: HintGraph):
+    def schedule(self, graph: HintGraph) -> ScheduleResult:
         """Validate ``graph`` and collect every template's cases (a ScheduleResult)."""
         from af_core.schedule.scheduler import schedule
 
         return schedule(graph, self.options, self.platform)
 
-    def generate(self, scheduled):
+    def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         """The full :class:`CodegenResult` (proto, tiling_data, tiling, kernel, infer_shape)."""
         from af_core.codegen.codegen import Codegen
 
         return Codegen(kernel_name=self.options.kernel_name).generate(scheduled)
 
-    def codegen(self, scheduled) -> tuple[str, str, str]:
+    def codegen(self, scheduled: ScheduleResult) -> tuple[str, str, str]:
         """pyautofuse's triple: (tiling_def, host_tiling, op_kernel)."""
         result = self.generate(scheduled)
         return result.tiling_data, result.tiling, result.kernel
 
-    def compile(self, graph: HintGraph):
+    def compile(self, graph: HintGraph) -> CodegenResult:
         """schedule + generate in one call."""
         return self.generate(self.schedule(graph))

@@ -19,7 +19,7 @@ with stride 0, so that output == index shape and rank(input) == rank(index).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -166,16 +166,23 @@ class GraphBuilder:
             node.attr.ir_attr.as_dict(),
             declared,
         )
+        if opdef.infer is None:
+            raise AscirError("op-infer", f"op {opdef.name} has no shape/dtype inference, so the builder cannot "
+                             "describe its output", node=node.name)
         out = opdef.infer(ctx)
         out_dtype = declared.dtype or out.dtype
-        sizes = list(declared.sizes or out.sizes)
+        out_sizes = declared.sizes or out.sizes
+        if out_dtype is None or out_sizes is None:
+            raise AscirError("op-infer", f"op {opdef.name} inferred no {'dtype' if out_dtype is None else 'shape'} "
+                             "for its output; give it explicitly", node=node.name)
+        sizes = list(out_sizes)
         first = inputs[0].node if inputs else None
         axes = _axes_like(self, first, sizes)
         _describe(node, out_dtype, axes, sizes, contiguous_strides(sizes))
         node.attr.sched.axis = axes
         return TensorRef(self, node)
 
-    def __getattr__(self, op_type_lower: str):
+    def __getattr__(self, op_type_lower: str) -> Callable[..., TensorRef]:
         """``g.relu(t)``, ``g.add(a, b)``, ``g.muls(t, value=2.0)`` for registered ops."""
         if op_type_lower.startswith("_"):
             raise AttributeError(op_type_lower)
@@ -247,7 +254,8 @@ class GraphBuilder:
         load.attr.sched.axis = axes
 
 
-def _describe(node: Node, dtype: dt.DType, axes, sizes, strides) -> None:
+def _describe(node: Node, dtype: dt.DType, axes: Sequence[Axis], sizes: Sequence[Expr],
+              strides: Sequence[Expr]) -> None:
     node.y.dtype = dtype
     node.y.axis = axes
     node.y.size = sizes
@@ -294,7 +302,7 @@ def gather(
     )
 
 
-def expand_index(index: TensorRef, trailing) -> TensorRef:
+def expand_index(index: TensorRef, trailing: Sequence[int | str | Expr]) -> TensorRef:
     """View a loaded index with extra trailing axes of stride 0.
 
     torch's ``index.unsqueeze(-1).expand(..., *trailing)``: each index value

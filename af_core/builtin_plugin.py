@@ -7,18 +7,21 @@ registers no template, no ApiCall and no twin header — those are plugins.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from af_core.hookspecs import hookimpl
 from af_core.ops.core_ops import CORE_OPS
-from af_core.policy import COST, SEED
+from af_core.ops.opdef import OpDef
+from af_core.policy import COST, SEED, SelectionPolicy
 
 
 @hookimpl
-def af_register_ops(register):
+def af_register_ops(register: Callable[[OpDef], None]) -> None:
     for op in CORE_OPS:
         register(op)
 
 
 @hookimpl
-def af_register_selection_policies(register):
+def af_register_selection_policies(register: Callable[[SelectionPolicy], None]) -> None:
     register(SEED)
     register(COST)

@@ -27,6 +27,7 @@ import argparse
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
 
@@ -39,7 +40,15 @@ EXIT_INTERRUPTED = 130
 #: ``afc --version`` load neither rich nor sympy, numpy, networkx or jinja2.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    import numpy as np
     from rich.console import Console
+
+    from af_core.autofuser import AutofuserOptions
+    from af_core.ir.graph import HintGraph
+    from af_core.twin import GraphRun
 
 #: Largest size value ``--shape`` accepts (sizes are int64 on the device).
 MAX_SIZE_VALUE = (1 << 63) - 1
@@ -111,7 +120,7 @@ def _is_tiling_refusal(exc: BaseException) -> bool:
     return isinstance(exc, TwinTilingError)
 
 
-def _int_at_least(low: int, what: str):
+def _int_at_least(low: int, what: str) -> Callable[[str], int]:
     """An argparse type: an integer >= ``low`` (``what`` names the rule in the error)."""
 
     def parse(text: str) -> int:
@@ -182,7 +191,7 @@ def check_selection(name: str | None) -> str:
         raise UsageError(f"--selection: {exc}") from None
 
 
-def _options(args):
+def _options(args: argparse.Namespace) -> AutofuserOptions:
     from af_core.autofuser import AutofuserOptions
     from af_core.platform import Platform, current_platform
 
@@ -194,11 +203,11 @@ def _options(args):
                             selection=selection)
 
 
-def _missing_sizes(graph, sizes: dict[str, int]) -> list[str]:
+def _missing_sizes(graph: HintGraph, sizes: dict[str, int]) -> list[str]:
     return [v.name for v in graph.sizes() if v.name not in sizes]
 
 
-def _load(path: str, sizes: dict[str, int] | None = None):
+def _load(path: str, sizes: dict[str, int] | None = None) -> HintGraph:
     """The graph in ``path``, with the ``--shape`` names checked against its sizes."""
     from af_core.graph_files import load_graph
 
@@ -209,7 +218,7 @@ def _load(path: str, sizes: dict[str, int] | None = None):
 
 
 # ---------------------------------------------------------------------------
-def cmd_plugins(args) -> int:
+def cmd_plugins(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from af_core.registry import get_registry
@@ -302,7 +311,7 @@ def output_dirs(graphs: list[str], out: Path) -> list[Path]:
     return dirs
 
 
-def _run_jobs(jobs: list[tuple], workers: int, on_done) -> None:
+def _run_jobs(jobs: list[tuple], workers: int, on_done: Callable[[dict], None]) -> None:
     """Run compile jobs in this process or in ``workers`` processes; Ctrl-C terminates the workers."""
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -325,7 +334,7 @@ def _run_jobs(jobs: list[tuple], workers: int, on_done) -> None:
             pool.join()
 
 
-def cmd_compile(args) -> int:
+def cmd_compile(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from af_core.output_dir import check_output_dir
@@ -371,7 +380,7 @@ def cmd_compile(args) -> int:
     return code
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from af_core.twin import TwinSession
 
     sizes = parse_shape(args.shape)
@@ -390,7 +399,7 @@ def cmd_run(args) -> int:
     return 0 if run.ok else EXIT_MISMATCH
 
 
-def read_input_arrays(directory: Path, graph) -> dict:
+def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
     """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused."""
     import numpy as np
 
@@ -409,7 +418,7 @@ def read_input_arrays(directory: Path, graph) -> dict:
     return arrays
 
 
-def cmd_explain(args) -> int:
+def cmd_explain(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from af_core.autofuser import Autofuser
@@ -459,7 +468,7 @@ def cmd_explain(args) -> int:
     return 0
 
 
-def cmd_graph(args) -> int:
+def cmd_graph(args: argparse.Namespace) -> int:
     from af_core.autofuser import Autofuser
     from af_core.output_dir import write_tree
     from af_core.pictures import case_dot, case_mermaid, graph_dot, to_mermaid, to_svg
@@ -498,7 +507,7 @@ def _count(counters: dict[str, int], *names: str) -> str:
     return str(sum(counters[name] for name in names))
 
 
-def _print_runs(console: Console, rows) -> None:
+def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun]]) -> None:
     from rich.table import Table
 
     from af_core.naming import demangle
@@ -523,7 +532,7 @@ def _print_runs(console: Console, rows) -> None:
             console.print(f"[red]{_t(name)}[/red]: {_t(run.describe())}")
 
 
-def cmd_demo(args) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from af_core.samples import installed_samples
@@ -557,7 +566,7 @@ def cmd_demo(args) -> int:
     return 0 if ok else EXIT_MISMATCH
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     """Type-check each graph's kernel against the official AscendC headers (exit 1 if one fails)."""
     from af_core.ascendc import AscendcChecker, find_source
     from af_core.autofuser import Autofuser
@@ -572,7 +581,7 @@ def cmd_check(args) -> int:
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
 
-def cmd_cache(args) -> int:
+def cmd_cache(args: argparse.Namespace) -> int:
     """``afc cache info``: where the twin build cache is and how full; ``afc cache clear``: empty it."""
     from af_core.twin.cache import cache_info, clear_cache, default_cache_dir
 
@@ -624,10 +633,12 @@ def installed_versions() -> list[tuple[str, str]]:
 class _VersionAction(argparse.Action):
     """``--version``: one ``name version`` line per distribution, then exit 0."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         for name, version in installed_versions():
             print(one_line(f"{name} {version}"))
         parser.exit(EXIT_OK)
@@ -637,7 +648,7 @@ class _VersionAction(argparse.Action):
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (exit 2), like every other afc error."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
         raise SystemExit(EXIT_ERROR)
 
@@ -648,17 +659,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction,
                         help="print the af-core version and each installed plugin distribution's, and exit")
     # every subcommand accepts --debug too; SUPPRESS keeps a --debug given before the subcommand
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def add(name: str, help: str):
+    def add(name: str, help: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, parents=[common])
 
     p = add("plugins", "list plugins, versions, hooks and load errors")
     p.set_defaults(func=cmd_plugins)
 
-    def graph_args(p, shape_required: bool = False):
+    def graph_args(p: argparse.ArgumentParser, shape_required: bool = False) -> None:
         p.add_argument("graph", help="a .json graph (data) or a .py program defining `graph` (code)")
         p.add_argument("--shape", action="append", metavar="NAME=VALUE", required=shape_required,
                        help="a size value (repeatable, or comma-separated)")

@@ -8,8 +8,13 @@ from the 16-bit pattern.
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias
+
 import attrs
 import numpy as np
+
+# inside DType the name ``np`` is the property below, so annotations there use this alias
+NumpyDType: TypeAlias = np.dtype[Any]
 
 
 @attrs.frozen
@@ -35,11 +40,11 @@ class DType:
         return self.kind == "b"
 
     @property
-    def np(self) -> np.dtype:
+    def np(self) -> NumpyDType:
         return np.dtype(self.numpy_name)
 
     @property
-    def storage_np(self) -> np.dtype:
+    def storage_np(self) -> NumpyDType:
         """numpy dtype of the raw bytes in global memory (bfloat16 -> uint16)."""
         if self.name == "bfloat16":
             return np.dtype(np.uint16)

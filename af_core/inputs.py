@@ -59,8 +59,6 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
         stack = [graph.producer(il, "x2")]
         while stack:
             node = stack.pop()
-            if node is None:
-                continue
             if node.op.compute_type == "data":
                 found.setdefault(node.name, (il, il.attr.ir_attr.dim))
                 continue
@@ -68,7 +66,8 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
     return found
 
 
-def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]):
+def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]
+                ) -> tuple[dt.DType, tuple[int, ...], tuple[int, ...]]:
     ni = info[node.name]
     return ni.dtype, eval_shape(ni.sizes, env), eval_shape(ni.strides, env)
 

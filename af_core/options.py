@@ -43,7 +43,7 @@ class AutofuserOptions:
     selection: str = attrs.field(default="seed")
 
     @selection.validator
-    def _installed_policy(self, attribute, value) -> None:
+    def _installed_policy(self, attribute: attrs.Attribute[str], value: str) -> None:
         from af_core.registry import lookup_policy
 
         lookup_policy(value)

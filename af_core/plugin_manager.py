@@ -17,7 +17,7 @@ import importlib.metadata as md
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -181,11 +181,12 @@ class AfPluginManager:
         self._dist[name] = (dist, version)
 
     def _enable_tracing(self) -> None:
-        def before(hook_name: str, hook_impls: list, kwargs: dict) -> None:
+        def before(hook_name: str, hook_impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
             plugins = ", ".join(impl.plugin_name for impl in hook_impls)
             print(f"[af hook] {hook_name} -> {plugins}", file=sys.stderr)
 
-        def after(outcome: Any, hook_name: str, hook_impls: list, kwargs: dict) -> None:
+        def after(outcome: pluggy.Result[Any], hook_name: str, hook_impls: Sequence[pluggy.HookImpl],
+                  kwargs: Mapping[str, Any]) -> None:
             print(f"[af hook] {hook_name} done", file=sys.stderr)
 
         self.pm.add_hookcall_monitoring(before, after)

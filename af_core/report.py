@@ -11,6 +11,7 @@ from af_core.ir.mermaid import to_mermaid
 from af_core.naming import markdown
 from af_core.output_dir import safe_component, write_tree
 from af_core.pictures import case_mermaid
+from af_core.schedule.case import Case
 from af_core.schedule.scheduler import ScheduleResult
 
 
@@ -70,7 +71,7 @@ def _load_error_lines() -> list[str]:
     return lines
 
 
-def case_picture_name(case) -> str:
+def case_picture_name(case: Case) -> str:
     """File stem of a case's picture; the template name is plugin text, so it is made path-safe."""
     return safe_component(f"case{case.tiling_key}_{case.template}")
 

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import attrs
 
-from af_core.ir.graph import HintGraph
+from af_core.dtypes import DType
+from af_core.ir.graph import Axis, HintGraph, Node
+from af_core.ir.sizes import Expr
 
 
 @attrs.frozen
@@ -32,10 +34,10 @@ def seed_minimal() -> HintGraph:
     s = [graph.create_size(f"s{i}") for i in range(8)]
     z = [graph.create_axis(f"z{i}", s[i]) for i in range(8)]
 
-    def strides(sizes):
+    def strides(sizes: list[Expr]) -> list[Expr]:
         return [sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], ascir.SizeExpr(1)]
 
-    def describe(node, dtype, axes, sizes):
+    def describe(node: Node, dtype: DType, axes: list[Axis], sizes: list[Expr]) -> None:
         node.y.dtype = dtype
         node.y.axis = axes
         node.y.size = sizes

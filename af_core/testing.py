@@ -6,23 +6,28 @@ they are part of the public API (like pytest's ``pytester``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from af_core import ascir
+from af_core.dtypes import DType
+from af_core.ir.graph import Axis, HintGraph, Node
+from af_core.ir.sizes import Expr
 
 
 def seed_style_gather(
     *,
-    dtype=ascir.dtypes.float16,
-    index_dtype=ascir.dtypes.int32,
+    dtype: DType | str = ascir.dtypes.float16,
+    index_dtype: DType | str = ascir.dtypes.int32,
     dim: int = 2,
     rank: int = 4,
     static: dict[str, int] | None = None,
     name: str = "gather_graph",
-):
+) -> HintGraph:
     """Data -> Load -> IndirectLoad -> Store -> Output, like the first seed's script."""
     graph = ascir.HintGraph(name)
     static = static or {}
 
-    def size(n: str):
+    def size(n: str) -> Expr:
         return graph.create_size(static[n]) if n in static else graph.create_size(n)
 
     ins = [size(f"s{i}") for i in range(rank)]
@@ -30,14 +35,14 @@ def seed_style_gather(
     in_axes = [graph.create_axis(f"z{i}", s) for i, s in enumerate(ins)]
     out_axes = [graph.create_axis(f"z{rank + i}", s) for i, s in enumerate(outs)]
 
-    def strides(sizes):
+    def strides(sizes: list[Expr]) -> list[Expr]:
         out, acc = [], ascir.SizeExpr(1)
         for s in reversed(sizes):
             out.append(acc)
             acc = acc * s
         return list(reversed(out))
 
-    def describe(node, dt, axes, sizes):
+    def describe(node: Node, dt: DType | str, axes: list[Axis], sizes: list[Expr]) -> None:
         node.y.dtype = dt
         node.y.axis = axes
         node.y.size = sizes
@@ -95,7 +100,7 @@ def chain_graph(
     need_check_negative: bool = False,
     need_check_bound: bool = False,
     name: str = "chain",
-):
+) -> HintGraph:
     """x[a0..] -pre-> gather(dim, index[b0..] -index_pre->) -post-> reduce? -> y, dynamic sizes."""
     from af_core.builders import GraphBuilder, gather
 
@@ -134,7 +139,8 @@ CORE_COUNTS = (1, 48, 5, 2)
 
 
 def random_runs(seed: int, rank: int, dim: int, runs: int, *, cores: tuple[int, ...] = CORE_COUNTS,
-                extents: tuple[int, ...] = (9,), max_elements: int = 4000):
+                extents: tuple[int, ...] = (9,), max_elements: int = 4000
+                ) -> Iterator[tuple[int, dict[str, int], int]]:
     """``runs`` random twin runs of :func:`chain_graph`: yields (run seed, sizes, core count).
 
     Core counts cycle through ``cores``; each shape's largest extent is drawn

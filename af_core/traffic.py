@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 import numpy as np
 
@@ -65,7 +67,7 @@ def _gather_chain_data(graph: HintGraph, il: Node) -> list[Node]:
     return out
 
 
-def _broadcast_axes(graph: HintGraph, data: Node, target_sizes) -> tuple[int, ...]:
+def _broadcast_axes(graph: HintGraph, data: Node, target_sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(i for i, (a, b) in enumerate(zip(data.y.size, target_sizes)) if a == 1 and b != 1)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ def corpus_text() -> str:
 
 
 def apply_op(g: GraphBuilder, text: str, tensor: TensorRef, *, side_name: str | None = None,
-             side_shape=None) -> TensorRef:
+             side_shape: Sequence[int | str] | None = None) -> TensorRef:
     """Apply one op written in the corpus syntax to ``tensor``.
 
     ``Name(side)`` / ``Name(side:t[shape])`` adds a Data input (broadcast to the

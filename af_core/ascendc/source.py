@@ -145,9 +145,9 @@ def find_source(location: str | Path | None = None, *, cache_dir: Path | None = 
             raise AscendcSourceError(f"AscendC headers: '{path}' is not an asc-devkit-*.tar.xz tarball")
         root, key = _unpack(path, cache)
         return AscendcSource(root, _simt_stubs(root), key, f"tarball {path}")
-    root = _find_root(path)
-    if root is not None:
-        return AscendcSource(root, _simt_stubs(root), _tree_identity(root), f"tree {root}")
+    tree = _find_root(path)
+    if tree is not None:
+        return AscendcSource(tree, _simt_stubs(tree), _tree_identity(tree), f"tree {tree}")
     tarballs = _tarballs(path)
     if len(tarballs) == 1:
         root, key = _unpack(tarballs[0], cache)

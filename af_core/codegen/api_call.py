@@ -59,9 +59,11 @@ class ApiCall:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()
 
+    # set by init(), the first step of every generation: the steps after it may rely on them
+    node: ImplNode
+    ctx: KernelContext
+
     def __init__(self) -> None:
-        self.node: ImplNode | None = None
-        self.ctx: KernelContext | None = None
         self.inputs: list[ImplTensor] = []
         self.outputs: list[ImplTensor] = []
         self.param: dict[str, Any] = {}

@@ -122,13 +122,13 @@ def print_program(program: Program, rename: Callable[[str], str], checked: bool 
         a = [texts[i] for i in op.args]
         kind = op.kind
         if kind == "sym":
-            text = rename(op.payload)
+            text = rename(op.symbol)
         elif kind == "int":
-            text = _literal(op.payload)
+            text = _literal(op.number)
         elif kind == "bool":
             text = "true" if op.payload else "false"
         elif kind == "add":
-            signs = op.payload
+            signs = op.signs
             if checked:
                 text = a[0] if signs[0] > 0 else f"AfCkSub(0, {a[0]}, {flag})"
                 for sign, term in zip(signs[1:], a[1:]):
@@ -170,7 +170,7 @@ def print_program(program: Program, rename: Callable[[str], str], checked: bool 
             text = f"(!{a[0]})"
         elif kind == "select":
             text = a[-1]
-            for k in reversed(range(op.payload)):
+            for k in reversed(range(op.number)):
                 cond, value = a[2 * k], a[2 * k + 1]
                 text = f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
         else:  # pragma: no cover - lower() emits only the kinds above

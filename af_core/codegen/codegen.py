@@ -116,7 +116,8 @@ class Codegen:
                                 tuple(ni.sizes)))
         return out
 
-    def _kernel(self, scheduled, name, size_names, inputs, outputs, fields) -> str:
+    def _kernel(self, scheduled: ScheduleResult, name: str, size_names: list[str], inputs: list[KernelIO],
+                outputs: list[KernelIO], fields: list[str]) -> str:
         definitions: dict[str, str] = {}
         sources: set[str] = set()
         params = [io.param for io in inputs + outputs]
@@ -140,7 +141,8 @@ class Codegen:
             int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
         )
 
-    def _tiling(self, scheduled, name, size_names, refs) -> str:
+    def _tiling(self, scheduled: ScheduleResult, name: str, size_names: list[str],
+                refs: list[CaseRef]) -> str:
         policy = scheduled.policy
         names = cpp_names(policy.order)
         fixed = {"score": "score", "cost": "cost", "block_dim": "bd", "workspace": "ws"}
@@ -148,7 +150,11 @@ class Codegen:
         for ref in refs:
             k = ref.tiling_key
             local = {f.name: f"c{k}_{f.name}" for f in ref.spec.fields}
-            fmt = CppFormatter(lambda n, local=local: local.get(n, n), checked=True)
+
+            def rename(n: str, local: dict[str, str] = local) -> str:
+                return local.get(n, n)
+
+            fmt = CppFormatter(rename, checked=True)
             ranks, ranked = [], True  # ranked: the case defines every resource the policy ranks by
             for term, (var, _best) in zip(policy.order, names):
                 if term.resource is None:

@@ -8,6 +8,7 @@ the compiled template per text so nothing is compiled twice.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jinja2
 
@@ -27,7 +28,7 @@ ENV.filters["cstr"] = naming.c_string  # a whole C++ string literal, quotes incl
 ENV.filters["ident"] = naming.ident  # a C++ identifier
 
 
-def render(template_name: str, /, **context) -> str:
+def render(template_name: str, /, **context: Any) -> str:
     """Render a core template by file name."""
     return ENV.get_template(template_name).render(**context)
 
@@ -37,6 +38,6 @@ def _compiled(text: str) -> jinja2.Template:
     return ENV.from_string(text)
 
 
-def render_string(text: str, **context) -> str:
+def render_string(text: str, **context: Any) -> str:
     """Render template text (compiled once per distinct text)."""
     return _compiled(text).render(**context)

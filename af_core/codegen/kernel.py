@@ -26,7 +26,7 @@ from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
 from af_core.ir.sizes import storage_elements
 from af_core.schedule.case import Case
-from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
+from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplNode, Stage
 
 
 @attrs.define
@@ -111,12 +111,19 @@ class KernelContext:
         return "uint8_t" if dtype.is_bool else dtype.cpp
 
     # -- UB tensors: the Alloc -> call -> EnQue / DeQue -> call -> Free skeleton --
-    def _buffer_of(self, tensor: str):
+    def _current_stage(self, tensor: str) -> Stage:
+        """The stage being rendered; UB tensors live only inside one."""
+        if self.stage is None:
+            raise CodegenError(f"UB tensor '{tensor}' is used outside a stage")
+        return self.stage
+
+    def _buffer_of(self, tensor: str) -> Buffer:
         name = self.impl.tensor(tensor).buffer
-        for buf in self.stage.buffers:
+        stage = self._current_stage(tensor)
+        for buf in stage.buffers:
             if buf.name == name:
                 return buf
-        raise CodegenError(f"UB tensor '{tensor}' uses buffer '{name}', which stage '{self.stage.name}' lacks")
+        raise CodegenError(f"UB tensor '{tensor}' uses buffer '{name}', which stage '{stage.name}' lacks")
 
     def _ctype(self, tensor: str) -> str:
         return self.cpp_type(self.impl.tensor(tensor).dtype)
@@ -158,7 +165,7 @@ class KernelContext:
             return f"AscendC::LocalTensor<{ctype}> {var} = {self.buffer(buf.name)}.DeQue<{ctype}>();", var
         if tensor not in self.vars:
             raise CodegenError(f"UB tensor '{tensor}' is read before any node of stage "
-                               f"'{self.stage.name}' produced it")
+                               f"'{self._current_stage(tensor).name}' produced it")
         return "", self.vars[tensor]
 
     def release(self, tensor: str) -> str:
@@ -221,6 +228,9 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
         body.append(_render_nodes(prologue, ctx))
     share = block_in.size
     if tile_out is not None:
+        if tile_in is None:
+            raise CodegenError(f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a "
+                               "TILE_IN axis")
         tiles = tile_out.size
         t = tile_out.name
         body += [

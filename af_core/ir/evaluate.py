@@ -9,7 +9,8 @@ division helpers are floored for every sign, like the generated C++ helpers
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import sympy
 
@@ -22,7 +23,7 @@ class CeilDiv(sympy.Function):
     is_integer = True
 
     @classmethod
-    def eval(cls, a, b):
+    def eval(cls, a: Expr, b: Expr) -> Expr | None:
         if a.is_Integer and b.is_Integer and b != 0:
             return sympy.Integer(-(-int(a) // int(b)))
         if b == 1:
@@ -36,7 +37,7 @@ class FloorDiv(sympy.Function):
     is_integer = True
 
     @classmethod
-    def eval(cls, a, b):
+    def eval(cls, a: Expr, b: Expr) -> Expr | None:
         if a.is_Integer and b.is_Integer and b != 0:
             return sympy.Integer(int(a) // int(b))
         if b == 1:
@@ -50,7 +51,7 @@ class AlignUp(sympy.Function):
     is_integer = True
 
     @classmethod
-    def eval(cls, a, b):
+    def eval(cls, a: Expr, b: Expr) -> Expr | None:
         if a.is_Integer and b.is_Integer and b != 0:
             return sympy.Integer(-(-int(a) // int(b)) * int(b))
         if b == 1:
@@ -58,15 +59,15 @@ class AlignUp(sympy.Function):
         return None
 
 
-def _py_ceil(a, b):
+def _py_ceil(a: int, b: int) -> int:
     return -(-int(a) // int(b))
 
 
-def _py_floor(a, b):
+def _py_floor(a: int, b: int) -> int:
     return int(a) // int(b)
 
 
-def _py_align(a, b):
+def _py_align(a: int, b: int) -> int:
     return -(-int(a) // int(b)) * int(b)
 
 
@@ -86,7 +87,7 @@ _MODULES = [
 
 
 @functools.lru_cache(maxsize=4096)
-def compile_expr(expr: Expr, names: tuple[str, ...]):
+def compile_expr(expr: Expr, names: tuple[str, ...]) -> Callable[..., Any]:
     """A Python callable of the named sizes (positional) for ``expr``.
 
     Symbols are matched by name and replaced by dummies before lambdify prints
@@ -118,5 +119,5 @@ def eval_int(expr: Expr, env: Mapping[str, int]) -> int:
     return int(value)
 
 
-def eval_shape(sizes, env: Mapping[str, int]) -> tuple[int, ...]:
+def eval_shape(sizes: Iterable[Expr | int], env: Mapping[str, int]) -> tuple[int, ...]:
     return tuple(eval_int(s, env) for s in sizes)

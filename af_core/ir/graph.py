@@ -47,7 +47,7 @@ class SizeVar:
     max_value: int | None = None
 
 
-def _op_def(op_type: str):
+def _op_def(op_type: str) -> Any:  # an OpDef; Any because ir does not import ops
     from af_core.registry import lookup_op  # late: registries load plugins
 
     return lookup_op(op_type)
@@ -195,7 +195,7 @@ class IrAttrs:
 
 
 def _coerce_attr(node: Node, kind: str, name: str, value: Any) -> Any:
-    def bad(expected: str):
+    def bad(expected: str) -> AttrError:
         return AttrError(
             "attr-type",
             f"IR attribute '{name}' expects {expected}, got {value!r}",
@@ -336,9 +336,10 @@ class Node:
         graph._set_edge(producer, self, port)
 
     def input(self, port: str) -> Node | None:
+        """The node wired to ``port``, or None while the port is unconnected."""
         if self.graph is None:
             return self._pending.get(port)
-        return self.graph.producer(self, port)
+        return self.graph.producer_or_none(self, port)
 
     def inputs(self) -> dict[str, Node | None]:
         return {p: self.input(p) for p in self.op.inputs}
@@ -478,7 +479,24 @@ class HintGraph:
     def __len__(self) -> int:
         return len(self._order)
 
-    def producer(self, consumer: Node, port: str) -> Node | None:
+    def producer(self, consumer: Node, port: str) -> Node:
+        """The node feeding ``consumer``'s input ``port``.
+
+        Passes and templates walk validated graphs, where every port is wired; an unconnected port
+        here is a graph error (the rule validation reports), not a None to trip over later.
+        """
+        producer = self.producer_or_none(consumer, port)
+        if producer is None:
+            raise GraphStructureError(
+                "port-connected",
+                f"input port of {consumer.type} is not connected",
+                node=consumer.name,
+                port=port,
+            )
+        return producer
+
+    def producer_or_none(self, consumer: Node, port: str) -> Node | None:
+        """The node feeding ``consumer``'s input ``port``, None while the port is unconnected."""
         for u, _v, key in self._g.in_edges(consumer.name, keys=True):
             if key == port:
                 return self.node(u)
@@ -496,7 +514,7 @@ class HintGraph:
         out = []
         for node in self.nodes():
             for port in node.op.inputs:
-                producer = self.producer(node, port)
+                producer = self.producer_or_none(node, port)
                 if producer is not None:
                     out.append((producer, node, port))
         return out

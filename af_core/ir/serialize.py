@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from af_core.errors import AscirError, GraphStructureError, UnknownOpError
-from af_core.ir.graph import HintGraph, Node
+from af_core.ir.graph import Axis, HintGraph, Node
 from af_core.ir.sizes import as_expr, to_text
 
 FORMAT = "af-hintgraph/1"
@@ -41,7 +41,7 @@ def graph_to_dict(graph: HintGraph) -> dict[str, Any]:
                 "inputs": {
                     port: producer.name
                     for port in node.op.inputs
-                    if (producer := graph.producer(node, port)) is not None
+                    if (producer := graph.producer_or_none(node, port)) is not None
                 },
                 "ir_attr": {
                     k: _attr_to_json(specs[k].kind, v) for k, v in node.attr.ir_attr.explicit().items()
@@ -97,7 +97,7 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
     graph.attrs.update(data.get("attrs") or {})
     axes = {a.name: a for a in graph.axes()}
 
-    def axis_list(names, where: str, node: str):
+    def axis_list(names: list[str] | None, where: str, node: str) -> list[Axis] | None:
         if names is None:
             return None
         try:

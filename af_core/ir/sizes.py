@@ -9,7 +9,8 @@ own parser. :func:`to_text` prints what :func:`parse` reads back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import sympy
 from sympy.printing.precedence import precedence
@@ -17,7 +18,8 @@ from sympy.printing.str import StrPrinter
 
 from af_core.naming import demangle, size_ident
 
-Expr = sympy.Expr
+# sympy ships no type information, so to the checker this alias is Any; it still documents intent
+Expr: TypeAlias = sympy.Expr
 
 
 def size_symbol(name: str) -> sympy.Symbol:
@@ -40,7 +42,7 @@ def size_name(symbol: sympy.Symbol) -> str:
 def as_expr(value: object, symbols: Mapping[str, sympy.Symbol] | None = None) -> Expr:
     """Convert an int, a sympy expression or an expression text to a size expression."""
     if isinstance(value, sympy.Basic):
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, bool):
         raise TypeError(f"a size cannot be a bool ({value!r})")
     if isinstance(value, int):
@@ -74,8 +76,11 @@ _BINARY = {"+": 1, "-": 1, "*": 2, "/": 2}  # precedence; all left-associative
 _UNARY_PREC = 3
 
 
-def _tokens(text: str):
-    """(kind, value, position) for every token: int, name, op, '(', ')', ','."""
+def _tokens(text: str) -> Iterator[tuple[str, Any, int]]:
+    """(kind, value, position) for every token: int, name, op, '(', ')', ','.
+
+    The value is an int for an int token and the token's text otherwise (the parser reads it by kind).
+    """
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -260,10 +265,10 @@ def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
 class _SizePrinter(StrPrinter):
     """sympy's str printer, with graph names and without ``**`` (so :func:`parse` reads it back)."""
 
-    def _print_Symbol(self, expr):  # noqa: N802 - sympy printer protocol
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:  # noqa: N802 - sympy printer protocol
         return demangle(expr.name)
 
-    def _print_Pow(self, expr, rational=False):  # noqa: N802
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:  # noqa: N802
         base, exp = expr.as_base_exp()
         if exp.is_Integer and exp != 0:
             b = self.parenthesize(base, precedence(sympy.Mul(2, 3, evaluate=False)) + 1)

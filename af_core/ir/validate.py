@@ -17,6 +17,8 @@ index-size-le-input, broadcast-from-one, elementwise-shape, ...).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 import sympy
 
@@ -81,7 +83,7 @@ def validate(graph: HintGraph) -> GraphInfo:
 def _check_ports(graph: HintGraph, nodes: list[Node]) -> None:
     for node in nodes:
         for port in node.op.inputs:
-            if graph.producer(node, port) is None:
+            if graph.producer_or_none(node, port) is None:
                 raise GraphStructureError(
                     "port-connected",
                     f"input port of {node.type} is not connected",
@@ -283,7 +285,8 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
     return bounds
 
 
-def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes, strides) -> None:
+def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes: Sequence[Expr],
+                    strides: Sequence[Expr]) -> None:
     """Largest byte offset of the tensor must fit int64 for all declared sizes."""
     span = storage_elements(sizes, strides) * dtype.itemsize
     elements = sympy.Integer(1)

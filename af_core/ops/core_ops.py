@@ -6,8 +6,11 @@ structure every template has to understand, so they ship with the core.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import sympy
+from sympy import Expr
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
@@ -241,7 +244,7 @@ INDIRECT_LOAD = OpDef(
 # reductions
 
 
-def reduced_axes(in_sizes, out_sizes) -> tuple[int, ...]:
+def reduced_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[int, ...]:
     """Axes a reduce node reduces: input size != 1 and output size == 1."""
     return tuple(
         axis for axis, (a, b) in enumerate(zip(in_sizes, out_sizes)) if b == 1 and a != 1
@@ -279,7 +282,7 @@ def _infer_reduce(ctx: InferContext) -> OutSpec:
     return OutSpec(src.dtype, out)
 
 
-def _reduce_ref(fn):
+def _reduce_ref(fn: Callable[..., np.ndarray]) -> Callable[[RefContext], np.ndarray]:
     def ref(ctx: RefContext) -> np.ndarray:
         x = ctx.inputs["x"]
         axes = tuple(a for a, n in enumerate(ctx.out_shape) if n == 1 and x.shape[a] != 1)
@@ -293,14 +296,14 @@ def _reduce_ref(fn):
     return ref
 
 
-def _mean(work: np.ndarray, axes) -> np.ndarray:
+def _mean(work: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     count = int(np.prod([work.shape[a] for a in axes])) if axes else 1
     if work.dtype.kind == "f":
         return np.sum(work, axis=axes, keepdims=True) * np.float32(1.0 / count)
     return np.sum(work, axis=axes, keepdims=True) // count
 
 
-def _reduce_op(name: str, fn, doc: str) -> OpDef:
+def _reduce_op(name: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     return OpDef(
         name=name,
         inputs=("x",),

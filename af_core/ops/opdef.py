@@ -10,7 +10,7 @@ SIMT codegen pastes ``scalar_cpp`` into a lane.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import attrs
 import numpy as np
@@ -74,7 +74,8 @@ class InferContext:
     attrs: dict[str, Any]
     declared: PortInfo
 
-    def fail(self, rule: str, detail: str, *, port: str | None = None, error=AscirError, **values):
+    def fail(self, rule: str, detail: str, *, port: str | None = None, error: type[AscirError] = AscirError,
+             **values: Any) -> NoReturn:
         raise error(rule, detail, node=self.node, port=port, values=values)
 
     def input(self, port: str) -> PortInfo:

@@ -10,7 +10,7 @@ node's sizes); their storage layout (strides) only matters on the twin.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from af_core import dtypes as dt
 from af_core.errors import AscirError
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph
+from af_core.ir.sizes import Expr
 from af_core.ir.validate import GraphInfo, validate
 from af_core.ops.opdef import RefContext
 from af_core.reference.bfloat16 import round_to_bf16
@@ -94,7 +95,7 @@ def evaluate(
     return outputs
 
 
-def _bind_symbols(sizes, shape: tuple[int, ...], env: dict[str, int]) -> None:
+def _bind_symbols(sizes: Sequence[Expr], shape: tuple[int, ...], env: dict[str, int]) -> None:
     """Take the value of bare size symbols from an input array's shape."""
     import sympy
 
@@ -104,7 +105,7 @@ def _bind_symbols(sizes, shape: tuple[int, ...], env: dict[str, int]) -> None:
             env[expr.name] = int(actual)
 
 
-def _check_shape(node: str, sizes, shape: tuple[int, ...], env: dict[str, int]) -> None:
+def _check_shape(node: str, sizes: Sequence[Expr], shape: tuple[int, ...], env: dict[str, int]) -> None:
     if len(sizes) != len(shape):
         raise AscirError(
             "reference-input",

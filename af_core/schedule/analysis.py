@@ -86,7 +86,8 @@ def _upstream(graph: HintGraph, start: Node) -> list[Node]:
         if node.name in seen:
             continue
         seen[node.name] = node
-        stack.extend(p for p in (graph.producer(node, port) for port in node.op.inputs) if p is not None)
+        producers = (graph.producer_or_none(node, port) for port in node.op.inputs)
+        stack.extend(p for p in producers if p is not None)
     return list(seen.values())
 
 
@@ -173,10 +174,12 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
             producer = graph.producer(node, port)
             if producer is il or producer.name in down:
                 continue
-            ops, loads = _chain_and_loads(
-                graph, producer,
-                lambda side, node=node: (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
-                                         "Load, Broadcast or elementwise op"))
+
+            def misplaced(side: Node, node: Node = node) -> str:
+                return (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
+                        "Load, Broadcast or elementwise op")
+
+            ops, loads = _chain_and_loads(graph, producer, misplaced)
             post += ops
             post_loads += loads
     post += [n for n in down.values() if n is not reduce]

@@ -135,7 +135,7 @@ class ImplGraph:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (for the proto and for humans)."""
 
-        def text(e):
+        def text(e: Expr | None) -> str | None:
             return None if e is None else _text(e)
 
         str = _text  # noqa: A001 - expressions print through the cache

@@ -19,12 +19,15 @@ records the node after which the bound check applies
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 import sympy
 
+from af_core.dtypes import DType
 from af_core.errors import Unsupported
-from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides
+from af_core.ir.graph import Axis, HintGraph, Node
+from af_core.ir.sizes import Expr, contiguous_strides
 from af_core.ops.opdef import CAST, RefContext
 
 
@@ -57,7 +60,7 @@ def preserves_zero(node: Node) -> bool:
         return bool(np.all(np.asarray(out, dtype=np.float64) == 0))
 
 
-def _retarget(node: Node, dtype, axes, sizes) -> None:
+def _retarget(node: Node, dtype: DType | None, axes: Iterable[Axis] | None, sizes: Sequence[Expr]) -> None:
     node.y.dtype = dtype
     node.y.axis = axes
     node.y.size = sizes

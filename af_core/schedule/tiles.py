@@ -158,8 +158,8 @@ def assign_releases(stage: Stage, impl: ImplGraph) -> None:
             continue
         for name in (*node.inputs, *node.outputs):
             tensor = impl.tensors.get(name)
-            if tensor is None or tensor.location != "UB":
-                continue
+            if tensor is None or tensor.location != "UB" or tensor.buffer is None:
+                continue  # (a UB tensor without a buffer is reported by codegen, which needs one)
             last[tensor.buffer] = (i, name)
     for _buffer, (i, name) in sorted(last.items()):
         stage.nodes[i].attrs.setdefault("release", []).append(name)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from typing import cast
 
 import attrs
 import sympy
@@ -54,8 +55,25 @@ class Op:
     """One operation: ``kind`` with ``payload`` applied to the results of ``args`` (indices)."""
 
     kind: str
-    payload: object
+    payload: bool | int | str | tuple[int, ...] | None
     args: tuple[int, ...]
+
+    # The payload's type follows from ``kind`` (see _decompose), a relation the type checker cannot
+    # see; these views name it where an evaluator or printer reads the payload.
+    @property
+    def symbol(self) -> str:
+        """The size symbol's name of a ``sym`` op."""
+        return cast(str, self.payload)
+
+    @property
+    def number(self) -> int:
+        """The literal of an ``int`` op, the branch count of a ``select`` op."""
+        return cast(int, self.payload)
+
+    @property
+    def signs(self) -> tuple[int, ...]:
+        """The term signs (+1/-1) of an ``add`` op."""
+        return cast(tuple[int, ...], self.payload)
 
 
 @attrs.frozen
@@ -65,7 +83,7 @@ class Program:
     ops: tuple[Op, ...]
 
 
-def _decompose(expr: sympy.Basic) -> tuple[str, object, list]:
+def _decompose(expr: sympy.Basic) -> tuple[str, bool | int | str | tuple[int, ...] | None, list]:
     """(kind, payload, operand expressions) of one sympy node, in printing order.
 
     Operands keep sympy's canonical ``args`` order (sorted at construction, independent
@@ -189,14 +207,14 @@ def run(program: Program, env: Mapping[str, int], checked: bool = True) -> int:
     for op in program.ops:
         kind, a = op.kind, [values[i] for i in op.args]
         if kind == "sym":
-            value = int(env[op.payload])
+            value = int(env[op.symbol])
         elif kind == "int":
-            value = op.payload
+            value = op.number
         elif kind == "bool":
-            value = int(op.payload)
+            value = int(op.payload is True)
         elif kind == "add":
-            value = check(a[0] * op.payload[0])
-            for sign, term in zip(op.payload[1:], a[1:]):
+            value = check(a[0] * op.signs[0])
+            for sign, term in zip(op.signs[1:], a[1:]):
                 value = check(value + term if sign > 0 else value - term)
         elif kind == "mul":
             value = a[0]
@@ -236,7 +254,7 @@ def run(program: Program, env: Mapping[str, int], checked: bool = True) -> int:
             value = int(not a[0])
         elif kind == "select":
             value = a[-1]
-            for k in range(op.payload):
+            for k in range(op.number):
                 if a[2 * k]:
                     value = a[2 * k + 1]
                     break

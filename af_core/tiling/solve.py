@@ -69,6 +69,8 @@ class CaseEvaluation:
 
     def quantities(self) -> dict[str, int]:
         """What a selection policy compares (only for a case that fits)."""
+        assert self.score is not None and self.cost is not None and self.block_dim is not None \
+            and self.workspace is not None, "only a case that fits has the quantities a policy compares"
         values = {"score": self.score, "cost": self.cost, "block_dim": self.block_dim,
                   "workspace": self.workspace, "tiling_key": self.tiling_key}
         values.update({f"resource:{k}": v for k, v in self.ranked.items()})
@@ -164,6 +166,7 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int], ranked: Sequence[str] =
 
 
 def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
+    assert ev.block_dim is not None and ev.workspace is not None, "only a fitting case gets a struct"
     struct = {name: 0 for name in struct_field_names(size_names, cases)}
     struct.update({"block_dim": ev.block_dim, "tiling_key": ev.tiling_key, "workspace_size": ev.workspace})
     struct.update({n: env[n] for n in size_names})
@@ -224,6 +227,7 @@ def solve(
     if best is None:
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
         raise TilingError(f"no case fits sizes {dict(sizes)} on {core_num} cores: {reasons}")
+    assert best.block_dim is not None and best.workspace is not None  # a fitting case has both
     return TilingResult(best.tiling_key, best.block_dim, best.workspace, _struct(cases, size_names, env, best),
                         evaluations)
 
@@ -238,6 +242,7 @@ def solve_for_case(cases: Sequence[CaseRef], size_names: Sequence[str], sizes: M
         raise TilingError(f"no case has tiling key {tiling_key}")
     if not ev.fits:
         raise TilingError(f"key {tiling_key} ({ev.template}) does not fit: {ev.reason}")
+    assert ev.block_dim is not None and ev.workspace is not None  # a fitting case has both
     return TilingResult(ev.tiling_key, ev.block_dim, ev.workspace, _struct(cases, size_names, env, ev), evaluations)
 
 

@@ -36,20 +36,20 @@ __all__ = [
 ]
 
 
-def Max(*args) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Max
+def Max(*args: object) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Max
     """sympy.Max without its simplification pass (slow on large formulas; the C++ needs none)."""
-    args = [sympy.sympify(a) for a in args]
-    if all(a.is_number for a in args):
-        return sympy.Max(*args)
-    return sympy.Max(*args, evaluate=False)
+    values = [sympy.sympify(a) for a in args]
+    if all(v.is_number for v in values):
+        return sympy.Max(*values)
+    return sympy.Max(*values, evaluate=False)
 
 
-def Min(*args) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Min
+def Min(*args: object) -> sympy.Basic:  # noqa: N802 - mirrors sympy.Min
     """sympy.Min without its simplification pass."""
-    args = [sympy.sympify(a) for a in args]
-    if all(a.is_number for a in args):
-        return sympy.Min(*args)
-    return sympy.Min(*args, evaluate=False)
+    values = [sympy.sympify(a) for a in args]
+    if all(v.is_number for v in values):
+        return sympy.Min(*values)
+    return sympy.Min(*values, evaluate=False)
 
 
 def field(name: str) -> sympy.Symbol:

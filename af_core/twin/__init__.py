@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 import numpy as np
@@ -123,7 +124,7 @@ class TwinSession:
         self.exact = not has_math(graph)
 
     def inputs(self, sizes: Mapping[str, int] | None = None, *, seed: int = 0,
-               arrays: Mapping[str, np.ndarray] | None = None, **kw) -> GraphInputs:
+               arrays: Mapping[str, np.ndarray] | None = None, **kw: Any) -> GraphInputs:
         if arrays is not None:
             return pack_inputs(self.graph, arrays, sizes, info=self.scheduled.info)
         return make_inputs(self.graph, sizes or {}, seed=seed, info=self.scheduled.info, **kw)
@@ -139,7 +140,7 @@ class TwinSession:
         return self.runner.run(self.build, inputs, core_num=core_num, ub_size=ub_size, struct=struct)
 
     def check(self, sizes: Mapping[str, int] | None = None, *, seed: int = 0, core_num: int | None = None,
-              inputs: GraphInputs | None = None, tiling_key: int | None = None, **kw) -> GraphRun:
+              inputs: GraphInputs | None = None, tiling_key: int | None = None, **kw: Any) -> GraphRun:
         inputs = inputs or self.inputs(sizes, seed=seed, **kw)
         twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
@@ -153,6 +154,6 @@ class TwinSession:
 
 def run_graph(graph: HintGraph, sizes: Mapping[str, int] | None = None, *,
               options: AutofuserOptions | None = None, seed: int = 0, core_num: int | None = None,
-              sanitize: bool = False, **kw) -> GraphRun:
+              sanitize: bool = False, **kw: Any) -> GraphRun:
     """Compile ``graph`` for the twin, run it on random inputs and compare with the reference."""
     return TwinSession(graph, options, sanitize=sanitize).check(sizes, seed=seed, core_num=core_num, **kw)

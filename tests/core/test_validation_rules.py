@@ -35,6 +35,20 @@ def test_port_connected():
     expect(graph, "port-connected", "indirect_load", "x2")
 
 
+def test_producer_of_unconnected_port_names_node_and_port():
+    """Passes ask ``producer`` for a port's node; an unwired port is the validation rule's error,
+    never a None that fails later with an AttributeError."""
+    graph = seed_style_gather()
+    il = graph.node("indirect_load")
+    assert graph.producer(il, "x2") is graph.producer_or_none(il, "x2") is not None
+    graph.disconnect(il, "x2")
+    assert graph.producer_or_none(il, "x2") is None and il.input("x2") is None
+    with pytest.raises(AscirError) as info:
+        graph.producer(il, "x2")
+    assert info.value.rule == "port-connected"
+    assert (info.value.node, info.value.port) == ("indirect_load", "x2")
+
+
 def test_graph_acyclic():
     graph = seed_style_gather()
     graph.node("input_load").x = graph.node("store")

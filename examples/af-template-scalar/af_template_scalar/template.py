@@ -58,10 +58,10 @@ class ScalarLoopTemplate:
         used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
         axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
                 ImplAxis("EB", "BLOCK_OUT", used, ("E",)), ImplAxis("Eb", "BLOCK_IN", per_core, ("E",))]
-        node = ImplNode(il.name, "IndirectLoad", "ScalarLoopApiCall", (), (out.name,), loop_axis="Eb",
+        loop = ImplNode(il.name, "IndirectLoad", "ScalarLoopApiCall", (), (out.name,), loop_axis="Eb",
                         attrs={"value_node": value.name, "sizes": sizes, "out": out.name,
                                "start": sympy.Symbol("Eb_start"), "count": sympy.Symbol("Eb_actual")})
-        impl.stages = [Stage("scalar", axes, [node], [], used_cores="used_cores")]
+        impl.stages = [Stage("scalar", axes, [loop], [], used_cores="used_cores")]
         spec.resources = {"ub_bytes": sympy.Integer(0), "workspace_bytes": sympy.Integer(0),
                           "dcache_bytes": sympy.Integer(0)}
         spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))

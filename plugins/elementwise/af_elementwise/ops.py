@@ -119,7 +119,7 @@ def _binary(
 
 def _tensor_scalar(
     name: str,
-    fn: Callable[[np.ndarray, float], np.ndarray],
+    fn: Callable[[np.ndarray, np.generic | np.ndarray], np.ndarray],
     cpp: str,
     allowed: tuple[dt.DType, ...],
     doc: str,
@@ -152,24 +152,24 @@ def _tensor_scalar(
     )
 
 
-def _relu(x):
+def _relu(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, x, np.zeros((), dtype=x.dtype))
 
 
-def _sigmoid(x):
+def _sigmoid(x: np.ndarray) -> np.ndarray:
     one = np.float32(1.0)
     return one / (one + np.exp(-x))
 
 
-def _rsqrt(x):
+def _rsqrt(x: np.ndarray) -> np.ndarray:
     return np.float32(1.0) / np.sqrt(x)
 
 
-def _neg(x):
+def _neg(x: np.ndarray) -> np.ndarray:
     return -x
 
 
-def _compare(name: str, fn, cpp: str) -> OpDef:
+def _compare(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], cpp: str) -> OpDef:
     def infer(ctx: InferContext) -> OutSpec:
         require_dtype_in(ctx, "x1", NUMERIC, f"{name.lower()}-dtype")
         require_same_dtype(ctx, ("x1", "x2"))
@@ -233,15 +233,15 @@ SHIFT_COUNT = {
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
-def _round_half_even(x):
+def _round_half_even(x: np.ndarray) -> np.ndarray:
     return np.rint(x)
 
 
-def _reciprocal(x):
+def _reciprocal(x: np.ndarray) -> np.ndarray:
     return np.float32(1.0) / x
 
 
-def _erf(x):
+def _erf(x: np.ndarray) -> np.ndarray:
     flat = np.array([math.erf(float(v)) for v in x.reshape(-1)], dtype=np.float64)
     return flat.reshape(x.shape).astype(np.float32)
 
@@ -253,7 +253,7 @@ def _saturating_int32(values: np.ndarray) -> np.ndarray:
     return out.astype(np.int32)
 
 
-def _to_int(name: str, fn, cpp: str, doc: str) -> OpDef:
+def _to_int(name: str, fn: Callable[[np.ndarray], np.ndarray], cpp: str, doc: str) -> OpDef:
     """A float op whose result is int32 (FloorToInt, Ceil2Int)."""
 
     def infer(ctx: InferContext) -> OutSpec:
@@ -269,7 +269,7 @@ def _to_int(name: str, fn, cpp: str, doc: str) -> OpDef:
                  scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
 
 
-def _logical(name: str, inputs: tuple[str, ...], fn, cpp: str, doc: str) -> OpDef:
+def _logical(name: str, inputs: tuple[str, ...], fn: Callable[..., np.ndarray], cpp: str, doc: str) -> OpDef:
     """Bool in, bool out."""
 
     def infer(ctx: InferContext) -> OutSpec:
@@ -319,7 +319,8 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
                  scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
 
 
-def _compare_scalar(name: str, fn, cpp: str) -> OpDef:
+def _compare_scalar(name: str, fn: Callable[[np.ndarray, np.generic | np.ndarray], np.ndarray],
+                    cpp: str) -> OpDef:
     """x compared with the scalar attribute ``value``, producing bool.
 
     Float data compares (in float32) with float32(value); integer data needs

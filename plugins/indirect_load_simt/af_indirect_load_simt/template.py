@@ -94,7 +94,7 @@ class SimtTemplate:
         parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform))
         if reduce is None:
             return [self._linear(parts, "default")]
-        out = [self._linear(parts, "lanes")]
+        out: list[Case | Rejected] = [self._linear(parts, "lanes")]
         try:
             out.append(self._tiled_reduce(parts))
         except Unsupported as exc:
@@ -147,6 +147,7 @@ class SimtTemplate:
     def _tiled_reduce(self, parts: _Parts) -> Case:
         """Lanes fill UB with whole reduce groups, a vector reduce finishes each tile."""
         parts = parts.fresh()
+        assert parts.reduce is not None  # asked only for a graph with a reduce
         a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
         out_dtype = parts.output.y.dtype
         cdt = dt.float32 if out_dtype.is_float else out_dtype
@@ -269,5 +270,6 @@ class _Parts:
         return run
 
     def reduce_axes(self) -> tuple[int, ...]:
+        assert self.reduce is not None  # asked only for a graph with a reduce
         axes = reduced_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
         return axes or (len(self.sizes) - 1,)

@@ -188,7 +188,7 @@ class SkLikeTemplate:
         # 4. output post (elementwise + reduce) from ws_gather
         if post_needed:
             sizes = list(value.y.size)
-            red_axes = (an.reduce_axes() or (rank - 1,)) if an.reduce is not None else ()
+            red_axes: tuple[int, ...] = (an.reduce_axes() or (rank - 1,)) if an.reduce is not None else ()
             split = red_axes[0] if red_axes else max(rank - 1, 0)
             p = StageBuilder(graph, impl, spec, "post", product(sizes[:split]), [a.name for a in value.y.axis[:split]])
             dtypes = [n.y.dtype for n in [il, *an.post_chain, *an.loads_of("post")]]

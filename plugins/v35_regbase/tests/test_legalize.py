@@ -8,6 +8,7 @@ from af_v35_regbase.api_calls import legalize as lg
 from af_v35_regbase.api_calls.vector import VecElementwiseRegApiCall, scalar_literal
 
 from af_core import dtypes as dt
+from af_core.errors import CodegenError
 
 DATA = [d for d in dt.ALL if not d.is_bool]
 OPS = sorted(set(lg.UNARY) | set(lg.BINARY) | set(lg.TENSOR_SCALAR) | lg.COMPOSITE)
@@ -51,6 +52,21 @@ def test_every_legal_form_only_uses_accepted_types(op):
                                  (dt.uint8, dt.int16, "CAST_NONE")]}[form.kind]
             for dst, src, mode in casts:
                 assert mode in tab.cast_modes(dst, src), (op, dtype, dst, src, mode)
+
+
+def test_reinterpret_and_bits_forms_name_the_lane_dtype():
+    """Codegen reads ``Form.lane`` for these kinds: every legal one names its compute dtype, and a
+    form without one is a CodegenError, not a None passed on into the generated text."""
+    seen = set()
+    for op in [*OPS, *sorted(lg.BITWISE), *sorted(lg.LOGICAL)]:
+        for dtype in [*DATA, dt.bool_]:
+            form = lg.op_form(op, (dtype,) * 2, dtype)
+            if form.legal and form.kind in ("reinterpret", "bits"):
+                assert form.lane is form.compute and form.lane is not None, (op, dtype)
+                seen.add(form.kind)
+    assert seen == {"reinterpret", "bits"}
+    with pytest.raises(CodegenError, match="the bits form of And names no compute dtype"):
+        _ = lg.Form("bits", "And").lane
 
 
 def test_the_issue_pairs_take_legal_wider_forms():

@@ -36,6 +36,7 @@ from __future__ import annotations
 import attrs
 
 from af_core import dtypes as dt
+from af_core.errors import CodegenError
 from af_v35_regbase import api_dtypes as tab
 
 UNARY = {"Abs": "Abs", "Exp": "Exp", "Log": "Ln", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Relu": "Relu"}
@@ -94,6 +95,13 @@ class Form:
     @property
     def legal(self) -> bool:
         return self.kind != "reject"
+
+    @property
+    def lane(self) -> dt.DType:
+        """``compute``, for the kinds that always name one (reinterpret, bits)."""
+        if self.compute is None:
+            raise CodegenError(f"the {self.kind} form of {self.api or 'an op'} names no compute dtype")
+        return self.compute
 
 
 def _reject(reason: str) -> Form:

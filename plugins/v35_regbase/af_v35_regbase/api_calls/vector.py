@@ -215,8 +215,8 @@ class VecElementwiseRegApiCall(ApiCall):
         if kind == "relu_maxs":
             return [f"AscendC::Maxs({dst}, {srcs[0]}, static_cast<{_cpp(out_t)}>(0), {self.n});"]
         if kind == "reinterpret":
-            views = [_view(s, form.compute) for s in srcs]
-            return [self._apply(op, form.api, _view(dst, form.compute), views, form.compute)]
+            views = [_view(s, form.lane) for s in srcs]
+            return [self._apply(op, form.api, _view(dst, form.lane), views, form.lane)]
         if kind == "splat":
             value = TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
             return [f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});", BARRIER,
@@ -251,7 +251,7 @@ class VecElementwiseRegApiCall(ApiCall):
         32-byte aligned buffer, rounded up here to whole lanes.
         """
         count = self.ctx.expr(self.node.attrs["count"])
-        lane = form.compute
+        lane = form.lane
         if out_t.is_bool:
             lanes = f"static_cast<int32_t>((({count}) + {8 * lane.itemsize - 1}) / {8 * lane.itemsize})"
         else:
@@ -292,7 +292,7 @@ class VecElementwiseRegApiCall(ApiCall):
             if self.node.attrs.get("inplace"):
                 return []
             return [f"AscendC::DataCopy({dst}, {_view(src, out_t)}, {self.un});"]
-        lines = []
+        lines: list[str] = []
         cur, cur_t = src, src_t
         scratch = iter(scratch_vars)
         for i, (to, _from, mode) in enumerate(steps):
