@@ -1,7 +1,11 @@
 """UB tiles of a stage: buffers, byte formulas, in-place aliases and release points.
 
 Templates describe their per-tile data as tiles of ``rows x pitch`` elements
-(pitch * itemsize a multiple of 32, so rows start on UB blocks). A
+(pitch * itemsize a multiple of 32, so rows start on UB blocks). A tile's
+buffer is a whole number of 256-byte vector repeats: some vector APIs act
+only on whole repeats (on SoC 3510, Compare and Compares assert
+``count * sizeof(T) % 256 == 0``), so a back end may round a tile's count
+up to whole repeats and still stay inside the buffer. A
 :class:`TilePlan` turns that into ImplGraph buffers (queues for data that
 crosses MTE2 -> V or V -> MTE3, TBufs for vector scratch), keeps the UB
 formula, and after the nodes are known computes where each buffer can be
@@ -17,6 +21,9 @@ from af_core import dtypes as dt
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
 from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
+
+#: A tile buffer is a whole number of vector repeats (see the module docstring).
+REPEAT_BYTES = 256
 
 
 def pitch_for(width: Expr, dtypes: list[dt.DType]) -> Expr:
@@ -103,19 +110,23 @@ class TilePlan:
     def tile(self, name: str, dtype: dt.DType, pitch: Expr, *, position: str = "VECCALC", que: bool = False,
              num: int = 1, extra_bytes: Expr = 0, rows: Expr | None = None) -> str:
         count = (self.rows if rows is None else rows) * pitch
-        size = AlignUp(count * dtype.itemsize + extra_bytes, 32)
+        size = AlignUp(count * dtype.itemsize + extra_bytes, REPEAT_BYTES)
         self.stage.buffers.append(Buffer(name, "que" if que else "tbuf", position, size, num))
         if rows is None:
             self.row_bytes += pitch * dtype.itemsize * num
-            self.fixed_bytes += (sympy.sympify(extra_bytes) + 32) * num
+            self.fixed_bytes += (sympy.sympify(extra_bytes) + REPEAT_BYTES) * num
         else:
-            self.fixed_bytes += (count * dtype.itemsize + sympy.sympify(extra_bytes) + 32) * num
+            self.fixed_bytes += (count * dtype.itemsize + sympy.sympify(extra_bytes) + REPEAT_BYTES) * num
         self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=name))
         self.roots[name] = name
         return name
 
     def mask(self, name: str, pitch: Expr) -> str:
-        """A bit mask over a tile (Compare/Select): one bit per element."""
+        """A bit mask over a tile (Compare/Select): one bit per element.
+
+        32-byte blocks suffice for a count rounded to whole repeats: pitch is a multiple of 8, so
+        ``AlignUp(rows * pitch, 256 / itemsize) / 8 <= AlignUp(rows * pitch / 8, 32)``.
+        """
         size = AlignUp(self.rows * CeilDiv(pitch, 8), 32)
         self.stage.buffers.append(Buffer(name, "tbuf", "VECCALC", size))
         self.row_bytes += CeilDiv(pitch, 8)

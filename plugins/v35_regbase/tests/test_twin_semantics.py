@@ -223,6 +223,31 @@ void OwnWrite() {
     });
 }
 
+// Compare / Compares of n int32 elements (every element compared with 3 / with a tile of 3s).
+template <bool kScalar>
+void CompareCount(uint32_t n) {
+    AfTwin::Launch(1, [&] {
+        TPipe pipe;
+        Buf a, b, m;
+        pipe.InitBuffer(a, 1024);
+        pipe.InitBuffer(b, 1024);
+        pipe.InitBuffer(m, 256);
+        LocalTensor<int32_t> x = a.Get<int32_t>();
+        LocalTensor<int32_t> y = b.Get<int32_t>();
+        for (uint32_t i = 0; i < 256; ++i) {
+            x.SetValue(i, static_cast<int32_t>(i));
+            y.SetValue(i, 3);
+        }
+        LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+        if (kScalar) {
+            Compares(mask, x, 3, CMPMODE::LT, n);
+        } else {
+            Compare(mask, x, y, CMPMODE::LT, n);
+        }
+        std::printf("mask %u\n", static_cast<unsigned>(mask.GetValue(0)));
+    });
+}
+
 struct Case {
     const char* name;
     void (*fn)();
@@ -244,6 +269,10 @@ const Case kCases[] = {
     {"fresh_all", CrossCore<2, false>},
     {"first_read_after_sync", CrossCore<3, true>},
     {"own_write", OwnWrite},
+    {"compares_whole_repeat", [] { CompareCount<true>(64); }},
+    {"compare_whole_repeats", [] { CompareCount<false>(128); }},
+    {"compares_partial_repeat", [] { CompareCount<true>(8); }},
+    {"compare_partial_repeat", [] { CompareCount<false>(72); }},
 };
 
 }  // namespace
@@ -347,3 +376,17 @@ def test_super_kernel_get_value_invalidates_before_reading(program_super_kernel)
     """Built with __ASCENDC_SUPER_KERNEL_ENABLE_GM_GET_SET_VALUE_DCCI__, GetValue invalidates its line first."""
     assert ok(program_super_kernel, "stale_setvalue") == "read 7 42\n"
     assert ok(program_super_kernel, "stale_datacopy") == "read 7 42\n"
+
+
+@pytest.mark.parametrize("case", ["compares_whole_repeat", "compare_whole_repeats"])
+def test_compare_of_whole_256_byte_repeats(program, case):
+    assert ok(program, case).split() == ["mask", str(0b111)]  # 0, 1, 2 < 3
+
+
+@pytest.mark.parametrize("case, api, count", [("compares_partial_repeat", "Compares", 8),
+                                              ("compare_partial_repeat", "Compare", 72)])
+def test_compare_of_a_partial_repeat_is_refused_like_the_3510_interface_does(program, case, api, count):
+    """kernel_operator_vec_cmpsel_intf_impl.h asserts count * sizeof(T) % 256 == 0 on 3510."""
+    kind, _core, message = abort(program, case)
+    assert kind == "compare-count"
+    assert message.startswith(f"{api}: count {count} of 4-byte elements is {count * 4} bytes, not a multiple of 256")

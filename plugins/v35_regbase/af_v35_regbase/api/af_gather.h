@@ -26,6 +26,15 @@
 #ifndef AF_GATHER_H
 #define AF_GATHER_H
 
+// Compares on 3510 asserts count * sizeof(T) % 256 == 0: the count rounded up to whole 256-byte repeats
+// (the tiles are sized in whole repeats, so the extra elements are padding that no store reads).
+template <typename T>
+__aicore__ inline uint32_t AfCompareCount(int64_t count)
+{
+    constexpr int64_t repeat = 256 / static_cast<int64_t>(sizeof(T));
+    return static_cast<uint32_t>((count + repeat - 1) / repeat * repeat);
+}
+
 struct AfGatherGeom {
     int32_t rank;
     int64_t sizes[AF_MAX_DIMS];
@@ -174,7 +183,7 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
     const int32_t count = static_cast<int32_t>(rows * g.outPitch);
     const int32_t extent = static_cast<int32_t>(g.extent);
     if (g.needNegative) {
-        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::LT, static_cast<uint32_t>(count));
+        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::LT, AfCompareCount<int32_t>(count));
         AscendC::Adds(tmp, idx32, extent, count);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(idx32, mask, tmp, idx32, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE,
@@ -182,8 +191,8 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
         AscendC::PipeBarrier<PIPE_V>();
     }
     if (g.needBound) {
-        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::GE, static_cast<uint32_t>(count));
-        AscendC::Compares(mask2, idx32, extent, AscendC::CMPMODE::LT, static_cast<uint32_t>(count));
+        AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::GE, AfCompareCount<int32_t>(count));
+        AscendC::Compares(mask2, idx32, extent, AscendC::CMPMODE::LT, AfCompareCount<int32_t>(count));
         AscendC::PipeBarrier<PIPE_V>();
         const int32_t words = (count + 15) / 16;
         AscendC::And(mask.ReinterpretCast<uint16_t>(), mask.ReinterpretCast<uint16_t>(),

@@ -45,6 +45,9 @@ from af_v35_regbase.api_calls.legalize import (
 BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
 
 
+#: Bytes of one vector repeat; Compare / Compares counts must cover whole repeats on 3510.
+VECTOR_REPEAT_BYTES = 256
+
 def _cpp(dtype: dt.DType) -> str:
     return "uint8_t" if dtype.is_bool else dtype.cpp
 
@@ -201,7 +204,8 @@ class VecElementwiseRegApiCall(ApiCall):
               in_dtypes: tuple[dt.DType, ...]) -> list[str]:
         kind = form.kind
         if kind == "direct" and op in COMPARE:
-            return [f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {self.un});"]
+            count = self._compare_count(in_dtypes[0])
+            return [f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {count});"]
         if kind == "direct" and op == "Where":
             return [f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
                     f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {self.un});"]
@@ -242,7 +246,15 @@ class VecElementwiseRegApiCall(ApiCall):
         value = float(self.node.attrs["value"])
         scalar = (f"static_cast<{_cpp(src_t)}>({compare_scalar(mode, value, src_t)})" if src_t.is_float
                   else scalar_literal(value, src_t))
-        return f"AscendC::Compares({dst}, {src}, {scalar}, AscendC::CMPMODE::{mode}, {self.un});"
+        return f"AscendC::Compares({dst}, {src}, {scalar}, AscendC::CMPMODE::{mode}, {self._compare_count(src_t)});"
+
+    def _compare_count(self, src_t: dt.DType) -> str:
+        """The count of a Compare / Compares: 3510 asserts count * sizeof(T) % 256 == 0, so the tile's count
+        rounded up to whole 256-byte repeats (tiles are allocated in whole repeats; the extra mask bits
+        describe padding no store reads)."""
+        repeat = VECTOR_REPEAT_BYTES // src_t.itemsize
+        count = self.ctx.expr(self.node.attrs["count"])
+        return f"static_cast<uint32_t>((({count}) + {repeat - 1}) / {repeat} * {repeat})"
 
     def _bits(self, form: Form, dst: str, srcs: list[str], out_t: dt.DType) -> list[str]:
         """And / Or / Not on the form's view; Xor as a + b - 2 (a & b), which wraps to a ^ b per lane.

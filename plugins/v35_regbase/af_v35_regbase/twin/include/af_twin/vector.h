@@ -323,6 +323,17 @@ inline uint8_t* MaskOperand(const AscendC::LocalTensor<U>& t, uint32_t count, co
     return p;
 }
 
+// Compare / Compares on 3510: count * sizeof(T) must be whole 256-byte repeats.
+template <typename T>
+inline void CheckCompareCount(uint32_t count, const char* api) {
+    if ((static_cast<uint64_t>(count) * sizeof(T)) % 256 != 0)
+        Fail("compare-count", "%s: count %u of %u-byte elements is %llu bytes, not a multiple of 256; the 3510 "
+             "interface asserts count * sizeof(T) %% 256 == 0 (round the count up to %u elements and size the "
+             "operands for it)", api, count, static_cast<unsigned>(sizeof(T)),
+             static_cast<unsigned long long>(static_cast<uint64_t>(count) * sizeof(T)),
+             static_cast<unsigned>((count + 256 / sizeof(T) - 1) / (256 / sizeof(T)) * (256 / sizeof(T))));
+}
+
 }  // namespace AfTwin
 
 namespace AscendC {
@@ -588,6 +599,9 @@ inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const Rou
 // ---------------------------------------------------------------------------
 // Compare / Select. Masks hold one bit per element, LSB first; the twin writes
 // exactly ceil(count / 8) mask bytes (hardware writes whole 256-byte repeats).
+// The 3510 interface of Compare and Compares asserts count * sizeof(T) % 256 == 0
+// (kernel_operator_vec_cmpsel_intf_impl.h): callers round the count up to whole
+// 256-byte repeats, so every operand must hold the rounded count.
 
 template <typename T, typename U>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
@@ -595,6 +609,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
     static_assert(AfTwin::AcceptsCompare<T>, "Compare: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     static_assert(AfTwin::MaskCompare<U>, "Compare: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Compare";
+    AfTwin::CheckCompareCount<T>(count, api);
     uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
     const T* a = AfTwin::UbOperand(src0, count, api, "src0");
     const T* b = AfTwin::UbOperand(src1, count, api, "src1");
@@ -614,6 +629,7 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
     static_assert(AfTwin::AcceptsCompares<T>, "Compares: element type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     static_assert(AfTwin::MaskCompares<U>, "Compares: mask type not accepted by the 3510 implementation (af_twin/api_dtypes.h)");
     const char* api = "Compares";
+    AfTwin::CheckCompareCount<T>(count, api);
     uint8_t* m = AfTwin::MaskOperand(dst, count, api, "dst");
     const T* a = AfTwin::UbOperand(src0, count, api, "src0");
     AfTwin::CountVector(api);
