@@ -186,8 +186,10 @@ def _bag_parts(anchor: fx.Node) -> tuple[fx.Node, list[fx.Node], fx.Node, str]:
     if not isinstance(ids2d, fx.Node) or len(_shape(ids2d)) != 2:
         raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
     bag_len = _shape(ids2d)[1]
+    step = offsets.args[2] if isinstance(offsets, fx.Node) and len(offsets.args) > 2 else None
+    step = _val(step) if isinstance(step, fx.Node) else step  # a SymInt placeholder under dynamo
     if not (isinstance(offsets, fx.Node) and offsets.target is A.aten.arange.start_step
-            and offsets.args[0] == 0 and len(offsets.args) > 2 and str(offsets.args[2]) == str(bag_len)):
+            and offsets.args[0] == 0 and str(step) == str(bag_len)):
         raise Unfusible("embedding_bag offsets are not the regular bags of 2-D ids")
     results = [u for u in anchor.users]
     if not all(u.target.__name__ == "getitem" for u in results if callable(u.target)):
