@@ -515,8 +515,10 @@ def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
         if node.op != "call_function" or node in taken or node.name in reasons:
             continue
         target = str(node.target)
-        if "getitem" in target or "sym_size" in target or "_assert" in target:
-            continue
+        if "getitem" in target or "_assert" in target or not isinstance(_val(node), torch.Tensor):
+            continue  # tuple members, asserts and size arithmetic are not ops to fuse
+        if node.target is A.SCALAR_TENSOR and all(u in taken for u in node.users):
+            continue  # a constant a region reads
         reasons[node.name] = "no fused form next to a gather" if _pointwise_kind(node) or \
             node.target in A.REDUCE else "not an op a region takes"
     left_ops = {n.name: A.op_name(n.target) for n in fx_graph.nodes if n.name in reasons}
