@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import torch
 
-
 #: the fused graphs of every compile, newest last (explain and tests read them)
 compiled: list = []
 

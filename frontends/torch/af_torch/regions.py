@@ -29,7 +29,7 @@ import torch.fx as fx
 from af_core.builders import GraphBuilder, TensorRef, embedding, gather, index_select
 from af_core.errors import AfError
 from af_core.ir.graph import HintGraph
-from af_torch import aten_ops as A
+from af_torch import aten_ops as A  # noqa: N812 - the table module, short
 
 
 class Unfusible(Exception):
@@ -481,7 +481,7 @@ def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
     reasons: dict[str, str] = {}
     taken: set[fx.Node] = set()
     anchors = [n for n in fx_graph.nodes if n.op == "call_function" and n.target in A.ANCHORS]
-    for i, anchor in enumerate(anchors):
+    for anchor in anchors:
         if anchor in taken:
             continue
         try:
