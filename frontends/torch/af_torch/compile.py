@@ -94,10 +94,15 @@ def compile_exported(exported: torch.export.ExportedProgram, name: str = "torch"
 
 
 def export(model: torch.nn.Module, inputs: Sequence[torch.Tensor], dynamic_batch: bool = True):
-    """``torch.export`` with dimension 0 of every input dynamic (when ``dynamic_batch``)."""
+    """``torch.export`` with dimension 0 of every input left to torch to keep dynamic (when ``dynamic_batch``).
+
+    ``Dim.AUTO``: torch keeps the dimension a symbol unless the model makes
+    it a constant (``take_along_dim`` does), in which case that region's
+    kernel is specialised to the traced value.
+    """
     shapes = None
     if dynamic_batch:
-        batch = torch.export.Dim("batch")
-        shapes = tuple({0: batch} if isinstance(t, torch.Tensor) and t.dim() > 0 else None for t in inputs)
+        shapes = tuple({0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None
+                       for t in inputs)
     with torch.no_grad():
         return torch.export.export(model, tuple(inputs), dynamic_shapes=shapes)
