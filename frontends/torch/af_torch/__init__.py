@@ -23,7 +23,7 @@ def __getattr__(name: str):
 
         return compile_exported
     if name == "explain":
-        from af_torch.explain import explain
+        from af_torch.region_table import explain
 
         return explain
     if name == "af_backend":

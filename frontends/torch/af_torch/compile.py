@@ -6,6 +6,7 @@ does it for a ``torch.export`` program after decomposing it to core aten ops.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import attrs
@@ -14,6 +15,8 @@ import torch.fx as fx
 
 from af_torch.regions import Partition, partition
 from af_torch.runtime import RegionKernel
+
+log = logging.getLogger("af_torch")
 
 
 @attrs.define
@@ -42,6 +45,11 @@ def fuse_graph_module(gm: fx.GraphModule, name: str = "torch") -> FusedGraph:
         kernels.append(kernel)
     graph.lint()
     gm.recompile()
+    if not kernels:
+        log.info("%s: no fusible region; the graph runs unchanged in torch", name)
+    else:
+        log.info("%s: %d fused region(s): %s", name, len(kernels),
+                 "; ".join(" -> ".join(r.fused_ops) for r in found.regions))
     return FusedGraph(found, kernels)
 
 

@@ -24,7 +24,7 @@ def _run(args) -> int:
     path = Path(args.file)
     if path.suffix != ".py" or not path.is_file():
         raise UsageError(f"'{args.file}' is not a .py file")
-    from af_torch.explain import explain_file
+    from af_torch.region_table import explain_file
 
     try:
         explanation = explain_file(str(path))

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import af_torch
+
 from af_core import hookspecs
 
 HERE = Path(__file__).resolve().parents[1]

@@ -57,3 +57,13 @@ def test_a_model_without_gathers_runs_unchanged_and_says_so():
     report = af_torch.explain(model, *model.example_inputs(4))
     assert report.regions == [] and report.matches_eager
     assert "no fusible region: the model runs unchanged in torch" in report.table()
+
+
+def test_torch_compile_of_a_model_without_gathers_logs_that_nothing_fused(caplog):
+    model = models.NoGather().eval()
+    (x,) = model.example_inputs(4)
+    with caplog.at_level("INFO", logger="af_torch"), torch.no_grad():
+        got = torch.compile(model, backend="af")(x)
+    assert torch.equal(got, model(x))
+    assert backend.compiled[-1].kernels == []
+    assert "no fusible region; the graph runs unchanged in torch" in caplog.text
