@@ -54,3 +54,29 @@ def test_index_select_pure_data_movement_is_bitwise_and_scalar_division_stays_in
     assert region.fused_ops == ["aten.index_select"]
     assert "div" in program.fused.partition.left
     assert torch.equal(program(x, idx), model(x, idx))
+
+
+def test_an_id_outside_the_table_is_a_twin_error_not_a_wrong_result():
+    from af_core.twin import TwinSanitizerError
+
+    class Pick(torch.nn.Module):
+        def forward(self, x, idx):
+            return torch.index_select(x, 0, idx) * 2
+
+    x = torch.randn(20, 5)
+    program = af_torch.compile_exported(export(Pick(), (x, torch.tensor([3, 0])), dynamic_batch=False))
+    assert torch.equal(program(x, torch.tensor([19, 1])), Pick()(x, torch.tensor([19, 1])))
+    with pytest.raises(TwinSanitizerError, match="index 25 is outside"):
+        program(x, torch.tensor([3, 25]))
+
+
+def test_model_names_reach_the_kernel_through_the_naming_layer():
+    odd_class = type("Modèle \"x\"; int main", (torch.nn.Module,),
+               {"forward": lambda self, w, ids: torch.nn.functional.embedding(ids, w).neg()})
+    w, ids = torch.randn(10, 4), torch.tensor([[1, 9], [0, 0]])
+    program = af_torch.compile_exported(export(odd_class(), (w, ids), dynamic_batch=False), name=odd_class.__name__)
+    [kernel] = program.kernels
+    assert kernel.region.graph.name.startswith(odd_class.__name__)
+    assert torch.equal(program(w, ids), odd_class()(w, ids))
+    result = runtime.session_for(kernel.region).result  # it compiled and ran: the name was escaped
+    assert result.kernel_name.isascii() and result.kernel_name.isidentifier()
