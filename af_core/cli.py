@@ -9,6 +9,7 @@
     afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
     afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
+    afc NAME ...                         a command an installed plugin adds (hook af_register_commands)
 
 GRAPH is a ``.json`` graph (data, never evaluated) or a ``.py`` program
 defining ``graph`` (or ``build()``), which is run as Python code.
@@ -601,7 +602,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     """afc's parser; ``plugin_commands`` (:class:`af_core.commands.PluginCommand`) are added after the built-ins."""
-    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
+    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.",
+                     epilog="Installed plugins may add more commands (hook af_register_commands); "
+                            "'afc NAME --help' describes one.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action=_VersionAction,
                         help="print the af-core version and each installed plugin distribution's, and exit")

@@ -59,3 +59,9 @@ def test_an_unknown_command_is_a_one_line_usage_error(capsys):
     assert exc.value.code == cli.EXIT_ERROR
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "invalid choice" in err[0]
+
+
+def test_help_says_plugins_may_add_commands(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert "Installed plugins may add more commands" in capsys.readouterr().out
