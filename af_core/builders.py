@@ -15,6 +15,13 @@ first design seed describes: the 1-D index is broadcast over the other axes
 with stride 0 (a view of the same global buffer), and for embedding with
 multi-dimensional indices the table is broadcast over the leading index axes
 with stride 0, so that output == index shape and rank(input) == rank(index).
+
+The index may be computed first by elementwise ops of its own shape
+(``embedding(w, g.op("Subs", ids, value=start))``, ids masked with
+comparisons and ``Where``): the whole chain is re-viewed with the broadcast
+shape, each Data under it with stride 0 on the new axes. An index (or a node
+of its chain) that another op also uses is refused with rule
+``builder-view``: re-viewing it would change what that op sees.
 """
 
 from __future__ import annotations
