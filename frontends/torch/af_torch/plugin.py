@@ -14,6 +14,8 @@ AF_CONTRACT_VERSION = 1
 
 def _configure(parser) -> None:
     parser.add_argument("file", help="a .py file defining `model` and `example_inputs` (run as Python code)")
+    parser.add_argument("--batch", type=int, action="append", default=[], metavar="N",
+                        help="also show the template the host tiling picks for batch size N (repeatable)")
 
 
 def _run(args) -> int:
@@ -27,7 +29,9 @@ def _run(args) -> int:
     from af_torch.region_table import explain_file
 
     try:
-        explanation = explain_file(str(path))
+        if any(b < 1 for b in args.batch):
+            raise UsageError("--batch takes positive integers")
+        explanation = explain_file(str(path), batches=args.batch)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     print(explanation.table())

@@ -31,6 +31,7 @@ class RegionReport:
     minimum_bytes: int
     artifacts: str
     notes: list[str]
+    templates: dict[int, str] = attrs.Factory(dict)  # other batch sizes -> template the host tiling picks
 
 
 @attrs.define
@@ -52,6 +53,9 @@ class Explanation:
             lines.append(f"  region {p(r.name)}: {' -> '.join(r.fused_ops)}")
             lines.append(f"    template {p(r.template)} for {sizes}; twin-counted GM traffic "
                          f"{r.measured_bytes} B (least possible {r.minimum_bytes} B)")
+            if r.templates:
+                picks = ", ".join(f"{b} -> {p(t)}" for b, t in r.templates.items())
+                lines.append(f"    host tiling for other batch sizes: {picks}")
             lines.append(f"    artifacts {p(r.artifacts)}")
             lines.extend(f"    note: {p(n)}" for n in r.notes)
         if self.left:
@@ -71,8 +75,40 @@ def _artifacts(kernel) -> str:
     return str(session_for(kernel.region).build.directory)
 
 
-def explain(model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True) -> Explanation:
-    """Partition ``model`` for ``inputs``, run every region once and report."""
+def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
+    """The template the host tiling (its Python mirror, ``af_core.tiling.solve``) picks per batch size.
+
+    The batch is every size symbol bound to dimension 0 of a region input;
+    the other sizes keep the values of the region's last run. A size the
+    tiling refuses shows as ``no case fits``.
+    """
+    from af_core.errors import AfError
+    from af_core.tiling.solve import solve_scheduled
+    from af_torch.runtime import session_for
+
+    region, last = kernel.region, kernel.last
+    if last is None:
+        return {}
+    batch_symbols = {s for _p, d, s in region.bindings if d == 0}
+    if not batch_symbols:
+        return {}
+    scheduled = session_for(region).scheduled
+    out = {}
+    for batch in batches:
+        sizes = {k: (batch if k in batch_symbols else v) for k, v in last.sizes.items()}
+        try:
+            out[int(batch)] = scheduled.case(solve_scheduled(scheduled, sizes).tiling_key).label
+        except AfError:
+            out[int(batch)] = "no case fits"
+    return out
+
+
+def explain(model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True,
+            batches: Sequence[int] = ()) -> Explanation:
+    """Partition ``model`` for ``inputs``, run every region once and report.
+
+    ``batches``: other batch sizes to show the host tiling's template choice for.
+    """
     model = model.eval()
     program: CompiledProgram = compile_exported(export(model, inputs, dynamic_batch=dynamic_batch),
                                                 type(model).__name__)
@@ -90,12 +126,14 @@ def explain(model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool =
         r = kernel.region
         reports.append(RegionReport(r.graph.name, r.fused_ops, last.template if last else "-",
                                     last.sizes if last else {}, last.measured_bytes if last else 0,
-                                    last.minimum_bytes if last else 0, _artifacts(kernel), r.notes))
+                                    last.minimum_bytes if last else 0, _artifacts(kernel), r.notes,
+                                    templates_for_batches(kernel, batches)))
     left = {n: (part.left_ops.get(n, "?"), why) for n, why in part.left.items()}
     return Explanation(type(model).__name__, reports, left, same)
 
 
-def explain_file(path: str, inputs: Sequence[torch.Tensor] | None = None) -> Explanation:
+def explain_file(path: str, inputs: Sequence[torch.Tensor] | None = None,
+                 batches: Sequence[int] = ()) -> Explanation:
     """``afc torch FILE.py``: the file defines ``model`` and ``example_inputs`` (it is run as Python code)."""
     import runpy
 
@@ -105,4 +143,4 @@ def explain_file(path: str, inputs: Sequence[torch.Tensor] | None = None) -> Exp
     example = inputs if inputs is not None else namespace["example_inputs"]
     if callable(example):
         example = example()
-    return explain(namespace["model"], *tuple(example))
+    return explain(namespace["model"], *tuple(example), batches=batches)
