@@ -48,6 +48,29 @@ class Bag(torch.nn.Module):
         return self.bag(ids)
 
 
+class RowMax(torch.nn.Module):
+    def forward(self, x, idx):
+        return torch.index_select(x, 0, idx).amax(-1)
+
+
+class SeqMin(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(30, 8)
+
+    def forward(self, ids):
+        return self.emb(ids).amin(1, keepdim=True)
+
+
+class SeqMean(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(30, 8)
+
+    def forward(self, ids):
+        return self.emb(ids).mean(1)
+
+
 def gen(batch):
     return torch.Generator().manual_seed(batch)
 
@@ -60,6 +83,11 @@ CASES = {
                ["aten.index", "aten.abs"]),
     "table_op_x[ids]": (TableIndex, lambda b: (torch.randint(0, 40, (b, 3), generator=gen(b)),),
                         ["aten.mul", "aten.index"]),
+    "amax": (RowMax, lambda b: (torch.randn(25, 7, generator=gen(b)), torch.randint(0, 25, (b,), generator=gen(b))),
+             ["aten.index_select", "aten.amax"]),
+    "amin_keepdim": (SeqMin, lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),),
+                     ["aten.embedding", "aten.amin"]),
+    "mean": (SeqMean, lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),), ["aten.embedding", "aten.mean"]),
     "bag_mean": (lambda: Bag("mean"), lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
                  ["aten._embedding_bag"]),
     "bag_max": (lambda: Bag("max"), lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
