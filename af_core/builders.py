@@ -15,6 +15,13 @@ first design seed describes: the 1-D index is broadcast over the other axes
 with stride 0 (a view of the same global buffer), and for embedding with
 multi-dimensional indices the table is broadcast over the leading index axes
 with stride 0, so that output == index shape and rank(input) == rank(index).
+
+The index may be computed first by elementwise ops of its own shape
+(``embedding(w, g.op("Subs", ids, value=start))``, ids masked with
+comparisons and ``Where``): the whole chain is re-viewed with the broadcast
+shape, each Data under it with stride 0 on the new axes. An index (or a node
+of its chain) that another op also uses is refused with rule
+``builder-view``: re-viewing it would change what that op sees.
 """
 
 from __future__ import annotations
@@ -239,19 +246,73 @@ class GraphBuilder:
         return TensorRef(self, node)
 
     # -- views of Data tensors --------------------------------------------
-    def _restride(self, ref: TensorRef, sizes: list[Expr], strides: list[Expr], axes: list[Axis]) -> None:
-        """Give a Data->Load pair a broadcast view (same global buffer)."""
-        load = ref.node
-        data = load.graph.producer(load, "x") if load.type == "Load" else None
-        if data is None or data.type != "Data" or self.graph.consumers(data) != [(load, "x")]:
-            raise AscirError(
-                "builder-view",
-                "index_select/embedding need tensors straight from g.data() with no other users",
-                node=load.name,
-            )
-        _describe(data, data.y.dtype, axes, sizes, strides)
-        _describe(load, load.y.dtype, axes, sizes, contiguous_strides(sizes))
-        load.attr.sched.axis = axes
+    def _restride(self, ref: TensorRef, sizes: list[Expr], view_strides: Callable[[list[Expr]], list[Expr]],
+                  axes: list[Axis]) -> None:
+        """Give ``ref`` and everything computing it a broadcast view of the same global buffers.
+
+        ``ref`` is a Load straight from ``g.data()`` or an elementwise chain
+        over such Loads (an index pre-chain such as ``ids - start`` or a
+        masked id): each Data of the chain is re-described as a view with
+        ``view_strides(its strides)``, each Load and op of the chain with the
+        new ``sizes`` and ``axes``. Only nodes of the same shape as ``ref``
+        that nothing outside the chain uses can be re-viewed; anything else
+        is refused (rule ``builder-view``) rather than silently changing
+        what another consumer sees.
+        """
+        chain, datas = self._view_chain(ref)
+        for data in datas:
+            _describe(data, data.y.dtype, axes, sizes, list(view_strides(list(data.y.strides))))
+        for node in chain:
+            _describe(node, node.y.dtype, axes, sizes, contiguous_strides(sizes))
+            node.attr.sched.axis = axes
+
+    def _view_chain(self, ref: TensorRef) -> tuple[list[Node], list[Node]]:
+        """The Loads and elementwise ops computing ``ref`` (topological order) and the Data nodes they read."""
+        graph = self.graph
+        shape = list(ref.shape)
+        seen: dict[str, Node] = {}
+        datas: dict[str, Node] = {}
+        stack = [ref.node]
+        while stack:
+            node = stack.pop()
+            if node.name in seen or node.name in datas:
+                continue
+            kind = node.op.compute_type
+            if kind == "data":
+                datas[node.name] = node
+                continue
+            if kind not in ("load", "elementwise"):
+                raise AscirError(
+                    "builder-view",
+                    f"index_select/embedding can view only Loads from g.data() and elementwise ops over "
+                    f"them; '{node.name}' is a {node.type}",
+                    node=node.name,
+                )
+            if list(node.y.size) != shape:
+                raise AscirError(
+                    "builder-view",
+                    f"'{node.name}' has sizes {list(node.y.size)}, not the index's {shape}; an index "
+                    "chain with broadcasts cannot be viewed",
+                    node=node.name,
+                )
+            seen[node.name] = node
+            stack.extend(p for p in (graph.producer(node, port) for port in node.op.inputs) if p is not None)
+        inside = set(seen) | set(datas)
+        for node in [*seen.values(), *datas.values()]:
+            users = [c.name for c, _port in graph.consumers(node)]
+            outside = sorted(u for u in users if u not in inside)
+            if node is ref.node and users:
+                outside = sorted(users)
+            if outside:
+                raise AscirError(
+                    "builder-view",
+                    f"index_select/embedding need tensors no other op uses; '{node.name}' also feeds "
+                    f"{outside} (give that use its own g.data())",
+                    node=node.name,
+                )
+        order = {n.name: i for i, n in enumerate(graph.topo_order())}
+        chain = sorted(seen.values(), key=lambda n: order[n.name])
+        return chain, sorted(datas.values(), key=lambda n: order[n.name])
 
 
 def _describe(node: Node, dtype: dt.DType, axes: Sequence[Axis], sizes: Sequence[Expr],
@@ -309,11 +370,9 @@ def expand_index(index: TensorRef, trailing: Sequence[int | str | Expr]) -> Tens
     selects a whole row of the trailing axes (the corpus' row gathers).
     """
     g = index.builder
-    data = g.graph.producer(index.node, "x")
     sizes = [*index.shape, *(g.size(t) for t in trailing)]
-    strides = [*data.y.strides, *([sympy.Integer(0)] * len(trailing))]
     axes = [*index.node.y.axis, *g._new_axes(sizes[index.rank:])]
-    g._restride(index, sizes, strides, axes)
+    g._restride(index, sizes, lambda strides: [*strides, *([sympy.Integer(0)] * len(trailing))], axes)
     return index
 
 
@@ -337,15 +396,17 @@ def index_select(
     dim = normalize_dim(dim, x.rank)
     if not 0 <= dim < x.rank:
         raise AscirError("indirect-load-dim", f"dim out of range for rank {x.rank}", node=index.node.name)
-    data = g.graph.producer(index.node, "x")
-    stride = data.y.strides[0] if data is not None else sympy.Integer(1)
     sizes = list(x.shape)
     sizes[dim] = index.shape[0]
-    strides = [sympy.Integer(0)] * x.rank
-    strides[dim] = stride
     axes = list(x.node.y.axis)
     axes[dim] = index.node.y.axis[0]
-    g._restride(index, sizes, strides, axes)
+
+    def view(strides: list[Expr]) -> list[Expr]:
+        out = [sympy.Integer(0)] * x.rank
+        out[dim] = strides[0]
+        return out
+
+    g._restride(index, sizes, view, axes)
     return g.indirect_load(x, index, dim, need_check_negative=need_check_negative,
                            need_check_bound=need_check_bound)
 
@@ -368,20 +429,14 @@ def embedding(
         raise AscirError("embedding-rank", f"weight must be 2-D, got rank {weight.rank}",
                          node=weight.node.name, port="x1")
     k = indices.rank
-    ind_data = g.graph.producer(indices.node, "x")
-    w_data = g.graph.producer(weight.node, "x")
     ind_sizes = list(indices.shape)
-    ind_strides = list(ind_data.y.strides) if ind_data is not None else contiguous_strides(ind_sizes)
     vocab, width = weight.shape
-    w_strides = list(w_data.y.strides) if w_data is not None else contiguous_strides([vocab, width])
     index_sizes = ind_sizes + [width]
-    index_strides = ind_strides + [sympy.Integer(0)]
     index_axes = list(indices.node.y.axis) + [weight.node.y.axis[1]]
     weight_sizes = ind_sizes[:-1] + [vocab, width]
-    weight_strides = [sympy.Integer(0)] * (k - 1) + w_strides
     weight_axes = list(indices.node.y.axis[:-1]) + list(weight.node.y.axis)
-    g._restride(indices, index_sizes, index_strides, index_axes)
+    g._restride(indices, index_sizes, lambda strides: [*strides, sympy.Integer(0)], index_axes)
     if k > 1:
-        g._restride(weight, weight_sizes, weight_strides, weight_axes)
+        g._restride(weight, weight_sizes, lambda strides: [sympy.Integer(0)] * (k - 1) + strides, weight_axes)
     return g.indirect_load(weight, indices, k - 1, need_check_negative=need_check_negative,
                            need_check_bound=need_check_bound)

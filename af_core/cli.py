@@ -9,6 +9,7 @@
     afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
     afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
+    afc NAME ...                         a command an installed plugin adds (hook af_register_commands)
 
 GRAPH is a ``.json`` graph (data, never evaluated) or a ``.py`` program
 defining ``graph`` (or ``build()``), which is run as Python code.
@@ -653,8 +654,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_ERROR)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.")
+def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
+    """afc's parser; ``plugin_commands`` (:class:`af_core.commands.PluginCommand`) are added after the built-ins."""
+    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.",
+                     epilog="Installed plugins may add more commands (hook af_register_commands); "
+                            "'afc NAME --help' describes one.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action=_VersionAction,
                         help="print the af-core version and each installed plugin distribution's, and exit")
@@ -723,7 +727,33 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("demo", "compile the sample graphs and run them on the twin")
     p.add_argument("--cores", type=_positive_int, default=None)
     p.set_defaults(func=cmd_demo)
+    for command in plugin_commands:
+        p = add(command.name, f"{command.help} (from {command.distribution})")
+        command.configure(p)
+        p.set_defaults(func=command.run)
     return parser
+
+
+#: afc's own commands; any other command word is looked up among the plugins' (af_register_commands)
+BUILTIN_COMMANDS = ("plugins", "compile", "graph", "explain", "run", "check", "cache", "demo")
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The first argument that is not an option (the subcommand), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _plugin_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser with plugin commands, loaded only for a command word afc does not know itself."""
+    word = _command_word(argv)
+    if word is None or word in BUILTIN_COMMANDS:
+        return build_parser()
+    from af_core.commands import plugin_commands
+
+    commands, errors = plugin_commands(BUILTIN_COMMANDS)
+    for error in errors:
+        print(one_line(f"afc: warning: {error}"), file=sys.stderr)
+    return build_parser(tuple(commands))
 
 
 def warn_load_errors() -> None:
@@ -736,7 +766,8 @@ def warn_load_errors() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _plugin_parser(argv)
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
     try:

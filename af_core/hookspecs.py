@@ -155,3 +155,22 @@ def af_twin_include_dirs(platform: Platform) -> Sequence[str | os.PathLike[str]]
     :param platform: the :class:`af_core.platform.Platform` the kernel targets.
     :return: a list of directory paths (``str`` or ``pathlib.Path``), or ``None``.
     """
+
+
+@hookspec
+def af_register_commands(register):
+    """Register ``afc`` subcommands.
+
+    Called once per plugin, only when ``afc`` is run with a command word that
+    is not one of its own (so ``afc --help`` and the built-in commands load no
+    plugin for it). A plugin module implementing this hook should import its
+    heavy libraries inside ``run``, not at import time.
+
+    :param register: ``register(name, help, configure, run)``: ``name`` the
+        command word (it may not shadow a built-in command or another
+        plugin's), ``help`` one line for ``afc NAME --help``, ``configure(parser)``
+        adds the command's arguments to an ``argparse`` parser, ``run(args)``
+        executes it and returns the exit code (0 success, 1 a mismatch, 2 a user
+        error; raise ``af_core.errors.UsageError`` for a one-line user error).
+    :return: ignored.
+    """

@@ -1,0 +1,146 @@
+"""``af_torch.explain(model, *inputs)``: which aten ops fuse, which stay in torch and why.
+
+The model is exported (dimension 0 of each input dynamic), decomposed to core
+aten ops and partitioned; each region runs once on the twin with the given
+inputs, which tells the template the host tiling chose for that shape and
+the bytes the twin counted. The table compares the fused kernel's measured
+GM traffic with the least traffic the region needs (``af_core.traffic``).
+Traffic of the same ops run as separate kernels is not shown: it would need
+a twin kernel per op, which the back end does not build for ops without a
+gather, and a modelled figure would not be a measurement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import torch
+
+from af_core import naming
+from af_torch.compile import CompiledProgram, compile_exported, export
+
+
+@attrs.define
+class RegionReport:
+    name: str
+    fused_ops: list[str]
+    template: str
+    sizes: dict[str, int]
+    measured_bytes: int
+    minimum_bytes: int
+    artifacts: str
+    notes: list[str]
+    templates: dict[int, str] = attrs.Factory(dict)  # other batch sizes -> template the host tiling picks
+
+
+@attrs.define
+class Explanation:
+    """The region table of one model and the ops left to torch."""
+
+    model: str
+    regions: list[RegionReport]
+    left: dict[str, tuple[str, str]]  # FX node -> (aten op, reason)
+    matches_eager: bool
+
+    def table(self) -> str:
+        p = naming.printable
+        lines = [f"model {p(self.model)}: {len(self.regions)} fused region(s)"]
+        if not self.regions:
+            lines.append("  no fusible region: the model runs unchanged in torch")
+        for r in self.regions:
+            sizes = ", ".join(f"{k}={v}" for k, v in r.sizes.items()) or "static"
+            lines.append(f"  region {p(r.name)}: {' -> '.join(r.fused_ops)}")
+            lines.append(f"    template {p(r.template)} for {sizes}; twin-counted GM traffic "
+                         f"{r.measured_bytes} B (least possible {r.minimum_bytes} B)")
+            if r.templates:
+                picks = ", ".join(f"{b} -> {p(t)}" for b, t in r.templates.items())
+                lines.append(f"    host tiling for other batch sizes: {picks}")
+            lines.append(f"    artifacts {p(r.artifacts)}")
+            lines.extend(f"    note: {p(n)}" for n in r.notes)
+        if self.left:
+            lines.append("  left to torch:")
+            for node, (op, why) in sorted(self.left.items()):
+                lines.append(f"    {p(node)} ({p(op)}): {p(why)}")
+        lines.append(f"  fused result equals eager: {'yes' if self.matches_eager else 'NO'}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _artifacts(kernel) -> str:
+    from af_torch.runtime import session_for
+
+    return str(session_for(kernel.region).build.directory)
+
+
+def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
+    """The template the host tiling (its Python mirror, ``af_core.tiling.solve``) picks per batch size.
+
+    The batch is every size symbol bound to dimension 0 of a region input;
+    the other sizes keep the values of the region's last run. A size the
+    tiling refuses shows as ``no case fits``.
+    """
+    from af_core.errors import AfError
+    from af_core.tiling.solve import solve_scheduled
+    from af_torch.runtime import session_for
+
+    region, last = kernel.region, kernel.last
+    if last is None:
+        return {}
+    batch_symbols = {s for _p, d, s in region.bindings if d == 0}
+    if not batch_symbols:
+        return {}
+    scheduled = session_for(region).scheduled
+    out = {}
+    for batch in batches:
+        sizes = {k: (batch if k in batch_symbols else v) for k, v in last.sizes.items()}
+        try:
+            out[int(batch)] = scheduled.case(solve_scheduled(scheduled, sizes).tiling_key).label
+        except AfError:
+            out[int(batch)] = "no case fits"
+    return out
+
+
+def explain(model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True,
+            batches: Sequence[int] = ()) -> Explanation:
+    """Partition ``model`` for ``inputs``, run every region once and report.
+
+    ``batches``: other batch sizes to show the host tiling's template choice for.
+    """
+    model = model.eval()
+    program: CompiledProgram = compile_exported(export(model, inputs, dynamic_batch=dynamic_batch),
+                                                type(model).__name__)
+    with torch.no_grad():
+        got = program(*inputs)
+        expected = model(*inputs)
+    got_t = got if isinstance(got, tuple) else (got,)
+    exp_t = expected if isinstance(expected, tuple) else (expected,)
+    same = all(torch.allclose(a.float(), b.float(), rtol=3.2e-2 if b.dtype == torch.bfloat16 else 4e-3,
+                              atol=1e-4) for a, b in zip(got_t, exp_t))
+    part = program.fused.partition
+    reports = []
+    for kernel in program.kernels:
+        last = kernel.last
+        r = kernel.region
+        reports.append(RegionReport(r.graph.name, r.fused_ops, last.template if last else "-",
+                                    last.sizes if last else {}, last.measured_bytes if last else 0,
+                                    last.minimum_bytes if last else 0, _artifacts(kernel), r.notes,
+                                    templates_for_batches(kernel, batches)))
+    left = {n: (part.left_ops.get(n, "?"), why) for n, why in part.left.items()}
+    return Explanation(type(model).__name__, reports, left, same)
+
+
+def explain_file(path: str, inputs: Sequence[torch.Tensor] | None = None,
+                 batches: Sequence[int] = ()) -> Explanation:
+    """``afc torch FILE.py``: the file defines ``model`` and ``example_inputs`` (it is run as Python code)."""
+    import runpy
+
+    namespace = runpy.run_path(path, run_name="__af_torch__")
+    if "model" not in namespace or "example_inputs" not in namespace:
+        raise ValueError(f"{path} must define 'model' and 'example_inputs'")
+    example = inputs if inputs is not None else namespace["example_inputs"]
+    if callable(example):
+        example = example()
+    return explain(namespace["model"], *tuple(example), batches=batches)

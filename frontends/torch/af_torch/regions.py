@@ -1,0 +1,525 @@
+"""Find the fusible regions of an aten FX graph and translate each to a HintGraph.
+
+A region grows around one gather-like op (``embedding``, ``index_select``,
+``gather``, ``x[idx]``, ``embedding_bag``): backwards over the pointwise ops
+computing its index and its table, forwards over the pointwise ops and at
+most one reduction that use its result. A node joins only when its result is
+used by nothing outside the region, its shape is the chain's (no broadcast
+of the gathered value), and the tables of :mod:`af_torch.aten_ops` name it.
+Tensors the region reads but does not compute (parameters, inputs, results
+of ops left in torch, constants) become its Data inputs, each seen through a
+stride-0 view where torch broadcasts it.
+
+Sizes keep torch's symbols: a dimension torch traces as ``s0`` becomes the
+size ``s0`` of the HintGraph, so one kernel serves every batch size; a
+concrete dimension stays an integer. A region whose translation or
+scheduling fails is shrunk (the post ops first) and, if nothing fuses,
+left to torch with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import sympy
+import torch
+import torch.fx as fx
+
+from af_core.builders import GraphBuilder, TensorRef, embedding, gather, index_select
+from af_core.errors import AfError
+from af_core.ir.graph import HintGraph
+from af_torch import aten_ops as A  # noqa: N812 - the table module, short
+
+
+class Unfusible(Exception):
+    """A node cannot join a region; the text says why (shown by explain)."""
+
+
+@attrs.define
+class RegionInput:
+    """One tensor argument of a region call: an FX node of the outer graph, or a constant."""
+
+    data: str  # the Data node's name
+    source: fx.Node | None
+    constant: float | int | bool | None = None
+    torch_dtype: torch.dtype | None = None
+
+
+@attrs.define
+class Region:
+    """A fusible part of the FX graph and its HintGraph."""
+
+    anchor: fx.Node
+    nodes: list[fx.Node]  # every FX node the region replaces, in graph order
+    output: fx.Node  # the node whose value the region returns
+    graph: HintGraph
+    inputs: list[RegionInput]
+    bindings: list[tuple[int, int, str]]  # (input position, dim, size symbol) read at run time
+    squeeze: tuple[int, ...]  # reduced dims torch drops (keepdim=False)
+    out_dtype: torch.dtype
+    notes: list[str]  # why the region stops where it does
+
+    @property
+    def fused_ops(self) -> list[str]:
+        return [A.op_name(n.target) for n in self.nodes if n.op == "call_function"
+                and n.target not in (A.aten.view.default, A.aten.arange.start_step)
+                and "getitem" not in str(n.target)]
+
+
+def _val(node: Any) -> Any:
+    return node.meta.get("val") if isinstance(node, fx.Node) else None
+
+
+def _shape(node: fx.Node) -> tuple:
+    val = _val(node)
+    if not isinstance(val, torch.Tensor):
+        raise Unfusible(f"'{node.name}' has no traced tensor value")
+    return tuple(val.shape)
+
+
+def _same_shape(a: fx.Node, b: fx.Node) -> bool:
+    try:
+        sa, sb = _shape(a), _shape(b)
+    except Unfusible:
+        return False
+    return len(sa) == len(sb) and all(str(x) == str(y) for x, y in zip(sa, sb))
+
+
+def _is_scalar(arg: Any) -> bool:
+    return isinstance(arg, (int, float, bool)) and not isinstance(arg, torch.SymInt)
+
+
+def _constant_of(node: Any) -> float | int | bool | None:
+    """The value of ``aten.scalar_tensor(c)`` (a 0-d constant), else None."""
+    if isinstance(node, fx.Node) and node.op == "call_function" and node.target is A.SCALAR_TENSOR:
+        value = node.args[0]
+        if _is_scalar(value):
+            return value
+    return None
+
+
+def _pointwise_kind(node: fx.Node) -> str | None:
+    """'unary' / 'binary' / 'where' / 'cast' if the tables name the op, else None."""
+    if node.op != "call_function":
+        return None
+    t = node.target
+    if t in A.UNARY:
+        return "unary"
+    if t in A.BINARY:
+        if node.kwargs.get("alpha", 1) != 1:
+            return None
+        return "binary"
+    if t is A.WHERE:
+        return "where"
+    if t is A.TO_COPY and set(node.kwargs) <= {"dtype", "device", "layout"}:
+        return "cast"
+    return None
+
+
+def _tensor_args(node: fx.Node) -> list[fx.Node]:
+    return [a for a in node.args if isinstance(a, fx.Node) and _constant_of(a) is None]
+
+
+# ---------------------------------------------------------------------------
+# selection
+
+
+@attrs.define
+class Selection:
+    anchor: fx.Node
+    index_nodes: list[fx.Node]
+    input_nodes: list[fx.Node]
+    post_nodes: list[fx.Node]
+    extra: list[fx.Node]  # embedding_bag's view / arange / getitem
+    output: fx.Node
+    notes: list[str]
+
+
+def _users_inside(node: fx.Node, inside: set[fx.Node]) -> bool:
+    return all(u in inside for u in node.users)
+
+
+def _grow_back(start: Any, anchor: fx.Node, taken: set[fx.Node], ref: fx.Node | None = None) -> list[fx.Node]:
+    """Pointwise ops computing ``start`` (same shape) whose every use is inside the region."""
+    if not isinstance(start, fx.Node):
+        return []
+    ref = ref or start
+    chosen: list[fx.Node] = []
+    inside = {anchor}
+    frontier = [start]
+    while frontier:
+        node = frontier.pop()
+        if node in inside or node in taken or _constant_of(node) is not None:
+            continue
+        if _pointwise_kind(node) is None or not _same_shape(node, ref):
+            continue
+        if not _users_inside(node, inside | set(chosen) | {node}):
+            continue
+        chosen.append(node)
+        inside.add(node)
+        frontier.extend(_tensor_args(node))
+    # a node whose user was rejected later cannot stay: recheck until stable
+    changed = True
+    while changed:
+        changed = False
+        allowed = {anchor, *chosen}
+        for node in list(chosen):
+            if not _users_inside(node, allowed):
+                chosen.remove(node)
+                changed = True
+    return chosen
+
+
+def _bag_parts(anchor: fx.Node) -> tuple[fx.Node, list[fx.Node], fx.Node, str]:
+    """For ``_embedding_bag(w, ids2d.view(-1), arange(0, n, L), ...)``: (ids2d, extra nodes, result, kind)."""
+    args = list(anchor.args) + [None] * 10
+    _w, flat, offsets = args[0], args[1], args[2]
+    mode = anchor.kwargs.get("mode", args[4] if args[4] is not None else 0)
+    psw = anchor.kwargs.get("per_sample_weights", args[6])
+    last = anchor.kwargs.get("include_last_offset", args[7] if args[7] is not None else False)
+    if mode not in A.BAG_MODES or psw is not None or last:
+        raise Unfusible("embedding_bag with per-sample weights, include_last_offset or an unknown mode")
+    if not (isinstance(flat, fx.Node) and flat.target is A.aten.view.default and len(_shape(flat)) == 1):
+        raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
+    ids2d = flat.args[0]
+    if not isinstance(ids2d, fx.Node) or len(_shape(ids2d)) != 2:
+        raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
+    bag_len = _shape(ids2d)[1]
+    step = offsets.args[2] if isinstance(offsets, fx.Node) and len(offsets.args) > 2 else None
+    step = _val(step) if isinstance(step, fx.Node) else step  # a SymInt placeholder under dynamo
+    if not (isinstance(offsets, fx.Node) and offsets.target is A.aten.arange.start_step
+            and offsets.args[0] == 0 and str(step) == str(bag_len)):
+        raise Unfusible("embedding_bag offsets are not the regular bags of 2-D ids")
+    results = [u for u in anchor.users]
+    if not all(u.target.__name__ == "getitem" for u in results if callable(u.target)):
+        raise Unfusible("embedding_bag's results are used as a whole")
+    used = [u for u in results if u.args[1] == 0]
+    others = [u for u in results if u.args[1] != 0 and u.users]
+    if len(used) != 1 or others:
+        raise Unfusible("embedding_bag's offsets / bag sizes outputs are used")
+    extra = [n for n in (flat, offsets) if len(n.users) == 1]
+    extra += [u for u in results]
+    return ids2d, extra, used[0], A.BAG_MODES[mode]
+
+
+def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
+    """The nodes of the region around ``anchor`` (raises Unfusible when the anchor itself cannot fuse)."""
+    notes: list[str] = []
+    extra: list[fx.Node] = []
+    t = anchor.target
+    if t is A.EMBEDDING:
+        table, index = anchor.args[0], anchor.args[1]
+        out = anchor
+    elif t in (A.INDEX_SELECT, A.GATHER):
+        table, index = anchor.args[0], anchor.args[2]
+        out = anchor
+    elif t is A.INDEX:
+        table, indices = anchor.args
+        if len(indices) != 1 or indices[0] is None:
+            raise Unfusible("x[idx] with more than one index tensor")
+        index = indices[0]
+        out = anchor
+        if len(_shape(table)) != 2 and len(_shape(index)) != 1:
+            raise Unfusible("x[idx] with a multi-dimensional index on a table of rank other than 2")
+    elif t is A.EMBEDDING_BAG:
+        table = anchor.args[0]
+        index, extra, out, _kind = _bag_parts(anchor)
+    else:  # pragma: no cover - the caller only passes anchors
+        raise Unfusible("not a gather")
+    if not isinstance(index, fx.Node) or not isinstance(table, fx.Node):
+        raise Unfusible("table or index is not a tensor")
+    index_nodes = [] if t is A.EMBEDDING_BAG else _grow_back(index, anchor, taken)
+    input_nodes = _grow_back(table, anchor, taken | set(index_nodes))
+    post: list[fx.Node] = []
+    if t is not A.EMBEDDING_BAG:
+        cur = out
+        while True:
+            users = list(cur.users)
+            if len(users) != 1:
+                if len(users) > 1:
+                    notes.append(f"'{cur.name}' is used {len(users)} times; the region ends there")
+                break
+            user = users[0]
+            if user.op != "call_function" or user in taken:
+                break
+            if user.target in A.REDUCE:
+                if len(_shape(user)) == 0 and len(_shape(cur)) > 0 and user.target is not A.aten.sum.dim_IntList:
+                    break
+                post.append(user)
+                cur = user
+                break
+            if _pointwise_kind(user) is None:
+                notes.append(f"{A.op_name(user.target)} after the gather has no fused form")
+                break
+            if not _same_shape(user, cur):
+                notes.append(f"{A.op_name(user.target)} broadcasts the gathered value; the region ends")
+                break
+            post.append(user)
+            cur = user
+        out = cur
+    return Selection(anchor, index_nodes, input_nodes, post, extra, out, notes)
+
+
+# ---------------------------------------------------------------------------
+# translation
+
+
+class _Translator:
+    """Builds the HintGraph of a selection with af_core's builders."""
+
+    def __init__(self, name: str) -> None:
+        self.g = GraphBuilder(name)
+        self.inputs: list[RegionInput] = []
+        self.bindings: list[tuple[int, int, str]] = []
+        self.symbols: dict[str, sympy.Expr] = {}
+        self.values: dict[tuple[fx.Node, str], TensorRef] = {}
+        self._data_names: set[str] = set()
+
+    # sizes
+    def size(self, dim: Any) -> sympy.Expr | int:
+        if isinstance(dim, int):
+            return dim
+        expr = dim.node.expr
+        if not all(isinstance(a, (sympy.Symbol, sympy.Integer)) for a in expr.atoms()):
+            raise Unfusible(f"size {dim} is not a polynomial of torch's size symbols")
+        for node in sympy.preorder_traversal(expr):
+            if not isinstance(node, (sympy.Symbol, sympy.Integer, sympy.Add, sympy.Mul)):
+                raise Unfusible(f"size {dim} uses {type(node).__name__}, which a region does not take")
+        mapping = {}
+        for sym in expr.free_symbols:
+            if sym.name not in self.symbols:
+                self.symbols[sym.name] = self.g.size(sym.name)
+            mapping[sym] = self.symbols[sym.name]
+        return expr.xreplace(mapping)
+
+    def shape(self, node: fx.Node) -> list:
+        return [self.size(d) for d in _shape(node)]
+
+    # inputs
+    def _data_name(self, base: str) -> str:
+        name, n = base, 1
+        while name in self._data_names:
+            name, n = f"{base}_{n}", n + 1
+        self._data_names.add(name)
+        return name
+
+    def external(self, node: fx.Node | float | int | bool, role: str, like: fx.Node) -> TensorRef:
+        """A Data for a tensor the region reads, seen with ``like``'s shape (stride 0 where torch broadcasts)."""
+        key = (node, role) if isinstance(node, fx.Node) else None
+        if key is not None and key in self.values:
+            return self.values[key]
+        target = _shape(like)
+        sizes = [self.size(d) for d in target]
+        constant = _constant_of(node) if isinstance(node, fx.Node) else node
+        if constant is not None:
+            val = _val(node) if isinstance(node, fx.Node) else None
+            tdtype = val.dtype if isinstance(val, torch.Tensor) else _val(like).dtype
+            name = self._data_name(node.name if isinstance(node, fx.Node) else "const")
+            ref = self.g.data(name, sizes, self.dtype(tdtype), strides=[0] * len(sizes))
+            self.inputs.append(RegionInput(name, None, constant, tdtype))
+        else:
+            src = _shape(node)
+            if len(src) > len(target):
+                raise Unfusible(f"'{node.name}' has a higher rank than the value it combines with")
+            pad = len(target) - len(src)
+            aligned = [1] * pad + list(src)
+            strides: list = []
+            step: Any = 1
+            for i in reversed(range(len(target))):
+                a = aligned[i]
+                if str(a) == str(target[i]):
+                    strides.append(step)
+                elif a == 1:
+                    strides.append(0)
+                else:
+                    raise Unfusible(f"'{node.name}' does not broadcast to the region's shape")
+                step = step * (self.size(a) if not isinstance(a, int) else a)
+            strides.reverse()
+            name = self._data_name(node.name)
+            dtype = _val(node).dtype
+            ref = self.g.data(name, sizes, self.dtype(dtype), strides=strides)
+            position = sum(1 for i in self.inputs if i.source is not None)  # its place among the call's tensors
+            self.inputs.append(RegionInput(name, node, None, dtype))
+            for d, dim in enumerate(src):
+                expr = dim.node.expr if isinstance(dim, torch.SymInt) else None
+                if isinstance(expr, sympy.Symbol):
+                    self.bindings.append((position, d, expr.name))
+        if key is not None:
+            self.values[key] = ref
+        return ref
+
+    @staticmethod
+    def dtype(tdtype: torch.dtype) -> str:
+        if tdtype not in A.DTYPES:
+            raise Unfusible(f"dtype {tdtype} is not one a region takes")
+        return A.DTYPES[tdtype]
+
+    # ops
+    def value(self, arg: Any, role: str, like: fx.Node, local: dict[fx.Node, TensorRef]) -> TensorRef:
+        if isinstance(arg, fx.Node) and arg in local:
+            return local[arg]
+        return self.external(arg, role, like)
+
+    def pointwise(self, node: fx.Node, role: str, local: dict[fx.Node, TensorRef]) -> TensorRef:
+        g = self.g
+        kind = _pointwise_kind(node)
+        out_dtype = self.dtype(_val(node).dtype)
+        args = node.args
+        if kind == "unary":
+            ref = g.op(A.UNARY[node.target], self.value(args[0], role, node, local))
+        elif kind == "cast":
+            ref = g.cast(self.value(args[0], role, node, local), out_dtype)
+        elif kind == "where":
+            cond, a, b = (self.value(x, role, node, local) for x in args[:3])
+            ref = g.op("Where", cond, a, b)
+        else:
+            tensor_op, scalar_op = A.BINARY[node.target]
+            first = self.value(args[0], role, node, local)
+            second = args[1]
+            if _is_scalar(second):
+                if scalar_op is None:
+                    raise Unfusible(f"{A.op_name(node.target)} with a Python scalar has no exact fused form")
+                ref = g.op(scalar_op, first, value=float(second) if first.dtype.is_float else int(second))
+            else:
+                if tensor_op is None:
+                    raise Unfusible(f"{A.op_name(node.target)} form not taken")
+                if first.dtype.name == "bool":
+                    tensor_op = A.BOOL_FORMS.get(tensor_op, tensor_op)
+                ref = g.op(tensor_op, first, self.value(second, role, node, local))
+        if ref.dtype.name != out_dtype:
+            raise Unfusible(f"{A.op_name(node.target)} gives {_val(node).dtype} in torch but "
+                            f"{ref.dtype.name} fused (type promotion is left to torch)")
+        return ref
+
+
+def translate(sel: Selection, name: str) -> Region:
+    """The Region of a selection (raises Unfusible or an AfError when the builders refuse it)."""
+    tr = _Translator(name)
+    g = tr.g
+    anchor = sel.anchor
+    t = anchor.target
+    local: dict[fx.Node, TensorRef] = {}
+    if t is A.EMBEDDING_BAG:
+        ids2d, _extra, _out, kind = _bag_parts(anchor)
+        table_node, index_node = anchor.args[0], ids2d
+    elif t is A.EMBEDDING:
+        table_node, index_node = anchor.args[0], anchor.args[1]
+    elif t is A.INDEX:
+        table_node, index_node = anchor.args[0], anchor.args[1][0]
+    else:
+        table_node, index_node = anchor.args[0], anchor.args[2]
+    order = _order_of(anchor.graph)
+    for node in sorted(sel.input_nodes, key=order):
+        local[node] = tr.pointwise(node, "input", local)
+    table = local.get(table_node) or tr.external(table_node, "input", table_node)
+    for node in sorted(sel.index_nodes, key=order):
+        local[node] = tr.pointwise(node, "index", local)
+    index = local.get(index_node) or tr.external(index_node, "index", index_node)
+    squeeze: tuple[int, ...] = ()
+    if t is A.EMBEDDING or (t is A.INDEX and table.rank == 2 and index.rank != 1):
+        value = embedding(table, index)
+    elif t is A.INDEX:
+        value = index_select(table, 0, index)
+    elif t is A.INDEX_SELECT:
+        value = index_select(table, int(anchor.args[1]), index)
+    elif t is A.GATHER:
+        value = gather(table, int(anchor.args[1]), index)
+    else:
+        value = g.reduce(kind, embedding(table, index), [1])
+        squeeze = (1,)
+    local[sel.output if t is A.EMBEDDING_BAG else anchor] = value
+    for node in sel.post_nodes:
+        if node.target in A.REDUCE:
+            dims = node.args[1] if len(node.args) > 1 else list(range(value.rank))
+            keep = node.kwargs.get("keepdim", node.args[2] if len(node.args) > 2 else False)
+            if node.kwargs.get("dtype") is not None:
+                raise Unfusible("a reduction with a dtype argument")
+            dims = sorted({d % value.rank for d in dims}) if dims else list(range(value.rank))
+            value = g.reduce(A.REDUCE[node.target], local[node.args[0]], dims)
+            squeeze = () if keep else tuple(dims)
+        else:
+            value = tr.pointwise(node, "post", local)
+        local[node] = value
+    g.output(value, "y")
+    graph = g.build()
+    bound = {s for _p, _d, s in tr.bindings}
+    free = sorted(set(tr.symbols) - bound)
+    if free:
+        raise Unfusible(f"sizes {free} are not a dimension of any region input")
+    nodes = sorted({*sel.index_nodes, *sel.input_nodes, anchor, *sel.extra, *sel.post_nodes},
+                   key=order)
+    return Region(anchor, nodes, sel.output, graph, tr.inputs, tr.bindings, squeeze,
+                  _val(sel.output).dtype, list(sel.notes))
+
+
+def _order_of(graph: fx.Graph):
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    return lambda n: order[n]
+
+
+# ---------------------------------------------------------------------------
+# the whole graph
+
+
+@attrs.define
+class Partition:
+    regions: list[Region]
+    left: dict[str, str]  # FX node name -> why it stays in torch (call_function nodes only)
+    left_ops: dict[str, str]  # FX node name -> aten op
+
+
+def _schedules(graph: HintGraph) -> None:
+    from af_core.autofuser import Autofuser, AutofuserOptions
+
+    Autofuser(AutofuserOptions()).schedule(graph)
+
+
+def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
+    """Every fusible region of ``fx_graph`` (not modified) and why the other ops stay in torch."""
+    regions: list[Region] = []
+    reasons: dict[str, str] = {}
+    taken: set[fx.Node] = set()
+    anchors = [n for n in fx_graph.nodes if n.op == "call_function" and n.target in A.ANCHORS]
+    for anchor in anchors:
+        if anchor in taken:
+            continue
+        try:
+            sel = select(anchor, taken)
+        except Unfusible as exc:
+            reasons[anchor.name] = str(exc)
+            continue
+        region = None
+        last_error = ""
+        graph_name = f"{name}_{anchor.name}"
+        while True:
+            try:
+                region = translate(sel, graph_name)
+                _schedules(region.graph)
+                break
+            except (Unfusible, AfError) as exc:
+                last_error = str(exc)
+                region = None
+                if not sel.post_nodes:
+                    break
+                dropped = sel.post_nodes.pop()
+                sel.notes.append(f"{A.op_name(dropped.target)} left to torch: {last_error}")
+                sel.output = sel.post_nodes[-1] if sel.post_nodes else (
+                    sel.output if anchor.target is A.EMBEDDING_BAG else anchor)
+        if region is None:
+            reasons[anchor.name] = f"not fused: {last_error}"
+            continue
+        regions.append(region)
+        taken.update(region.nodes)
+    for node in fx_graph.nodes:
+        if node.op != "call_function" or node in taken or node.name in reasons:
+            continue
+        target = str(node.target)
+        if "getitem" in target or "_assert" in target or not isinstance(_val(node), torch.Tensor):
+            continue  # tuple members, asserts and size arithmetic are not ops to fuse
+        if node.target is A.SCALAR_TENSOR and all(u in taken for u in node.users):
+            continue  # a constant a region reads
+        reasons[node.name] = "no fused form next to a gather" if _pointwise_kind(node) or \
+            node.target in A.REDUCE else "not an op a region takes"
+    left_ops = {n.name: A.op_name(n.target) for n in fx_graph.nodes if n.name in reasons}
+    return Partition(regions, reasons, left_ops)

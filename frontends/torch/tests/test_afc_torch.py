@@ -1,0 +1,62 @@
+"""``afc torch FILE.py``: the command comes from af-torch (hook af_register_commands) and prints the region table."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from af_core import cli  # noqa: E402
+
+pytestmark = [pytest.mark.torch, pytest.mark.twin]
+
+MODEL_FILE = """\
+from af_torch.models import VocabParallelShard
+model = VocabParallelShard()
+example_inputs = model.example_inputs(4)
+"""
+
+
+def test_afc_torch_prints_the_region_table(tmp_path, capsys):
+    path = tmp_path / "shard.py"
+    path.write_text(MODEL_FILE)
+    assert cli.main(["torch", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "region VocabParallelShard_embedding: aten.sub -> aten.where -> aten.embedding -> aten.where" in out
+    assert "lt (aten.lt): no fused form next to a gather" in out
+    assert "fused result equals eager: yes" in out
+    assert "twin-counted GM traffic" in out and "artifacts " in out
+
+
+def test_afc_torch_refuses_a_file_without_model_in_one_line(tmp_path, capsys):
+    path = tmp_path / "empty.py"
+    path.write_text("x = 1\n")
+    assert cli.main(["torch", str(path)]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "must define 'model' and 'example_inputs'" in err[0]
+
+
+def test_explain_templates_per_batch_agree_with_the_kernels_own_choice():
+    """The host tiling's Python mirror (explain) and the generated C++ tiling (a real run) pick the same case."""
+    import af_torch
+    from af_torch.compile import export
+    from af_torch.models import VocabParallelShard
+
+    model = VocabParallelShard().eval()
+    report = af_torch.explain(model, *model.example_inputs(4), batches=(1, 700))
+    [region] = report.regions
+    assert set(region.templates) == {1, 700}
+    program = af_torch.compile_exported(export(model, model.example_inputs(4)))
+    for batch, template in region.templates.items():
+        program(*model.example_inputs(batch))
+        assert program.kernels[0].last.template == template
+    assert "host tiling for other batch sizes: 1 -> " in report.table()
+
+
+def test_afc_torch_batch_option(tmp_path, capsys):
+    path = tmp_path / "shard.py"
+    path.write_text(MODEL_FILE)
+    assert cli.main(["torch", str(path), "--batch", "2", "--batch", "64"]) == 0
+    assert "host tiling for other batch sizes: 2 -> " in capsys.readouterr().out
+    assert cli.main(["torch", str(path), "--batch", "0"]) == cli.EXIT_ERROR
+    assert "--batch takes positive integers" in capsys.readouterr().err
