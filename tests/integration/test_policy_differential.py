@@ -11,7 +11,6 @@ import types
 import numpy as np
 import pytest
 import sympy
-from af_core.tiling.native import NativeTiling
 
 from af_core import hookimpl
 from af_core.autofuser import Autofuser, AutofuserOptions
@@ -26,6 +25,7 @@ from af_core.schedule.contributions import ResourceFormula, ScoreTerm
 from af_core.testing import chain_graph, gather_sizes
 from af_core.tiling.solve import solve_scheduled
 from af_core.tiling.spec import CORE_NUM
+from af_core.twin.native_tiling import NativeTiling
 
 pytestmark = pytest.mark.twin
 
