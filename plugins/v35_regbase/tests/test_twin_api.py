@@ -777,8 +777,12 @@ void Casts(Bufs& B) {
     CastLine<bfloat16_t, half>("h2b_ceil", B, {half::FromBits(0x3c01)}, RoundMode::CAST_CEIL);
 }
 
+// Compare / Compares count whole 256-byte repeats on 3510: the operands are zeroed first, so the padding
+// compares 0 with 0 (or with the scalar).
 void Compares(Bufs& B) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
+    Duplicate(B.a.Get<float>(), 0.0f, 256);
+    Duplicate(B.b.Get<float>(), 0.0f, 256);
     LocalTensor<float> a = Fill<float>(B.a, {1, 2, 3, nan, 5, 6, 7, 8, 9, 10});
     LocalTensor<float> b = Fill<float>(B.b, {2, 2, 2, 4, 4, 7, 7, 9, 1, 10});
     LocalTensor<uint8_t> m = B.m.Get<uint8_t>();
@@ -786,27 +790,30 @@ void Compares(Bufs& B) {
     const char* const names[] = {"cmp_lt", "cmp_gt", "cmp_eq", "cmp_le", "cmp_ge", "cmp_ne"};
     for (int k = 0; k < 6; ++k) {
         Duplicate(m, static_cast<uint8_t>(0xAA), 32);
-        Compare(m, a, b, modes[k], 10);
-        Print(names[k], m, 4);
+        Compare(m, a, b, modes[k], 64);
+        Print(names[k], m, 10);
     }
     Duplicate(m, static_cast<uint8_t>(0xAA), 32);
-    Compares(m, a, 5.0f, CMPMODE::GT, 10);
-    Print("cmps_gt", m, 4);
+    Compares(m, a, 5.0f, CMPMODE::GT, 64);
+    Print("cmps_gt", m, 10);
     LocalTensor<float> d = B.c.Get<float>();
-    Compare(m, a, b, CMPMODE::LT, 10);
+    Compare(m, a, b, CMPMODE::LT, 64);
     Select(d, m, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, 10);
     Print("sel_tt", d, 10);
     Select(d, m, a, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 10);
     Print("sel_ts", d, 10);
+    Duplicate(B.a.Get<int32_t>(), 5, 256);
+    Duplicate(B.b.Get<int32_t>(), 6, 256);
     LocalTensor<int32_t> ia = Fill<int32_t>(B.a, {1, -1, 7, 0, 0, 0, 0, 0, 3});
     LocalTensor<int32_t> ib = Fill<int32_t>(B.b, {1, 1, 7, 1, 1, 1, 1, 1, 3});
     Duplicate(m, static_cast<uint8_t>(0xAA), 32);
-    Compare(m, ia, ib, CMPMODE::EQ, 9);
-    Print("cmp_i32_eq", m, 3);
+    Compare(m, ia, ib, CMPMODE::EQ, 64);
+    Print("cmp_i32_eq", m, 10);
+    Duplicate(B.a.Get<half>(), half(7.0f), 512);
     LocalTensor<half> ha = Fill<half>(B.a, {half(1.0f), half(2.0f), half(3.0f)});
     Duplicate(m, static_cast<uint8_t>(0xAA), 32);
-    Compares(m, ha, half(2.0f), CMPMODE::LE, 3);
-    Print("cmps_h_le", m, 2);
+    Compares(m, ha, half(2.0f), CMPMODE::LE, 128);
+    Print("cmps_h_le", m, 18);
     LocalTensor<half> hd = B.c.Get<half>();
     Select(hd, m, ha, half(-4.0f), SELMODE::VSEL_TENSOR_SCALAR_MODE, 3);
     Print("sel_h", hd, 3);
@@ -980,7 +987,7 @@ void SelectModeScalar() {
 void CompareMaskOob() {
     AfTwin::Launch(1, [&] {
         Bufs B;
-        Compare(B.m.Get<uint8_t>(2), B.a.Get<float>(), B.b.Get<float>(), CMPMODE::EQ, 17);
+        Compare(B.m.Get<uint8_t>(2), B.a.Get<float>(), B.b.Get<float>(), CMPMODE::EQ, 64);
     });
 }
 
@@ -1714,17 +1721,23 @@ def test_compare_compares_select(vec_all):
     b = np.array([2, 2, 2, 4, 4, 7, 7, 9, 1, 10], dtype=np.float32)
     with np.errstate(invalid="ignore"):
         results = {"lt": a < b, "gt": a > b, "eq": a == b, "le": a <= b, "ge": a >= b, "ne": a != b}
-    for mode, bits in results.items():
+    # the counts cover one 256-byte repeat (64 floats, zeros after the ten values): 8 mask bytes written,
+    # the bytes after them keep their 0xAA
+    pad = np.zeros(54, dtype=np.float32)
+    with np.errstate(invalid="ignore"):
+        padded = {"lt": np.less, "gt": np.greater, "eq": np.equal, "le": np.less_equal, "ge": np.greater_equal,
+                  "ne": np.not_equal}
+        full = {m: f(np.concatenate([a, pad]), np.concatenate([b, pad])) for m, f in padded.items()}
+    for mode, bits in full.items():
         mask = [int(v) for v in np.packbits(bits, bitorder="little")]
-        # ceil(10 / 8) = 2 bytes written; the bytes after them keep their 0xAA
         assert vec_all.ints(f"cmp_{mode}") == mask + [0xAA, 0xAA], mode
-    assert vec_all.ints("cmp_lt") == [0xA1, 0x00, 0xAA, 0xAA]
-    assert vec_all.ints("cmps_gt") == [0xE0, 0x03, 0xAA, 0xAA]
+    assert vec_all.ints("cmp_lt") == [0xA1, 0x00, 0, 0, 0, 0, 0, 0, 0xAA, 0xAA]
+    assert vec_all.ints("cmps_gt") == [0xE0, 0x03, 0, 0, 0, 0, 0, 0, 0xAA, 0xAA]
     lt = results["lt"]
     assert vec_all.hexes("sel_tt") == f32(np.where(lt, a, b))
     assert vec_all.hexes("sel_ts") == f32(np.where(lt, a, -1.0))
-    assert vec_all.ints("cmp_i32_eq") == [0x05, 0x01, 0xAA]
-    assert vec_all.ints("cmps_h_le") == [0x03, 0xAA]
+    assert vec_all.ints("cmp_i32_eq") == [0x05, 0x01, 0, 0, 0, 0, 0, 0, 0xAA, 0xAA]  # padding: 5 vs 6
+    assert vec_all.ints("cmps_h_le") == [0x03] + [0] * 15 + [0xAA, 0xAA]  # 128 halves, padding 7.0 > 2.0
     assert vec_all.hexes("sel_h") == f16([1.0, 2.0, -4.0])
 
 
@@ -1742,7 +1755,7 @@ def test_select_mode_and_mask_checks(vec):
     assert run_abort(vec, "compare_mask_oob") == (
         "ub-out-of-bounds",
         0,
-        "Compare: operand dst accesses UB bytes [3072, 3075) but its LocalTensor<uint8_t> covers [3072, 3074) "
+        "Compare: operand dst accesses UB bytes [3072, 3080) but its LocalTensor<uint8_t> covers [3072, 3074) "
         "(2 elements)",
     )
 
