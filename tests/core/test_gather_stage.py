@@ -6,8 +6,8 @@ import pytest
 import sympy
 
 from af_core import dtypes as dt
-from af_core.schedule.gather_stage import GATHER_PACKED_INDICES, check_gather_dtype, gather_span_limit
 from af_core.errors import Unsupported
+from af_core.schedule.gather_stage import GATHER_PACKED_INDICES, check_gather_dtype, gather_span_limit
 
 
 @pytest.mark.parametrize("dtype", [dt.int8, dt.uint8, dt.float16, dt.bfloat16, dt.int16, dt.uint16])

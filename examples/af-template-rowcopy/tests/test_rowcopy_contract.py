@@ -1,0 +1,87 @@
+"""The rowcopy template is discovered, rejects what it cannot do, has an honest cost and competes under both policies."""
+
+from __future__ import annotations
+
+import functools
+
+import graphs
+import pytest
+
+from af_core.autofuser import Autofuser, AutofuserOptions
+from af_core.errors import ScheduleError
+from af_core.explain import explain
+from af_core.registry import get_registry
+from af_core.traffic import traffic
+from af_core.twin import TwinSession
+
+# The competitors of the dispatch tests: the built-in templates (installed beside this one by its tox env).
+pytest.importorskip("af_indirect_load_simt", reason="the dispatch tests need the SIMT template as a competitor")
+
+LONG_ROWS = {"N": 1000, "H": 1024, "K": 16}  # 4 KiB rows, 16 of 1000 selected
+SHORT_ROWS = {"N": 1000, "H": 8, "K": 5000}  # 32-byte rows, many indices
+
+
+def test_discovered_from_its_distribution():
+    registry = get_registry()
+    assert registry.entry("template", "rowcopy").distribution == "af-template-rowcopy"
+    assert registry.entry("api_call", "RowCopyApiCall").distribution == "af-template-rowcopy"
+    assert registry.entry("api_source", "af_row_copy").distribution == "af-template-rowcopy"
+
+
+@pytest.mark.parametrize("build,reason", [
+    (graphs.full_index_gather, "needs one index value per row"),
+    (graphs.index_chain_select, "sit between the index and the gather"),
+    (graphs.reduce_over_rows, "reduces inside rows only"),
+])
+def test_rejects_what_it_cannot_do(build, reason):
+    with pytest.raises(ScheduleError, match=reason):
+        Autofuser(AutofuserOptions(force_template="rowcopy")).schedule(build())
+    scheduled = Autofuser().schedule(build())
+    rejected = [r for r in scheduled.rejections if r.template == "rowcopy"]
+    assert len(rejected) == 1 and reason in rejected[0].reason and rejected[0].plugin == "af-template-rowcopy"
+
+
+@functools.cache
+def session(selection: str) -> TwinSession:
+    return TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(selection=selection))
+
+
+def chosen(selection: str, sizes: dict[str, int], cores: int = 8) -> str:
+    """The case the generated host tiling picks on the twin (checked against the reference)."""
+    s = session(selection)
+    run = s.check(sizes, seed=5, core_num=cores)
+    assert run.ok, run.describe()
+    report = explain(s.scheduled, sizes, cores)
+    assert next(r for r in report.rows if r.status == "chosen").template == run.template
+    return run.template
+
+
+@pytest.mark.twin
+def test_seed_policy_long_rows_are_its_region():
+    assert chosen("seed", LONG_ROWS) == "rowcopy"
+    row = next(r for r in explain(session("seed").scheduled, LONG_ROWS, 8).rows if r.template == "rowcopy")
+    assert row.score == 2
+    assert chosen("seed", SHORT_ROWS) != "rowcopy"
+    row = next(r for r in explain(session("seed").scheduled, SHORT_ROWS, 8).rows if r.template == "rowcopy")
+    assert row.score == -1 and row.status == "candidate"
+
+
+@pytest.mark.twin
+def test_cost_policy_decides_on_modelled_cost():
+    assert chosen("cost", LONG_ROWS) == "rowcopy"
+    assert chosen("cost", SHORT_ROWS) != "rowcopy"
+    rows = {r.template: r for r in explain(session("cost").scheduled, SHORT_ROWS, 8).rows}
+    assert rows["rowcopy"].status == "candidate"
+    assert rows["rowcopy"].cost > min(r.cost for r in rows.values() if r.cost is not None)
+
+
+@pytest.mark.twin
+@pytest.mark.parametrize("sizes,cores", [(LONG_ROWS, 8), (SHORT_ROWS, 8), ({"N": 5000, "H": 128, "K": 300}, 48)])
+def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
+    """Random indices (no neighbouring rows to merge): modelled and twin-counted cost agree within 5%."""
+    s = TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template="rowcopy"))
+    run = s.check(sizes, seed=1, core_num=cores)
+    assert run.ok, run.describe()
+    counted = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
+    modelled = next(r for r in explain(s.scheduled, sizes, cores).rows if r.status == "chosen").cost
+    assert abs(modelled - counted) <= 0.05 * counted, (modelled, counted)
