@@ -50,9 +50,6 @@ LONG_ROW_BYTES = 512
 #: Most output axes up to the gathered one (the C++ view holds 8).
 MAX_ROW_AXES = 8
 
-#: Symbols of the tile loop (TILE_OUT axis ``RT``) the kernel generator defines.
-RT_START, RT_ACTUAL = sympy.Symbol("RT_start"), sympy.Symbol("RT_actual")
-
 
 def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:
     """The Data node a gather port reads, when the port is fed by a plain Load."""
@@ -78,6 +75,9 @@ class RowCopyTemplate:
 
     name = "rowcopy"
     buffers = 2  # double-buffered queues: the copies of one tile overlap the vector work of the previous
+    #: The stage's axis names: the merged rows, the tile loop (whose ``<name>_start`` / ``<name>_actual``
+    #: symbols the kernel defines) and the split across cores. They become C++ identifiers as they are.
+    axis_names = ("R", "RT", "Rt", "RTB", "RTb")
 
     def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case]:
         an = ctx.analyze(graph)
@@ -122,12 +122,14 @@ class RowCopyTemplate:
         rows = spec.add("rows", product(row_sizes), "output rows (merged axes up to the gathered one)")
         tile, tiles = field("tile"), field("tiles")
         per_core, used = field("tiles_per_core"), field("used_cores")
-        axes = [ImplAxis("R", "MERGED", rows, tuple(a.name for a in il.y.axis[: dim + 1])),
-                ImplAxis("RT", "TILE_OUT", tiles, ("R",)), ImplAxis("Rt", "TILE_IN", tile, ("R",)),
-                ImplAxis("RTB", "BLOCK_OUT", used, ("RT",)), ImplAxis("RTb", "BLOCK_IN", per_core, ("RT",))]
+        merged, loop, inner, cores, share = self.axis_names
+        axes = [ImplAxis(merged, "MERGED", rows, tuple(a.name for a in il.y.axis[: dim + 1])),
+                ImplAxis(loop, "TILE_OUT", tiles, (merged,)), ImplAxis(inner, "TILE_IN", tile, (merged,)),
+                ImplAxis(cores, "BLOCK_OUT", used, (loop,)), ImplAxis(share, "BLOCK_IN", per_core, (loop,))]
+        start, actual = sympy.Symbol(f"{loop}_start"), sympy.Symbol(f"{loop}_actual")
         stage = Stage("rowcopy", axes, [], [], used_cores="used_cores")
         plan = TilePlan(impl, stage, tile)
-        b = TileBuilder(graph, impl, plan, "RT", RT_START, RT_ACTUAL, self.buffers)
+        b = TileBuilder(graph, impl, plan, loop, start, actual, self.buffers)
 
         post_loads = an.loads_of("post")
         pitch = pitch_for(width, [n.y.dtype for n in [il, *an.post_chain, *post_loads]])
@@ -144,8 +146,8 @@ class RowCopyTemplate:
             "check_bound": bool(il.attr.ir_attr.need_check_bound),
         }
         b.nodes.append(ImplNode(il.name, "IndirectLoad", RowCopyApiCall.name, (b.gm_tensor(table), b.gm_tensor(index)),
-                                (gathered,), loop_axis="RT",
-                                attrs={"view": view, "first_row": RT_START, "rows": RT_ACTUAL, "pitch": pitch}))
+                                (gathered,), loop_axis=loop,
+                                attrs={"view": view, "first_row": start, "rows": actual, "pitch": pitch}))
         b.tensor_of[il.name] = gathered
         # 2. the output-post chain with its side inputs, 3. reduce and store
         for load in post_loads:
@@ -191,7 +193,7 @@ def row_copy_cost(b: TileBuilder, stage: Stage, rows, tiles, row_bytes, index_dt
     bytes); TileBuilder counted the side inputs and the store. A tile row
     wider than its 32-byte padded data costs one Duplicate per row on top.
     """
-    per_tile = len([n for n in stage.nodes if n.loop_axis == "RT" and n.api_call
+    per_tile = len([n for n in stage.nodes if n.loop_axis == b.loop and n.api_call
                     and n.api_call != RowCopyApiCall.name])
     filled = AlignUp(width, 32 // dtype.itemsize)
     fills = rows * Min(1, pitch - filled)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import AutofuserOptions
+from af_core.registry import get_registry
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSanitizerError, TwinSession
 
@@ -98,3 +99,12 @@ def test_out_of_range_index_without_bound_check_is_reported():
     with pytest.raises(TwinSanitizerError) as info:
         s.check(inputs=s.inputs(sizes, arrays={"x": x, "idx": idx}), core_num=2)
     assert info.value.kind == "gather-out-of-range"
+
+
+@pytest.mark.parametrize("names", [("R", "t", "Rt", "RTB", "RTb"), ("int", "a-b", "x_gm", "pipe", "blockIdx")])
+def test_any_axis_names_compile(names, monkeypatch):
+    """Axis names become C++ only through the kernel generator's loop_variable(): `t`, keywords, `a-b` all work."""
+    monkeypatch.setattr(get_registry().get("template", "rowcopy"), "axis_names", names)
+    s = TwinSession(graphs.index_select_relu("float32", "int64"), ROWCOPY)
+    assert [a.name for a in s.scheduled.cases[0].impl.stages[0].axes] == list(names)
+    check(s, {"N": 30, "H": 20, "K": 17}, seed=4, cores=3)
