@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import graphs
 import pytest
+from af_template_rowcopy.api_call import RowCopyApiCall
 
 from af_core.autofuser import Autofuser, AutofuserOptions
-from af_core.errors import ScheduleError
+from af_core.errors import ScheduleError, TwinError
 from af_core.explain import explain
 from af_core.registry import get_registry
 from af_core.traffic import traffic
 from af_core.twin import TwinSession
+from af_core.twin.runner import BASE_FLAGS, TwinRunner
 
 # The competitors of the dispatch tests: the built-in templates (installed beside this one by its tox env).
 pytest.importorskip("af_indirect_load_simt", reason="the dispatch tests need the SIMT template as a competitor")
@@ -85,3 +92,36 @@ def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
     counted = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
     modelled = next(r for r in explain(s.scheduled, sizes, cores).rows if r.status == "chosen").cost
     assert abs(modelled - counted) <= 0.05 * counted, (modelled, counted)
+
+
+@pytest.mark.twin
+def test_a_gxx_failure_names_the_kernel_and_carries_the_compiler_log(monkeypatch):
+    """What docs/writing-templates.md says to look at when g++ rejects a generated kernel."""
+    broken = RowCopyApiCall.generate_api_call_string
+    monkeypatch.setattr(RowCopyApiCall, "generate_api_call_string",
+                        lambda self: broken(self) + "\nrow_copy_not_declared_anywhere();")
+    monkeypatch.setenv("AF_ASCENDC_CHECK", "0")  # else the official-header check refuses it first
+    with pytest.raises(TwinError) as info:
+        TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template="rowcopy"))
+    first, *rest = str(info.value).splitlines()
+    assert first.startswith("g++ failed to build kernel 'autofuse_isel_relu' for the twin")
+    assert any("kernel.cpp" in line and "row_copy_not_declared_anywhere" in line for line in rest)
+    assert "row_copy_not_declared_anywhere" in info.value.log
+
+
+@pytest.mark.twin
+def test_compile_artifacts_rebuild_by_hand(tmp_path):
+    """`afc compile` writes a kernel.cpp that g++ checks on its own against the twin headers."""
+    program = tmp_path / "isel.py"
+    program.write_text("import graphs\ngraph = graphs.index_select_relu('float32', 'int32')\n", encoding="utf-8")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(Path(graphs.__file__).parent)}
+    subprocess.run([sys.executable, "-m", "af_core", "compile", str(program), "-o", str(out),
+                    "--force-template", "rowcopy"], check=True, env=env, capture_output=True)
+    assert {"kernel.cpp", "tiling.cpp", "autofuse_tiling_data.h", "infer_shape.cpp", "proto.json",
+            "report.md"} <= {p.name for p in out.iterdir()}
+    includes = [f"-I{d}" for d in TwinRunner().include_dirs()]
+    cxx = shutil.which("g++")
+    proc = subprocess.run([cxx, *BASE_FLAGS, "-fsyntax-only", *includes, f"-I{out}", str(out / "kernel.cpp")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
