@@ -192,13 +192,16 @@ def storage_elements(sizes: Sequence[Expr], strides: Sequence[Expr]) -> Expr:
 def loop_variable(axis: str) -> str:
     """The C++ name of a loop axis' variables (``<it>``, ``<it>_start``, ``<it>_actual``, ...).
 
-    Axis names are template text: ``af_`` plus :func:`naming.ident` keeps any of
-    them (``t``, a keyword, ``a-b``) from clashing with the kernel's parameters,
-    GM tensors, buffers or an ApiCall's locals. Formulas still name the
-    symbols ``<axis>_start`` / ``<axis>_actual``; :meth:`KernelContext.expr`
-    maps them to these variables.
+    Axis names are template text. The ``af_`` prefix (a namespace no escaped
+    name, GM tensor, buffer or ApiCall local uses) keeps any of them (``t``, a
+    keyword, ``blockIdx``) from clashing with the kernel's own names; a name
+    that is not plain ASCII letters and digits goes through :func:`naming.ident`
+    first (whose escapes always hold a ``_``, so the mapping stays injective).
+    Formulas still name the symbols ``<axis>_start`` / ``<axis>_actual``;
+    :meth:`KernelContext.expr` maps them to these variables.
     """
-    return f"af_{naming.ident(axis)}"
+    plain = axis.isascii() and axis.isalnum()
+    return f"af_{axis if plain else naming.ident(axis)}"
 
 
 def _indent(text: str, n: int) -> str:
