@@ -92,6 +92,23 @@ def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
     counted = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
     modelled = next(r for r in explain(s.scheduled, sizes, cores).rows if r.status == "chosen").cost
     assert abs(modelled - counted) <= 0.05 * counted, (modelled, counted)
+    assert {"kernel.cpp", "tiling.cpp", "harness.cpp", "harness"} <= {p.name for p in s.build.directory.iterdir()}
+
+
+@pytest.mark.twin
+def test_simt_model_is_above_its_twin_count_on_row_gathers():
+    """docs/writing-templates.md §8: why rowcopy wins the cost policy for long rows (update the page if this fails)."""
+    counted = {}
+    for template in ("rowcopy", "simt"):
+        s = TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template=template))
+        run = s.check(LONG_ROWS, seed=1, core_num=8)
+        assert run.ok, run.describe()
+        counted[template] = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
+        modelled = next(r for r in explain(s.scheduled, LONG_ROWS, 8).rows if r.status == "chosen").cost
+        if template == "simt":
+            assert modelled > counted["simt"]
+            assert run.twin.counter("datacopy_calls") == 0 and run.twin.counter("vector_calls") == 0
+    assert counted["simt"] < counted["rowcopy"] < 1.1 * counted["simt"]
 
 
 @pytest.mark.twin
