@@ -19,7 +19,7 @@ from af_core.explain import explain
 from af_core.registry import get_registry
 from af_core.traffic import traffic
 from af_core.twin import TwinSession
-from af_core.twin.runner import BASE_FLAGS, TwinRunner
+from af_core.twin.runner import TwinRunner
 
 # The competitors of the dispatch tests: the built-in templates (installed beside this one by its tox env).
 pytest.importorskip("af_indirect_load_simt", reason="the dispatch tests need the SIMT template as a competitor")
@@ -139,6 +139,7 @@ def test_compile_artifacts_rebuild_by_hand(tmp_path):
             "report.md"} <= {p.name for p in out.iterdir()}
     includes = [f"-I{d}" for d in TwinRunner().include_dirs()]
     cxx = shutil.which("g++")
-    proc = subprocess.run([cxx, *BASE_FLAGS, "-fsyntax-only", *includes, f"-I{out}", str(out / "kernel.cpp")],
+    flags = ["-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1", "-fsyntax-only"]  # as the guide's §12
+    proc = subprocess.run([cxx, *flags, *includes, f"-I{out}", str(out / "kernel.cpp")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
