@@ -118,3 +118,14 @@ def test_loop_variable_names_are_distinct_for_distinct_axes():
     names = ["t", "T", "OT", "O_T", "O-T", "afxOT", "int", "a_b", "a-b", "x1", "x_1", "Rb", "R_b"]
     assert len({loop_variable(n) for n in names}) == len(names)
     assert loop_variable("OT") == "af_OT" and loop_variable("t") == "af_t"
+
+
+def test_a_node_in_a_loop_the_stage_lacks_is_refused():
+    from af_core.schedule.impl_graph import ImplNode
+
+    spec = TilingSpec()
+    spec.add("used_cores", CeilDiv(sympy.Symbol("K"), 4))
+    case = one_stage_case(spec, "RT")
+    case.impl.stages[0].nodes.append(ImplNode("lost", "Relu", None, loop_axis="Rt"))  # TILE_IN is no loop
+    with pytest.raises(CodegenError, match=r"nodes \['lost'\] of stage 'only' sit in loops the stage does not have"):
+        kernel_of(case)
