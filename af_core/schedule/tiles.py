@@ -27,6 +27,8 @@ def pitch_for(width: Expr, dtypes: list[dt.DType]) -> Expr:
 
 @attrs.define
 class TilePlan:
+    """The UB buffers of one stage whose tiles hold ``rows`` rows (a tiling field symbol) each."""
+
     impl: ImplGraph
     stage: Stage
     rows: Expr  # tile rows (a tiling field symbol)
