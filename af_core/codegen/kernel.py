@@ -6,7 +6,10 @@ For every stage the loop tree follows the ImplGraph axes:
 - BLOCK_IN gives the share's offset and length;
 - TILE_OUT is a ``for`` loop over the tiles of that share, TILE_IN the tile
   length (with the tail computed as ``actual``);
-- nodes sit in the loop their ``loop_axis`` names (``None``: stage prologue).
+- nodes sit in the loop their ``loop_axis`` names (``None``: stage prologue);
+  inside it the symbols ``<axis>_start`` / ``<axis>_actual`` (the tile's or
+  share's first element of the merged axis and its length) may appear in any
+  formula a node carries.
 
 Everything the loop bounds need comes from tiling fields (``t.c<key>_...``)
 and graph sizes (``t.<size>``), so one kernel serves every shape.
@@ -33,7 +36,7 @@ from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplNode, Stage
 class LoopLevel:
     """C++ names describing where a node sits: the range of the merged axis it covers."""
 
-    axis: str
+    axis: str  # the ImplAxis name (formulas use the symbols <axis>_start and <axis>_actual)
     start: str  # first element (of the merged axis) of this tile / share
     actual: str  # number of elements in this tile / share
     index: str | None = None  # tile index variable, when in a tile loop
@@ -189,6 +192,21 @@ class KernelContext:
         return key
 
 
+def loop_variable(axis: str) -> str:
+    """The C++ name of a loop axis' variables (``<it>``, ``<it>_start``, ``<it>_actual``, ...).
+
+    Axis names are template text. The ``af_`` prefix (a namespace no escaped
+    name, GM tensor, buffer or ApiCall local uses) keeps any of them (``t``, a
+    keyword, ``blockIdx``) from clashing with the kernel's own names; a name
+    that is not plain ASCII letters and digits goes through :func:`naming.ident`
+    first (whose escapes always hold a ``_``, so the mapping stays injective).
+    Formulas still name the symbols ``<axis>_start`` / ``<axis>_actual``;
+    :meth:`KernelContext.expr` maps them to these variables.
+    """
+    plain = axis.isascii() and axis.isalnum()
+    return f"af_{axis if plain else naming.ident(axis)}"
+
+
 def _indent(text: str, n: int) -> str:
     pad = " " * n
     return "\n".join(pad + line if line.strip() else line for line in text.splitlines())
@@ -232,18 +250,18 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
             raise CodegenError(f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a "
                                "TILE_IN axis")
         tiles = tile_out.size
-        t = tile_out.name
+        t, c = tile_out.name, loop_variable(tile_out.name)
         body += [
-            f"const int64_t {t}_begin = blockIdx * {ctx.expr(share)};",
-            f"const int64_t {t}_end = AfMin({t}_begin + {ctx.expr(share)}, {ctx.expr(tiles)});",
-            f"for (int64_t {t} = {t}_begin; {t} < {t}_end; ++{t}) {{",
+            f"const int64_t {c}_begin = blockIdx * {ctx.expr(share)};",
+            f"const int64_t {c}_end = AfMin({c}_begin + {ctx.expr(share)}, {ctx.expr(tiles)});",
+            f"for (int64_t {c} = {c}_begin; {c} < {c}_end; ++{c}) {{",
         ]
-        level = LoopLevel(t, f"{t}_start", f"{t}_actual", t)
+        level = LoopLevel(t, f"{c}_start", f"{c}_actual", c)
         ctx.loops = {t: level}
         ctx.loop = level
         inner = [
-            f"const int64_t {t}_start = {t} * {ctx.expr(tile_in.size)};",
-            f"const int64_t {t}_actual = AfMin({ctx.expr(tile_in.size)}, {ctx.expr(merged.size)} - {t}_start);",
+            f"const int64_t {c}_start = {c} * {ctx.expr(tile_in.size)};",
+            f"const int64_t {c}_actual = AfMin({ctx.expr(tile_in.size)}, {ctx.expr(merged.size)} - {c}_start);",
         ]
         in_loop = [n for n in stage.nodes if n.loop_axis == t]
         inner.append(_render_nodes(in_loop, ctx))
@@ -251,13 +269,13 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
         body.append("}")
         stray = [n.name for n in stage.nodes if n.loop_axis not in (None, t)]
     else:
-        b = block_in.name
-        level = LoopLevel(b, f"{b}_start", f"{b}_actual")
+        b, c = block_in.name, loop_variable(block_in.name)
+        level = LoopLevel(b, f"{c}_start", f"{c}_actual")
         ctx.loops = {b: level}
         ctx.loop = level
         body += [
-            f"const int64_t {b}_start = blockIdx * {ctx.expr(share)};",
-            f"const int64_t {b}_actual = AfMin({ctx.expr(share)}, {ctx.expr(merged.size)} - {b}_start);",
+            f"const int64_t {c}_start = blockIdx * {ctx.expr(share)};",
+            f"const int64_t {c}_actual = AfMin({ctx.expr(share)}, {ctx.expr(merged.size)} - {c}_start);",
             _render_nodes([n for n in stage.nodes if n.loop_axis == b], ctx),
         ]
         stray = [n.name for n in stage.nodes if n.loop_axis not in (None, b)]

@@ -36,6 +36,7 @@ class Case:
 
     @property
     def label(self) -> str:
+        """``template`` or ``template/variant``: how reports and ``run.template`` name the case."""
         return self.template if self.variant == "default" else f"{self.template}/{self.variant}"
 
     @property

@@ -33,6 +33,14 @@ LOCATIONS = ("GM", "UB", "WORKSPACE")
 
 @attrs.frozen
 class ImplAxis:
+    """An axis of a stage: ``type`` is one of :data:`AXIS_TYPES`, ``from_`` the axes it splits or merges.
+
+    A stage iterates over its MERGED (or ORIGINAL) axis; TILE_OUT / TILE_IN
+    split it into tiles (number of tiles, rows per tile), BLOCK_OUT / BLOCK_IN
+    split those tiles (or, without a tile loop, the merged axis) across cores.
+    ``size`` is a formula over graph sizes and tiling fields.
+    """
+
     name: str
     type: str
     size: Expr
@@ -78,6 +86,15 @@ class Buffer:
 
 @attrs.define
 class ImplNode:
+    """One call the kernel makes: the ApiCall registered as ``api_call`` renders it.
+
+    ``inputs`` / ``outputs`` name ImplGraph tensors; ``loop_axis`` is the
+    stage's TILE_OUT axis (or its BLOCK_IN axis when there is no tile loop) or
+    None for the stage prologue; ``attrs`` is what the ApiCall reads (formulas
+    may use the ``<loop_axis>_start`` / ``<loop_axis>_actual`` symbols). A node
+    with ``api_call`` None is documentation only (e.g. fused into another).
+    """
+
     name: str
     op_type: str
     api_call: str | None  # ApiCall registry name; None when fused into another node

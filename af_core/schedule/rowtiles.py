@@ -116,7 +116,14 @@ def dense(view: dict) -> bool:
 
 
 class TileBuilder:
-    """Builds the ImplNodes of one row-tile stage."""
+    """Builds the ImplNodes of one row-tile stage.
+
+    ``loop`` is the stage's TILE_OUT axis, ``start`` / ``actual`` its
+    ``<loop>_start`` / ``<loop>_actual`` symbols (the tile's first row and
+    row count), ``buffers`` the depth of the queues (2: double buffering).
+    The nodes built so far are in ``nodes``; ``tensor_of`` maps a graph node
+    to the UB tensor holding its tile (set it for a tile your own step made).
+    """
 
     def __init__(self, graph: HintGraph, impl: ImplGraph, plan: TilePlan, loop: str, start, actual,
                  buffers: int = 1) -> None:
@@ -133,6 +140,7 @@ class TileBuilder:
         self.gm_bytes: Expr = sympy.Integer(0)  # modelled GM traffic of the loads and stores
 
     def gm_tensor(self, node: Node) -> str:
+        """Declare a Data (or Output) node as a GM tensor of the ImplGraph; returns its name."""
         self.impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides),
                                         gm_arg=node.name))
         return node.name
@@ -209,6 +217,7 @@ class TileBuilder:
         return names
 
     def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
+        """Cast the tile ``src`` to ``dtype`` into a new tile ``name`` (a VECOUT queue when ``final``)."""
         out = self.plan.tile(name, dtype, pitch, position="VECOUT" if final else "VECCALC", que=final,
                              num=self.buffers if final else 1)
         self.nodes.append(ImplNode(name, op_with_role(CAST).name, vector_api().name, (src,), (out,), loop_axis=self.loop,
@@ -216,6 +225,8 @@ class TileBuilder:
         return out
 
     def store(self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType) -> None:
+        """Store the tile ``src`` (``width`` elements per row, rows ``pitch`` apart) to contiguous rows of GM
+        tensor ``target``; ``rows`` (all rows of the stage) only feeds the modelled GM traffic."""
         self.nodes.append(ImplNode(name, "Store", api_call_for(Role.STORE_ROWS).name, (src,), (target,), loop_axis=self.loop,
                                    attrs={"gm_offset": self.start * width, "count": width, "rows": self.actual,
                                           "pitch": pitch}))

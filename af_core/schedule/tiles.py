@@ -100,6 +100,8 @@ class RowTiles:
 
 @attrs.define
 class TilePlan:
+    """The UB buffers of one stage whose tiles hold ``rows`` rows (a tiling field symbol) each."""
+
     impl: ImplGraph
     stage: Stage
     rows: Expr  # tile rows (a tiling field symbol)

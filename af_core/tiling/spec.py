@@ -9,6 +9,7 @@ generated C++ compute the same numbers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import attrs
@@ -16,6 +17,8 @@ import sympy
 
 from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
 from af_core.ir.sizes import Expr
+
+_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 CORE_NUM = sympy.Symbol("core_num", integer=True, positive=True)
 UB_SIZE = sympy.Symbol("ub_size", integer=True, positive=True)
@@ -92,7 +95,14 @@ class TilingSpec:
     workspace: Expr = sympy.Integer(0)
 
     def add(self, name: str, expr: object, doc: str = "") -> sympy.Symbol:
-        """Append a field and return its symbol for use in later expressions."""
+        """Append a field and return its symbol for use in later expressions.
+
+        ``name`` becomes part of C++ identifiers (``c<key>_<name>``), so it is
+        letters, digits and ``_``, starting with a letter; it must not be the
+        symbol name of a graph size either (the scheduler refuses such a case).
+        """
+        if not isinstance(name, str) or not _FIELD_NAME.fullmatch(name):
+            raise ValueError(f"tiling field name {name!r} is not letters, digits and '_' starting with a letter")
         if any(f.name == name for f in self.fields):
             raise ValueError(f"tiling field '{name}' defined twice")
         self.fields.append(TilingField(name, sympy.sympify(expr), doc))

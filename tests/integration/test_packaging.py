@@ -30,8 +30,8 @@ def ids(directory: Path) -> str:
     return directory.relative_to(ROOT).as_posix() or "af-core"
 
 
-def test_seven_distributions_are_checked():
-    assert len(DISTRIBUTIONS) == 7
+def test_eight_distributions_are_checked():
+    assert len(DISTRIBUTIONS) == 8
 
 
 @pytest.mark.parametrize("directory", DISTRIBUTIONS, ids=ids)

@@ -1,0 +1,50 @@
+"""RowCopyApiCall: the per-row copy of the rowcopy template (C++ in ``af_row_copy.h``).
+
+The ImplNode it renders (built by :class:`~af_template_rowcopy.template.RowCopyTemplate`):
+
+- inputs: the table's and the index's GM tensors; output: one UB queue tile
+  of ``rows x pitch`` elements;
+- attrs: ``view`` (sizes, index strides and table strides of the output axes
+  up to the gathered one, the gathered axis' table extent, the row width,
+  the two index checks), ``first_row`` and ``rows`` (formulas over the tile
+  loop's ``_start`` / ``_actual`` symbols) and ``pitch``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from af_core.codegen.api_call import ApiCall
+
+#: The API source the call inlines (registered by this distribution's plugin module).
+ROW_COPY_SOURCE = "af_row_copy"
+
+
+class RowCopyApiCall(ApiCall):
+    """Copies the table rows an index selects into a UB tile, one DataCopyPad per row (or run of rows)."""
+
+    name: ClassVar[str] = "RowCopyApiCall"
+    sources: ClassVar[tuple[str, ...]] = (ROW_COPY_SOURCE,)
+
+    def generate_api_call_string(self) -> str:
+        ctx, a = self.ctx, self.node.attrs
+        table, index = self.node.inputs
+        out = self.node.outputs[0]
+        view = a["view"]
+        name = ctx.unique("rowview")
+        lines = [f"AfRowCopyView {name}{{}};", f"{name}.rank = {len(view['sizes'])};"]
+        for key, member in (("sizes", "sizes"), ("index_strides", "indexStrides"), ("table_strides", "tableStrides")):
+            lines += [f"{name}.{member}[{i}] = {ctx.expr(value)};" for i, value in enumerate(view[key])]
+        lines += [f"{name}.extent = {ctx.expr(view['extent'])};", f"{name}.width = {ctx.expr(view['width'])};",
+                  f"{name}.checkNegative = {'true' if view['check_negative'] else 'false'};",
+                  f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};"]
+        ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
+        itype = ctx.cpp_type(ctx.impl.tensor(index).dtype)
+        make, dst = ctx.produce(out)
+        lines += [
+            make,
+            f"AfRowCopy<{ctype}, {itype}>({dst}, {ctx.gm(table)}, {ctx.gm(index)}, {name}, "
+            f"{ctx.expr(a['first_row'])}, {ctx.expr(a['rows'])}, {ctx.expr(a['pitch'])});",
+            ctx.finish(out),
+        ]
+        return "\n".join(line for line in lines if line)
