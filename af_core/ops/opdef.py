@@ -10,14 +10,20 @@ SIMT codegen pastes ``scalar_cpp`` into a lane.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
-from af_core.ir.sizes import Expr
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from af_core.ir.sizes import Expr
+
+# Nothing here imports numpy or sympy: op definitions are built when the registry is (``afc
+# plugins`` lists it), and their rules import what they compute with when they run.
 
 #: Compute types; templates decide what they can fuse by these.
 COMPUTE_TYPES = (
@@ -41,12 +47,24 @@ class AttrSpec:
 
     name: str
     kind: str
-    default: Any = None
+    _default: Any = None
     doc: str = ""
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in ATTR_KINDS:
             raise ValueError(f"attr '{self.name}': kind must be one of {ATTR_KINDS}")
+
+    @property
+    def default(self) -> Any:
+        """The value of an unset attribute; an integer ``expr`` default reads as a sympy Integer.
+
+        Definitions may state it as a plain ``int`` so that building them imports no sympy.
+        """
+        if self.kind == "expr" and type(self._default) is int:
+            import sympy
+
+            return sympy.Integer(self._default)
+        return self._default
 
 
 @attrs.frozen
@@ -96,7 +114,7 @@ class RefContext:
 
 
 InferFn = Callable[[InferContext], OutSpec]
-ReferenceFn = Callable[[RefContext], np.ndarray]
+ReferenceFn = Callable[[RefContext], "np.ndarray"]
 
 
 @attrs.frozen
