@@ -2,6 +2,9 @@
 
     python tools/check_dist.py ROOT OUTDIR [--template af-indirect-load-simt]
 
+OUTDIR must hold no wheel or sdist yet (``tox -e dist`` passes its own temporary directory, which
+tox empties before each run, and leaves the files there: ``.tox/dist/tmp/dist/``).
+
 Run by ``tox -e dist`` (which provides ``build``, ``twine`` and ``check-wheel-contents``):
 
 1. builds a wheel and an sdist of each directory in :data:`DISTRIBUTIONS` (``python -m build``:
@@ -207,14 +210,14 @@ def matched_with(table: str, templates: set[str]) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, help="the repository root")
-    parser.add_argument("outdir", type=Path, help="where the wheels and sdists go (emptied first)")
+    parser.add_argument("outdir", type=Path, help="where the wheels and sdists go (no wheel or sdist there yet)")
     parser.add_argument("--template", default="af-indirect-load-simt",
                         help="the one template distribution of the fresh install (default: %(default)s)")
     args = parser.parse_args(argv)
     root, outdir = args.root.resolve(), args.outdir.resolve()
     outdir.mkdir(parents=True, exist_ok=True)
-    for stale in (*outdir.glob("*.whl"), *outdir.glob("*.tar.gz")):
-        stale.unlink()
+    if any(outdir.glob("*.whl")) or any(outdir.glob("*.tar.gz")):
+        parser.error(f"{outdir} already holds wheels or sdists; give an empty directory")
     problems: list[str] = []
     build_all(root, outdir, problems)
     wheels = check_artefacts(outdir, problems)
