@@ -199,10 +199,13 @@ def check_fresh_install(root: Path, wheels: list[Path], template: str, problems:
 
 
 def matched_with(table: str, templates: set[str]) -> bool:
-    """``afc run`` printed a row whose result is ``match`` and whose template is one of ``templates``."""
+    """``afc run`` printed a row whose result is ``match`` and whose template is one of ``templates``.
+
+    The template column may name a variant after a slash (``simd/db``).
+    """
     for line in table.splitlines():
         cells = {c.strip() for c in re.split(r"[\u2502|]", line)}
-        if "match" in cells and templates & cells:
+        if "match" in cells and templates & {c.split("/")[0] for c in cells}:
             return True
     return False
 

@@ -140,6 +140,8 @@ def test_the_dist_check_reads_a_match_only_with_the_installed_template():
     assert matched_with(row, {"simt"})
     assert not matched_with(row, {"simd"})
     assert not matched_with(row.replace("match ", "MISMATCH"), {"simt"})
+    assert matched_with(row.replace("simt    ", "simd/db "), {"simd"})
+    assert not matched_with(row.replace("simt    ", "simd/db "), {"db"})
 
 
 def test_the_dist_check_runs_the_readme_example():
