@@ -8,13 +8,18 @@ from the 16-bit pattern.
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported by the properties that return numpy dtypes: op definitions name dtypes at
+# import, and building the registry must not load numpy.
 
 # inside DType the name ``np`` is the property below, so annotations there use this alias
-NumpyDType: TypeAlias = np.dtype[Any]
+NumpyDType: TypeAlias = "np.dtype[Any]"
 
 
 @attrs.frozen
@@ -41,15 +46,19 @@ class DType:
 
     @property
     def np(self) -> NumpyDType:
-        return np.dtype(self.numpy_name)
+        import numpy
+
+        return numpy.dtype(self.numpy_name)
 
     @property
     def storage_np(self) -> NumpyDType:
         """numpy dtype of the raw bytes in global memory (bfloat16 -> uint16)."""
+        import numpy
+
         if self.name == "bfloat16":
-            return np.dtype(np.uint16)
+            return numpy.dtype(numpy.uint16)
         if self.name == "bool":
-            return np.dtype(np.uint8)
+            return numpy.dtype(numpy.uint8)
         return self.np
 
     def __str__(self) -> str:

@@ -15,15 +15,20 @@ order is kept everywhere so that every traversal is deterministic.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import networkx as nx
 import sympy
 
 from af_core import dtypes as dt
 from af_core.errors import AttrError, GraphStructureError, UnknownOpError
 from af_core.ir.sizes import Expr, as_expr, size_symbol
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+# networkx is imported where a graph is built or walked, not with this module: the template
+# plugins import it to register themselves, and listing them (``afc plugins``) needs no graph.
 
 
 @attrs.frozen
@@ -352,6 +357,8 @@ class HintGraph:
     """An ASCIR hint graph (``ascir.HintGraph(name)``)."""
 
     def __init__(self, name: str) -> None:
+        import networkx as nx
+
         self.name = str(name)
         self._g = nx.MultiDiGraph()
         self._sizes: dict[str, SizeVar] = {}
@@ -523,6 +530,8 @@ class HintGraph:
         return [n for n in self.nodes() if n.type == op_type]
 
     def find_cycle(self) -> list[str] | None:
+        import networkx as nx
+
         if nx.is_directed_acyclic_graph(self._g):  # linear; find_cycle's edge walk is slow on long chains
             return None
         try:
@@ -533,6 +542,8 @@ class HintGraph:
 
     def topo_order(self) -> list[Node]:
         """Topological order, ties broken by insertion order (deterministic)."""
+        import networkx as nx
+
         names = nx.lexicographical_topological_sort(self._g, key=self._order.__getitem__)
         return [self.node(n) for n in names]
 

@@ -7,10 +7,7 @@ structure every template has to understand, so they ship with the core.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-import numpy as np
-import sympy
-from sympy import Expr
+from typing import TYPE_CHECKING
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
@@ -23,6 +20,13 @@ from af_core.ops.opdef import (
     require_dtype_in,
     same_as_input,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    from sympy import Expr
+
+# sympy and numpy are imported inside the rules that use them, never at import: building the
+# registry (``afc plugins`` lists it) loads these definitions and must stay light.
 
 # ---------------------------------------------------------------------------
 # boundaries
@@ -42,6 +46,8 @@ def _ref_identity(ctx: RefContext) -> np.ndarray:
 
 
 def _infer_load(ctx: InferContext) -> OutSpec:
+    import sympy
+
     offset = ctx.attrs.get("offset", 0)
     if offset is not None and sympy.sympify(offset) != 0:
         ctx.fail(
@@ -76,7 +82,7 @@ LOAD = OpDef(
     name="Load",
     inputs=("x",),
     compute_type="load",
-    attrs=(AttrSpec("offset", "expr", sympy.Integer(0), "element offset into the Data tensor"),),
+    attrs=(AttrSpec("offset", "expr", 0, "element offset into the Data tensor"),),
     infer=_infer_load,
     reference=_ref_identity,
     doc="Bring a Data tensor into the fused computation.",
@@ -86,7 +92,7 @@ STORE = OpDef(
     name="Store",
     inputs=("x",),
     compute_type="store",
-    attrs=(AttrSpec("offset", "expr", sympy.Integer(0), "element offset into the Output tensor"),),
+    attrs=(AttrSpec("offset", "expr", 0, "element offset into the Output tensor"),),
     infer=_infer_load,
     reference=_ref_identity,
     doc="Write a computed tensor towards an Output.",
@@ -133,6 +139,8 @@ def _infer_broadcast(ctx: InferContext) -> OutSpec:
 
 
 def _ref_broadcast(ctx: RefContext) -> np.ndarray:
+    import numpy as np
+
     return np.broadcast_to(ctx.inputs["x"], ctx.out_shape)
 
 
@@ -154,6 +162,8 @@ def normalize_dim(dim: int, rank: int) -> int:
 
 
 def _infer_indirect_load(ctx: InferContext) -> OutSpec:
+    import sympy
+
     data, index = ctx.input("x1"), ctx.input("x2")
     require_dtype_in(ctx, "x1", dt.INDIRECT_LOAD_INPUT, "indirect-load-input-dtype")
     if index.dtype is not None and index.dtype not in dt.INDEX:
@@ -203,6 +213,8 @@ def _infer_indirect_load(ctx: InferContext) -> OutSpec:
 
 
 def _ref_indirect_load(ctx: RefContext) -> np.ndarray:
+    import numpy as np
+
     x = ctx.inputs["x1"]
     index = ctx.inputs["x2"].astype(np.int64)
     rank = x.ndim
@@ -284,6 +296,8 @@ def _infer_reduce(ctx: InferContext) -> OutSpec:
 
 def _reduce_ref(fn: Callable[..., np.ndarray]) -> Callable[[RefContext], np.ndarray]:
     def ref(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         x = ctx.inputs["x"]
         axes = tuple(a for a, n in enumerate(ctx.out_shape) if n == 1 and x.shape[a] != 1)
         dtype = ctx.in_dtypes["x"]
@@ -296,7 +310,20 @@ def _reduce_ref(fn: Callable[..., np.ndarray]) -> Callable[[RefContext], np.ndar
     return ref
 
 
+def _numpy_reduction(name: str) -> Callable[[np.ndarray, tuple[int, ...]], np.ndarray]:
+    """``numpy.<name>`` over the given axes, dims kept (numpy imported on the first call)."""
+
+    def reduce(work: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        import numpy as np
+
+        return getattr(np, name)(work, axis=axes, keepdims=True)
+
+    return reduce
+
+
 def _mean(work: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    import numpy as np
+
     count = int(np.prod([work.shape[a] for a in axes])) if axes else 1
     if work.dtype.kind == "f":
         return np.sum(work, axis=axes, keepdims=True) * np.float32(1.0 / count)
@@ -314,9 +341,9 @@ def _reduce_op(name: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     )
 
 
-SUM = _reduce_op("Sum", lambda w, a: np.sum(w, axis=a, keepdims=True), "Sum over axes.")
-MAX = _reduce_op("Max", lambda w, a: np.max(w, axis=a, keepdims=True), "Maximum over axes.")
-MIN = _reduce_op("Min", lambda w, a: np.min(w, axis=a, keepdims=True), "Minimum over axes.")
+SUM = _reduce_op("Sum", _numpy_reduction("sum"), "Sum over axes.")
+MAX = _reduce_op("Max", _numpy_reduction("max"), "Maximum over axes.")
+MIN = _reduce_op("Min", _numpy_reduction("min"), "Minimum over axes.")
 MEAN = _reduce_op("Mean", _mean, "Mean over axes (float accumulation in float32).")
 
 CORE_OPS = (DATA, OUTPUT, LOAD, STORE, WORKSPACE, BROADCAST, INDIRECT_LOAD, SUM, MAX, MIN, MEAN)

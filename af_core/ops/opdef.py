@@ -10,14 +10,19 @@ SIMT codegen pastes ``scalar_cpp`` into a lane.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import attrs
-import numpy as np
-from sympy import Expr
 
 from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from sympy import Expr
+
+# Nothing here imports numpy or sympy: op definitions are built when the registry is (``afc
+# plugins`` lists it), and their rules import what they compute with when they run.
 
 #: Compute types; templates decide what they can fuse by these.
 COMPUTE_TYPES = (
@@ -47,12 +52,24 @@ class AttrSpec:
 
     name: str
     kind: str
-    default: Any = None
+    _default: Any = None
     doc: str = ""
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in ATTR_KINDS:
             raise ValueError(f"attr '{self.name}': kind must be one of {ATTR_KINDS}")
+
+    @property
+    def default(self) -> Any:
+        """The value of an unset attribute; an integer ``expr`` default reads as a sympy Integer.
+
+        Definitions may state it as a plain ``int`` so that building them imports no sympy.
+        """
+        if self.kind == "expr" and type(self._default) is int:
+            import sympy
+
+            return sympy.Integer(self._default)
+        return self._default
 
 
 @attrs.frozen
@@ -103,7 +120,7 @@ class RefContext:
 
 
 InferFn = Callable[[InferContext], OutSpec]
-ReferenceFn = Callable[[RefContext], np.ndarray]
+ReferenceFn = Callable[[RefContext], "np.ndarray"]
 
 
 @attrs.frozen

@@ -1,4 +1,7 @@
-"""``afc --help`` and ``afc --version`` start without the heavy libraries; ``--version`` lists every distribution."""
+"""``afc --help``, ``afc --version`` and (core only) ``afc plugins`` start without the heavy libraries.
+
+``--version`` lists every distribution.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from af_core.plugin_manager import ENTRY_POINT_GROUP
 HEAVY = ("sympy", "numpy", "networkx", "jinja2", "rich")
 
 
-def run_afc(*args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+def run_afc(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
     """Run ``python -m af_core ARGS`` and return the process and the heavy top-level modules it loaded."""
     probe = (
         "import runpy, sys\n"
@@ -30,7 +33,7 @@ def run_afc(*args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
         f"print('LOADED', *sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     loaded_line = [line for line in proc.stderr.splitlines() if line.startswith("LOADED")]
     assert loaded_line, proc.stderr
     return proc, set(loaded_line[-1].split()[1:])
@@ -47,6 +50,44 @@ def test_the_probe_sees_heavy_libraries_when_a_command_loads_them():
     proc, loaded = run_afc("plugins")
     assert proc.returncode == 0, proc.stderr
     assert "rich" in loaded  # the table printer; so an empty set above means something
+
+
+def core_only_env() -> dict[str, str]:
+    """The environment of an install with no plugin: every installed entry point disabled (so never imported)."""
+    names = sorted({ep.name for ep in md.entry_points(group=ENTRY_POINT_GROUP)})
+    return {**os.environ, "AF_DISABLE_PLUGINS": ",".join(names)}
+
+
+def test_plugins_with_only_the_core_loads_nothing_heavy_but_the_table_printer():
+    proc, loaded = run_afc("plugins", env=core_only_env())
+    assert proc.returncode == 0, proc.stderr
+    assert loaded == {"rich"}
+    assert "af-core" in proc.stdout and "register_ops" in proc.stdout
+    assert "load errors: none" in proc.stdout
+
+
+def test_the_core_registry_validates_its_ops_without_sympy_or_numpy():
+    """Building the registry runs every registration through its check; the ops it holds still work."""
+    probe = (
+        "import sys\n"
+        "from af_core.registry import get_registry\n"
+        "registry = get_registry()\n"
+        "print(*registry.names('op'))\n"
+        "print(*sorted({m.split('.')[0] for m in sys.modules} & {'sympy', 'numpy', 'networkx', 'jinja2'}))\n"
+        "print(repr(type(registry.get('op', 'Load').attr_specs['offset'].default)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=core_only_env())
+    assert proc.returncode == 0, proc.stderr
+    ops, heavy_before_use, offset_type = proc.stdout.splitlines()
+    assert {"Data", "Load", "Store", "Output", "Broadcast", "IndirectLoad", "Sum"} <= set(ops.split())
+    assert heavy_before_use == ""
+    assert "sympy" in offset_type  # an unset expr attribute still reads as a sympy expression
+
+
+def test_plugins_builds_no_graph_whatever_is_installed():
+    proc, loaded = run_afc("plugins")
+    assert proc.returncode == 0, proc.stderr
+    assert "networkx" not in loaded
 
 
 def test_version_lists_core_and_every_plugin_distribution():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -31,7 +33,22 @@ def ids(directory: Path) -> str:
 
 
 def test_eight_distributions_are_checked():
+    # af-torch (frontends/torch) has its own packaging test in its env: importing it needs torch
     assert len(DISTRIBUTIONS) == 8
+
+
+def pyproject_directories(root: Path) -> list[str]:
+    """Every directory of the source tree holding a pyproject.toml (hidden, build and dist trees skipped)."""
+    found = []
+    for here, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("build", "dist", "node_modules")]
+        if "pyproject.toml" in files:
+            found.append(Path(here).relative_to(root).as_posix())
+    return sorted(found)
+
+
+def test_the_dist_check_builds_every_distribution_of_the_tree():
+    assert sorted(_check_dist().DISTRIBUTIONS) == pyproject_directories(ROOT)
 
 
 @pytest.mark.parametrize("directory", DISTRIBUTIONS, ids=ids)
@@ -87,3 +104,48 @@ def test_plugins_declare_the_libraries_they_import(directory):
                 imported.add(node.module.split(".")[0])
     third_party = {"sympy", "numpy", "networkx", "jinja2", "attrs", "pluggy", "rich"}
     assert imported & third_party <= declared
+
+
+def _check_dist():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import check_dist
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return check_dist
+
+
+def _wheel(path: Path, metadata: str, license_file: bool) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("af_x-1.0.dist-info/METADATA", metadata)
+        if license_file:
+            zf.writestr("af_x-1.0.dist-info/licenses/LICENSE", "Apache License")
+    return path
+
+
+def test_the_dist_check_refuses_a_wheel_without_license_file_or_metadata(tmp_path):
+    check_dist = _check_dist()
+    good = "Metadata-Version: 2.4\nName: af-x\nVersion: 1.0\nLicense-Expression: Apache-2.0\nLicense-File: LICENSE\n"
+    problems: list[str] = []
+    check_dist.check_license(_wheel(tmp_path / "good.whl", good, True), problems)
+    assert problems == []
+    check_dist.check_license(_wheel(tmp_path / "bare.whl", "Metadata-Version: 2.4\nName: af-x\n", False), problems)
+    assert len(problems) == 3 and all(p.startswith("bare.whl") for p in problems)
+
+
+def test_the_dist_check_reads_a_match_only_with_the_installed_template():
+    matched_with = _check_dist().matched_with
+    row = "│ emb   │ V=100,B=4,L=8 │ simt     │ 0   │ 4     │ match  │ 0         │"
+    assert matched_with(row, {"simt"})
+    assert not matched_with(row, {"simd"})
+    assert not matched_with(row.replace("match ", "MISMATCH"), {"simt"})
+    assert matched_with(row.replace("simt    ", "simd/db "), {"simd"})
+    assert not matched_with(row.replace("simt    ", "simd/db "), {"db"})
+
+
+def test_the_dist_check_runs_the_readme_example():
+    snippet, args = _check_dist().readme_example(ROOT)
+    compile(snippet, "emb.py", "exec")
+    assert "graph = " in snippet and args[0] == "--shape"
