@@ -99,9 +99,9 @@ def test_run_with_random_and_given_inputs(tmp_path):
 
 def test_a_failing_compile_is_shown_by_its_first_diagnostic(tmp_path):
     """A kernel g++ rejects: afc run names the kernel and prints g++'s first error after the colon."""
-    import shutil
+    from af_core import toolchain
 
-    cxx = shutil.which(os.environ.get("CXX") or "g++")
+    cxx = toolchain.compiler_path()
     broken = tmp_path / "broken.h"
     broken.write_text("#error deliberately broken for this test\n")
     wrapper = tmp_path / "cxx"  # g++, plus a header with an #error in front of every kernel.cpp
