@@ -50,7 +50,7 @@ DEFAULT_CXX = "g++"
 STANDARD = "-std=c++17"
 #: The optimisation level of twin builds: the one with the least build + run time on the corpus
 #: (measured with ``python benchmarks/run_benchmarks.py --only optlevel``, table in BENCHMARKS.md).
-OPTIMIZE = "-O1"
+OPTIMIZE = "-Og"
 #: The twin's define: code under ``#if defined(AF_CPU_TWIN)`` is compiled.
 TWIN_DEFINES = ("-DAF_CPU_TWIN=1",)
 #: The warnings the twin headers' own tests compile with (warnings are errors there).
