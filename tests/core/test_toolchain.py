@@ -172,3 +172,19 @@ def test_a_missing_compiler_is_a_toolchain_error(tmp_path, monkeypatch):
         toolchain.build_program(["x.cpp"], tmp_path / "x", toolchain.TWIN)
     with pytest.raises(ToolchainError, match="not usable"):
         toolchain.compiler_version(str(tmp_path / "no-such-compiler"))
+
+
+def test_the_toolchain_is_a_leaf_module():
+    """It imports the standard library and af_core.errors only, so every layer may use it."""
+    import ast
+    import sys
+
+    tree = ast.parse(Path(toolchain.__file__).read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module)
+    outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names}
+    assert outside == {"af_core.errors"}

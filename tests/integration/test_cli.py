@@ -117,6 +117,9 @@ def test_a_failing_compile_is_shown_by_its_first_diagnostic(tmp_path):
     head, _, shown = lines[0].partition("does not compile (cxx exit 1): ")
     assert "kernel 'autofuse_g' for the twin" in head, lines[0]
     assert shown.startswith(f"{broken}:1:2: error: #error deliberately broken for this test"), lines[0]
+    debug = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=5", "--debug",
+                env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")})
+    assert debug.returncode == 3 and "Traceback" in debug.stderr and "CompileError" in debug.stderr
 
 
 def test_demo_runs_every_sample():
