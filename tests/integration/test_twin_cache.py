@@ -126,3 +126,11 @@ def test_sanitizer_builds_have_their_own_precompiled_headers(tmp_path):
     assert session.check({n: 3 for n in session.scheduled.size_names}).ok
     assert (tmp_path / f"pch-{sanitized.identity(dirs)}" / "kernel_operator.h.gch").is_file()
     assert not (tmp_path / f"pch-{plain.identity(dirs)}").exists()
+
+
+def test_a_parallel_build_gives_the_binary_of_a_serial_one(tmp_path):
+    graph = chain_graph(rank=2, dim=1, post=("Exp",))
+    serial = TwinSession(graph, runner=TwinRunner(cache_dir=tmp_path / "serial", jobs=1))
+    parallel = TwinSession(graph, runner=TwinRunner(cache_dir=tmp_path / "parallel", jobs=2))
+    assert serial.build.key == parallel.build.key
+    assert serial.build.executable.read_bytes() == parallel.build.executable.read_bytes()
