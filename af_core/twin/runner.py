@@ -130,7 +130,14 @@ class TwinParts:
 
 
 class TwinRunner:
-    """Builds (cached) and runs generated kernels on the CPU twin."""
+    """Builds (cached) and runs generated kernels on the CPU twin.
+
+    ``sanitize`` builds with ASan and UBSan; ``optimize`` overrides the
+    optimisation level (default :data:`af_core.toolchain.OPTIMIZE`, for
+    measurements); ``jobs`` compiler processes run at once; ``pch=False``
+    builds without the precompiled twin headers. All but ``jobs`` are part of
+    the cache key (a parallel build links the binary a serial one does).
+    """
 
     def __init__(self, platform: Platform | None = None, *, cache_dir: Path | None = None,
                  sanitize: bool = False, cxx: str | None = None, timeout: float = 300.0,
