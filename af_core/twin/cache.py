@@ -6,8 +6,9 @@ a twin build (``<24 hex digits>`` with the binary and its checksum file), a
 compiled host tiling (``tiling-<24 hex digits>`` with ``libtiling.so``), and
 the parts every twin build of one twin-header version and flag set shares:
 the precompiled twin headers (``pch-<24 hex digits>``) and the harness
-main's object (``harness-<24 hex digits>``). Anything else in the directory (a build in progress, a user's file) is not
-an entry and is never evicted or cleared.
+main's object (``harness-<24 hex digits>``). Anything else in the directory
+(a build in progress, a user's file) is not an entry and is never evicted or
+cleared.
 
 An entry's directory mtime is its last use (touched on every use). After a
 build, entries are evicted least recently used first until the entries
