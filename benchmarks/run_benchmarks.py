@@ -4,7 +4,8 @@
     python benchmarks/run_benchmarks.py -o BENCHMARKS.md
     python benchmarks/run_benchmarks.py --only compile,tiling
 
-Sections: compile latency (schedule + codegen, no g++), generated host tiling
+Sections: new graph -> first twin result beside torch.compile's first call,
+compile latency (schedule + codegen, no g++), generated host tiling
 (ns per call, a generated C++ micro-benchmark), g++ build time, data movement
 on a fixed suite and on the workload corpus (twin counters against the
 minimum and the one-read-per-lane baseline), and selection quality on a
@@ -15,6 +16,7 @@ selection do not (the twin counts, it does not time).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import subprocess
@@ -26,6 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
+from af_core import toolchain
 from af_core.autofuser import Autofuser
 from af_core.builders import GraphBuilder, embedding, gather
 from af_core.errors import AfError
@@ -132,8 +135,8 @@ def host_tiling_ns(graph, size_sets: list[dict[str, int]]) -> tuple[float, int, 
         (d / "tiling.cpp").write_text(result.tiling)
         (d / "autofuse_tiling_data.h").write_text(result.tiling_data)
         (d / "bench.cpp").write_text(source)
-        subprocess.run(["g++", "-std=c++17", "-O2", "-I.", "tiling.cpp", "bench.cpp", "-o", "bench"], cwd=d,
-                       check=True, capture_output=True)
+        toolchain.build_program(["tiling.cpp", "bench.cpp"], d / "bench", toolchain.HOST_TILING.replace(pic=False, warnings=()),
+                                includes=["."], what="host tiling benchmark")
         out = subprocess.run([str(d / "bench")], capture_output=True, text=True, check=True).stdout.split()
     return float(out[0]), int(out[1]), len(scheduled.cases)
 
@@ -162,7 +165,108 @@ def bench_tiling() -> str:
                   "heap allocations in 1.4M calls"], rows)
 
 
-# -- g++ build time -----------------------------------------------------------------
+# -- g++ build time and new graph -> first twin result ----------------------------------
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (the compilers and twin runs)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def load_average() -> str:
+    try:
+        return ", ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+STEPS = ("pch", "harness main", "kernel", "tiling", "link")
+
+
+def first_results(cache: Path, rounds: int = 3) -> list[dict]:
+    """New graph -> first twin result for every sample, ``rounds`` times (each round renames the graphs).
+
+    One graph outside the samples is built first, so the parts every build
+    shares (precompiled twin headers, harness main) exist, as they do after a
+    process's first build; every sample is then new to the cache.
+    """
+    runner = TwinRunner(cache_dir=cache)
+    start = time.perf_counter()
+    warm = TwinSession(chain_graph(rank=3, dim=1), runner=runner)
+    rows = [{"name": "(first build: shared parts + kernel)", "seconds": time.perf_counter() - start,
+             "cpu": None, "timings": dict(warm.build.timings), "round": -1}]
+    samples = installed_samples()
+    for rnd in range(rounds):
+        for sample in samples:
+            graph = sample.build()
+            graph.name = f"{graph.name}_{rnd}"
+            cpu = children_cpu()
+            start = time.perf_counter()
+            session = TwinSession(graph, runner=runner)
+            run = session.check(sample.shapes[0], seed=1)
+            seconds = time.perf_counter() - start
+            if not run.ok:
+                raise AssertionError(f"{sample.name}: {run.describe()}")
+            rows.append({"name": sample.name, "seconds": seconds, "cpu": children_cpu() - cpu,
+                         "timings": dict(session.build.timings), "round": rnd})
+    return rows
+
+
+def torch_first_calls(python: str) -> dict[str, float] | str:
+    """torch.compile first call of each sample on CPU, run by ``python`` (seconds by sample, or why not)."""
+    script = Path(__file__).with_name("torch_first_call.py")
+    proc = subprocess.run([python, str(script)], capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        return f"torch run failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}"
+    return {k: float(v) for k, v in (line.split() for line in proc.stdout.splitlines() if line.strip())}
+
+
+def torch_python() -> str | None:
+    """An interpreter that imports torch: this one, else ``AF_BENCH_TORCH_PYTHON``; None when neither."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("torch") is not None:
+        return sys.executable
+    return os.environ.get("AF_BENCH_TORCH_PYTHON") or None
+
+
+def bench_first_result() -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = first_results(Path(tmp))
+    first, rows = rows[0], rows[1:]
+    by_name: dict[str, list[dict]] = {}
+    for r in rows:
+        by_name.setdefault(r["name"], []).append(r)
+    python = torch_python()
+    torch_times = torch_first_calls(python) if python else "torch is not importable here (set AF_BENCH_TORCH_PYTHON)"
+    table_rows = []
+    for name, runs in by_name.items():
+        med = statistics.median(r["seconds"] for r in runs)
+        cpu = statistics.median(r["cpu"] for r in runs)
+        parts = {k: statistics.median(r["timings"].get(k, 0.0) for r in runs) for k in STEPS[2:]}
+        t = f"{torch_times[name]:.2f}" if isinstance(torch_times, dict) and name in torch_times else "-"
+        table_rows.append([name, f"{med:.2f}", f"{cpu:.2f}", *(f"{parts[k]:.2f}" for k in STEPS[2:]), t])
+    overall = statistics.median(r["seconds"] for r in rows)
+    text = table(["sample", "af: new graph -> first twin result (s, median)", "compiler + run CPU s",
+                  "kernel s", "tiling + harness table s", "link s", "torch.compile first call (s)"], table_rows)
+    text += (f"\n\n- af, median over {len(by_name)} samples x {len(rows) // len(by_name)} rounds: {overall:.2f} s "
+             "(schedule + codegen + g++ + twin run + reference comparison; warm process, shared parts built)\n")
+    text += ("- the shared parts, built once per twin-header version and flag set: "
+             + ", ".join(f"{k} {first['timings'][k]:.2f} s" for k in STEPS[:2] if k in first["timings"])
+             + f" (first build of a process on an empty cache: {first['seconds']:.2f} s in all)\n")
+    if isinstance(torch_times, dict):
+        tmed = statistics.median(torch_times[n] for n in by_name if n in torch_times)
+        text += (f"- torch.compile (Inductor, CPU) first call of a new function, median over the samples: "
+                 f"{tmed:.2f} s (warm process: one other function compiled first; "
+                 f"{torch_times.get('_first_in_process', float('nan')):.2f} s for that one)\n")
+    else:
+        text += f"- torch.compile: skipped, {torch_times}\n"
+    text += f"- load average during the run: {load_average()} (on {os.cpu_count()} cores)\n"
+    return text
+
+
 def bench_build() -> str:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -171,10 +275,49 @@ def bench_build() -> str:
             fuser = Autofuser()
             result = fuser.generate(fuser.schedule(sample.build()))
             start = time.perf_counter()
-            runner.build(result)
+            build = runner.build(result)
             seconds = time.perf_counter() - start
-            rows.append([sample.name, len(result.kernel.splitlines()), f"{seconds:.2f}"])
-    return table(["graph (all installed templates)", "kernel lines", "g++ kernel + tiling + harness (s)"], rows)
+            t = build.timings
+            rows.append([sample.name, len(result.kernel.splitlines()), f"{seconds:.2f}",
+                         *(f"{t[k]:.2f}" if k in t else "cached" for k in STEPS)])
+    text = table(["graph (all installed templates)", "kernel lines", "g++ build (s)", "precompiled twin headers",
+                  "harness main", "kernel", "tiling + infer_shape + harness table", "link"], rows)
+    return text + (f"\n\nThe first row builds the shared parts (twin headers precompiled, harness main) in "
+                   f"parallel; kernel and host side compile in parallel; load average {load_average()}.\n")
+
+
+def bench_optlevel(progress: Progress, levels: tuple[str, ...] = ("-O0", "-Og", "-O1", "-O2"),
+                   limit: int | None = None) -> str:
+    """Build time against twin run time per optimisation level, on the corpus shapes (all cases run)."""
+    workloads = load_workloads()[:limit]
+    task = progress.add_task("optimisation levels", total=len(levels) * len(workloads))
+    rows = []
+    for level in levels:
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = TwinRunner(cache_dir=Path(tmp), optimize=level)
+            TwinSession(chain_graph(rank=3, dim=1), runner=runner)  # the shared parts, not counted
+            build_wall = build_cpu = run_wall = run_cpu = 0.0
+            runs = 0
+            for w in workloads:
+                cpu, start = children_cpu(), time.perf_counter()
+                session = TwinSession(w.graph, runner=runner)
+                build_wall += time.perf_counter() - start
+                build_cpu += children_cpu() - cpu
+                inputs = session.inputs({}, seed=1, distribution=w.distribution)
+                for case in session.scheduled.cases:
+                    cpu, start = children_cpu(), time.perf_counter()
+                    try:
+                        session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
+                    except AfError:
+                        continue
+                    run_wall += time.perf_counter() - start
+                    run_cpu += children_cpu() - cpu
+                    runs += 1
+                progress.advance(task)
+        rows.append([level, len(workloads), f"{build_wall:.1f}", f"{build_cpu:.1f}", runs, f"{run_wall:.1f}",
+                     f"{run_cpu:.1f}", f"{build_wall + run_wall:.1f}"])
+    return table(["level", "workloads", "build wall s", "build CPU s", "twin runs", "run wall s", "run CPU s",
+                  "build + run wall s"], rows) + f"\n\nLoad average at the end: {load_average()}.\n"
 
 
 # -- data movement --------------------------------------------------------------------
@@ -368,19 +511,24 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = ("compile", "tiling", "build", "traffic", "corpus", "cores", "selection")
+SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "selection")
+#: Sections run only when asked for with --only.
+EXTRA_SECTIONS = ("optlevel",)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", help="write the markdown here (default: stdout)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS + EXTRA_SECTIONS}")
+    parser.add_argument("--workloads", type=int, default=None, help="optlevel: the first N corpus workloads only")
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     parts = [f"Measured on {platform.machine()}, Python {platform.python_version()}, "
-             f"{subprocess.run(['g++', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}; "
+             f"{toolchain.compiler_version()}; "
              f"twin runs on {CORES} emulated cores.\n"]
     with Progress(console=console, disable=not console.is_terminal) as progress:
+        if "first" in only:
+            parts.append("## New graph -> first twin result, beside torch.compile\n\n" + bench_first_result())
         if "compile" in only:
             parts.append("## Compile latency (schedule + codegen, no g++)\n\n" + bench_compile())
         if "tiling" in only:
@@ -396,6 +544,9 @@ def main(argv: list[str]) -> int:
         if "cores" in only:
             parts.append("## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
                          "\n\n" + bench_cores(progress))
+        if "optlevel" in only:
+            parts.append("## Optimisation level of twin builds: build time against run time (corpus)\n\n"
+                         + bench_optlevel(progress, limit=args.workloads))
         if "selection" in only:
             parts.append("## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
                          + bench_selection(progress))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import attrs
 
+from af_core import toolchain
 from af_core.ascendc.cache import default_cache_dir, digest, write_atomic
 from af_core.ascendc.diagnostics import Diagnostic, parse_errors
 from af_core.ascendc.source import AscendcSource, find_source
@@ -68,27 +68,17 @@ class KernelCheck:
         return "\n".join(shown + ([f"... and {more} more error(s)"] if more > 0 else []))
 
 
-def _compiler() -> str:
-    return os.environ.get("CXX") or "g++"
-
-
-def _compiler_version(cxx: str) -> str:
-    try:
-        return subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60).stdout
-    except OSError as exc:
-        raise FileNotFoundError(f"C++ compiler '{cxx}' not found ({exc})") from None
-
-
 class AscendcChecker:
     """g++ type checks of kernels against one official header tree (thread-safe)."""
 
     def __init__(self, source: AscendcSource, *, cache_dir: Path | None = None, pch: bool | None = None) -> None:
         self.source = source
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.cxx = _compiler()
+        self.cxx = toolchain.compiler()
         self.use_pch = pch if pch is not None else os.environ.get(PCH_ENV, "1") != "0"
         self._tiling_dir = generate_tiling_header(source, self.cache_dir)
-        self.identity = digest(source.identity, standins_digest(), " ".join(FLAGS), _compiler_version(self.cxx))
+        self.identity = digest(source.identity, standins_digest(), " ".join(FLAGS),
+                               toolchain.compiler_version(self.cxx))
         self._pch_lock = threading.Lock()
         self._pch: Path | None = None
         self._pch_tried = False
@@ -123,9 +113,9 @@ class AscendcChecker:
                 try:
                     (work / _PCH_HEADER).write_text('#include "kernel_operator.h"\n', encoding="utf-8")
                     start = time.perf_counter()
-                    run = subprocess.run([self.cxx, *FLAGS, *self.include_flags(), "-x", "c++-header",
-                                          str(work / _PCH_HEADER), "-o", str(work / f"{_PCH_HEADER}.gch")],
-                                         capture_output=True, text=True, timeout=TIMEOUT_S)
+                    run = toolchain.run([self.cxx, *FLAGS, *self.include_flags(), "-x", "c++-header",
+                                         str(work / _PCH_HEADER), "-o", str(work / f"{_PCH_HEADER}.gch")],
+                                        what="kernel_operator.h (precompiled)", timeout=TIMEOUT_S, check=False)
                     self.pch_seconds = time.perf_counter() - start
                     if run.returncode != 0:
                         return None  # kernels are then checked without it, and show the header's errors
@@ -174,7 +164,7 @@ class AscendcChecker:
             if pch is not None:
                 cmd += ["-include", str(pch)]
             start = time.perf_counter()
-            run = subprocess.run([*cmd, str(kernel)], capture_output=True, text=True, timeout=TIMEOUT_S)
+            run = toolchain.run([*cmd, str(kernel)], what="kernel.cpp", timeout=TIMEOUT_S, check=False)
             seconds = time.perf_counter() - start
             log = run.stderr.replace(str(kernel), "kernel.cpp")
             errors = parse_errors(log, self.classify, "kernel.cpp")

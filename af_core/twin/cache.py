@@ -1,11 +1,14 @@
 """The twin's build cache on disk: where it is, what counts as an entry, and keeping it bounded.
 
 The cache is ``AF_TWIN_CACHE`` when set, else ``$XDG_CACHE_HOME/af-twin``,
-else ``~/.cache/af-twin``. It holds two kinds of entries, each a directory:
-a twin build (``<24 hex digits>`` with the binary and its checksum file) and
-a compiled host tiling (``tiling-<24 hex digits>`` with ``libtiling.so``).
-Anything else in the directory (a build in progress, a user's file) is not
-an entry and is never evicted or cleared.
+else ``~/.cache/af-twin``. It holds four kinds of entries, each a directory:
+a twin build (``<24 hex digits>`` with the binary and its checksum file), a
+compiled host tiling (``tiling-<24 hex digits>`` with ``libtiling.so``), and
+the parts every twin build of one twin-header version and flag set shares:
+the precompiled twin headers (``pch-<24 hex digits>``) and the harness
+main's object (``harness-<24 hex digits>``). Anything else in the directory
+(a build in progress, a user's file) is not an entry and is never evicted or
+cleared.
 
 An entry's directory mtime is its last use (touched on every use). After a
 build, entries are evicted least recently used first until the entries
@@ -20,6 +23,7 @@ import os
 import re
 import shutil
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
@@ -38,6 +42,7 @@ DEFAULT_MAX_MB = 2048
 
 _BUILD_NAME = re.compile(r"[0-9a-f]{24}")
 _TILING_NAME = re.compile(r"tiling-[0-9a-f]{24}")
+_PARTS_NAME = re.compile(r"(?:pch|harness)-[0-9a-f]{24}")
 
 
 def default_cache_dir() -> Path:
@@ -84,7 +89,8 @@ def is_entry(path: Path) -> bool:
     """True for a cache entry: a real directory (not a symlink) named and filled like one.
 
     A twin build's entry carries its checksum file, a host tiling's its
-    library; scratch directories of builds (``<key>.<random>``) never match.
+    library, a shared part its one compiled file (``*.gch`` or ``*.o``);
+    scratch directories of builds (``<key>.<random>``) never match.
     """
     if path.is_symlink() or not path.is_dir():
         return False
@@ -92,6 +98,8 @@ def is_entry(path: Path) -> bool:
         marker = path / CHECKSUM_FILE
     elif _TILING_NAME.fullmatch(path.name):
         marker = path / "libtiling.so"
+    elif _PARTS_NAME.fullmatch(path.name):
+        marker = next((p for p in sorted(path.iterdir()) if p.suffix in (".gch", ".o")), path / "missing")
     else:
         return False
     return marker.is_file() and not marker.is_symlink()
@@ -154,15 +162,16 @@ def discard_entry(entry: Path) -> None:
     remove_entry(entry)
 
 
-def evict(cache_dir: Path, max_bytes: int, *, keep: Path | None = None) -> list[CacheEntry]:
-    """Remove least recently used entries until the entries fit in ``max_bytes``; ``keep`` stays."""
+def evict(cache_dir: Path, max_bytes: int, *, keep: Path | Sequence[Path] | None = None) -> list[CacheEntry]:
+    """Remove least recently used entries until the entries fit in ``max_bytes``; ``keep`` (one or more) stays."""
+    kept = {keep.name} if isinstance(keep, Path) else {k.name for k in keep or ()}
     found = entries(cache_dir)
     total = sum(e.size for e in found)
     removed = []
     for e in found:
         if total <= max_bytes:
             break
-        if keep is not None and e.path.name == keep.name:
+        if e.path.name in kept:
             continue
         if remove_entry(e.path):
             removed.append(e)

@@ -11,16 +11,19 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import subprocess
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from af_core.codegen.codegen import CodegenResult
-from af_core.errors import TwinError
+from af_core import toolchain
 from af_core.twin.cache import default_cache_dir, touch
+
+if TYPE_CHECKING:
+    from af_core.codegen.codegen import CodegenResult
 
 
 @attrs.frozen
@@ -36,27 +39,27 @@ class NativeTiling:
 
     def __init__(self, result: CodegenResult, *, cache_dir: Path | None = None, cxx: str | None = None) -> None:
         self.result = result
-        cxx = cxx or os.environ.get("CXX", "g++")
+        cxx = cxx or toolchain.compiler()
+        flags = toolchain.HOST_TILING
         text = result.tiling + result.tiling_data
-        key = hashlib.sha256((text + cxx).encode()).hexdigest()[:24]
+        key = hashlib.sha256("\0".join([text, cxx, *flags.args()]).encode()).hexdigest()[:24]
         directory = (cache_dir or default_cache_dir()) / f"tiling-{key}"
         lib = directory / "libtiling.so"
         if not lib.exists():
             directory.parent.mkdir(parents=True, exist_ok=True)
             work = Path(tempfile.mkdtemp(prefix=f"tiling-{key}.", dir=directory.parent))
-            (work / "tiling.cpp").write_text(result.tiling)
-            (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
-            cmd = [cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-Werror", "-I.", "tiling.cpp",
-                   "-o", "libtiling.so"]
-            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise TwinError(f"host tiling of '{result.kernel_name}' does not compile:\n{proc.stderr[-4000:]}",
-                                log=proc.stderr)
             try:
-                os.replace(work, directory)
-            except OSError:
-                if not lib.exists():
-                    raise
+                (work / "tiling.cpp").write_text(result.tiling)
+                (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
+                toolchain.build_program(["tiling.cpp"], work / "libtiling.so", flags.replace(extra=("-shared",)),
+                                        includes=["."], what=f"host tiling of '{result.kernel_name}'", cxx=cxx)
+                try:
+                    os.replace(work, directory)
+                except OSError:
+                    if not lib.exists():
+                        raise
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
         touch(directory)  # last use, for the cache's least-recently-used eviction
         self.library = ctypes.CDLL(str(lib))
         fields = [(name, ctypes.c_int64) for name in result.struct_fields]

@@ -1,15 +1,23 @@
 """Build generated kernels with g++ against the CPU twin and run them.
 
-A build compiles ``kernel.cpp`` + ``tiling.cpp`` + a generated harness into
-one executable, cached by a hash of every source, every twin header and the
-compiler flags (where: :mod:`af_core.twin.cache`). A cache
-entry records the SHA-256 of its binary and is checked before each use; a
-broken entry (a truncated binary, say) is rebuilt. Scratch directories of
-builds that were killed are removed by the next build, and least recently
-used entries once the cache outgrows its bound. A run
-writes the inputs' global-memory bytes to a scratch directory, runs the
-executable (one process per run: a sanitizer abort cannot take the caller
-down) and reads back the outputs, the tiling data and the counters.
+A build compiles ``kernel.cpp`` and, at the same time, ``tiling.cpp`` +
+``infer_shape.cpp`` + the harness table (:mod:`af_core.twin.harness`), and
+links them with the harness main. What does not depend on the graph is built
+once per twin-header content, flag set and compiler and kept in the cache
+beside the builds: the twin headers precompiled (``pch-<key>``) and the
+harness main's object (``harness-<key>``). Everything goes through
+:mod:`af_core.toolchain` (the compiler, the flags, the parallel compiles,
+the messages of a failing compile).
+
+A build is cached by a hash of every source, every twin header, the harness
+main and the flags (where: :mod:`af_core.twin.cache`). A cache entry records
+the SHA-256 of its binary and is checked before each use; a broken entry (a
+truncated binary, say) is rebuilt. Scratch directories of builds that were
+killed are removed by the next build, and least recently used entries once
+the cache outgrows its bound. A run writes the inputs' global-memory bytes
+to a scratch directory, runs the executable (one process per run: a
+sanitizer abort cannot take the caller down) and reads back the outputs, the
+tiling data and the counters.
 """
 
 from __future__ import annotations
@@ -22,18 +30,18 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import attrs
-import jinja2
 import numpy as np
 
-from af_core import __version__
 from af_core import dtypes as dt
+from af_core import toolchain
 from af_core.ascendc.gate import require_official
-from af_core.codegen.codegen import MAX_RANK, CodegenResult
-from af_core.codegen.jinja import ENV
+from af_core.codegen.codegen import CodegenResult
 from af_core.errors import ToolchainError, TwinError
 from af_core.inputs import GraphInputs
 from af_core.platform import Platform
@@ -52,13 +60,15 @@ from af_core.twin.cache import (  # noqa: F401 - CHECKSUM_FILE, OWNER_FILE and d
     max_cache_bytes,
     touch,
 )
+from af_core.twin.harness import GRAPH_HEADER, HARNESS_DIR, MAIN_SOURCE, harness_table
 
-BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
-SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
+#: The twin build's flags (command-line form), without and with the sanitizers.
+BASE_FLAGS = tuple(toolchain.TWIN.args())
+SANITIZE_FLAGS = toolchain.SANITIZE_FLAGS
+#: The entry header of the twin that kernels include first; it is precompiled.
+ENTRY_HEADER = "kernel_operator.h"
+MAIN_OBJECT = "af_harness_main.o"
 _ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[\w-]+) core=(?P<core>-?\d+): (?P<message>.*)")
-#: The twin's own templates (af_core/twin/templates: the harness), rendered with the code generator's
-#: settings and filters.
-_TWIN_TEMPLATES = ENV.overlay(loader=jinja2.PackageLoader("af_core", "twin/templates"))
 
 
 class TwinSanitizerError(TwinError):
@@ -87,6 +97,8 @@ class TwinBuild:
     key: str
     result: CodegenResult
     cached: bool
+    #: wall seconds of each step of this build ("pch", "harness main", "kernel", "tiling", "link"); empty if cached
+    timings: Mapping[str, float] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -103,36 +115,44 @@ class TwinRun:
         return int(self.counters[name])
 
 
-def _compiler_version(cxx: str) -> str:
-    try:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise ToolchainError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
-    return out.splitlines()[0] if out else cxx
+@attrs.frozen
+class TwinParts:
+    """What every twin build links or includes, built once per twin identity.
 
+    ``pch`` is the directory holding ``kernel_operator.h.gch`` (None when no
+    twin include directory has the entry header), ``main`` the harness main's
+    object file.
+    """
 
-def _header_digest(dirs: list[str]) -> str:
-    h = hashlib.sha256()
-    for d in dirs:
-        for path in sorted(Path(d).rglob("*")):
-            if path.is_file():
-                h.update(str(path.relative_to(d)).encode())
-                h.update(path.read_bytes())
-    return h.hexdigest()
+    identity: str
+    pch: Path | None
+    main: Path
 
 
 class TwinRunner:
-    """Builds (cached) and runs generated kernels on the CPU twin."""
+    """Builds (cached) and runs generated kernels on the CPU twin.
+
+    ``sanitize`` builds with ASan and UBSan; ``optimize`` overrides the
+    optimisation level (default :data:`af_core.toolchain.OPTIMIZE`, for
+    measurements); ``jobs`` compiler processes run at once; ``pch=False``
+    builds without the precompiled twin headers. All but ``jobs`` are part of
+    the cache key (a parallel build links the binary a serial one does).
+    """
 
     def __init__(self, platform: Platform | None = None, *, cache_dir: Path | None = None,
-                 sanitize: bool = False, cxx: str | None = None, timeout: float = 300.0) -> None:
+                 sanitize: bool = False, cxx: str | None = None, timeout: float = 300.0,
+                 optimize: str | None = None, jobs: int = 2, pch: bool = True) -> None:
         from af_core.platform import current_platform
 
         self.platform = platform or current_platform()
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.sanitize = sanitize
-        self.cxx = cxx or os.environ.get("CXX", "g++")
+        self.cxx = cxx or toolchain.compiler()
         self.timeout = timeout
+        self.jobs = jobs
+        self.use_pch = pch
+        self.build_flags = toolchain.TWIN.replace(sanitize=sanitize,
+                                                  optimize=optimize or toolchain.TWIN.optimize)
         self._lock = threading.Lock()
 
     # -- build -------------------------------------------------------------
@@ -146,38 +166,67 @@ class TwinRunner:
         return dirs
 
     def flags(self) -> list[str]:
-        return list(BASE_FLAGS) + (list(SANITIZE_FLAGS) if self.sanitize else [])
+        return self.build_flags.args()
 
     def harness(self, result: CodegenResult) -> str:
-        return _TWIN_TEMPLATES.get_template("harness.cpp.j2").render(
-            name=result.kernel_name,
-            version=__version__,
-            size_names=list(result.size_names),
-            params=[io.param for io in result.inputs + result.outputs],
-            inputs=result.inputs,
-            outputs=result.outputs,
-            fields=list(result.struct_fields),
-            max_rank=MAX_RANK,
-        )
+        """The harness table of ``result`` (``harness.cpp``); the harness main is the same for every kernel."""
+        return harness_table(result)
+
+    def identity(self, dirs: list[str]) -> str:
+        """A hash of what every build shares: compiler, flags, twin headers, harness main."""
+        return _digest(toolchain.compiler_version(self.cxx), " ".join(self.flags()), toolchain.tree_digest(dirs),
+                       MAIN_SOURCE.read_text(encoding="utf-8"), GRAPH_HEADER.read_text(encoding="utf-8"),
+                       "pch" if self.use_pch else "no-pch")[:24]
+
+    def parts(self, dirs: list[str] | None = None, timings: dict[str, float] | None = None) -> TwinParts:
+        """The precompiled twin headers and the harness main's object, built (in parallel) when missing."""
+        dirs = dirs if dirs is not None else self.include_dirs()
+        ident = self.identity(dirs)
+        pch_dir = self.cache_dir / f"pch-{ident}"
+        main_dir = self.cache_dir / f"harness-{ident}"
+        has_entry = any((Path(d) / ENTRY_HEADER).is_file() for d in dirs)
+        want_pch = self.use_pch and has_entry
+        timings = timings if timings is not None else {}
+
+        def build_pch() -> None:
+            start = time.perf_counter()
+            toolchain.precompile(ENTRY_HEADER, pch_dir, self.build_flags, includes=dirs, cxx=self.cxx,
+                                 what="the twin headers (precompiled)")
+            timings["pch"] = time.perf_counter() - start
+
+        def build_main() -> None:
+            start = time.perf_counter()
+            _compile_atomically(MAIN_SOURCE, main_dir, MAIN_OBJECT, self.build_flags,
+                                [str(HARNESS_DIR), *dirs], self.cxx)
+            timings["harness main"] = time.perf_counter() - start
+
+        jobs = [job for job, missing in ((build_pch, want_pch and not (pch_dir / f"{ENTRY_HEADER}.gch").is_file()),
+                                         (build_main, not (main_dir / MAIN_OBJECT).is_file())) if missing]
+        if jobs:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(jobs)))) as pool:
+                for future in [pool.submit(job) for job in jobs]:
+                    future.result()
+        for entry in (pch_dir if want_pch else None, main_dir):
+            if entry is not None:
+                touch(entry)
+        return TwinParts(ident, pch_dir if want_pch else None, main_dir / MAIN_OBJECT)
 
     def build(self, result: CodegenResult) -> TwinBuild:
         require_official(result.kernel, result.kernel_name)  # AF_ASCENDC_CHECK: the real API must accept it too
         dirs = self.include_dirs()
-        harness = self.harness(result)
         sources = {
             "kernel.cpp": result.kernel,
             "tiling.cpp": result.tiling,
             "autofuse_tiling_data.h": result.tiling_data,
             "infer_shape.cpp": result.infer_shape,
-            "harness.cpp": harness,
+            "harness.cpp": self.harness(result),
         }
         h = hashlib.sha256()
         for name in sorted(sources):
             h.update(name.encode())
             h.update(sources[name].encode())
-        h.update(" ".join(self.flags()).encode())
-        h.update(_header_digest(dirs).encode())
-        h.update(_compiler_version(self.cxx).encode())
+        h.update(self.identity(dirs).encode())
         key = h.hexdigest()[:24]
         final = self.cache_dir / key
         exe = final / "harness"
@@ -186,20 +235,15 @@ class TwinRunner:
                 touch(final)
                 return TwinBuild(exe, final, key, result, True)
             discard_entry(final)  # truncated or tampered with: build it again
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        timings: dict[str, float] = {}
+        parts = self.parts(dirs, timings)
         clean_stale_builds(self.cache_dir)
         work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=self.cache_dir))
         try:
             (work / OWNER_FILE).write_text(_owner_text(), encoding="utf-8")
             for name, text in sources.items():
                 (work / name).write_text(text, encoding="utf-8")
-            cmd = [self.cxx, *self.flags(), *(f"-I{d}" for d in dirs), f"-I{work}",
-                   "kernel.cpp", "tiling.cpp", "infer_shape.cpp", "harness.cpp", "-o", "harness"]
-            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
-            if proc.returncode != 0:
-                log = proc.stderr[-20000:]
-                raise TwinError(f"g++ failed to build kernel '{result.kernel_name}' for the twin "
-                                f"(exit {proc.returncode}):\n{_first_errors(log)}", log=log)
+            self._compile(result, work, dirs, parts, timings)
             (work / CHECKSUM_FILE).write_text(file_digest(work / "harness"), encoding="utf-8")
             (work / OWNER_FILE).unlink()
             try:
@@ -211,8 +255,40 @@ class TwinRunner:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
         touch(final)
-        evict(self.cache_dir, max_cache_bytes(), keep=final)
-        return TwinBuild(exe, final, key, result, False)
+        evict(self.cache_dir, max_cache_bytes(), keep=[final, parts.main.parent, *([parts.pch] if parts.pch else [])])
+        return TwinBuild(exe, final, key, result, False, timings)
+
+    def _compile(self, result: CodegenResult, work: Path, dirs: list[str], parts: TwinParts,
+                 timings: dict[str, float]) -> None:
+        """Kernel and host side compiled at once, then linked with the harness main; objects removed after."""
+        includes = [str(work)]
+        local_pch = work / f"{ENTRY_HEADER}.gch"
+        if parts.pch is not None:
+            # a link in the kernel's own directory, found first and kept alive if the entry is evicted meanwhile
+            if not _link_or_copy(parts.pch / f"{ENTRY_HEADER}.gch", local_pch, copy=False):
+                includes.append(str(parts.pch))
+        main = work / MAIN_OBJECT
+        _link_or_copy(parts.main, main, copy=True)
+        name = result.kernel_name
+        units = [
+            toolchain.Unit(("kernel.cpp",), f"kernel '{name}' for the twin", self.build_flags,
+                           (*includes, *dirs)),
+            toolchain.Unit(("tiling.cpp", "infer_shape.cpp", "harness.cpp"),
+                           f"host tiling and harness table of '{name}' for the twin", self.build_flags,
+                           (str(work), str(HARNESS_DIR))),
+        ]
+        step: dict[str, float] = {}
+        try:
+            objects = toolchain.compile_units(units, work, jobs=self.jobs, cxx=self.cxx, timings=step)
+            timings["kernel"] = step[units[0].what]
+            timings["tiling"] = step[units[1].what]
+            start = time.perf_counter()
+            toolchain.link([*objects, MAIN_OBJECT], "harness", work, self.build_flags,
+                           what=f"twin executable of '{name}'", cxx=self.cxx)
+            timings["link"] = time.perf_counter() - start
+        finally:
+            for leftover in [local_pch, main, *(work / o for u in units for o in u.objects())]:
+                leftover.unlink(missing_ok=True)
 
     # -- run ---------------------------------------------------------------
     def run(self, build: TwinBuild, inputs: GraphInputs, *, core_num: int | None = None,
@@ -289,6 +365,42 @@ def _from_storage(raw: bytes, dtype: dt.DType, shape: tuple[int, ...]) -> np.nda
     return np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
 
 
-def _first_errors(log: str, limit: int = 40) -> str:
-    lines = [line for line in log.splitlines() if "error" in line or "note:" in line]
-    return "\n".join((lines or log.splitlines())[:limit])
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _link_or_copy(source: Path, target: Path, *, copy: bool) -> bool:
+    """A hard link of ``source`` at ``target`` (a copy when links fail and ``copy``); False if neither."""
+    try:
+        os.link(source, target)
+        return True
+    except OSError:
+        if not copy:
+            return False
+    shutil.copyfile(source, target)
+    return True
+
+
+def _compile_atomically(source: Path, directory: Path, obj: str, flags: toolchain.Flags, includes: list[str],
+                        cxx: str) -> Path:
+    """``directory/obj`` compiled from ``source``, built in a scratch directory and renamed into place."""
+    target = directory / obj
+    if target.is_file():
+        return target
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f"{directory.name}.", dir=directory.parent))
+    try:
+        unit = toolchain.Unit((str(source),), "the twin harness main", flags, tuple(includes))
+        toolchain.run([*unit.command(cxx), "-o", str(work / obj)], what=unit.what, cwd=work)
+        try:
+            os.rename(work, directory)
+        except OSError:
+            if not target.is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import shutil
-import subprocess
 
 import pytest
 import sympy
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from af_core import toolchain
 from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, to_cpp
 from af_core.errors import CodegenError
 from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
@@ -44,10 +43,16 @@ OPS = {
 DIVISIONS = {3, 4, 5, 6, 7, 8}
 
 
+def _ubsan_library(work, source: str, name: str, optimize: str):
+    """``source`` as a shared library with the host tiling's flags and UBSan (any overflow aborts)."""
+    flags = toolchain.HOST_TILING.replace(optimize=optimize,
+                                          extra=("-fsanitize=undefined", "-fno-sanitize-recover=all", "-shared"))
+    return toolchain.build_program([source], work / name, flags, what=name)
+
+
 @functools.cache
 def library(tmp_dir: str):
-    cxx = shutil.which("g++")
-    if cxx is None:
+    if toolchain.compiler_path() is None:
         pytest.skip("no C++ compiler")
     cases_checked = "\n".join(f"        case {k}: return {to_cpp(e, checked=True)};" for k, e in OPS.items())
     cases_plain = "\n".join(f"        case {k}: return {to_cpp(e)};" for k, e in OPS.items())
@@ -82,11 +87,7 @@ extern "C" int64_t af_plain(int op, int64_t a, int64_t b) {{
 
     work = Path(tmp_dir)
     (work / "ops.cpp").write_text(source)
-    cmd = [cxx, "-std=c++17", "-O2", "-fPIC", "-shared", "-Wall", "-Werror", "-fsanitize=undefined",
-           "-fno-sanitize-recover=all", "ops.cpp", "-o", "libops.so"]
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    lib = ctypes.CDLL(str(work / "libops.so"))
+    lib = ctypes.CDLL(str(_ubsan_library(work, "ops.cpp", "libops.so", "-O2")))
     lib.af_checked.restype = ctypes.c_int64
     lib.af_checked.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]
     lib.af_plain.restype = ctypes.c_int64
@@ -210,8 +211,7 @@ def formulas() -> tuple[sympy.Basic, ...]:
 
 @pytest.fixture(scope="module")
 def formulas_lib(tmp_path_factory):
-    cxx = shutil.which("g++")
-    if cxx is None:
+    if toolchain.compiler_path() is None:
         pytest.skip("no C++ compiler")
     cases = "\n".join(f"        case {k}: return {to_cpp(f, checked=True)};" for k, f in enumerate(formulas()))
     source = f"""#include <cstdint>
@@ -232,11 +232,7 @@ extern "C" int64_t af_formula(int k, int64_t a, int64_t b, int64_t c, int* ok_ou
 """
     work = tmp_path_factory.mktemp("formulas")
     (work / "formulas.cpp").write_text(source)
-    cmd = [cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-Wall", "-Werror", "-fsanitize=undefined",
-           "-fno-sanitize-recover=all", "formulas.cpp", "-o", "libformulas.so"]
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lib = ctypes.CDLL(str(work / "libformulas.so"))
+    lib = ctypes.CDLL(str(_ubsan_library(work, "formulas.cpp", "libformulas.so", "-O1")))
     lib.af_formula.restype = ctypes.c_int64
     lib.af_formula.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                ctypes.POINTER(ctypes.c_int)]

@@ -120,6 +120,27 @@ def test_the_entry_just_built_is_never_evicted(tmp_path):
     assert names(tmp_path.iterdir()) == [just_built.name]
 
 
+def test_shared_build_parts_are_entries_and_every_part_a_build_used_is_kept(tmp_path):
+    pch = tmp_path / f"pch-{'a' * 24}"
+    pch.mkdir()
+    (pch / "kernel_operator.h.gch").write_bytes(b"\0" * 40 * KB)
+    main = tmp_path / f"harness-{'b' * 24}"
+    main.mkdir()
+    (main / "af_harness_main.o").write_bytes(b"\0" * 10 * KB)
+    scratch = tmp_path / f"pch-{'a' * 24}.x1y2"  # a precompiled header being built
+    scratch.mkdir()
+    (scratch / "kernel_operator.h.gch").write_bytes(b"\0" * KB)
+    empty = tmp_path / f"harness-{'c' * 24}"  # nothing compiled in it: not an entry
+    empty.mkdir()
+    assert is_entry(pch) and is_entry(main) and not is_entry(scratch) and not is_entry(empty)
+    build = fake_entry(tmp_path, 1, 10 * KB, 3000)
+    old = fake_entry(tmp_path, 2, 10 * KB, 1000)
+    for entry, when in ((pch, 2000), (main, 2000)):
+        os.utime(entry, (when, when))
+    assert names(e.path for e in evict(tmp_path, 0, keep=[build, pch, main])) == [old.name]
+    assert names(p for p in tmp_path.iterdir()) == names([build, pch, main, scratch, empty])
+
+
 def test_eviction_leaves_scratch_other_files_and_symlink_targets_alone(tmp_path):
     cache = tmp_path / "cache"
     outside = fake_entry(tmp_path / "elsewhere", 9, 80 * KB, 500)

@@ -20,8 +20,8 @@ SEED = str(ROOT / "examples" / "minimal_graph.py")
 SEED_SHAPE = "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32"
 
 
-def afc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def afc(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env or {})}
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
     return subprocess.run([sys.executable, "-m", "af_core", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=900)
@@ -95,6 +95,31 @@ def test_run_with_random_and_given_inputs(tmp_path):
     proc = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=3", "--inputs", str(inputs))
     assert proc.returncode == 0, proc.stderr
     assert "match" in proc.stdout
+
+
+def test_a_failing_compile_is_shown_by_its_first_diagnostic(tmp_path):
+    """A kernel g++ rejects: afc run names the kernel and prints g++'s first error after the colon."""
+    from af_core import toolchain
+
+    cxx = toolchain.compiler_path()
+    broken = tmp_path / "broken.h"
+    broken.write_text("#error deliberately broken for this test\n")
+    wrapper = tmp_path / "cxx"  # g++, plus a header with an #error in front of every kernel.cpp
+    wrapper.write_text(f'#!/bin/sh\ncase " $* " in *" kernel.cpp "*) exec "{cxx}" -include "{broken}" "$@";; '
+                       f'esac\nexec "{cxx}" "$@"\n')
+    wrapper.chmod(0o755)
+    path = graph_file(tmp_path)
+    proc = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=5",
+               env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 3, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    head, _, shown = lines[0].partition("does not compile (cxx exit 1): ")
+    assert "kernel 'autofuse_g' for the twin" in head, lines[0]
+    assert shown.startswith(f"{broken}:1:2: error: #error deliberately broken for this test"), lines[0]
+    debug = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=5", "--debug",
+                env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")})
+    assert debug.returncode == 3 and "Traceback" in debug.stderr and "CompileError" in debug.stderr
 
 
 def test_demo_runs_every_sample():

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 from af_v35_regbase import api_dtypes as tab
-from af_v35_twin_build import BASE_FLAGS, INCLUDE_DIR, compiler  # loaded by conftest.py
+from af_v35_twin_build import compiler, syntax_check  # loaded by conftest.py
 
 from af_core import dtypes as dt
 
@@ -87,13 +87,9 @@ def _unit(calls: list[str]) -> str:
 
 
 def _syntax_check(source: str, tmp_path) -> subprocess.CompletedProcess:
-    cxx = compiler()
-    if cxx is None:
+    if compiler() is None:
         pytest.skip("no C++ compiler")
-    src = tmp_path / "unit.cpp"
-    src.write_text(source)
-    return subprocess.run([cxx, *BASE_FLAGS, "-fsyntax-only", f"-I{INCLUDE_DIR}", str(src)],
-                          capture_output=True, text=True, timeout=600)
+    return syntax_check(source, tmp_path, strict=False)
 
 
 INSTANTIATION = re.compile(r"In instantiation of .void AscendC::(?P<api>\w+)\(.*\[with (?P<with>[^\]]*)\]")

@@ -10,7 +10,6 @@ which must fail with the twin's message.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -25,14 +24,9 @@ ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\
 def syntax_errors(source: str, tmp_path, flags=()) -> str:
     """g++ -fsyntax-only over `source` against the twin; the compiler's output ('' when it compiles)."""
     tb = sys.modules["af_v35_twin_build"]
-    cxx = tb.compiler()
-    if cxx is None:
+    if tb.compiler() is None:
         pytest.skip("no C++ compiler")
-    src = tmp_path / "unit.cpp"
-    src.write_text(source)
-    done = subprocess.run([cxx, *tb.BASE_FLAGS, *tb.WARNING_FLAGS, f"-I{tb.INCLUDE_DIR}", *flags, "-fsyntax-only",
-                           str(src)], capture_output=True, text=True, timeout=300)
-    return "" if done.returncode == 0 else done.stderr
+    return tb.syntax_errors(source, tmp_path, extra_flags=flags)
 
 
 # ---------------------------------------------------------------------------

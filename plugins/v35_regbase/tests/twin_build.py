@@ -1,14 +1,17 @@
 """Compile C++ programs against the CPU twin headers and run them.
 
-Every call builds from scratch in a fresh directory: nothing is cached. A build
-failure (including any warning, since warnings are errors here) raises
+Every program is built in a fresh directory, with the flags of
+:mod:`af_core.toolchain` (the twin's, plus the warning set the headers must
+pass); only the twin headers are precompiled, once per header version and
+flag set, in the twin cache (a program that includes ``kernel_operator.h``
+first uses them; one built with extra flags never does). A build failure
+(including any warning, since warnings are errors here) raises
 :class:`TwinBuildError` carrying the compiler's output.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -16,12 +19,15 @@ from pathlib import Path
 
 import af_v35_regbase
 
+from af_core import toolchain
+from af_core.twin.cache import default_cache_dir
+
 INCLUDE_DIR = Path(af_v35_regbase.__file__).parent / "twin" / "include"
 
 # The flags the project builds kernels with, plus the warning set the headers must pass.
-BASE_FLAGS = ("-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1")
-WARNING_FLAGS = ("-Wall", "-Wextra", "-Werror")
-SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
+BASE_FLAGS = tuple(toolchain.TWIN.args())
+WARNING_FLAGS = toolchain.STRICT_WARNINGS
+SANITIZE_FLAGS = toolchain.SANITIZE_FLAGS
 #: ``main`` of a multi-case test program: runs the ``kCases`` entry named by argv[1] (exit 2 if unknown)
 CASE_MAIN = r"""
 int main(int argc, char** argv) {
@@ -48,26 +54,55 @@ class TwinBuildError(RuntimeError):
 
 def compiler() -> str | None:
     """Path of the C++ compiler ($CXX or g++), or None when there is none."""
-    return shutil.which(os.environ.get("CXX", "g++"))
+    return toolchain.compiler_path()
+
+
+def precompiled_headers(flags: toolchain.Flags) -> Path:
+    """The directory holding ``kernel_operator.h.gch`` for ``flags`` (built on first use)."""
+    key = toolchain.tree_digest([INCLUDE_DIR]) + flags.digest()
+    directory = default_cache_dir() / f"pch-{toolchain.digest(key)[:24]}"
+    toolchain.precompile("kernel_operator.h", directory, flags, includes=[INCLUDE_DIR],
+                         what="the twin headers (precompiled)")
+    return directory
 
 
 def build(source: str, workdir: Path, *, sanitize: bool = False, extra_flags: Sequence[str] = ()) -> Path:
     """Compile `source` in `workdir`; return the executable's path."""
-    cxx = compiler()
-    if cxx is None:
+    if compiler() is None:
         raise TwinBuildError("no C++ compiler found (set CXX or install g++)")
     workdir.mkdir(parents=True, exist_ok=True)
     src = workdir / "prog.cpp"
     exe = workdir / "prog"
     src.write_text(source)
-    cmd = [cxx, *BASE_FLAGS, *WARNING_FLAGS, f"-I{INCLUDE_DIR}"]
-    if sanitize:
-        cmd += SANITIZE_FLAGS
-    cmd += [*extra_flags, str(src), "-o", str(exe)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        raise TwinBuildError(f"{' '.join(cmd)}\n{done.stdout}{done.stderr}")
+    flags = toolchain.TWIN_STRICT.replace(sanitize=sanitize, extra=tuple(extra_flags))
+    includes = [INCLUDE_DIR] if extra_flags else [precompiled_headers(flags), INCLUDE_DIR]
+    try:
+        toolchain.build_program([src], exe, flags, includes=includes, what="twin test program")
+    except toolchain.CompileError as exc:
+        raise TwinBuildError(f"{' '.join(exc.command)}\n{exc.log}") from None
     return exe
+
+
+def syntax_check(source: str, workdir: Path, *, strict: bool = True,
+                 extra_flags: Sequence[str] = ()) -> subprocess.CompletedProcess:
+    """``g++ -fsyntax-only`` over `source` against the twin (``strict``: warnings are errors)."""
+    cxx = compiler()
+    if cxx is None:
+        raise TwinBuildError("no C++ compiler found (set CXX or install g++)")
+    workdir.mkdir(parents=True, exist_ok=True)
+    src = workdir / "unit.cpp"
+    src.write_text(source)
+    base = toolchain.TWIN_STRICT if strict else toolchain.TWIN
+    flags = base.replace(extra=tuple(extra_flags))
+    includes = [INCLUDE_DIR] if extra_flags else [precompiled_headers(flags), INCLUDE_DIR]
+    command = [cxx, *flags.args(), *(f"-I{d}" for d in includes), "-fsyntax-only", str(src)]
+    return toolchain.run(command, what="twin syntax check", check=False, timeout=600)
+
+
+def syntax_errors(source: str, workdir: Path, *, strict: bool = True, extra_flags: Sequence[str] = ()) -> str:
+    """The compiler's output of :func:`syntax_check` ('' when `source` compiles)."""
+    done = syntax_check(source, workdir, strict=strict, extra_flags=extra_flags)
+    return "" if done.returncode == 0 else done.stderr
 
 
 def run(
