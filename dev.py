@@ -29,7 +29,9 @@ def ensure_tox() -> Path:
     if not tox.exists():
         print("creating .venv with tox ...", flush=True)
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
-        subprocess.run([str(BIN / "python"), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
+        subprocess.run(
+            [str(BIN / "python"), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True
+        )
     return tox
 
 

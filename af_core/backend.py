@@ -56,8 +56,11 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiC
     Raises :class:`Unsupported` naming the role when no plugin fills it, so a
     template asking for it is rejected with that reason rather than failing later.
     """
-    found = [cls for cls in get_registry().table("api_call").values()
-             if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)]
+    found = [
+        cls
+        for cls in get_registry().table("api_call").values()
+        if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)
+    ]
     if not found:
         what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
         raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")

@@ -106,9 +106,7 @@ class GraphBuilder:
         sizes = [self.size(s) for s in shape]
         symbols = self.graph.size_symbols()
         stride_exprs = (
-            contiguous_strides(sizes)
-            if strides is None
-            else [as_expr(s, symbols) for s in strides]
+            contiguous_strides(sizes) if strides is None else [as_expr(s, symbols) for s in strides]
         )
         axes = self._new_axes(sizes)
         data = Node("Data", name, self.graph)
@@ -152,8 +150,7 @@ class GraphBuilder:
         """Any registered op; y dtype/size are inferred with the op's own rule."""
         opdef = lookup_op(op_type)
         if opdef is None:
-            raise UnknownOpError("op-known", f"no installed plugin registers op type '{op_type}'",
-                                 node=name)
+            raise UnknownOpError("op-known", f"no installed plugin registers op type '{op_type}'", node=name)
         if len(inputs) != len(opdef.inputs):
             raise AscirError(
                 "builder-arity",
@@ -174,14 +171,21 @@ class GraphBuilder:
             declared,
         )
         if opdef.infer is None:
-            raise AscirError("op-infer", f"op {opdef.name} has no shape/dtype inference, so the builder cannot "
-                             "describe its output", node=node.name)
+            raise AscirError(
+                "op-infer",
+                f"op {opdef.name} has no shape/dtype inference, so the builder cannot describe its output",
+                node=node.name,
+            )
         out = opdef.infer(ctx)
         out_dtype = declared.dtype or out.dtype
         out_sizes = declared.sizes or out.sizes
         if out_dtype is None or out_sizes is None:
-            raise AscirError("op-infer", f"op {opdef.name} inferred no {'dtype' if out_dtype is None else 'shape'} "
-                             "for its output; give it explicitly", node=node.name)
+            raise AscirError(
+                "op-infer",
+                f"op {opdef.name} inferred no {'dtype' if out_dtype is None else 'shape'} "
+                "for its output; give it explicitly",
+                node=node.name,
+            )
         sizes = list(out_sizes)
         first = inputs[0].node if inputs else None
         axes = _axes_like(self, first, sizes)
@@ -246,8 +250,13 @@ class GraphBuilder:
         return TensorRef(self, node)
 
     # -- views of Data tensors --------------------------------------------
-    def _restride(self, ref: TensorRef, sizes: list[Expr], view_strides: Callable[[list[Expr]], list[Expr]],
-                  axes: list[Axis]) -> None:
+    def _restride(
+        self,
+        ref: TensorRef,
+        sizes: list[Expr],
+        view_strides: Callable[[list[Expr]], list[Expr]],
+        axes: list[Axis],
+    ) -> None:
         """Give ``ref`` and everything computing it a broadcast view of the same global buffers.
 
         ``ref`` is a Load straight from ``g.data()`` or an elementwise chain
@@ -315,8 +324,9 @@ class GraphBuilder:
         return chain, sorted(datas.values(), key=lambda n: order[n.name])
 
 
-def _describe(node: Node, dtype: dt.DType, axes: Sequence[Axis], sizes: Sequence[Expr],
-              strides: Sequence[Expr]) -> None:
+def _describe(
+    node: Node, dtype: dt.DType, axes: Sequence[Axis], sizes: Sequence[Expr], strides: Sequence[Expr]
+) -> None:
     node.y.dtype = dtype
     node.y.axis = axes
     node.y.size = sizes
@@ -371,7 +381,7 @@ def expand_index(index: TensorRef, trailing: Sequence[int | str | Expr]) -> Tens
     """
     g = index.builder
     sizes = [*index.shape, *(g.size(t) for t in trailing)]
-    axes = [*index.node.y.axis, *g._new_axes(sizes[index.rank:])]
+    axes = [*index.node.y.axis, *g._new_axes(sizes[index.rank :])]
     g._restride(index, sizes, lambda strides: [*strides, *([sympy.Integer(0)] * len(trailing))], axes)
     return index
 
@@ -391,8 +401,9 @@ def index_select(
     """
     g = x.builder
     if index.rank != 1:
-        raise AscirError("index-select-rank", f"index must be 1-D, got rank {index.rank}",
-                         node=index.node.name, port="x2")
+        raise AscirError(
+            "index-select-rank", f"index must be 1-D, got rank {index.rank}", node=index.node.name, port="x2"
+        )
     dim = normalize_dim(dim, x.rank)
     if not 0 <= dim < x.rank:
         raise AscirError("indirect-load-dim", f"dim out of range for rank {x.rank}", node=index.node.name)
@@ -407,8 +418,9 @@ def index_select(
         return out
 
     g._restride(index, sizes, view, axes)
-    return g.indirect_load(x, index, dim, need_check_negative=need_check_negative,
-                           need_check_bound=need_check_bound)
+    return g.indirect_load(
+        x, index, dim, need_check_negative=need_check_negative, need_check_bound=need_check_bound
+    )
 
 
 def embedding(
@@ -426,8 +438,9 @@ def embedding(
     """
     g = weight.builder
     if weight.rank != 2:
-        raise AscirError("embedding-rank", f"weight must be 2-D, got rank {weight.rank}",
-                         node=weight.node.name, port="x1")
+        raise AscirError(
+            "embedding-rank", f"weight must be 2-D, got rank {weight.rank}", node=weight.node.name, port="x1"
+        )
     k = indices.rank
     ind_sizes = list(indices.shape)
     vocab, width = weight.shape
@@ -438,5 +451,6 @@ def embedding(
     g._restride(indices, index_sizes, lambda strides: [*strides, sympy.Integer(0)], index_axes)
     if k > 1:
         g._restride(weight, weight_sizes, lambda strides: [sympy.Integer(0)] * (k - 1) + strides, weight_axes)
-    return g.indirect_load(weight, indices, k - 1, need_check_negative=need_check_negative,
-                           need_check_bound=need_check_bound)
+    return g.indirect_load(
+        weight, indices, k - 1, need_check_negative=need_check_negative, need_check_bound=need_check_bound
+    )

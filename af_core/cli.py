@@ -107,12 +107,15 @@ def classify(exc: BaseException) -> tuple[int, str]:
     if isinstance(exc, ToolchainError):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
     if isinstance(exc, (TwinError, CodegenError)) and not _is_tiling_refusal(exc):
-        return EXIT_INTERNAL, (f"afc: internal error: {_first_line(exc)} "
-                               "(rerun with --debug for the details)")
+        return EXIT_INTERNAL, (
+            f"afc: internal error: {_first_line(exc)} (rerun with --debug for the details)"
+        )
     if isinstance(exc, (AfError, OSError, ValueError, KeyError)):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
-    return EXIT_INTERNAL, (f"afc: internal error: {type(exc).__name__}: {_first_line(exc)} "
-                           "(a bug; rerun with --debug for the traceback)")
+    return EXIT_INTERNAL, (
+        f"afc: internal error: {type(exc).__name__}: {_first_line(exc)} "
+        "(a bug; rerun with --debug for the traceback)"
+    )
 
 
 def _is_tiling_refusal(exc: BaseException) -> bool:
@@ -169,12 +172,16 @@ def check_shape_names(graphs: list, sizes: dict[str, int]) -> None:
     known = sorted({v.name for g in graphs for v in g.sizes()})
     unknown = sorted(set(sizes) - set(known))
     if unknown:
-        raise UsageError(f"--shape names unknown size(s) {', '.join(unknown)}; the graph's sizes are "
-                         f"{', '.join(known) or 'none (static shapes)'}")
+        raise UsageError(
+            f"--shape names unknown size(s) {', '.join(unknown)}; the graph's sizes are "
+            f"{', '.join(known) or 'none (static shapes)'}"
+        )
 
 
-SELECTION_HELP = ("host tiling selection policy: 'seed' (the seed's scores, default), 'cost' (the lowest "
-                  "modelled cost) or one a plugin registers (afc plugins lists them)")
+SELECTION_HELP = (
+    "host tiling selection policy: 'seed' (the seed's scores, default), 'cost' (the lowest "
+    "modelled cost) or one a plugin registers (afc plugins lists them)"
+)
 
 
 def check_selection(name: str | None) -> str:
@@ -200,8 +207,9 @@ def _options(args: argparse.Namespace) -> AutofuserOptions:
     plat = current_platform()
     if getattr(args, "cores", None):
         plat = Platform(plat.soc, args.cores, plat.ub_size)
-    return AutofuserOptions(platform=plat, force_template=getattr(args, "force_template", None),
-                            selection=selection)
+    return AutofuserOptions(
+        platform=plat, force_template=getattr(args, "force_template", None), selection=selection
+    )
 
 
 def _missing_sizes(graph: HintGraph, sizes: dict[str, int]) -> list[str]:
@@ -232,13 +240,27 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     for info in registry.manager.plugins():
         templates = [e.name for e in registry.entries("template") if e.plugin == info.name]
         calls = [e.name for e in registry.entries("api_call") if e.plugin == info.name]
-        table.add_row(*(_t(c) for c in (info.name, info.distribution, info.version,
-                                         ", ".join(h.removeprefix("af_") for h in info.hooks),
-                                         ", ".join(templates) or "-", ", ".join(calls) or "-")))
+        table.add_row(
+            *(
+                _t(c)
+                for c in (
+                    info.name,
+                    info.distribution,
+                    info.version,
+                    ", ".join(h.removeprefix("af_") for h in info.hooks),
+                    ", ".join(templates) or "-",
+                    ", ".join(calls) or "-",
+                )
+            )
+        )
     console.print(table)
     for entry in registry.entries("selection_policy"):
-        console.print(_t(f"selection policy {entry.name} ({entry.distribution}): {entry.value.describe()} "
-                         f"- {entry.value.description}"))
+        console.print(
+            _t(
+                f"selection policy {entry.name} ({entry.distribution}): {entry.value.describe()} "
+                f"- {entry.value.description}"
+            )
+        )
     if registry.manager.disabled:
         console.print(_t(f"disabled: {', '.join(registry.manager.disabled)}"))
     errors = registry.load_errors
@@ -274,8 +296,16 @@ def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) 
         result = fuser.generate(scheduled)
         own = {k: v for k, v in sizes.items() if k in names}
         written = write_artifacts(Path(out), scheduled, result, own or None)
-        return {"ok": True, "path": path, "name": graph.name, "out": out, "cases": len(scheduled.cases),
-                "rejections": len(scheduled.rejections), "written": written, "sizes": names}
+        return {
+            "ok": True,
+            "path": path,
+            "name": graph.name,
+            "out": out,
+            "cases": len(scheduled.cases),
+            "rejections": len(scheduled.rejections),
+            "written": written,
+            "sizes": names,
+        }
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a reported outcome
@@ -305,8 +335,10 @@ def output_dirs(graphs: list[str], out: Path) -> list[Path]:
         name = safe_component(stem or "graph")
         key = name.casefold()  # one directory on case-insensitive file systems
         if key in seen:
-            raise UsageError(f"graphs '{seen[key]}' and '{g}' would both be written to '{out / name}'; "
-                             "rename one of the files or compile them separately")
+            raise UsageError(
+                f"graphs '{seen[key]}' and '{g}' would both be written to '{out / name}'; "
+                "rename one of the files or compile them separately"
+            )
         seen[key] = g
         dirs.append(out / name)
     return dirs
@@ -346,8 +378,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     check_output_dir(out)
     many = len(args.graph) > 1
     dirs = output_dirs(args.graph, out) if many else [out]
-    jobs = [(g, str(d), sizes, args.force_template, args.cores, args.selection, not many)
-            for g, d in zip(args.graph, dirs)]
+    jobs = [
+        (g, str(d), sizes, args.force_template, args.cores, args.selection, not many)
+        for g, d in zip(args.graph, dirs)
+    ]
     console = _console()
     outcomes: list[dict] = []
     with Progress(console=console, disable=not console.is_terminal or not many) as progress:
@@ -361,8 +395,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
     code = EXIT_OK
     for o in outcomes:
         if o["ok"]:
-            console.print(_t(f"compiled '{o['name']}': {o['cases']} case(s), {o['rejections']} rejection(s) "
-                             f"-> {o['out']}"))
+            console.print(
+                _t(
+                    f"compiled '{o['name']}': {o['cases']} case(s), {o['rejections']} rejection(s) "
+                    f"-> {o['out']}"
+                )
+            )
             if not many:
                 for file in o["written"]:
                     console.print(_t(f"  {Path(o['out']) / file}"))
@@ -370,7 +408,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if not o["ok"]:
             if getattr(args, "debug", False):
                 print(o["trace"], file=sys.stderr, end="")
-            message = o["message"] if not many else o["message"].replace(": ", f": {one_line(o['path'])}: ", 1)
+            message = (
+                o["message"] if not many else o["message"].replace(": ", f": {one_line(o['path'])}: ", 1)
+            )
             print(message, file=sys.stderr)
             code = max(code, o["code"])
     if many and sizes:
@@ -410,12 +450,15 @@ def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray
     arrays = {}
     for path in sorted(directory.glob("*.npy")):
         if path.stem not in data:
-            raise UsageError(f"--inputs file '{path.name}' names no Data node (Data nodes: "
-                             f"{', '.join(sorted(data))})")
+            raise UsageError(
+                f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
+            )
         try:
             arrays[path.stem] = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError) as exc:
-            raise UsageError(f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}") from None
+            raise UsageError(
+                f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
+            ) from None
     return arrays
 
 
@@ -439,18 +482,46 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     env = {**graph.size_env(sizes), "core_num": report.core_num}
     cont, outer = eval_int(m.continuous_bytes, env), eval_int(m.index_outer, env)
-    console.print(_t(f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
-                  f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"))
+    console.print(
+        _t(
+            f"{graph.name} at {', '.join(f'{k}={v}' for k, v in sizes.items()) or '(static)'}: "
+            f"{report.core_num} cores, UB {report.ub_size} B, selection policy {report.policy}"
+        )
+    )
     console.print(_t(f"policy order: {report.order}"))
-    console.print(f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
-                  f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)")
+    console.print(
+        f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
+        f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)"
+    )
     table = Table(title="candidates")
-    for col in ("key", "template", "plugin", "status", "score", "cost", "UB B", "workspace B", "DCache B",
-                "cores", "why"):
+    for col in (
+        "key",
+        "template",
+        "plugin",
+        "status",
+        "score",
+        "cost",
+        "UB B",
+        "workspace B",
+        "DCache B",
+        "cores",
+        "why",
+    ):
         table.add_column(col)
     for r in report.rows:
-        cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
-                 r.dcache_bytes, r.block_dim, r.reason]
+        cells = [
+            r.tiling_key,
+            r.template,
+            r.plugin,
+            r.status,
+            r.score,
+            r.cost,
+            r.ub_bytes,
+            r.workspace_bytes,
+            r.dcache_bytes,
+            r.block_dim,
+            r.reason,
+        ]
         table.add_row(*("-" if c is None else _t(c) for c in cells))
     console.print(table)
     if report.contributions:
@@ -514,19 +585,38 @@ def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun
     from af_core.naming import demangle
 
     table = Table(title="CPU twin vs reference")
-    for col in ("graph", "shape", "template", "key", "cores", "result", "GM read B", "GM write B",
-                "scalar GM", "lines read", "UB peak"):
+    for col in (
+        "graph",
+        "shape",
+        "template",
+        "key",
+        "cores",
+        "result",
+        "GM read B",
+        "GM write B",
+        "scalar GM",
+        "lines read",
+        "UB peak",
+    ):
         table.add_column(col)
     for name, sizes, run in rows:
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
         shape = ",".join(f"{demangle(k)}={v}" for k, v in sizes.items())  # sizes are keyed by C++ names
-        table.add_row(_t(name), _t(shape), _t(run.template),
-                      str(run.twin.tiling_key),
-                      str(run.twin.block_dim), result + detail, _count(c, "gm_read_bytes"),
-                      _count(c, "gm_write_bytes"), _count(c, "scalar_gm_reads", "scalar_gm_writes"),
-                      _count(c, "cachelines_read"), _count(c, "ub_high_water"))
+        table.add_row(
+            _t(name),
+            _t(shape),
+            _t(run.template),
+            str(run.twin.tiling_key),
+            str(run.twin.block_dim),
+            result + detail,
+            _count(c, "gm_read_bytes"),
+            _count(c, "gm_write_bytes"),
+            _count(c, "scalar_gm_reads", "scalar_gm_writes"),
+            _count(c, "cachelines_read"),
+            _count(c, "ub_high_water"),
+        )
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
@@ -551,9 +641,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
             session = TwinSession(sample.build(), _options(args))
             progress.advance(task)
             labels = ", ".join(f"{c.tiling_key}={c.label}" for c in session.scheduled.cases)
-            notes.append(f"[bold]{_t(sample.name)}[/bold]: {_t(sample.description)}; cases {_t(labels)}; kernel "
-                         f"{len(session.result.kernel.splitlines())} lines, "
-                         f"{'cached build' if session.build.cached else 'built with g++'}")
+            notes.append(
+                f"[bold]{_t(sample.name)}[/bold]: {_t(sample.description)}; cases {_t(labels)}; kernel "
+                f"{len(session.result.kernel.splitlines())} lines, "
+                f"{'cached build' if session.build.cached else 'built with g++'}"
+            )
             for k, sizes in enumerate(sample.shapes):
                 progress.update(task, description=f"running {sample.name}")
                 run = session.check(sizes, seed=k, core_num=args.cores)
@@ -577,8 +669,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
     results = checker.check_many(kernels, jobs=args.jobs)
     for path, result in zip(args.graph, results):
-        print(f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"
-              + ("" if result.ok else f"\n{result.describe(limit=args.errors)}"))
+        print(
+            f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"
+            + ("" if result.ok else f"\n{result.describe(limit=args.errors)}")
+        )
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
 
@@ -590,8 +684,12 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.action == "clear":
         removed = clear_cache(directory)
         freed = sum(e.size for e in removed)
-        print(one_line(f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
-                        f"({_mb(freed)}) from {directory}"))
+        print(
+            one_line(
+                f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
+                f"({_mb(freed)}) from {directory}"
+            )
+        )
         left = cache_info(directory).other
         if left:
             print(f"kept {left} item(s) that are not cache entries (builds in progress, other files)")
@@ -634,12 +732,22 @@ def installed_versions() -> list[tuple[str, str]]:
 class _VersionAction(argparse.Action):
     """``--version``: one ``name version`` line per distribution, then exit 0."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: Any = argparse.SUPPRESS,
+        help: str | None = None,
+    ) -> None:
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         for name, version in installed_versions():
             print(one_line(f"{name} {version}"))
         parser.exit(EXIT_OK)
@@ -656,12 +764,18 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     """afc's parser; ``plugin_commands`` (:class:`af_core.commands.PluginCommand`) are added after the built-ins."""
-    parser = _Parser(prog="afc", description="IndirectLoad autofusion: compile, explain, run.",
-                     epilog="Installed plugins may add more commands (hook af_register_commands); "
-                            "'afc NAME --help' describes one.")
+    parser = _Parser(
+        prog="afc",
+        description="IndirectLoad autofusion: compile, explain, run.",
+        epilog="Installed plugins may add more commands (hook af_register_commands); "
+        "'afc NAME --help' describes one.",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    parser.add_argument("--version", action=_VersionAction,
-                        help="print the af-core version and each installed plugin distribution's, and exit")
+    parser.add_argument(
+        "--version",
+        action=_VersionAction,
+        help="print the af-core version and each installed plugin distribution's, and exit",
+    )
     # every subcommand accepts --debug too; SUPPRESS keeps a --debug given before the subcommand
     common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
@@ -675,19 +789,32 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
 
     def graph_args(p: argparse.ArgumentParser, shape_required: bool = False) -> None:
         p.add_argument("graph", help="a .json graph (data) or a .py program defining `graph` (code)")
-        p.add_argument("--shape", action="append", metavar="NAME=VALUE", required=shape_required,
-                       help="a size value (repeatable, or comma-separated)")
+        p.add_argument(
+            "--shape",
+            action="append",
+            metavar="NAME=VALUE",
+            required=shape_required,
+            help="a size value (repeatable, or comma-separated)",
+        )
         p.add_argument("--force-template", default=None, help="keep only this template's cases")
-        p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
+        p.add_argument(
+            "--cores", type=_positive_int, default=None, help="core count (default: the platform's)"
+        )
         p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
 
     p = add("compile", "write the generated artifacts")
     p.add_argument("graph", nargs="+", help=".json graphs (data) or .py programs defining `graph` (code)")
-    p.add_argument("--shape", action="append", metavar="NAME=VALUE", help="sizes for the report's explain table")
+    p.add_argument(
+        "--shape", action="append", metavar="NAME=VALUE", help="sizes for the report's explain table"
+    )
     p.add_argument("--force-template", default=None, help="keep only this template's cases")
     p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
-    p.add_argument("-o", "--output", default="afc-out", help="output directory (one sub-directory per graph "
-                   "file, named after it, when several are given)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="afc-out",
+        help="output directory (one sub-directory per graph file, named after it, when several are given)",
+    )
     p.add_argument("-j", "--jobs", type=_positive_int, default=1, help="compile graphs in N processes")
     p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
     p.set_defaults(func=cmd_compile)
@@ -713,8 +840,12 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
 
     p = add("check", "type-check the kernels against the official AscendC headers")
     p.add_argument("graph", nargs="+", help=".json graphs or .py files defining `graph`")
-    p.add_argument("--ascendc", metavar="DIR", help="asc-devkit tree, directory with asc-devkit-*.tar.xz, or CANN "
-                   "install (default: $AF_ASCENDC_SRC)")
+    p.add_argument(
+        "--ascendc",
+        metavar="DIR",
+        help="asc-devkit tree, directory with asc-devkit-*.tar.xz, or CANN "
+        "install (default: $AF_ASCENDC_SRC)",
+    )
     p.add_argument("--force-template", default=None, help="keep only this template's cases")
     p.add_argument("-j", "--jobs", type=_positive_int, default=2, help="g++ processes at once")
     p.add_argument("--errors", type=_positive_int, default=5, help="errors shown per failing kernel")
@@ -761,8 +892,13 @@ def warn_load_errors() -> None:
     from af_core.registry import get_registry
 
     for e in get_registry().load_errors:
-        print(one_line(f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
-                        f"{e.error.strip() or 'unknown error'}"), file=sys.stderr)
+        print(
+            one_line(
+                f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
+                f"{e.error.strip() or 'unknown error'}"
+            ),
+            file=sys.stderr,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,8 +35,14 @@ def plugin_commands(builtin: Iterable[str]) -> tuple[list[PluginCommand], list[s
     for plugin, dist, impl in manager.each("af_register_commands"):
         staged: list[PluginCommand] = []
 
-        def register(name: str, help: str, configure: Callable[[Any], None], run: Callable[[Any], int],
-                     _dist: str = dist, _staged: list[PluginCommand] = staged) -> None:
+        def register(
+            name: str,
+            help: str,
+            configure: Callable[[Any], None],
+            run: Callable[[Any], int],
+            _dist: str = dist,
+            _staged: list[PluginCommand] = staged,
+        ) -> None:
             if not isinstance(name, str) or not name or name.startswith("-") or not name.isprintable():
                 raise ValueError(f"command name {name!r} is not a command word")
             if not isinstance(help, str) or not callable(configure) or not callable(run):
@@ -51,8 +57,9 @@ def plugin_commands(builtin: Iterable[str]) -> tuple[list[PluginCommand], list[s
         try:
             manager.call_one("af_register_commands", impl, register=register)
         except (Exception, SystemExit) as exc:
-            errors.append(f"plugin '{plugin}' ({dist}) failed in af_register_commands: "
-                          f"{type(exc).__name__}: {exc}")
+            errors.append(
+                f"plugin '{plugin}' ({dist}) failed in af_register_commands: {type(exc).__name__}: {exc}"
+            )
             continue
         for command in staged:
             found[command.name] = command

@@ -69,18 +69,36 @@ class ExplainReport:
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
         shape = ", ".join(f"{markdown(k)}={v}" for k, v in self.sizes.items())
-        head = (f"### {markdown(self.graph)} at {shape} "
-                f"({self.core_num} cores, UB {self.ub_size} B, selection policy {markdown(self.policy)})\n\n"
-                f"Order: {markdown(self.order)}.\n\n")
-        lines = ["| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
-                 "|---|---|---|---|---|---|---|---|---|---|---|"]
+        head = (
+            f"### {markdown(self.graph)} at {shape} "
+            f"({self.core_num} cores, UB {self.ub_size} B, selection policy {markdown(self.policy)})\n\n"
+            f"Order: {markdown(self.order)}.\n\n"
+        )
+        lines = [
+            "| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in self.rows:
-            cells = [r.tiling_key, r.template, r.plugin, r.status, r.score, r.cost, r.ub_bytes, r.workspace_bytes,
-                     r.dcache_bytes, r.block_dim, r.reason]
+            cells = [
+                r.tiling_key,
+                r.template,
+                r.plugin,
+                r.status,
+                r.score,
+                r.cost,
+                r.ub_bytes,
+                r.workspace_bytes,
+                r.dcache_bytes,
+                r.block_dim,
+                r.reason,
+            ]
             lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in cells) + " |")
         if self.contributions:
-            lines += ["", "| key | case | contribution | name | value | formula | plugin | reason |",
-                      "|---|---|---|---|---|---|---|---|"]
+            lines += [
+                "",
+                "| key | case | contribution | name | value | formula | plugin | reason |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
             for c in self.contributions:
                 cells = [c.tiling_key, c.case, c.kind, c.name, c.value, c.expr, c.plugin, c.reason]
                 lines.append("| " + " | ".join("-" if x is None else markdown(str(x)) for x in cells) + " |")
@@ -90,8 +108,12 @@ class ExplainReport:
         return head + "\n".join(lines) + tail
 
 
-def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int | None = None,
-            ub_size: int | None = None) -> ExplainReport:
+def explain(
+    scheduled: ScheduleResult,
+    sizes: Mapping[str, int],
+    core_num: int | None = None,
+    ub_size: int | None = None,
+) -> ExplainReport:
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size
     sizes = scheduled.normalized.size_env(sizes)  # graph names -> symbol names
@@ -103,8 +125,7 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
     except TilingError as exc:
         error = str(exc)
     policy = scheduled.policy
-    evaluations = [evaluate_case(CaseRef.of(c), env, policy.resources)
-                   for c in scheduled.cases]
+    evaluations = [evaluate_case(CaseRef.of(c), env, policy.resources) for c in scheduled.cases]
     best = next((ev for ev in evaluations if ev.tiling_key == chosen), None)
     rows = []
     for case, ev in zip(scheduled.cases, evaluations):
@@ -117,19 +138,59 @@ def explain(scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int |
             status, reason = "candidate", ""
         else:
             status, reason = "dropped", ev.reason or ""
-        rows.append(ExplainRow(case.tiling_key, case.label, case.plugin, status, ev.score, ev.cost,
-                               res.get("ub_bytes"), res.get("workspace_bytes"), res.get("dcache_bytes"),
-                               ev.block_dim, reason))
+        rows.append(
+            ExplainRow(
+                case.tiling_key,
+                case.label,
+                case.plugin,
+                status,
+                ev.score,
+                ev.cost,
+                res.get("ub_bytes"),
+                res.get("workspace_bytes"),
+                res.get("dcache_bytes"),
+                ev.block_dim,
+                reason,
+            )
+        )
     for rej in scheduled.rejections:
-        rows.append(ExplainRow(None, rej.template, rej.plugin, "rejected", None, None, None, None, None, None,
-                               f"at {rej.stage}: {rej.reason}"))
-    return ExplainReport(scheduled.graph.name, {demangle(n): int(sizes[n]) for n in scheduled.size_names}, core_num,
-                         ub_size, tuple(rows), chosen, error, policy.name, policy.describe(),
-                         _contributions(scheduled, evaluations, env), tuple(str(d) for d in scheduled.diagnostics))
+        rows.append(
+            ExplainRow(
+                None,
+                rej.template,
+                rej.plugin,
+                "rejected",
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                f"at {rej.stage}: {rej.reason}",
+            )
+        )
+    return ExplainReport(
+        scheduled.graph.name,
+        {demangle(n): int(sizes[n]) for n in scheduled.size_names},
+        core_num,
+        ub_size,
+        tuple(rows),
+        chosen,
+        error,
+        policy.name,
+        policy.describe(),
+        _contributions(scheduled, evaluations, env),
+        tuple(str(d) for d in scheduled.diagnostics),
+    )
 
 
-_LABEL = {"score": "score", "cost": "modelled cost", "block_dim": "block_dim", "workspace": "workspace",
-          "tiling_key": "tiling key"}
+_LABEL = {
+    "score": "score",
+    "cost": "modelled cost",
+    "block_dim": "block_dim",
+    "workspace": "workspace",
+    "tiling_key": "tiling key",
+}
 
 
 def _phrase(term: OrderTerm, won: bool) -> str:
@@ -154,7 +215,9 @@ def _why_chosen(policy: SelectionPolicy, best: CaseEvaluation, evaluations: list
     return ", ".join([_phrase(terms[0], won=True)] + [f"{_phrase(t, won=True)} among equals" for t in later])
 
 
-def _contributions(scheduled: ScheduleResult, evaluations: list[CaseEvaluation], env) -> tuple[ContributionRow, ...]:
+def _contributions(
+    scheduled: ScheduleResult, evaluations: list[CaseEvaluation], env
+) -> tuple[ContributionRow, ...]:
     rows = []
     for case, ev in zip(scheduled.cases, evaluations):
         local = {**env, **ev.fields}
@@ -163,6 +226,16 @@ def _contributions(scheduled: ScheduleResult, evaluations: list[CaseEvaluation],
                 value: int | None = evaluate(item.expr, local, checked=False)
             except (Int64Failure, KeyError):  # undefined here, or a field the case did not reach (dropped)
                 value = None
-            rows.append(ContributionRow(case.tiling_key, case.label, item.kind, item.name, value, str(item.expr),
-                                        item.distribution, item.reason))
+            rows.append(
+                ContributionRow(
+                    case.tiling_key,
+                    case.label,
+                    item.kind,
+                    item.name,
+                    value,
+                    str(item.expr),
+                    item.distribution,
+                    item.reason,
+                )
+            )
     return tuple(rows)

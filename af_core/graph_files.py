@@ -31,8 +31,9 @@ def graph_kind(path: Path) -> str:
         return "json"
     if path.name.endswith(".py"):
         return "python"
-    raise GraphFileError(f"graph file '{path}' must end in .json (a graph) or .py (a Python program "
-                         "defining `graph`)")
+    raise GraphFileError(
+        f"graph file '{path}' must end in .json (a graph) or .py (a Python program defining `graph`)"
+    )
 
 
 def json_depth(text: str) -> int:
@@ -67,8 +68,9 @@ def _read_text(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_GRAPH_FILE_BYTES:
-            raise GraphFileError(f"graph file '{path}' has {size} bytes, more than the limit of "
-                                 f"{MAX_GRAPH_FILE_BYTES}")
+            raise GraphFileError(
+                f"graph file '{path}' has {size} bytes, more than the limit of {MAX_GRAPH_FILE_BYTES}"
+            )
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise GraphFileError(f"graph file '{path}' is not UTF-8 text (byte {exc.start})") from None
@@ -121,8 +123,9 @@ def load_python_graph(path: Path) -> HintGraph:
     graphs = [v for v in namespace.values() if isinstance(v, HintGraph)]
     if len(graphs) == 1:
         return graphs[0]
-    raise GraphFileError(f"graph script '{path}' defines no 'graph' variable or 'build()' function returning a "
-                         "HintGraph")
+    raise GraphFileError(
+        f"graph script '{path}' defines no 'graph' variable or 'build()' function returning a HintGraph"
+    )
 
 
 def _describe(exc: BaseException) -> str:

@@ -66,8 +66,9 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
     return found
 
 
-def _data_facts(graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]
-                ) -> tuple[dt.DType, tuple[int, ...], tuple[int, ...]]:
+def _data_facts(
+    graph: HintGraph, info: GraphInfo, node: Node, env: Mapping[str, int]
+) -> tuple[dt.DType, tuple[int, ...], tuple[int, ...]]:
     ni = info[node.name]
     return ni.dtype, eval_shape(ni.sizes, env), eval_shape(ni.strides, env)
 
@@ -107,8 +108,9 @@ def make_inputs(
             src = graph.producer(il, "x1")
             in_shape = eval_shape(info[src.name].sizes, env)
             extent = in_shape[normalize_dim(dim, len(in_shape))]
-            values = _index_values(rng, count, extent, shape, strides, dtype, distribution,
-                                   negative_indices, out_of_range)
+            values = _index_values(
+                rng, count, extent, shape, strides, dtype, distribution, negative_indices, out_of_range
+            )
         else:
             values = _data_values(rng, count, dtype, positive)
         values = to_dtype(values, dtype)
@@ -150,9 +152,7 @@ def _index_values(
     elif distribution == "unique_per_row":
         row = shape[-1] if shape else 1
         rows = -(-count // row)
-        values = np.concatenate(
-            [rng.permutation(extent)[: min(row, extent)] for _ in range(rows)]
-        )
+        values = np.concatenate([rng.permutation(extent)[: min(row, extent)] for _ in range(rows)])
         if len(values) < count:
             values = np.resize(values, count)
         values = values[:count] % extent
@@ -173,8 +173,11 @@ def _index_values(
         values = np.where(flip, values - extent, values)
     if out_of_range > 0:
         bad = rng.random(count) < out_of_range
-        wild = np.where(rng.random(count) < 0.5, extent + rng.integers(0, 7, count),
-                        -extent - 1 - rng.integers(0, 7, count))
+        wild = np.where(
+            rng.random(count) < 0.5,
+            extent + rng.integers(0, 7, count),
+            -extent - 1 - rng.integers(0, 7, count),
+        )
         values = np.where(bad, wild, values)
     return values
 
@@ -235,8 +238,10 @@ def _first_where(mask: np.ndarray) -> tuple[int, ...]:
 def _refuse(name: str, array: np.ndarray, mask: np.ndarray, dtype: dt.DType, why: str) -> InputArrayError:
     at = _first_where(mask)
     value = (array[at] if at else array[()]).item()
-    return InputArrayError(f"input array '{name}' ({array.dtype}) holds {value!r} at index {at}, which {why} "
-                           f"{dtype.name}; convert it yourself if that is intended")
+    return InputArrayError(
+        f"input array '{name}' ({array.dtype}) holds {value!r} at index {at}, which {why} "
+        f"{dtype.name}; convert it yourself if that is intended"
+    )
 
 
 def lossless_cast(name: str, array: np.ndarray, dtype: dt.DType) -> np.ndarray:
@@ -250,7 +255,9 @@ def lossless_cast(name: str, array: np.ndarray, dtype: dt.DType) -> np.ndarray:
     """
     kind = array.dtype.kind
     if kind not in "biuf":
-        raise InputArrayError(f"input array '{name}' has dtype {array.dtype}; expected numbers for {dtype.name}")
+        raise InputArrayError(
+            f"input array '{name}' has dtype {array.dtype}; expected numbers for {dtype.name}"
+        )
     converted = to_dtype(array, dtype)
     if array.size == 0 or kind == "b":
         return converted

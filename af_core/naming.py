@@ -33,7 +33,8 @@ import re
 #: The prefix of escaped names; no ordinary name starts with it.
 ESCAPE = "afx"
 
-_CPP_KEYWORDS = frozenset("""
+_CPP_KEYWORDS = frozenset(
+    """
 alignas alignof and and_eq asm atomic_cancel atomic_commit atomic_noexcept auto bitand bitor bool break case
 catch char char8_t char16_t char32_t class co_await co_return co_yield compl concept const consteval
 constexpr constinit const_cast continue decltype default delete do double dynamic_cast else enum explicit
@@ -42,11 +43,13 @@ noexcept not not_eq nullptr operator or or_eq override private protected public 
 reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
 synchronized template this thread_local throw true try typedef typeid typename union unsigned using
 virtual void volatile wchar_t while xor xor_eq
-""".split())
+""".split()
+)
 
 #: Names the generated kernel, host tiling, infer_shape and twin harness define or use, the C/C++
 #: library names they rely on, AscendC names and common macros of the toolchains.
-_GENERATED = frozenset("""
+_GENERATED = frozenset(
+    """
 main t pipe blockIdx workspace tiling tiling_key block_dim workspace_size core_num ub_size core_num_in
 ub_size_in sizes dims ranks fits best best_score best_cost score cost usable bd ws chosen rc run dir
 result given fields inputs outputs coreNum ubSize dcache inBytes workspaceSize blockDim tilingGm argc argv
@@ -57,7 +60,8 @@ half bfloat16_t float16_t INT64_C UINT64_C INT32_C UINT32_C INT64_MAX INT64_MIN 
 assert errno stdin stdout stderr offsetof memcpy memset malloc free printf fprintf exit abort
 unix linux i386 __aicore__ __global__ __gm__ __ubuf__
 Max Min Mod floor ceiling CeilDiv FloorDiv AlignUp Abs math builtins
-""".split())
+""".split()
+)
 
 RESERVED = _CPP_KEYWORDS | _GENERATED
 
@@ -136,7 +140,7 @@ def demangle(identifier: str) -> str:
     if not identifier.startswith(ESCAPE):
         return identifier
     out: list[str] = []
-    body = identifier[len(ESCAPE):]
+    body = identifier[len(ESCAPE) :]
     i = 0
     while i < len(body):
         ch = body[i]
@@ -145,7 +149,7 @@ def demangle(identifier: str) -> str:
             i += 1
             continue
         end = body.index("x", i + 1)
-        out.append(chr(int(body[i + 1:end], 16)))
+        out.append(chr(int(body[i + 1 : end], 16)))
         i = end + 1
     return "".join(out)
 
@@ -245,7 +249,7 @@ def mermaid_label(text: str) -> str:
     """A Mermaid label body for ``["..."]``: quotes and markup characters as entity codes."""
     out = []
     for ch in printable(text):
-        if ch in "\"#<>&[](){}|`;:":
+        if ch in '"#<>&[](){}|`;:':
             out.append(f"#{ord(ch)};")
         else:
             out.append(ch)

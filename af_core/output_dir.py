@@ -70,7 +70,9 @@ def write_tree(out: Path, files: Mapping[str, str]) -> None:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create output directory '{parent}': {_reason(exc)}") from None
-    scratch = parent / f".{safe_component(out.name or 'out', limit=32)}.afc-{os.getpid()}-{secrets.token_hex(4)}"
+    scratch = (
+        parent / f".{safe_component(out.name or 'out', limit=32)}.afc-{os.getpid()}-{secrets.token_hex(4)}"
+    )
     try:
         scratch.mkdir()
         for name in sorted(files):

@@ -80,7 +80,9 @@ def case_mermaid(case: Case) -> str:
     for node in graph.nodes():
         if node.name not in members:
             lines.append(f'  {ids[node.name]}(["{_mlabel(node)}"])')
-    lines += [f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()]
+    lines += [
+        f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()
+    ]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
         wid = f"ws{i}"
         lines.append(f'  {wid}[("{mermaid_label(ws)} (GM workspace)")]')
@@ -107,10 +109,16 @@ def _dot_node(node: Node, ident: str) -> str:
 
 def graph_dot(graph: HintGraph) -> str:
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
-    lines = [f'digraph "{dot_label(graph.name)}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];"]
+    lines = [
+        f'digraph "{dot_label(graph.name)}" {{',
+        "  rankdir=TB;",
+        "  node [fontname=Helvetica, fontsize=10];",
+    ]
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes()]
-    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
-              for src, dst, port in graph.edges()]
+    lines += [
+        f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
+        for src, dst, port in graph.edges()
+    ]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -120,16 +128,24 @@ def case_dot(case: Case) -> str:
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes())}
     members = _stage_members(case)
     label = dot_label(case.label)
-    lines = [f'digraph "{label}" {{', "  rankdir=TB;", "  node [fontname=Helvetica, fontsize=10];",
-             f'  label="{label} (tiling key {case.tiling_key})";']
+    lines = [
+        f'digraph "{label}" {{',
+        "  rankdir=TB;",
+        "  node [fontname=Helvetica, fontsize=10];",
+        f'  label="{label} (tiling key {case.tiling_key})";',
+    ]
     for i, stage in enumerate(case.impl.stages):
         lines.append(f"  subgraph cluster_{i} {{")
         lines.append(f'    label="stage {dot_label(stage.name)}"; style=rounded;')
-        lines += ["  " + _dot_node(n, ids[n.name]) for n in graph.nodes() if members.get(n.name) == stage.name]
+        lines += [
+            "  " + _dot_node(n, ids[n.name]) for n in graph.nodes() if members.get(n.name) == stage.name
+        ]
         lines.append("  }")
     lines += [_dot_node(n, ids[n.name]) for n in graph.nodes() if n.name not in members]
-    lines += [f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
-              for src, dst, port in graph.edges()]
+    lines += [
+        f'  {ids[src.name]} -> {ids[dst.name]} [label="{dot_label(port)}"];'
+        for src, dst, port in graph.edges()
+    ]
     for i, (ws, writer, reader) in enumerate(_workspace_edges(case)):
         lines.append(f'  ws{i} [label="{dot_label(ws)}\\nGM workspace", shape=cylinder, style=dashed];')
         if writer in ids and reader in ids:
@@ -145,5 +161,7 @@ def to_svg(dot_text: str) -> str:
         raise AfError("graphviz 'dot' is not installed; use --format mermaid or --format dot")
     proc = subprocess.run([exe, "-Tsvg"], input=dot_text, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise AfError(f"graphviz failed: {proc.stderr.strip().splitlines()[0] if proc.stderr else proc.returncode}")
+        raise AfError(
+            f"graphviz failed: {proc.stderr.strip().splitlines()[0] if proc.stderr else proc.returncode}"
+        )
     return proc.stdout

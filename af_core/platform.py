@@ -36,9 +36,7 @@ class Platform:
         if self.core_num <= 0:
             raise ValueError(f"platform core_num must be positive, got {self.core_num}")
         if self.ub_size <= 0 or self.ub_size > self.ub_total:
-            raise ValueError(
-                f"platform ub_size must be in (0, {self.ub_total}], got {self.ub_size}"
-            )
+            raise ValueError(f"platform ub_size must be in (0, {self.ub_total}], got {self.ub_size}")
 
     def to_dict(self) -> dict[str, object]:
         return attrs.asdict(self)
@@ -57,9 +55,7 @@ def set_platform(soc: str = "3510", core_num: int = 48, ub_size: int = 248 * KIB
     """
     soc = str(soc)
     if soc not in _SUPPORTED_SOCS:
-        raise ValueError(
-            f"SoC '{soc}' is not supported: the IndirectLoad path targets A5 (SoC '3510') only"
-        )
+        raise ValueError(f"SoC '{soc}' is not supported: the IndirectLoad path targets A5 (SoC '3510') only")
     plat = Platform(soc=soc, core_num=int(core_num), ub_size=int(ub_size))
     _state.platform = plat
     return plat

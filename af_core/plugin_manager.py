@@ -60,7 +60,11 @@ def _check_contract(plugin: str, dist: str, module: object) -> None:
     stated = getattr(module, "AF_CONTRACT_VERSION", None)
     if type(stated) is int and stated == hookspecs.CONTRACT_VERSION:
         return
-    found = "states no AF_CONTRACT_VERSION" if stated is None else f"was built for hook contract version {stated!r}"
+    found = (
+        "states no AF_CONTRACT_VERSION"
+        if stated is None
+        else f"was built for hook contract version {stated!r}"
+    )
     raise PluginError(
         f"plugin '{plugin}' from '{dist}' {found}; af-core {_core_version()} provides hook contract "
         f"version {hookspecs.CONTRACT_VERSION} (install a release of '{dist}' built for it)"
@@ -119,8 +123,12 @@ class AfPluginManager:
             dist_name, version = dist_of(ep)
             if ep.name in owner:
                 if owner[ep.name] != dist_name:
-                    self._fail(ep.name, dist_name, f"entry point name '{ep.name}' is also used by "
-                               f"'{owner[ep.name]}', which was loaded instead; rename one of them")
+                    self._fail(
+                        ep.name,
+                        dist_name,
+                        f"entry point name '{ep.name}' is also used by "
+                        f"'{owner[ep.name]}', which was loaded instead; rename one of them",
+                    )
                 # else: the same distribution visible twice on sys.path: keep the first
                 continue
             owner[ep.name] = dist_name
@@ -161,20 +169,28 @@ class AfPluginManager:
             for impl in caller.get_hookimpls():
                 if impl.plugin_name != name:
                     continue
-                used = [opt for opt in ("tryfirst", "trylast", "wrapper", "hookwrapper")
-                        if getattr(impl, opt, False)]
+                used = [
+                    opt
+                    for opt in ("tryfirst", "trylast", "wrapper", "hookwrapper")
+                    if getattr(impl, opt, False)
+                ]
                 if used:
-                    messages.append(f"implements hook '{caller.name}' with {', '.join(used)}=True, which af_core "
-                                    "does not honour (it calls every plugin's implementation in load order); "
-                                    "remove the option")
+                    messages.append(
+                        f"implements hook '{caller.name}' with {', '.join(used)}=True, which af_core "
+                        "does not honour (it calls every plugin's implementation in load order); "
+                        "remove the option"
+                    )
         return sorted(messages)
 
-    def _fail(self, plugin: str, dist: str, error: str, trace: str = "", cause: BaseException | None = None) -> None:
+    def _fail(
+        self, plugin: str, dist: str, error: str, trace: str = "", cause: BaseException | None = None
+    ) -> None:
         """Record a load error; with ``AF_STRICT_PLUGINS`` it is fatal."""
         self.load_errors.append(LoadError(plugin, dist, error, trace))
         if self.strict:
-            raise PluginError(f"plugin '{plugin}' from '{dist}' failed to load: {error} "
-                              "(AF_STRICT_PLUGINS is set)") from cause
+            raise PluginError(
+                f"plugin '{plugin}' from '{dist}' failed to load: {error} (AF_STRICT_PLUGINS is set)"
+            ) from cause
 
     def _register(self, name: str, module: object, dist: str, version: str) -> None:
         self.pm.register(module, name=name)
@@ -185,8 +201,12 @@ class AfPluginManager:
             plugins = ", ".join(impl.plugin_name for impl in hook_impls)
             print(f"[af hook] {hook_name} -> {plugins}", file=sys.stderr)
 
-        def after(outcome: pluggy.Result[Any], hook_name: str, hook_impls: Sequence[pluggy.HookImpl],
-                  kwargs: Mapping[str, Any]) -> None:
+        def after(
+            outcome: pluggy.Result[Any],
+            hook_name: str,
+            hook_impls: Sequence[pluggy.HookImpl],
+            kwargs: Mapping[str, Any],
+        ) -> None:
             print(f"[af hook] {hook_name} done", file=sys.stderr)
 
         self.pm.add_hookcall_monitoring(before, after)
@@ -235,16 +255,21 @@ class AfPluginManager:
             try:
                 result = self.call_one("af_twin_include_dirs", impl, platform=platform)
             except (Exception, SystemExit) as exc:
-                raise PluginError(f"plugin '{plugin}' ({dist}) failed in af_twin_include_dirs: "
-                                  f"{type(exc).__name__}: {exc}") from exc
+                raise PluginError(
+                    f"plugin '{plugin}' ({dist}) failed in af_twin_include_dirs: {type(exc).__name__}: {exc}"
+                ) from exc
             if result is None:
                 continue
             if isinstance(result, (str, bytes, os.PathLike)) or not isinstance(result, (list, tuple)):
-                raise PluginError(f"plugin '{plugin}' ({dist}) returned {type(result).__name__} from "
-                                  "af_twin_include_dirs; expected a list of directories")
+                raise PluginError(
+                    f"plugin '{plugin}' ({dist}) returned {type(result).__name__} from "
+                    "af_twin_include_dirs; expected a list of directories"
+                )
             for d in result:
                 if not isinstance(d, (str, os.PathLike)) or not os.path.isdir(d):
-                    raise PluginError(f"plugin '{plugin}' ({dist}) returned {d!r} from af_twin_include_dirs, "
-                                      "which is not an existing directory")
+                    raise PluginError(
+                        f"plugin '{plugin}' ({dist}) returned {d!r} from af_twin_include_dirs, "
+                        "which is not an existing directory"
+                    )
                 dirs.append(str(d))
         return dirs

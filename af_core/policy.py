@@ -45,17 +45,22 @@ class OrderTerm:
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.quantity, str) or not (
-                self.quantity in QUANTITIES
-                or (self.quantity.startswith(RESOURCE) and _RESOURCE_NAME.match(self.quantity[len(RESOURCE):]))):
-            raise PolicyError(f"order quantity {self.quantity!r} is none of {', '.join(QUANTITIES)} "
-                              f"nor '{RESOURCE}<identifier>'")
+            self.quantity in QUANTITIES
+            or (self.quantity.startswith(RESOURCE) and _RESOURCE_NAME.match(self.quantity[len(RESOURCE) :]))
+        ):
+            raise PolicyError(
+                f"order quantity {self.quantity!r} is none of {', '.join(QUANTITIES)} "
+                f"nor '{RESOURCE}<identifier>'"
+            )
         if self.direction not in DIRECTIONS:
-            raise PolicyError(f"order direction {self.direction!r} of '{self.quantity}' is not 'max' or 'min'")
+            raise PolicyError(
+                f"order direction {self.direction!r} of '{self.quantity}' is not 'max' or 'min'"
+            )
 
     @property
     def resource(self) -> str | None:
         """The resource name when the quantity is a resource formula, else None."""
-        return self.quantity[len(RESOURCE):] if self.quantity.startswith(RESOURCE) else None
+        return self.quantity[len(RESOURCE) :] if self.quantity.startswith(RESOURCE) else None
 
     def __str__(self) -> str:
         return f"{self.direction} {self.quantity}"
@@ -143,7 +148,11 @@ def better_than_best(order: Sequence[OrderTerm], value: Sequence[str], best: Seq
     return f"({expr})"
 
 
-SEED = SelectionPolicy("seed", "the design's rule: highest score, ties by the lowest modelled cost",
-                       [("score", "max"), ("cost", "min")])
-COST = SelectionPolicy("cost", "lowest modelled cost among the cases that fit, scores ignored", [("cost", "min")])
-
+SEED = SelectionPolicy(
+    "seed",
+    "the design's rule: highest score, ties by the lowest modelled cost",
+    [("score", "max"), ("cost", "min")],
+)
+COST = SelectionPolicy(
+    "cost", "lowest modelled cost among the cases that fit, scores ignored", [("cost", "min")]
+)

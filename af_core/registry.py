@@ -78,7 +78,11 @@ class Registry:
             try:
                 self.manager.call_one(hook, impl, register=register)
             except (Exception, SystemExit) as exc:
-                error = str(exc) if isinstance(exc, DuplicateRegistrationError) else f"{type(exc).__name__}: {exc}"
+                error = (
+                    str(exc)
+                    if isinstance(exc, DuplicateRegistrationError)
+                    else f"{type(exc).__name__}: {exc}"
+                )
                 self.hook_errors.append(LoadError(plugin, dist, f"{hook}: {error}"))
                 if self.manager.strict:
                     if isinstance(exc, DuplicateRegistrationError):
@@ -125,43 +129,66 @@ def _stamp_op(value: Any, dist: str) -> Any:
 # ApiCalls and API sources are types of the code generator, a higher layer than this registry, so they are
 # checked for the shape the code generator relies on (docs/architecture.md, "Layers").
 def _check_api_call(value: Any, dist: str) -> Any:
-    if not (isinstance(value, type) and isinstance(getattr(value, "name", None), str)
-            and callable(getattr(value, "generate", None))):
-        raise PluginError(f"ApiCall registered by '{dist}' is not an ApiCall subclass (a class with a text "
-                          f"'name' and a 'generate' method): {value!r}")
+    if not (
+        isinstance(value, type)
+        and isinstance(getattr(value, "name", None), str)
+        and callable(getattr(value, "generate", None))
+    ):
+        raise PluginError(
+            f"ApiCall registered by '{dist}' is not an ApiCall subclass (a class with a text "
+            f"'name' and a 'generate' method): {value!r}"
+        )
     return value
 
 
 def _check_api_source(value: Any, dist: str) -> Any:
     requires = getattr(value, "requires", None)
-    if not (isinstance(getattr(value, "name", None), str) and isinstance(getattr(value, "text", None), str)
-            and isinstance(requires, (tuple, list)) and all(isinstance(r, str) for r in requires)):
-        raise PluginError(f"API source registered by '{dist}' is not an ApiSource with text fields: {value!r}")
+    if not (
+        isinstance(getattr(value, "name", None), str)
+        and isinstance(getattr(value, "text", None), str)
+        and isinstance(requires, (tuple, list))
+        and all(isinstance(r, str) for r in requires)
+    ):
+        raise PluginError(
+            f"API source registered by '{dist}' is not an ApiSource with text fields: {value!r}"
+        )
     return value
 
 
 def _check_template(value: Any, dist: str) -> Any:
     if not callable(getattr(value, "propose", None)) or not isinstance(getattr(value, "name", None), str):
-        raise PluginError(f"template registered by '{dist}' lacks a text 'name' or a 'propose' method: "
-                          f"{type(value).__name__}")
+        raise PluginError(
+            f"template registered by '{dist}' lacks a text 'name' or a 'propose' method: "
+            f"{type(value).__name__}"
+        )
     return value
 
 
 def _check_sample(value: Any, dist: str) -> Any:
     # checked by shape (af_core.samples.Sample sits in a higher layer than the registry)
-    if not (isinstance(getattr(value, "name", None), str) and callable(getattr(value, "build", None))
-            and isinstance(getattr(value, "shapes", None), tuple)):
-        raise PluginError(f"sample registered by '{dist}' is not a Sample (a text name, a build function and "
-                          f"a tuple of shapes): {value!r}")
+    if not (
+        isinstance(getattr(value, "name", None), str)
+        and callable(getattr(value, "build", None))
+        and isinstance(getattr(value, "shapes", None), tuple)
+    ):
+        raise PluginError(
+            f"sample registered by '{dist}' is not a Sample (a text name, a build function and "
+            f"a tuple of shapes): {value!r}"
+        )
     return value
 
 
 def _check_policy(value: Any, dist: str) -> Any:
     # checked by shape (af_core.policy.SelectionPolicy sits in a higher layer than the registry)
-    if not (isinstance(getattr(value, "name", None), str) and isinstance(getattr(value, "order", None), tuple)
-            and callable(getattr(value, "rank", None))):
-        raise PluginError(f"selection policy registered by '{dist}' is not a SelectionPolicy (a text name, an "
-                          f"order tuple and a rank method): {value!r}")
+    if not (
+        isinstance(getattr(value, "name", None), str)
+        and isinstance(getattr(value, "order", None), tuple)
+        and callable(getattr(value, "rank", None))
+    ):
+        raise PluginError(
+            f"selection policy registered by '{dist}' is not a SelectionPolicy (a text name, an "
+            f"order tuple and a rank method): {value!r}"
+        )
     return value
 
 
@@ -215,5 +242,6 @@ def op_with_role(role: str) -> OpDef:
     for entry in get_registry().entries("op"):
         if role in entry.value.roles:
             return entry.value
-    raise UnknownOpError("op-role", f"no installed plugin registers an op with the role '{role}'",
-                         values={"role": role})
+    raise UnknownOpError(
+        "op-role", f"no installed plugin registers an op with the role '{role}'", values={"role": role}
+    )

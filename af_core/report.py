@@ -25,20 +25,33 @@ def _code(value: object) -> str:
 
 def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None) -> str:
     size_names = [markdown(v.name) for v in scheduled.normalized.sizes()]
-    lines = [f"# {markdown(result.kernel_name)}", "", f"Graph '{markdown(scheduled.graph.name)}', "
-             f"sizes {', '.join(size_names) or 'none (static)'}.", "", "## Candidates", "",
-             "| key | template | plugin | score | cost | UB bytes |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"# {markdown(result.kernel_name)}",
+        "",
+        f"Graph '{markdown(scheduled.graph.name)}', sizes {', '.join(size_names) or 'none (static)'}.",
+        "",
+        "## Candidates",
+        "",
+        "| key | template | plugin | score | cost | UB bytes |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in scheduled.cases:
-        lines.append(f"| {c.tiling_key} | {markdown(c.label)} | {markdown(c.plugin)} | {_code(c.tiling.score)} | "
-                     f"{_code(c.tiling.cost)} | {_code(c.tiling.resources.get('ub_bytes', 0))} |")
+        lines.append(
+            f"| {c.tiling_key} | {markdown(c.label)} | {markdown(c.plugin)} | {_code(c.tiling.score)} | "
+            f"{_code(c.tiling.cost)} | {_code(c.tiling.resources.get('ub_bytes', 0))} |"
+        )
     lines += ["", "## Rejections", ""]
     lines += [f"- {markdown(str(r))}" for r in scheduled.rejections] or ["- none"]
     m = scheduled.measures
-    lines += ["", "## Selection measures (first seed)", "",
-              f"- continuous bytes: {_code(m.continuous_bytes)}",
-              f"- index outer product: {_code(m.index_outer)}",
-              f"- Cache_thres {m.thresholds.cache_thres}, Core_thres {m.thresholds.core_thres}, "
-              f"cacheline {m.thresholds.cacheline} B"]
+    lines += [
+        "",
+        "## Selection measures (first seed)",
+        "",
+        f"- continuous bytes: {_code(m.continuous_bytes)}",
+        f"- index outer product: {_code(m.index_outer)}",
+        f"- Cache_thres {m.thresholds.cache_thres}, Core_thres {m.thresholds.core_thres}, "
+        f"cacheline {m.thresholds.cacheline} B",
+    ]
     lines += _policy_lines(scheduled)
     lines += _load_error_lines()
     if sizes:
@@ -49,11 +62,18 @@ def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Map
 def _policy_lines(scheduled: ScheduleResult) -> list[str]:
     """The selection policy and what plugins contributed to the cases (or failed to)."""
     policy = scheduled.policy
-    lines = ["", "## Selection policy", "", f"- {_code(policy.name)}: {markdown(policy.describe())} "
-             f"({markdown(policy.description)})"]
+    lines = [
+        "",
+        "## Selection policy",
+        "",
+        f"- {_code(policy.name)}: {markdown(policy.describe())} ({markdown(policy.description)})",
+    ]
     for case in scheduled.cases:
-        lines += [f"- key {case.tiling_key} ({markdown(case.label)}): {a.kind} {_code(a.name)} = {_code(a.expr)} "
-                  f"from {markdown(a.distribution)}: {markdown(a.reason)}" for a in case.contributions]
+        lines += [
+            f"- key {case.tiling_key} ({markdown(case.label)}): {a.kind} {_code(a.name)} = {_code(a.expr)} "
+            f"from {markdown(a.distribution)}: {markdown(a.reason)}"
+            for a in case.contributions
+        ]
     lines += [f"- dropped contribution: {markdown(str(d))}" for d in scheduled.diagnostics]
     return lines
 
@@ -66,8 +86,11 @@ def _load_error_lines() -> list[str]:
     if not errors:
         return []
     lines = ["", "## Plugin load errors", "", "What these plugins failed to provide is missing above.", ""]
-    lines += [f"- {_code(e.plugin)} ({markdown(e.distribution)}): "
-              f"{markdown(e.error.splitlines()[0]) if e.error else 'failed'}" for e in errors]
+    lines += [
+        f"- {_code(e.plugin)} ({markdown(e.distribution)}): "
+        f"{markdown(e.error.splitlines()[0]) if e.error else 'failed'}"
+        for e in errors
+    ]
     return lines
 
 
@@ -76,8 +99,9 @@ def case_picture_name(case: Case) -> str:
     return safe_component(f"case{case.tiling_key}_{case.template}")
 
 
-def write_artifacts(out: Path, scheduled: ScheduleResult, result: CodegenResult,
-                    sizes: Mapping[str, int] | None = None) -> list[str]:
+def write_artifacts(
+    out: Path, scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None = None
+) -> list[str]:
     """Write every artifact into ``out`` (all or nothing per file); returns the file names, sorted."""
     files = dict(result.files())
     files["report.md"] = report_markdown(scheduled, result, sizes)

@@ -100,8 +100,10 @@ def installed_samples() -> tuple[Sample, ...]:
     core_names = {s.name for s in CORE_SAMPLES}
     for entry in entries:
         if entry.name in core_names:
-            raise PluginError(f"sample '{entry.name}' registered by '{entry.distribution}' has the name of one of "
-                              "af-core's own samples; rename it")
+            raise PluginError(
+                f"sample '{entry.name}' registered by '{entry.distribution}' has the name of one of "
+                "af-core's own samples; rename it"
+            )
     return CORE_SAMPLES + tuple(entry.value for entry in entries)
 
 
@@ -110,7 +112,9 @@ def lookup(name: str) -> Sample:
     for sample in installed_samples():
         if sample.name == name:
             return sample
-    raise KeyError(f"no installed sample '{name}' (installed: {', '.join(s.name for s in installed_samples())})")
+    raise KeyError(
+        f"no installed sample '{name}' (installed: {', '.join(s.name for s in installed_samples())})"
+    )
 
 
 def __getattr__(name: str) -> tuple[Sample, ...]:
@@ -120,11 +124,21 @@ def __getattr__(name: str) -> tuple[Sample, ...]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-SEED_MINIMAL = Sample("seed_minimal", "the design seed's minimal graph (dynamic shapes)", seed_minimal,
-                      ({"s0": 2, "s1": 3, "s2": 10, "s3": 8, "s4": 2, "s5": 3, "s6": 6, "s7": 8},
-                       {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32}))
-INDEX_SELECT_SUM = Sample("index_select_sum", "index_select (negative indices allowed) + row sum", index_select_sum,
-                          ({"N": 500, "H": 96, "K": 200},))
+SEED_MINIMAL = Sample(
+    "seed_minimal",
+    "the design seed's minimal graph (dynamic shapes)",
+    seed_minimal,
+    (
+        {"s0": 2, "s1": 3, "s2": 10, "s3": 8, "s4": 2, "s5": 3, "s6": 6, "s7": 8},
+        {"s0": 64, "s1": 2, "s2": 40, "s3": 32, "s4": 64, "s5": 2, "s6": 16, "s7": 32},
+    ),
+)
+INDEX_SELECT_SUM = Sample(
+    "index_select_sum",
+    "index_select (negative indices allowed) + row sum",
+    index_select_sum,
+    ({"N": 500, "H": 96, "K": 200},),
+)
 #: The core's own samples (core ops only).
 CORE_SAMPLES = (SEED_MINIMAL, INDEX_SELECT_SUM)
 

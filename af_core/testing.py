@@ -121,14 +121,23 @@ def chain_graph(
     return g.build()
 
 
-def gather_sizes(rng: _np.random.Generator, rank: int, dim: int, *, max_extent: int = 9,
-                 max_elements: int = 20000, ones: float = 0.15) -> dict[str, int]:
+def gather_sizes(
+    rng: _np.random.Generator,
+    rank: int,
+    dim: int,
+    *,
+    max_extent: int = 9,
+    max_elements: int = 20000,
+    ones: float = 0.15,
+) -> dict[str, int]:
     """Random sizes for :func:`chain_graph`: index sizes <= input sizes off ``dim``, tails included."""
     dim = dim % rank
     while True:
         a = [int(rng.integers(1, max_extent + 1)) if rng.random() > ones else 1 for _ in range(rank)]
-        b = [int(rng.integers(1, n + 1)) if i != dim else int(rng.integers(1, max_extent + 1))
-             for i, n in enumerate(a)]
+        b = [
+            int(rng.integers(1, n + 1)) if i != dim else int(rng.integers(1, max_extent + 1))
+            for i, n in enumerate(a)
+        ]
         if int(_np.prod(a)) <= max_elements and int(_np.prod(b)) <= max_elements:
             sizes = {f"a{i}": v for i, v in enumerate(a)}
             sizes.update({f"b{i}": v for i, v in enumerate(b)})
@@ -138,9 +147,16 @@ def gather_sizes(rng: _np.random.Generator, rank: int, dim: int, *, max_extent: 
 CORE_COUNTS = (1, 48, 5, 2)
 
 
-def random_runs(seed: int, rank: int, dim: int, runs: int, *, cores: tuple[int, ...] = CORE_COUNTS,
-                extents: tuple[int, ...] = (9,), max_elements: int = 4000
-                ) -> Iterator[tuple[int, dict[str, int], int]]:
+def random_runs(
+    seed: int,
+    rank: int,
+    dim: int,
+    runs: int,
+    *,
+    cores: tuple[int, ...] = CORE_COUNTS,
+    extents: tuple[int, ...] = (9,),
+    max_elements: int = 4000,
+) -> Iterator[tuple[int, dict[str, int], int]]:
     """``runs`` random twin runs of :func:`chain_graph`: yields (run seed, sizes, core count).
 
     Core counts cycle through ``cores``; each shape's largest extent is drawn

@@ -78,8 +78,9 @@ class CompileError(TwinError):
     and ``log`` the compiler's whole output.
     """
 
-    def __init__(self, what: str, returncode: int, log: str, command: Sequence[str], *,
-                 workdir: Path | None = None) -> None:
+    def __init__(
+        self, what: str, returncode: int, log: str, command: Sequence[str], *, workdir: Path | None = None
+    ) -> None:
         shown = _shorten(log, workdir)
         self.what = what
         self.returncode = returncode
@@ -136,7 +137,9 @@ def compiler_version(cxx: str | None = None) -> str:
     """The first line of ``cxx --version`` (raises :class:`ToolchainError` when it does not run)."""
     cxx = cxx or compiler()
     try:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True, timeout=60).stdout
+        out = subprocess.run(
+            [cxx, "--version"], capture_output=True, text=True, check=True, timeout=60
+        ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise ToolchainError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
     return out.splitlines()[0] if out.strip() else cxx
@@ -155,8 +158,17 @@ class Flags:
     extra: tuple[str, ...] = ()
 
     def args(self) -> list[str]:
-        return [STANDARD, self.optimize, "-g0", "-pthread", *self.defines, *self.warnings,
-                *(SANITIZE_FLAGS if self.sanitize else ()), *(("-fPIC",) if self.pic else ()), *self.extra]
+        return [
+            STANDARD,
+            self.optimize,
+            "-g0",
+            "-pthread",
+            *self.defines,
+            *self.warnings,
+            *(SANITIZE_FLAGS if self.sanitize else ()),
+            *(("-fPIC",) if self.pic else ()),
+            *self.extra,
+        ]
 
     def replace(self, **changes: Any) -> Flags:
         return dataclasses.replace(self, **changes)
@@ -205,8 +217,14 @@ def tree_digest(dirs: Sequence[str | Path]) -> str:
 
 
 # -- running -----------------------------------------------------------------------------------------------
-def run(command: Sequence[str], *, what: str, cwd: Path | None = None, timeout: float = TIMEOUT_S,
-        check: bool = True) -> subprocess.CompletedProcess:
+def run(
+    command: Sequence[str],
+    *,
+    what: str,
+    cwd: Path | None = None,
+    timeout: float = TIMEOUT_S,
+    check: bool = True,
+) -> subprocess.CompletedProcess:
     """Run a compiler command; :class:`CompileError` (message: its first diagnostics) when it fails.
 
     With ``check=False`` a failing compile is returned like any other (the
@@ -216,10 +234,13 @@ def run(command: Sequence[str], *, what: str, cwd: Path | None = None, timeout: 
     try:
         proc = subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except OSError as exc:
-        raise ToolchainError(f"C++ compiler '{command[0]}' cannot be run ({exc.strerror or exc}); "
-                             f"set {CXX_ENV} or install g++") from None
+        raise ToolchainError(
+            f"C++ compiler '{command[0]}' cannot be run ({exc.strerror or exc}); set {CXX_ENV} or install g++"
+        ) from None
     except subprocess.TimeoutExpired:
-        raise CompileError(what, -1, f"error: the compiler did not finish within {timeout:g} s", command) from None
+        raise CompileError(
+            what, -1, f"error: the compiler did not finish within {timeout:g} s", command
+        ) from None
     if check and proc.returncode != 0:
         raise CompileError(what, proc.returncode, proc.stdout + proc.stderr, command, workdir=cwd)
     return proc
@@ -241,8 +262,14 @@ class Unit:
         return [cxx, *self.flags.args(), *(f"-I{d}" for d in self.includes), "-c", *self.sources]
 
 
-def compile_units(units: Sequence[Unit], workdir: Path, *, jobs: int = 2, cxx: str | None = None,
-                  timings: dict[str, float] | None = None) -> list[str]:
+def compile_units(
+    units: Sequence[Unit],
+    workdir: Path,
+    *,
+    jobs: int = 2,
+    cxx: str | None = None,
+    timings: dict[str, float] | None = None,
+) -> list[str]:
     """Compile every unit in ``workdir`` (``jobs`` compiler processes at once); the objects, in order.
 
     The first failing unit (in the order given) raises its :class:`CompileError`
@@ -272,8 +299,16 @@ def compile_units(units: Sequence[Unit], workdir: Path, *, jobs: int = 2, cxx: s
     return [obj for unit in units for obj in unit.objects()]
 
 
-def link(objects: Sequence[str | Path], output: str, workdir: Path, flags: Flags, *, what: str,
-         shared: bool = False, cxx: str | None = None) -> Path:
+def link(
+    objects: Sequence[str | Path],
+    output: str,
+    workdir: Path,
+    flags: Flags,
+    *,
+    what: str,
+    shared: bool = False,
+    cxx: str | None = None,
+) -> Path:
     """Link ``objects`` into ``workdir/output`` (an executable, or a shared library when ``shared``)."""
     cxx = cxx or compiler()
     command = [cxx, *flags.args(), *(("-shared",) if shared else ()), *map(str, objects), "-o", output]
@@ -281,8 +316,15 @@ def link(objects: Sequence[str | Path], output: str, workdir: Path, flags: Flags
     return workdir / output
 
 
-def build_program(sources: Sequence[str | Path], output: Path, flags: Flags, *, includes: Sequence[str | Path] = (),
-                  what: str = "program", cxx: str | None = None) -> Path:
+def build_program(
+    sources: Sequence[str | Path],
+    output: Path,
+    flags: Flags,
+    *,
+    includes: Sequence[str | Path] = (),
+    what: str = "program",
+    cxx: str | None = None,
+) -> Path:
     """Compile and link ``sources`` into the executable ``output`` in one compiler call."""
     cxx = cxx or compiler()
     command = [cxx, *flags.args(), *(f"-I{d}" for d in includes), *map(str, sources), "-o", str(output)]
@@ -291,8 +333,16 @@ def build_program(sources: Sequence[str | Path], output: Path, flags: Flags, *, 
 
 
 # -- precompiled headers -----------------------------------------------------------------------------------
-def precompile(header: str, directory: Path, flags: Flags, *, includes: Sequence[str | Path] = (),
-               text: str | None = None, cxx: str | None = None, what: str | None = None) -> Path:
+def precompile(
+    header: str,
+    directory: Path,
+    flags: Flags,
+    *,
+    includes: Sequence[str | Path] = (),
+    text: str | None = None,
+    cxx: str | None = None,
+    what: str | None = None,
+) -> Path:
     """``directory/<header>.gch``: ``header`` precompiled with ``flags``; built once, atomically.
 
     ``header`` is found on ``includes`` (as ``#include "header"`` would), or
@@ -314,8 +364,16 @@ def precompile(header: str, directory: Path, flags: Flags, *, includes: Sequence
             source = str(work / header)
         else:
             source = next((str(Path(d) / header) for d in includes if (Path(d) / header).is_file()), header)
-        command = [cxx, *flags.args(), *(f"-I{d}" for d in includes), "-x", "c++-header", source,
-                   "-o", str(work / f"{header}.gch")]
+        command = [
+            cxx,
+            *flags.args(),
+            *(f"-I{d}" for d in includes),
+            "-x",
+            "c++-header",
+            source,
+            "-o",
+            str(work / f"{header}.gch"),
+        ]
         run(command, what=what or f"precompiled header {header}", cwd=work)
         try:
             os.rename(work, directory)

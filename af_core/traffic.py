@@ -71,8 +71,9 @@ def _broadcast_axes(graph: HintGraph, data: Node, target_sizes: Sequence[int]) -
     return tuple(i for i, (a, b) in enumerate(zip(data.y.size, target_sizes)) if a == 1 and b != 1)
 
 
-def minimum_bytes(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray],
-                  info: GraphInfo | None = None) -> tuple[int, int]:
+def minimum_bytes(
+    graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray], info: GraphInfo | None = None
+) -> tuple[int, int]:
     """(minimum, per_lane) for one run's inputs."""
     info = info or validate(graph)
     env = inputs.sizes
@@ -115,8 +116,13 @@ def minimum_bytes(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.n
     return total + out_bytes, per_lane + out_bytes
 
 
-def traffic(graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray], counters: dict[str, int],
-            info: GraphInfo | None = None) -> Traffic:
+def traffic(
+    graph: HintGraph,
+    inputs: GraphInputs,
+    outputs: dict[str, np.ndarray],
+    counters: dict[str, int],
+    info: GraphInfo | None = None,
+) -> Traffic:
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
     calls = counters.get("vector_calls", 0) + counters.get("datacopy_calls", 0)
     return Traffic(minimum, per_lane, measured_bytes(counters), calls)

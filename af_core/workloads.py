@@ -38,8 +38,14 @@ def corpus_text() -> str:
     return resources.files("af_core").joinpath(CORPUS).read_text(encoding="utf-8")
 
 
-def apply_op(g: GraphBuilder, text: str, tensor: TensorRef, *, side_name: str | None = None,
-             side_shape: Sequence[int | str] | None = None) -> TensorRef:
+def apply_op(
+    g: GraphBuilder,
+    text: str,
+    tensor: TensorRef,
+    *,
+    side_name: str | None = None,
+    side_shape: Sequence[int | str] | None = None,
+) -> TensorRef:
     """Apply one op written in the corpus syntax to ``tensor``.
 
     ``Name(side)`` / ``Name(side:t[shape])`` adds a Data input (broadcast to the
@@ -102,7 +108,7 @@ def build_graph(case: dict[str, Any]) -> HintGraph:
             # a row gather: each index value picks whole rows of the trailing axes
             if case.get("pre_index"):
                 raise ValueError(f"workload '{case['name']}': a row gather cannot have index ops")
-            index = expand_index(index, x.shape[index.rank:])
+            index = expand_index(index, x.shape[index.rank :])
         y = gather(x, case["dim"], index, need_check_negative=negative)
     elif case["op"] == "index_select":
         y = index_select(x, case["dim"], index, need_check_negative=negative)
@@ -125,6 +131,15 @@ def load_workloads(path: str | Path | None = None, names: list[str] | None = Non
     for case in data["cases"]:
         if names and case["name"] not in names:
             continue
-        out.append(Workload(case["name"], case.get("source", ""), case["op"], case.get("family", ""),
-                            case["index"].get("distribution", "uniform"), build_graph(case), case))
+        out.append(
+            Workload(
+                case["name"],
+                case.get("source", ""),
+                case["op"],
+                case.get("family", ""),
+                case["index"].get("distribution", "uniform"),
+                build_graph(case),
+                case,
+            )
+        )
     return out

@@ -126,7 +126,9 @@ def host_tiling_ns(graph, size_sets: list[dict[str, int]]) -> tuple[float, int, 
         "proto": "".join("int64_t, " for _ in names),
         "nsets": len(size_sets),
         "nsizes": max(1, len(names)),
-        "sets": ", ".join("{" + ", ".join(str(s[n]) for n in names) + "}" if names else "{0}" for s in size_sets),
+        "sets": ", ".join(
+            "{" + ", ".join(str(s[n]) for n in names) + "}" if names else "{0}" for s in size_sets
+        ),
         "calls": calls,
         "args": "".join(f"s[{i}], " for i in range(len(names))),
     }
@@ -135,8 +137,13 @@ def host_tiling_ns(graph, size_sets: list[dict[str, int]]) -> tuple[float, int, 
         (d / "tiling.cpp").write_text(result.tiling)
         (d / "autofuse_tiling_data.h").write_text(result.tiling_data)
         (d / "bench.cpp").write_text(source)
-        toolchain.build_program(["tiling.cpp", "bench.cpp"], d / "bench", toolchain.HOST_TILING.replace(pic=False, warnings=()),
-                                includes=["."], what="host tiling benchmark")
+        toolchain.build_program(
+            ["tiling.cpp", "bench.cpp"],
+            d / "bench",
+            toolchain.HOST_TILING.replace(pic=False, warnings=()),
+            includes=["."],
+            what="host tiling benchmark",
+        )
         out = subprocess.run([str(d / "bench")], capture_output=True, text=True, check=True).stdout.split()
     return float(out[0]), int(out[1]), len(scheduled.cases)
 
@@ -157,12 +164,21 @@ def bench_tiling() -> str:
     chain_sets = []
     for _ in range(64):
         a = [int(v) for v in rng.integers(1, 200, 3)]
-        chain_sets.append({"a0": a[0], "a1": a[1], "a2": a[2], "b0": a[0], "b1": int(rng.integers(1, 50)), "b2": a[2]})
+        chain_sets.append(
+            {"a0": a[0], "a1": a[1], "a2": a[2], "b0": a[0], "b1": int(rng.integers(1, 50)), "b2": a[2]}
+        )
     g = chain_graph(rank=3, dim=1, pre=("Abs",), post=("Exp", "Mul(side)"), reduce=("Sum", (2,)))
     ns, allocs, cases = host_tiling_ns(g, chain_sets)
     rows.append(["gather + pre/post chains + reduce", cases, f"{ns:.1f}", allocs])
-    return table(["graph", "cases evaluated per call", "ns per AutofuseTiling call (best of 7 x 200k)",
-                  "heap allocations in 1.4M calls"], rows)
+    return table(
+        [
+            "graph",
+            "cases evaluated per call",
+            "ns per AutofuseTiling call (best of 7 x 200k)",
+            "heap allocations in 1.4M calls",
+        ],
+        rows,
+    )
 
 
 # -- g++ build time and new graph -> first twin result ----------------------------------
@@ -194,8 +210,15 @@ def first_results(cache: Path, rounds: int = 3) -> list[dict]:
     runner = TwinRunner(cache_dir=cache)
     start = time.perf_counter()
     warm = TwinSession(chain_graph(rank=3, dim=1), runner=runner)
-    rows = [{"name": "(first build: shared parts + kernel)", "seconds": time.perf_counter() - start,
-             "cpu": None, "timings": dict(warm.build.timings), "round": -1}]
+    rows = [
+        {
+            "name": "(first build: shared parts + kernel)",
+            "seconds": time.perf_counter() - start,
+            "cpu": None,
+            "timings": dict(warm.build.timings),
+            "round": -1,
+        }
+    ]
     samples = installed_samples()
     for rnd in range(rounds):
         for sample in samples:
@@ -208,8 +231,15 @@ def first_results(cache: Path, rounds: int = 3) -> list[dict]:
             seconds = time.perf_counter() - start
             if not run.ok:
                 raise AssertionError(f"{sample.name}: {run.describe()}")
-            rows.append({"name": sample.name, "seconds": seconds, "cpu": children_cpu() - cpu,
-                         "timings": dict(session.build.timings), "round": rnd})
+            rows.append(
+                {
+                    "name": sample.name,
+                    "seconds": seconds,
+                    "cpu": children_cpu() - cpu,
+                    "timings": dict(session.build.timings),
+                    "round": rnd,
+                }
+            )
     return rows
 
 
@@ -240,7 +270,9 @@ def bench_first_result() -> str:
     for r in rows:
         by_name.setdefault(r["name"], []).append(r)
     python = torch_python()
-    torch_times = torch_first_calls(python) if python else "torch is not importable here (set AF_BENCH_TORCH_PYTHON)"
+    torch_times = (
+        torch_first_calls(python) if python else "torch is not importable here (set AF_BENCH_TORCH_PYTHON)"
+    )
     table_rows = []
     for name, runs in by_name.items():
         med = statistics.median(r["seconds"] for r in runs)
@@ -249,18 +281,34 @@ def bench_first_result() -> str:
         t = f"{torch_times[name]:.2f}" if isinstance(torch_times, dict) and name in torch_times else "-"
         table_rows.append([name, f"{med:.2f}", f"{cpu:.2f}", *(f"{parts[k]:.2f}" for k in STEPS[2:]), t])
     overall = statistics.median(r["seconds"] for r in rows)
-    text = table(["sample", "af: new graph -> first twin result (s, median)", "compiler + run CPU s",
-                  "kernel s", "tiling + harness table s", "link s", "torch.compile first call (s)"], table_rows)
-    text += (f"\n\n- af, median over {len(by_name)} samples x {len(rows) // len(by_name)} rounds: {overall:.2f} s "
-             "(schedule + codegen + g++ + twin run + reference comparison; warm process, shared parts built)\n")
-    text += ("- the shared parts, built once per twin-header version and flag set: "
-             + ", ".join(f"{k} {first['timings'][k]:.2f} s" for k in STEPS[:2] if k in first["timings"])
-             + f" (first build of a process on an empty cache: {first['seconds']:.2f} s in all)\n")
+    text = table(
+        [
+            "sample",
+            "af: new graph -> first twin result (s, median)",
+            "compiler + run CPU s",
+            "kernel s",
+            "tiling + harness table s",
+            "link s",
+            "torch.compile first call (s)",
+        ],
+        table_rows,
+    )
+    text += (
+        f"\n\n- af, median over {len(by_name)} samples x {len(rows) // len(by_name)} rounds: {overall:.2f} s "
+        "(schedule + codegen + g++ + twin run + reference comparison; warm process, shared parts built)\n"
+    )
+    text += (
+        "- the shared parts, built once per twin-header version and flag set: "
+        + ", ".join(f"{k} {first['timings'][k]:.2f} s" for k in STEPS[:2] if k in first["timings"])
+        + f" (first build of a process on an empty cache: {first['seconds']:.2f} s in all)\n"
+    )
     if isinstance(torch_times, dict):
         tmed = statistics.median(torch_times[n] for n in by_name if n in torch_times)
-        text += (f"- torch.compile (Inductor, CPU) first call of a new function, median over the samples: "
-                 f"{tmed:.2f} s (warm process: one other function compiled first; "
-                 f"{torch_times.get('_first_in_process', float('nan')):.2f} s for that one)\n")
+        text += (
+            f"- torch.compile (Inductor, CPU) first call of a new function, median over the samples: "
+            f"{tmed:.2f} s (warm process: one other function compiled first; "
+            f"{torch_times.get('_first_in_process', float('nan')):.2f} s for that one)\n"
+        )
     else:
         text += f"- torch.compile: skipped, {torch_times}\n"
     text += f"- load average during the run: {load_average()} (on {os.cpu_count()} cores)\n"
@@ -278,16 +326,36 @@ def bench_build() -> str:
             build = runner.build(result)
             seconds = time.perf_counter() - start
             t = build.timings
-            rows.append([sample.name, len(result.kernel.splitlines()), f"{seconds:.2f}",
-                         *(f"{t[k]:.2f}" if k in t else "cached" for k in STEPS)])
-    text = table(["graph (all installed templates)", "kernel lines", "g++ build (s)", "precompiled twin headers",
-                  "harness main", "kernel", "tiling + infer_shape + harness table", "link"], rows)
-    return text + (f"\n\nThe first row builds the shared parts (twin headers precompiled, harness main) in "
-                   f"parallel; kernel and host side compile in parallel; load average {load_average()}.\n")
+            rows.append(
+                [
+                    sample.name,
+                    len(result.kernel.splitlines()),
+                    f"{seconds:.2f}",
+                    *(f"{t[k]:.2f}" if k in t else "cached" for k in STEPS),
+                ]
+            )
+    text = table(
+        [
+            "graph (all installed templates)",
+            "kernel lines",
+            "g++ build (s)",
+            "precompiled twin headers",
+            "harness main",
+            "kernel",
+            "tiling + infer_shape + harness table",
+            "link",
+        ],
+        rows,
+    )
+    return text + (
+        f"\n\nThe first row builds the shared parts (twin headers precompiled, harness main) in "
+        f"parallel; kernel and host side compile in parallel; load average {load_average()}.\n"
+    )
 
 
-def bench_optlevel(progress: Progress, levels: tuple[str, ...] = ("-O0", "-Og", "-O1", "-O2"),
-                   limit: int | None = None) -> str:
+def bench_optlevel(
+    progress: Progress, levels: tuple[str, ...] = ("-O0", "-Og", "-O1", "-O2"), limit: int | None = None
+) -> str:
     """Build time against twin run time per optimisation level, on the corpus shapes (all cases run)."""
     workloads = load_workloads()[:limit]
     task = progress.add_task("optimisation levels", total=len(levels) * len(workloads))
@@ -314,10 +382,34 @@ def bench_optlevel(progress: Progress, levels: tuple[str, ...] = ("-O0", "-Og", 
                     run_cpu += children_cpu() - cpu
                     runs += 1
                 progress.advance(task)
-        rows.append([level, len(workloads), f"{build_wall:.1f}", f"{build_cpu:.1f}", runs, f"{run_wall:.1f}",
-                     f"{run_cpu:.1f}", f"{build_wall + run_wall:.1f}"])
-    return table(["level", "workloads", "build wall s", "build CPU s", "twin runs", "run wall s", "run CPU s",
-                  "build + run wall s"], rows) + f"\n\nLoad average at the end: {load_average()}.\n"
+        rows.append(
+            [
+                level,
+                len(workloads),
+                f"{build_wall:.1f}",
+                f"{build_cpu:.1f}",
+                runs,
+                f"{run_wall:.1f}",
+                f"{run_cpu:.1f}",
+                f"{build_wall + run_wall:.1f}",
+            ]
+        )
+    return (
+        table(
+            [
+                "level",
+                "workloads",
+                "build wall s",
+                "build CPU s",
+                "twin runs",
+                "run wall s",
+                "run CPU s",
+                "build + run wall s",
+            ],
+            rows,
+        )
+        + f"\n\nLoad average at the end: {load_average()}.\n"
+    )
 
 
 # -- data movement --------------------------------------------------------------------
@@ -332,13 +424,26 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
             continue
         if not run.ok:
             raise AssertionError(f"{session.graph.name} {case.label}: {run.describe()}")
-        results[case.label] = traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info)
+        results[case.label] = traffic(
+            session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info
+        )
     if not results:
         return {}
     chosen = solve_scheduled(session.scheduled, sizes, CORES).chosen().label
     refs = [CaseRef.of(c) for c in session.scheduled.cases]
-    by_cost = solve(refs, session.scheduled.size_names, sizes, CORES, session.scheduled.platform.ub_size,
-                    session.scheduled.guards, policy="cost").chosen().label
+    by_cost = (
+        solve(
+            refs,
+            session.scheduled.size_names,
+            sizes,
+            CORES,
+            session.scheduled.platform.ub_size,
+            session.scheduled.guards,
+            policy="cost",
+        )
+        .chosen()
+        .label
+    )
     rule = seed_rule_choice(session, sizes, results)
     best = min(results, key=lambda k: results[k].cost)
     return {"cases": results, "seed": chosen, "cost": by_cost, "rule": rule, "best": best}
@@ -369,14 +474,30 @@ def ratio(t) -> str:
 def traffic_row(name: str, measured: dict) -> list[object]:
     cases = measured["cases"]
     per_lane = next(iter(cases.values())).per_lane / next(iter(cases.values())).minimum
-    return [name, measured["seed"], ratio(cases[measured["seed"]]), measured["cost"], ratio(cases[measured["cost"]]),
-            measured["best"], ratio(cases[measured["best"]]), f"{per_lane:.2f}",
-            " ".join(f"{k}={ratio(v)}" for k, v in sorted(cases.items()))]
+    return [
+        name,
+        measured["seed"],
+        ratio(cases[measured["seed"]]),
+        measured["cost"],
+        ratio(cases[measured["cost"]]),
+        measured["best"],
+        ratio(cases[measured["best"]]),
+        f"{per_lane:.2f}",
+        " ".join(f"{k}={ratio(v)}" for k, v in sorted(cases.items())),
+    ]
 
 
-TRAFFIC_HEADERS = ["workload", "selected (seed policy)", "x min", "selected (cost policy)", "x min",
-                   "best case (twin-counted cost)",
-                   "x min", "one-read-per-lane x min", "every case (x min)"]
+TRAFFIC_HEADERS = [
+    "workload",
+    "selected (seed policy)",
+    "x min",
+    "selected (cost policy)",
+    "x min",
+    "best case (twin-counted cost)",
+    "x min",
+    "one-read-per-lane x min",
+    "every case (x min)",
+]
 
 
 def suite_graphs():
@@ -434,8 +555,10 @@ def target_summary(stats: list, label: str) -> str:
     for policy in ("seed", "cost"):
         within = sum(1 for m in stats if m["cases"][m[policy]].ratio <= 1.25)
         worst = max(stats, key=lambda m: m["cases"][m[policy]].ratio)
-        lines.append(f"- {label}, {policy} policy: {within}/{len(stats)} selections within 1.25x of the minimum; "
-                     f"worst {worst['cases'][worst[policy]].ratio:.2f}x ({worst[policy]})")
+        lines.append(
+            f"- {label}, {policy} policy: {within}/{len(stats)} selections within 1.25x of the minimum; "
+            f"worst {worst['cases'][worst[policy]].ratio:.2f}x ({worst[policy]})"
+        )
     return "\n".join(lines)
 
 
@@ -456,13 +579,23 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
         refs = [CaseRef.of(c) for c in session.scheduled.cases]
         figures = {}
         for cores in (CORES, 1):
-            res = solve(refs, session.scheduled.size_names, inputs.sizes, cores, session.scheduled.platform.ub_size,
-                        session.scheduled.guards, policy="cost")
+            res = solve(
+                refs,
+                session.scheduled.size_names,
+                inputs.sizes,
+                cores,
+                session.scheduled.platform.ub_size,
+                session.scheduled.guards,
+                policy="cost",
+            )
             run = session.check(inputs=inputs, core_num=cores, tiling_key=res.tiling_key)
             if not run.ok:
                 raise AssertionError(f"{w.name} on {cores} core(s): {run.describe()}")
-            figures[cores] = (res.chosen().label, run.twin.counters.get("block_dim", cores),
-                              traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info))
+            figures[cores] = (
+                res.chosen().label,
+                run.twin.counters.get("block_dim", cores),
+                traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info),
+            )
         label, used, many = figures[CORES]
         if many.ratio <= over:
             continue
@@ -470,8 +603,17 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
         excess = many.measured - many.minimum
         gone = (many.measured - one.measured) / excess if excess else 0.0
         rows.append([w.name, label, used, f"{many.ratio:.2f}", f"{one.ratio:.2f}", f"{100 * gone:.0f}%"])
-    return table(["workload", "case (cost policy)", "cores used", "x min on 48 cores", "x min on 1 core",
-                  "excess gone on 1 core"], rows)
+    return table(
+        [
+            "workload",
+            "case (cost policy)",
+            "cores used",
+            "x min on 48 cores",
+            "x min on 1 core",
+            "excess gone on 1 core",
+        ],
+        rows,
+    )
 
 
 # -- selection on a shape sweep --------------------------------------------------------
@@ -502,12 +644,24 @@ def bench_selection(progress: Progress) -> str:
         rows.append(row)
         progress.advance(task)
     n = len(shapes)
-    text = table(["shape", "seed rule picks", "selected (seed)", "selected (cost)", "best by twin-counted cost",
-                  "seed / best", "cost / best"], rows)
-    text += (f"\n\n- seed policy: within 10% of the best in {counts['seed']}/{n} shapes "
-             f"({100 * counts['seed'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['seed']}/{n}\n"
-             f"- cost policy: within 10% of the best in {counts['cost']}/{n} shapes "
-             f"({100 * counts['cost'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['cost']}/{n}\n")
+    text = table(
+        [
+            "shape",
+            "seed rule picks",
+            "selected (seed)",
+            "selected (cost)",
+            "best by twin-counted cost",
+            "seed / best",
+            "cost / best",
+        ],
+        rows,
+    )
+    text += (
+        f"\n\n- seed policy: within 10% of the best in {counts['seed']}/{n} shapes "
+        f"({100 * counts['seed'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['seed']}/{n}\n"
+        f"- cost policy: within 10% of the best in {counts['cost']}/{n} shapes "
+        f"({100 * counts['cost'] / n:.0f}%), never worse than the seed rule by >10% in {rule_ok['cost']}/{n}\n"
+    )
     return text
 
 
@@ -519,13 +673,19 @@ EXTRA_SECTIONS = ("optlevel",)
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", help="write the markdown here (default: stdout)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS + EXTRA_SECTIONS}")
-    parser.add_argument("--workloads", type=int, default=None, help="optlevel: the first N corpus workloads only")
+    parser.add_argument(
+        "--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS + EXTRA_SECTIONS}"
+    )
+    parser.add_argument(
+        "--workloads", type=int, default=None, help="optlevel: the first N corpus workloads only"
+    )
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
-    parts = [f"Measured on {platform.machine()}, Python {platform.python_version()}, "
-             f"{toolchain.compiler_version()}; "
-             f"twin runs on {CORES} emulated cores.\n"]
+    parts = [
+        f"Measured on {platform.machine()}, Python {platform.python_version()}, "
+        f"{toolchain.compiler_version()}; "
+        f"twin runs on {CORES} emulated cores.\n"
+    ]
     with Progress(console=console, disable=not console.is_terminal) as progress:
         if "first" in only:
             parts.append("## New graph -> first twin result, beside torch.compile\n\n" + bench_first_result())
@@ -540,16 +700,24 @@ def main(argv: list[str]) -> int:
             parts.append("## Data movement: fixed suite\n\n" + text + "\n\n" + target_summary(stats, "suite"))
         if "corpus" in only:
             text, stats = bench_corpus(progress)
-            parts.append("## Data movement: workload corpus\n\n" + text + "\n\n" + target_summary(stats, "corpus"))
+            parts.append(
+                "## Data movement: workload corpus\n\n" + text + "\n\n" + target_summary(stats, "corpus")
+            )
         if "cores" in only:
-            parts.append("## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
-                         "\n\n" + bench_cores(progress))
+            parts.append(
+                "## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
+                "\n\n" + bench_cores(progress)
+            )
         if "optlevel" in only:
-            parts.append("## Optimisation level of twin builds: build time against run time (corpus)\n\n"
-                         + bench_optlevel(progress, limit=args.workloads))
+            parts.append(
+                "## Optimisation level of twin builds: build time against run time (corpus)\n\n"
+                + bench_optlevel(progress, limit=args.workloads)
+            )
         if "selection" in only:
-            parts.append("## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
-                         + bench_selection(progress))
+            parts.append(
+                "## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
+                + bench_selection(progress)
+            )
     markdown = "\n\n".join(parts) + "\n"
     if args.output:
         Path(args.output).write_text(markdown)

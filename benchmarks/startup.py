@@ -28,7 +28,11 @@ from pathlib import Path
 
 def afc_command() -> list[str]:
     script = Path(sys.executable).with_name("afc")
-    return [str(script)] if script.is_file() and os.access(script, os.X_OK) else [sys.executable, "-m", "af_core"]
+    return (
+        [str(script)]
+        if script.is_file() and os.access(script, os.X_OK)
+        else [sys.executable, "-m", "af_core"]
+    )
 
 
 def median_ms(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -51,8 +55,12 @@ def import_ms(module: str, runs: int) -> float:
     """Median cumulative import time of ``module`` (``-X importtime``), in milliseconds."""
     times = []
     for _ in range(runs):
-        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         for line in proc.stderr.splitlines():
             parts = [p.strip() for p in line.removeprefix("import time:").split("|")]
             if len(parts) == 3 and parts[2] == module:
@@ -77,16 +85,20 @@ def main(argv: list[str] | None = None) -> int:
         ("`python -c pass` (the interpreter alone)", median_ms([sys.executable, "-c", "pass"], args.runs)),
         (f"`{shown} --help`", median_ms([*afc, "--help"], args.runs)),
         (f"`{shown} --version`", median_ms([*afc, "--version"], args.runs)),
-        (f"`{shown} plugins` (every plugin disabled: af-core alone)",
-         median_ms([*afc, "plugins"], args.runs, core_only_env())),
+        (
+            f"`{shown} plugins` (every plugin disabled: af-core alone)",
+            median_ms([*afc, "plugins"], args.runs, core_only_env()),
+        ),
         (f"`{shown} plugins` (every installed plugin)", median_ms([*afc, "plugins"], args.runs)),
     ]
     imports = [
         ("`import af_core` (`-X importtime`, cumulative)", import_ms("af_core", args.runs)),
         ("`import af_core.cli` (`-X importtime`, cumulative)", import_ms("af_core.cli", args.runs)),
     ]
-    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
-          f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, median of {args.runs} runs\n")
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, median of {args.runs} runs\n"
+    )
     print("| what | median wall ms | median CPU ms |")
     print("|---|---|---|")
     for what, (wall, cpu) in rows:

@@ -42,13 +42,19 @@ def gather_rows(x, idx):
 def inputs(rng: torch.Generator) -> dict:
     r = torch.randint
     return {
-        "seed_minimal": (torch.randn(2, 3, 10, 8, generator=rng).half(),
-                         r(0, 10, (2, 3, 6, 8), generator=rng, dtype=torch.int32).long()),
-        "embedding_post": (torch.randn(1000, 64, generator=rng).bfloat16(),
-                           r(0, 1000, (300,), generator=rng, dtype=torch.int32)),
+        "seed_minimal": (
+            torch.randn(2, 3, 10, 8, generator=rng).half(),
+            r(0, 10, (2, 3, 6, 8), generator=rng, dtype=torch.int32).long(),
+        ),
+        "embedding_post": (
+            torch.randn(1000, 64, generator=rng).bfloat16(),
+            r(0, 1000, (300,), generator=rng, dtype=torch.int32),
+        ),
         "index_select_sum": (torch.randn(500, 96, generator=rng), r(-500, 500, (200,), generator=rng)),
-        "gather_rows": (torch.randn(96, 40, 16, generator=rng).half(),
-                        r(0, 40, (96, 8, 16), generator=rng, dtype=torch.int32).long()),
+        "gather_rows": (
+            torch.randn(96, 40, 16, generator=rng).half(),
+            r(0, 40, (96, 8, 16), generator=rng, dtype=torch.int32).long(),
+        ),
     }
 
 
@@ -65,8 +71,12 @@ def main() -> int:
     warm = torch.randn(64, 32, generator=rng)
     print("_first_in_process", f"{first_call(lambda t: torch.exp(t) + 1.0, (warm,)):.3f}", flush=True)
     data = inputs(rng)
-    for name, fn in (("seed_minimal", seed_minimal), ("embedding_post", embedding_post),
-                     ("index_select_sum", index_select_sum), ("gather_rows", gather_rows)):
+    for name, fn in (
+        ("seed_minimal", seed_minimal),
+        ("embedding_post", embedding_post),
+        ("index_select_sum", index_select_sum),
+        ("gather_rows", gather_rows),
+    ):
         print(name, f"{first_call(fn, data[name]):.3f}", flush=True)
     return 0
 

@@ -101,7 +101,11 @@ def _signature(obj: object) -> str:
     shown, star_done = [], False
     kinds = [p.kind for p in sig.parameters.values()]
     for i, (text, kind) in enumerate(zip(params, kinds)):
-        if kind is inspect.Parameter.KEYWORD_ONLY and not star_done and inspect.Parameter.VAR_POSITIONAL not in kinds:
+        if (
+            kind is inspect.Parameter.KEYWORD_ONLY
+            and not star_done
+            and inspect.Parameter.VAR_POSITIONAL not in kinds
+        ):
             shown.append("*")
             star_done = True
         shown.append(text)
@@ -158,7 +162,9 @@ def _public_names(module) -> list[str]:
 
 
 def _constants(module, comments: dict[str, str]) -> list[str]:
-    return [name for name in comments if "." not in name and not name.startswith("_") and hasattr(module, name)]
+    return [
+        name for name in comments if "." not in name and not name.startswith("_") and hasattr(module, name)
+    ]
 
 
 def _indent(text: str) -> str:
@@ -233,8 +239,9 @@ def render_module(name: str) -> str:
     comments = _comment_docs(source)
     out = [f"## `{name}`", "", _indent(_doc(module))]
     for const in _constants(module, comments):
-        if const in _public_names(module) and (inspect.isclass(getattr(module, const))
-                                               or callable(getattr(module, const))):
+        if const in _public_names(module) and (
+            inspect.isclass(getattr(module, const)) or callable(getattr(module, const))
+        ):
             continue
         value = getattr(module, const)
         shown = _clean(repr(value)) if isinstance(value, (int, str, float, tuple)) else type(value).__name__
@@ -270,8 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     if current == text:
         return 0
     if args.check:
-        diff = difflib.unified_diff(current.splitlines(), text.splitlines(), str(args.output), "generated",
-                                    lineterm="", n=1)
+        diff = difflib.unified_diff(
+            current.splitlines(), text.splitlines(), str(args.output), "generated", lineterm="", n=1
+        )
         print("\n".join(list(diff)[:60]), file=sys.stderr)
         print(f"{args.output} is out of date: run python tools/api_reference.py", file=sys.stderr)
         return 1

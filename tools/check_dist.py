@@ -100,8 +100,10 @@ def check_license(path: Path, problems: list[str]) -> None:
     if expected_file not in names:
         problems.append(f"{path.name}: no {expected_file}")
     if meta.get("License-Expression") != LICENSE_EXPRESSION:
-        problems.append(f"{path.name}: License-Expression is {meta.get('License-Expression')!r}, "
-                        f"expected {LICENSE_EXPRESSION!r}")
+        problems.append(
+            f"{path.name}: License-Expression is {meta.get('License-Expression')!r}, "
+            f"expected {LICENSE_EXPRESSION!r}"
+        )
     if LICENSE_FILE not in meta.get_all("License-File", []):
         problems.append(f"{path.name}: no 'License-File: {LICENSE_FILE}' in its metadata")
 
@@ -109,10 +111,15 @@ def check_license(path: Path, problems: list[str]) -> None:
 def check_artefacts(outdir: Path, problems: list[str]) -> list[Path]:
     wheels, sdists = artefacts(outdir)
     if len(wheels) != len(DISTRIBUTIONS) or len(sdists) != len(DISTRIBUTIONS):
-        problems.append(f"expected one wheel and one sdist per distribution ({len(DISTRIBUTIONS)}), "
-                        f"found {len(wheels)} wheels and {len(sdists)} sdists")
+        problems.append(
+            f"expected one wheel and one sdist per distribution ({len(DISTRIBUTIONS)}), "
+            f"found {len(wheels)} wheels and {len(sdists)} sdists"
+        )
     if wheels or sdists:
-        if run([sys.executable, "-m", "twine", "check", "--strict", *map(str, wheels + sdists)]).returncode != 0:
+        if (
+            run([sys.executable, "-m", "twine", "check", "--strict", *map(str, wheels + sdists)]).returncode
+            != 0
+        ):
             problems.append("twine check --strict failed")
     if wheels and run([sys.executable, "-m", "check_wheel_contents", *map(str, wheels)]).returncode != 0:
         problems.append("check-wheel-contents failed")
@@ -176,14 +183,16 @@ def check_fresh_install(root: Path, wheels: list[Path], template: str, problems:
             "print(*sorted(d.metadata['Name'] for d in md.distributions() if d.metadata['Name'].startswith('af-')))\n"
             "print(*[e.name for e in get_registry().entries('template') if e.distribution == sys.argv[1]])\n"
         )
-        template_meta = metadata_of_wheel(next(w for w in chosen if normalize(metadata_of_wheel(w)[0]["Name"])
-                                               == normalize(template)))[0]
+        template_meta = metadata_of_wheel(
+            next(w for w in chosen if normalize(metadata_of_wheel(w)[0]["Name"]) == normalize(template))
+        )[0]
         installed = run([python, "-c", probe, template_meta["Name"]], env=env, cwd=home, capture_output=True)
         where, names, templates = (installed.stdout.splitlines() + ["", "", ""])[:3]
         expected = sorted(metadata_of_wheel(w)[0]["Name"] for w in chosen)
         if installed.returncode != 0 or names.split() != expected:
-            problems.append(f"fresh venv holds af-* distributions {names.split()}, expected {expected} "
-                            f"{installed.stderr}")
+            problems.append(
+                f"fresh venv holds af-* distributions {names.split()}, expected {expected} {installed.stderr}"
+            )
         if not templates.split():
             problems.append(f"{template} registers no template in the fresh venv")
         if root in Path(where).resolve().parents:
@@ -193,11 +202,15 @@ def check_fresh_install(root: Path, wheels: list[Path], template: str, problems:
         if plugins.returncode != 0 or "load errors: none" not in plugins.stdout:
             problems.append("afc plugins in the fresh venv did not load every plugin cleanly")
         (home / "emb.py").write_text(snippet, encoding="utf-8")
-        result = run([str(bindir / "afc"), "run", "emb.py", *run_args], env=env, cwd=home, capture_output=True)
+        result = run(
+            [str(bindir / "afc"), "run", "emb.py", *run_args], env=env, cwd=home, capture_output=True
+        )
         print(result.stdout, result.stderr, sep="")
         if result.returncode != 0 or not matched_with(result.stdout, set(templates.split())):
-            problems.append(f"the README example did not match the reference with {template} "
-                            f"(templates {templates.split()})")
+            problems.append(
+                f"the README example did not match the reference with {template} "
+                f"(templates {templates.split()})"
+            )
 
 
 def matched_with(table: str, templates: set[str]) -> bool:
@@ -215,9 +228,14 @@ def matched_with(table: str, templates: set[str]) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, help="the repository root")
-    parser.add_argument("outdir", type=Path, help="where the wheels and sdists go (no wheel or sdist there yet)")
-    parser.add_argument("--template", default="af-indirect-load-simt",
-                        help="the one template distribution of the fresh install (default: %(default)s)")
+    parser.add_argument(
+        "outdir", type=Path, help="where the wheels and sdists go (no wheel or sdist there yet)"
+    )
+    parser.add_argument(
+        "--template",
+        default="af-indirect-load-simt",
+        help="the one template distribution of the fresh install (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     root, outdir = args.root.resolve(), args.outdir.resolve()
     outdir.mkdir(parents=True, exist_ok=True)

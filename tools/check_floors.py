@@ -40,8 +40,13 @@ def pins(path: Path) -> dict[str, str]:
 def declared_floors(root: Path) -> dict[str, set[str]]:
     """Every `NAME>=VERSION` requirement (dependencies and extras) of every af-* pyproject."""
     floors: dict[str, set[str]] = {}
-    for pyproject in sorted([root / "pyproject.toml", *root.glob("plugins/*/pyproject.toml"),
-                             *root.glob("examples/*/pyproject.toml")]):
+    for pyproject in sorted(
+        [
+            root / "pyproject.toml",
+            *root.glob("plugins/*/pyproject.toml"),
+            *root.glob("examples/*/pyproject.toml"),
+        ]
+    ):
         project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
         requirements = list(project.get("dependencies", []))
         for extra in project.get("optional-dependencies", {}).values():
@@ -55,6 +60,7 @@ def declared_floors(root: Path) -> dict[str, set[str]]:
 
 def same_version(a: str, b: str) -> bool:
     """1.5 and 1.5.0 are the same release."""
+
     def key(v: str) -> list[str]:
         parts = v.split(".")
         while parts and parts[-1] == "0":
@@ -72,7 +78,9 @@ def main(argv: list[str]) -> int:
         if name == "pytest-benchmark":
             continue  # the bench extra: not installed by the floors env
         if name not in wanted:
-            problems.append(f"{name}: declared floor(s) {sorted(floors)} but not pinned in constraints-floors.txt")
+            problems.append(
+                f"{name}: declared floor(s) {sorted(floors)} but not pinned in constraints-floors.txt"
+            )
         elif not all(same_version(floor, wanted[name]) for floor in floors):
             problems.append(f"{name}: pinned {wanted[name]}, declared floors {sorted(floors)}")
     for name, version in sorted(wanted.items()):

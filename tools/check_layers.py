@@ -70,10 +70,15 @@ def load_config(root: Path) -> Config:
     """The layer table and the forbidden packages from ``root/pyproject.toml``."""
     with (root / "pyproject.toml").open("rb") as handle:
         table = tomllib.load(handle)["tool"]["af"]
-    layers = tuple(Layer(entry["name"], rank, tuple(entry["modules"]))
-                   for rank, entry in enumerate(table["layer"]))
-    return Config(table.get("package", "af_core"), layers, tuple(table.get("forbidden", ())),
-                  tuple(table.get("package-names", ())))
+    layers = tuple(
+        Layer(entry["name"], rank, tuple(entry["modules"])) for rank, entry in enumerate(table["layer"])
+    )
+    return Config(
+        table.get("package", "af_core"),
+        layers,
+        tuple(table.get("forbidden", ())),
+        tuple(table.get("package-names", ())),
+    )
 
 
 def module_files(root: Path, package: str) -> dict[str, Path]:
@@ -124,22 +129,34 @@ def imports_of(module: str, path: Path, modules: set[str]) -> list[Import]:
     found: list[Import] = []
     tops = {m.split(".")[0] for m in modules}
     for node, type_only in _walk(tree):
-        names: list[tuple[str, str]] = []  # (imported name, attribute taken from a package that is not a module)
+        names: list[
+            tuple[str, str]
+        ] = []  # (imported name, attribute taken from a package that is not a module)
         if isinstance(node, ast.Import):
             names = [(alias.name, "") for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base_parts = package_parts[:len(package_parts) - (node.level - 1)]
+                base_parts = package_parts[: len(package_parts) - (node.level - 1)]
                 base = ".".join(base_parts + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
             # ``from pkg import sub`` imports the module pkg.sub when there is one
-            names = [(f"{base}.{alias.name}", "") if f"{base}.{alias.name}" in modules else (base, alias.name)
-                     for alias in node.names]
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)
-              and (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
-                   or isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))):
+            names = [
+                (f"{base}.{alias.name}", "") if f"{base}.{alias.name}" in modules else (base, alias.name)
+                for alias in node.names
+            ]
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "import_module"
+                or isinstance(node.func, ast.Name)
+                and node.func.id in ("import_module", "__import__")
+            )
+        ):
             names = [(node.args[0].value, "")]
         for name, attribute in dict.fromkeys(names):
             target = _resolve(name, modules) if name.split(".")[0] in tops else name
@@ -226,23 +243,33 @@ def check(root: Path) -> list[str]:
         for imp in imports_of(name, path, modules):
             top = imp.target.split(".")[0]
             if any(fnmatch.fnmatch(top, pattern) for pattern in config.forbidden):
-                problems.append(f"{name}:{imp.line} imports the plugin package {imp.target}; "
-                                f"{config.package} never imports a plugin")
+                problems.append(
+                    f"{name}:{imp.line} imports the plugin package {imp.target}; "
+                    f"{config.package} never imports a plugin"
+                )
                 continue
             if imp.target not in modules or imp.type_only:
                 continue
-            if (imp.target == config.package and imp.attribute and name != config.package
-                    and imp.attribute not in config.package_names):
-                problems.append(f"{name}:{imp.line} imports {imp.attribute} from the {config.package} package, "
-                                f"which resolves it lazily out of sight of this check; import it from its module")
+            if (
+                imp.target == config.package
+                and imp.attribute
+                and name != config.package
+                and imp.attribute not in config.package_names
+            ):
+                problems.append(
+                    f"{name}:{imp.line} imports {imp.attribute} from the {config.package} package, "
+                    f"which resolves it lazily out of sight of this check; import it from its module"
+                )
             # a package's __init__ runs before any of its modules, so importing a module of one's own package
             # from the package itself is the only edge that does not count towards a cycle
             if imp.target != name and not name.startswith(imp.target + "."):
                 edges.setdefault(name, set()).add(imp.target)
             target_layer = layer_of(imp.target, config.layers)
             if source_layer and target_layer and target_layer.rank > source_layer.rank:
-                problems.append(f"{name}:{imp.line}: {name} (layer {source_layer.name}) imports "
-                                f"{imp.target} (layer {target_layer.name})")
+                problems.append(
+                    f"{name}:{imp.line}: {name} (layer {source_layer.name}) imports "
+                    f"{imp.target} (layer {target_layer.name})"
+                )
     for component in _cycles(edges):
         problems.append("import cycle among " + ", ".join(component))
     return list(dict.fromkeys(problems))  # one message per import, however many names it takes
@@ -254,8 +281,10 @@ def main(argv: list[str]) -> int:
     for problem in problems:
         print(problem)
     if problems:
-        print(f"{len(problems)} layering problem(s); the layers are [[tool.af.layer]] in pyproject.toml, "
-              f"described in docs/architecture.md")
+        print(
+            f"{len(problems)} layering problem(s); the layers are [[tool.af.layer]] in pyproject.toml, "
+            f"described in docs/architecture.md"
+        )
         return 1
     return 0
 

@@ -35,8 +35,15 @@ from af_core.ascendc.source import AscendcSource, find_source
 from af_core.ascendc.standins import STANDIN_DIR, generate_tiling_header, standins_digest
 
 #: CPU-debug mode for the A5 (SoC 3510) vector core, as the asc-devkit README gives it.
-DEFINES = ("-D__NPU_ARCH__=3510", "-DASCENDC_CPU_DEBUG=1", "-D__DAV_C310__", "-D__DAV_C310_VEC__", "-D__DAV_VEC__",
-           "-DASCENDC_DEBUG=1", "-DASCENDC_DUMP=0")
+DEFINES = (
+    "-D__NPU_ARCH__=3510",
+    "-DASCENDC_CPU_DEBUG=1",
+    "-D__DAV_C310__",
+    "-D__DAV_C310_VEC__",
+    "-D__DAV_VEC__",
+    "-DASCENDC_DEBUG=1",
+    "-DASCENDC_DUMP=0",
+)
 FLAGS = ("-std=c++17", "-w", *DEFINES)
 PCH_ENV = "AF_ASCENDC_PCH"
 TIMEOUT_S = 600
@@ -71,14 +78,17 @@ class KernelCheck:
 class AscendcChecker:
     """g++ type checks of kernels against one official header tree (thread-safe)."""
 
-    def __init__(self, source: AscendcSource, *, cache_dir: Path | None = None, pch: bool | None = None) -> None:
+    def __init__(
+        self, source: AscendcSource, *, cache_dir: Path | None = None, pch: bool | None = None
+    ) -> None:
         self.source = source
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.cxx = toolchain.compiler()
         self.use_pch = pch if pch is not None else os.environ.get(PCH_ENV, "1") != "0"
         self._tiling_dir = generate_tiling_header(source, self.cache_dir)
-        self.identity = digest(source.identity, standins_digest(), " ".join(FLAGS),
-                               toolchain.compiler_version(self.cxx))
+        self.identity = digest(
+            source.identity, standins_digest(), " ".join(FLAGS), toolchain.compiler_version(self.cxx)
+        )
         self._pch_lock = threading.Lock()
         self._pch: Path | None = None
         self._pch_tried = False
@@ -92,7 +102,8 @@ class AscendcChecker:
     def classify(self, path: str) -> str:
         resolved = Path(path).resolve()
         if resolved.is_relative_to(STANDIN_DIR) or (
-                self._tiling_dir is not None and resolved.is_relative_to(self._tiling_dir.resolve())):
+            self._tiling_dir is not None and resolved.is_relative_to(self._tiling_dir.resolve())
+        ):
             return "stand-in"
         if self.source.contains(resolved):
             return "official"
@@ -113,9 +124,21 @@ class AscendcChecker:
                 try:
                     (work / _PCH_HEADER).write_text('#include "kernel_operator.h"\n', encoding="utf-8")
                     start = time.perf_counter()
-                    run = toolchain.run([self.cxx, *FLAGS, *self.include_flags(), "-x", "c++-header",
-                                         str(work / _PCH_HEADER), "-o", str(work / f"{_PCH_HEADER}.gch")],
-                                        what="kernel_operator.h (precompiled)", timeout=TIMEOUT_S, check=False)
+                    run = toolchain.run(
+                        [
+                            self.cxx,
+                            *FLAGS,
+                            *self.include_flags(),
+                            "-x",
+                            "c++-header",
+                            str(work / _PCH_HEADER),
+                            "-o",
+                            str(work / f"{_PCH_HEADER}.gch"),
+                        ],
+                        what="kernel_operator.h (precompiled)",
+                        timeout=TIMEOUT_S,
+                        check=False,
+                    )
                     self.pch_seconds = time.perf_counter() - start
                     if run.returncode != 0:
                         return None  # kernels are then checked without it, and show the header's errors
@@ -173,8 +196,7 @@ class AscendcChecker:
 
 
 def _to_json(r: KernelCheck) -> dict:
-    return {"ok": r.ok, "seconds": r.seconds, "log": r.log,
-            "errors": [attrs.asdict(e) for e in r.errors]}
+    return {"ok": r.ok, "seconds": r.seconds, "log": r.log, "errors": [attrs.asdict(e) for e in r.errors]}
 
 
 def _from_json(data: dict, key: str) -> KernelCheck:
@@ -182,8 +204,14 @@ def _from_json(data: dict, key: str) -> KernelCheck:
     return KernelCheck(key, bool(data["ok"]), errors, data["log"], float(data["seconds"]), True)
 
 
-def check_kernels(texts: Sequence[str], *, src: AscendcSource | str | Path | None = None, jobs: int | None = None,
-                  cache_dir: Path | None = None, pch: bool | None = None) -> list[KernelCheck]:
+def check_kernels(
+    texts: Sequence[str],
+    *,
+    src: AscendcSource | str | Path | None = None,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
+    pch: bool | None = None,
+) -> list[KernelCheck]:
     """Type-check each kernel text; results in the order of ``texts``.
 
     ``src`` is an :class:`AscendcSource` or a location for :func:`find_source`

@@ -24,8 +24,10 @@ _ERROR = re.compile(r"^(?:fatal )?error:\s*(?P<message>.*)$")
 _REQUIRED = re.compile(r"^\s*required (?:from|by) ")
 # an undeclared lower-case name called inside the official headers is a compiler intrinsic
 # that the stand-ins do not declare yet, not a fault of the kernel
-_MISSING_INTRINSIC = re.compile(r"^(?:‘|')([a-z_][a-z0-9_]*)(?:’|') was not declared in this scope"
-                                r"|^there are no arguments to (?:‘|')([a-z_][a-z0-9_]*)(?:’|')")
+_MISSING_INTRINSIC = re.compile(
+    r"^(?:‘|')([a-z_][a-z0-9_]*)(?:’|') was not declared in this scope"
+    r"|^there are no arguments to (?:‘|')([a-z_][a-z0-9_]*)(?:’|')"
+)
 
 ORIGINS = ("official", "stand-in", "kernel", "other")
 
@@ -73,7 +75,15 @@ def parse_errors(log: str, classify: Callable[[str], str], kernel_file: str | Pa
         origin = "kernel" if is_kernel else classify(file)
         if origin == "official" and _MISSING_INTRINSIC.match(e["message"]):
             origin = "stand-in"
-        errors.append(Diagnostic(file, int(m["line"]), int(m["col"] or 0), e["message"].strip(), origin,
-                                 None if is_kernel else required_from))
+        errors.append(
+            Diagnostic(
+                file,
+                int(m["line"]),
+                int(m["col"] or 0),
+                e["message"].strip(),
+                origin,
+                None if is_kernel else required_from,
+            )
+        )
         required_from = None
     return errors

@@ -65,5 +65,7 @@ def require_official(kernel: str, kernel_name: str) -> None:
         return
     result = checker.check(kernel)
     if not result.ok:
-        raise OfficialCheckError(f"kernel '{kernel_name}' fails the official AscendC check "
-                                 f"({CHECK_ENV}={mode}):\n{result.describe(limit=8)}")
+        raise OfficialCheckError(
+            f"kernel '{kernel_name}' fails the official AscendC check "
+            f"({CHECK_ENV}={mode}):\n{result.describe(limit=8)}"
+        )

@@ -53,9 +53,20 @@ class AscendcSource:
 
     def include_dirs(self) -> list[Path]:
         """The include path of the README's CPU-debug recipe, relative to the tree."""
-        rel = (".", "include", "include/basic_api", "include/basic_api/reg_compute", "include/simt_api",
-               "include/simt_api/cpp", "include/c_api", "impl", "impl/basic_api", "impl/basic_api/reg_compute",
-               "impl/simt_api", "impl/c_api")
+        rel = (
+            ".",
+            "include",
+            "include/basic_api",
+            "include/basic_api/reg_compute",
+            "include/simt_api",
+            "include/simt_api/cpp",
+            "include/c_api",
+            "impl",
+            "impl/basic_api",
+            "impl/basic_api/reg_compute",
+            "impl/simt_api",
+            "impl/c_api",
+        )
         return [self.root / r for r in rel] + [self.simt_stubs]
 
     def contains(self, path: str | Path) -> bool:
@@ -77,8 +88,10 @@ def _simt_stubs(root: Path) -> Path:
         return candidate
     for found in sorted(root.rglob("simt_stub.h")):
         return found.parent
-    raise AscendcSourceError(f"{root} has the AscendC headers but no CPU-debug SIMT stubs (simt_stub.h, "
-                             f"expected under {SIMT_STUBS})")
+    raise AscendcSourceError(
+        f"{root} has the AscendC headers but no CPU-debug SIMT stubs (simt_stub.h, "
+        f"expected under {SIMT_STUBS})"
+    )
 
 
 def _tree_identity(root: Path) -> str:
@@ -134,8 +147,10 @@ def find_source(location: str | Path | None = None, *, cache_dir: Path | None = 
     """
     given = location if location is not None else os.environ.get(SOURCE_ENV)
     if not given:
-        raise AscendcSourceError(f"no AscendC headers given: set {SOURCE_ENV} or pass --ascendc DIR "
-                                 "(an asc-devkit tree, a directory holding asc-devkit-*.tar.xz, or a CANN install)")
+        raise AscendcSourceError(
+            f"no AscendC headers given: set {SOURCE_ENV} or pass --ascendc DIR "
+            "(an asc-devkit tree, a directory holding asc-devkit-*.tar.xz, or a CANN install)"
+        )
     path = Path(given).expanduser()
     if not path.exists():
         raise AscendcSourceError(f"AscendC headers: '{path}' does not exist")
@@ -153,7 +168,11 @@ def find_source(location: str | Path | None = None, *, cache_dir: Path | None = 
         root, key = _unpack(tarballs[0], cache)
         return AscendcSource(root, _simt_stubs(root), key, f"tarball {tarballs[0]}")
     if len(tarballs) > 1:
-        raise AscendcSourceError(f"AscendC headers: '{path}' holds several tarballs "
-                                 f"({', '.join(t.name for t in tarballs)}); name one")
-    raise AscendcSourceError(f"AscendC headers: '{path}' has no include/kernel_operator.h with impl/, "
-                             "no asc/ of a CANN install and no asc-devkit-*.tar.xz")
+        raise AscendcSourceError(
+            f"AscendC headers: '{path}' holds several tarballs "
+            f"({', '.join(t.name for t in tarballs)}); name one"
+        )
+    raise AscendcSourceError(
+        f"AscendC headers: '{path}' has no include/kernel_operator.h with impl/, "
+        "no asc/ of a CANN install and no asc-devkit-*.tar.xz"
+    )

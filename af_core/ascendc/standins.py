@@ -57,8 +57,12 @@ def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path | Non
     work = Path(tempfile.mkdtemp(prefix=f".tiling-{source.identity}.", dir=cache_dir))
     try:
         out = work / "kernel_tiling" / "kernel_tiling.h"
-        run = subprocess.run([sys.executable, str(script), str(source.root / "include"), str(out)],
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, str(script), str(source.root / "include"), str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if run.returncode != 0 or not out.is_file():
             raise AscendcSourceError(f"generating kernel_tiling.h failed: {run.stderr.strip()[-500:]}")
         try:

@@ -97,7 +97,12 @@ static inline int64_t AfCkMod(int64_t a, int64_t b, bool& ok) {
 """
 
 _RELATION_TEXT = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_CHECKED_CALL = {"floordiv": "AfCkFloorDiv", "ceildiv": "AfCkCeilDiv", "alignup": "AfCkAlignUp", "mod": "AfCkMod"}
+_CHECKED_CALL = {
+    "floordiv": "AfCkFloorDiv",
+    "ceildiv": "AfCkCeilDiv",
+    "alignup": "AfCkAlignUp",
+    "mod": "AfCkMod",
+}
 _PLAIN_CALL = {"floordiv": "AfFloorDiv", "ceildiv": "AfCeilDiv", "alignup": "AfAlignUp", "mod": "AfMod"}
 
 
@@ -114,8 +119,9 @@ def _wrap(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def print_program(program: Program, rename: Callable[[str], str], checked: bool = False,
-                  flag: str = CHECK_FLAG) -> str:
+def print_program(
+    program: Program, rename: Callable[[str], str], checked: bool = False, flag: str = CHECK_FLAG
+) -> str:
     """C++ text of a lowered formula (see the module docstring for the two forms)."""
     texts: list[str] = []
     for op in program.ops:
@@ -172,7 +178,9 @@ def print_program(program: Program, rename: Callable[[str], str], checked: bool 
             text = a[-1]
             for k in reversed(range(op.number)):
                 cond, value = a[2 * k], a[2 * k + 1]
-                text = f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
+                text = (
+                    f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
+                )
         else:  # pragma: no cover - lower() emits only the kinds above
             raise CodegenError(f"no C++ form for the operation '{kind}'")
         texts.append(text)
@@ -201,8 +209,9 @@ class CppFormatter:
         return text
 
 
-def to_cpp(expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] | None = None,
-           checked: bool = False) -> str:
+def to_cpp(
+    expr: sympy.Basic, rename: Mapping[str, str] | Callable[[str], str] | None = None, checked: bool = False
+) -> str:
     """C++ text of an integer (or boolean) formula."""
     if rename is None:
         fn = lambda n: n  # noqa: E731

@@ -99,8 +99,18 @@ class Codegen:
             int_helpers=INT_HELPERS,
         )
         proto = self._proto(scheduled, name, fields)
-        return CodegenResult(proto, tiling_data, tiling, kernel, infer_shape, name, tuple(size_names),
-                             tuple(inputs), tuple(outputs), tuple(fields))
+        return CodegenResult(
+            proto,
+            tiling_data,
+            tiling,
+            kernel,
+            infer_shape,
+            name,
+            tuple(size_names),
+            tuple(inputs),
+            tuple(outputs),
+            tuple(fields),
+        )
 
     # -- pieces ------------------------------------------------------------
     @staticmethod
@@ -111,13 +121,28 @@ class Codegen:
         out = []
         for node in nodes:
             ni = scheduled.info[node.name]
-            out.append(KernelIO(node.name, naming.ident(node.name), ni.dtype.name, ni.dtype.itemsize,
-                                tuple(to_text(s) for s in ni.sizes), tuple(to_text(s) for s in ni.strides),
-                                tuple(ni.sizes)))
+            out.append(
+                KernelIO(
+                    node.name,
+                    naming.ident(node.name),
+                    ni.dtype.name,
+                    ni.dtype.itemsize,
+                    tuple(to_text(s) for s in ni.sizes),
+                    tuple(to_text(s) for s in ni.strides),
+                    tuple(ni.sizes),
+                )
+            )
         return out
 
-    def _kernel(self, scheduled: ScheduleResult, name: str, size_names: list[str], inputs: list[KernelIO],
-                outputs: list[KernelIO], fields: list[str]) -> str:
+    def _kernel(
+        self,
+        scheduled: ScheduleResult,
+        name: str,
+        size_names: list[str],
+        inputs: list[KernelIO],
+        outputs: list[KernelIO],
+        fields: list[str],
+    ) -> str:
         definitions: dict[str, str] = {}
         sources: set[str] = set()
         params = [io.param for io in inputs + outputs]
@@ -141,8 +166,9 @@ class Codegen:
             int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
         )
 
-    def _tiling(self, scheduled: ScheduleResult, name: str, size_names: list[str],
-                refs: list[CaseRef]) -> str:
+    def _tiling(
+        self, scheduled: ScheduleResult, name: str, size_names: list[str], refs: list[CaseRef]
+    ) -> str:
         policy = scheduled.policy
         names = cpp_names(policy.order)
         fixed = {"score": "score", "cost": "cost", "block_dim": "bd", "workspace": "ws"}
@@ -179,9 +205,19 @@ class Codegen:
         # checked arithmetic (af_core.tiling.int64): a guard leaving int64 rejects the sizes, as in Python
         guards = [(to_cpp(guard.expr, checked=True), guard.message) for guard in scheduled.guards]
         better = better_than_best(policy.order, [v for v, _ in names], [b for _, b in names])
-        return render("tiling.cpp.j2", name=name, version=__version__, size_names=size_names,
-                      cases=cases, guards=guards, int_helpers=CHECKED_HELPERS, policy=policy,
-                      order=policy.describe(), ranks=names, better=better)
+        return render(
+            "tiling.cpp.j2",
+            name=name,
+            version=__version__,
+            size_names=size_names,
+            cases=cases,
+            guards=guards,
+            int_helpers=CHECKED_HELPERS,
+            policy=policy,
+            order=policy.describe(),
+            ranks=names,
+            better=better,
+        )
 
     def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
         m = scheduled.measures
@@ -201,8 +237,11 @@ class Codegen:
                 "cache_ok": str(m.cache_ok()),
                 "core_ok": str(m.core_ok()),
                 "score": {str(c.tiling_key): str(c.tiling.score) for c in scheduled.cases},
-                "policy": {"name": scheduled.policy.name, "description": scheduled.policy.description,
-                           "order": [[t.quantity, t.direction] for t in scheduled.policy.order]},
+                "policy": {
+                    "name": scheduled.policy.name,
+                    "description": scheduled.policy.description,
+                    "order": [[t.quantity, t.direction] for t in scheduled.policy.order],
+                },
             },
             "tiling_data": fields,
             "candidates": [
@@ -213,8 +252,12 @@ class Codegen:
                     "plugin": c.plugin,
                     "meta": {k: str(v) for k, v in sorted(c.meta.items())},
                     "tiling": {
-                        "fields": [{"name": f.name, "expr": str(f.expr), "doc": f.doc} for f in c.tiling.fields],
-                        "constraints": [{"expr": str(x.expr), "reason": x.reason} for x in c.tiling.constraints],
+                        "fields": [
+                            {"name": f.name, "expr": str(f.expr), "doc": f.doc} for f in c.tiling.fields
+                        ],
+                        "constraints": [
+                            {"expr": str(x.expr), "reason": x.reason} for x in c.tiling.constraints
+                        ],
                         "resources": {k: str(v) for k, v in sorted(c.tiling.resources.items())},
                         "score": str(c.tiling.score),
                         "cost": str(c.tiling.cost),
@@ -223,8 +266,14 @@ class Codegen:
                     },
                     "impl_graph": c.impl.to_dict(),
                     "contributions": [
-                        {"kind": a.kind, "name": a.name, "expr": str(a.expr), "reason": a.reason,
-                         "plugin": a.plugin, "distribution": a.distribution}
+                        {
+                            "kind": a.kind,
+                            "name": a.name,
+                            "expr": str(a.expr),
+                            "reason": a.reason,
+                            "plugin": a.plugin,
+                            "distribution": a.distribution,
+                        }
                         for a in c.contributions
                     ],
                 }

@@ -138,8 +138,10 @@ class KernelContext:
             if self._ctype(like) != self._ctype(tensor):
                 alias = self.unique(f"{naming.ident(tensor)}_")
                 self.vars[tensor] = alias
-                return (f"AscendC::LocalTensor<{self._ctype(tensor)}> {alias} = "
-                        f"{var}.template ReinterpretCast<{self._ctype(tensor)}>();"), alias
+                return (
+                    f"AscendC::LocalTensor<{self._ctype(tensor)}> {alias} = "
+                    f"{var}.template ReinterpretCast<{self._ctype(tensor)}>();"
+                ), alias
             self.vars[tensor] = var
             return "", var
         buf = self._buffer_of(tensor)
@@ -167,8 +169,10 @@ class KernelContext:
             self.vars[tensor] = var
             return f"AscendC::LocalTensor<{ctype}> {var} = {self.buffer(buf.name)}.DeQue<{ctype}>();", var
         if tensor not in self.vars:
-            raise CodegenError(f"UB tensor '{tensor}' is read before any node of stage "
-                               f"'{self._current_stage(tensor).name}' produced it")
+            raise CodegenError(
+                f"UB tensor '{tensor}' is read before any node of stage "
+                f"'{self._current_stage(tensor).name}' produced it"
+            )
         return "", self.vars[tensor]
 
     def release(self, tensor: str) -> str:
@@ -221,14 +225,22 @@ def _render_nodes(nodes: list[ImplNode], ctx: KernelContext) -> str:
         code = call.generate(node, ctx).rstrip()
         frees = [ctx.release(t) for t in node.attrs.get("release", ())]
         code = "\n".join([code, *(f for f in frees if f)])
-        out.append(f"// {naming.comment(node.name)}: {naming.comment(node.op_type)} "
-                   f"({naming.comment(node.api_call)})\n{code}")
+        out.append(
+            f"// {naming.comment(node.name)}: {naming.comment(node.op_type)} "
+            f"({naming.comment(node.api_call)})\n{code}"
+        )
     return "\n".join(out)
 
 
 def _stage_body(stage: Stage, ctx: KernelContext) -> str:
-    merged = next((a for a in stage.axes if a.type in ("MERGED", "ORIGINAL") and
-                   any(b.from_ == (a.name,) for b in stage.axes)), None)
+    merged = next(
+        (
+            a
+            for a in stage.axes
+            if a.type in ("MERGED", "ORIGINAL") and any(b.from_ == (a.name,) for b in stage.axes)
+        ),
+        None,
+    )
     tile_out = stage.axis("TILE_OUT")
     tile_in = stage.axis("TILE_IN")
     block_in = stage.axis("BLOCK_IN")
@@ -247,8 +259,9 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
     share = block_in.size
     if tile_out is not None:
         if tile_in is None:
-            raise CodegenError(f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a "
-                               "TILE_IN axis")
+            raise CodegenError(
+                f"stage '{stage.name}' of {ctx.case.label} splits TILE_OUT without a TILE_IN axis"
+            )
         tiles = tile_out.size
         t, c = tile_out.name, loop_variable(tile_out.name)
         body += [
@@ -286,8 +299,14 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
     return "\n".join(lines)
 
 
-def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str],
-                  param_of: dict[str, str], definitions: dict[str, str], sources: set[str]) -> str:
+def case_function(
+    case: Case,
+    size_names: Sequence[str],
+    gm_params: Sequence[str],
+    param_of: dict[str, str],
+    definitions: dict[str, str],
+    sources: set[str],
+) -> str:
     """The C++ function implementing one case (``param_of``: graph node -> kernel parameter)."""
     ctx = KernelContext(case, size_names, definitions, sources)
     impl = case.impl
@@ -302,7 +321,7 @@ def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str
                 raise CodegenError(f"tensor '{tensor.name}' names no kernel argument ('{tensor.gm_arg}')")
             base = f"reinterpret_cast<__gm__ {ctype}*>({param_of[tensor.gm_arg]})"
         else:
-            base = (f"reinterpret_cast<__gm__ {ctype}*>(workspace + {ctx.expr(tensor.ws_offset)})")
+            base = f"reinterpret_cast<__gm__ {ctype}*>(workspace + {ctx.expr(tensor.ws_offset)})"
         lines.append(f"AscendC::GlobalTensor<{ctype}> {ctx.gm(tensor.name)};")
         lines.append(f"{ctx.gm(tensor.name)}.SetGlobalBuffer({base}, {ctx.expr(count)});")
     for i, stage in enumerate(impl.stages):
@@ -314,7 +333,9 @@ def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str
             block.append("pipe.Reset();")
         for buf in stage.buffers:
             if buf.kind == "que":
-                block.append(f"AscendC::TQue<AscendC::TPosition::{buf.position}, {buf.num}> {ctx.buffer(buf.name)};")
+                block.append(
+                    f"AscendC::TQue<AscendC::TPosition::{buf.position}, {buf.num}> {ctx.buffer(buf.name)};"
+                )
                 block.append(f"pipe.InitBuffer({ctx.buffer(buf.name)}, {buf.num}, {ctx.expr(buf.bytes)});")
             else:
                 block.append(f"AscendC::TBuf<AscendC::TPosition::{buf.position}> {ctx.buffer(buf.name)};")
@@ -323,8 +344,9 @@ def case_function(case: Case, size_names: Sequence[str], gm_params: Sequence[str
         lines.append("{")
         lines.append(_indent("\n".join(block), 4))
         lines.append("}")
-    params = ", ".join([*(f"GM_ADDR {p}" for p in gm_params), "GM_ADDR workspace",
-                        "const AutofuseTilingData& t"])
+    params = ", ".join(
+        [*(f"GM_ADDR {p}" for p in gm_params), "GM_ADDR workspace", "const AutofuseTilingData& t"]
+    )
     body = _indent("\n".join(lines), 4)
     return (
         f"// {naming.comment(case.label)} (tiling key {case.tiling_key}), "

@@ -114,7 +114,9 @@ class ScalarEmitter:
                     self._memo[key] = self.after(current, cmask, var)
                     continue
                 if kind != "elementwise":
-                    raise CodegenError(f"node '{current.name}' ({current.type}) has no scalar form in a SIMT lane")
+                    raise CodegenError(
+                        f"node '{current.name}' ({current.type}) has no scalar form in a SIMT lane"
+                    )
                 deps = [(self.graph.producer(current, port), cmask) for port in current.op.inputs]
                 stack.append((current, cmask, ("elementwise",)))
             for dep, dep_mask in reversed(deps):
@@ -163,8 +165,11 @@ class ScalarEmitter:
         fmt["C"] = compute_type(first)
         fmt["T"] = value_type(node.y.dtype)
         if "value" in attrs and attrs["value"] is not None:
-            fmt["value"] = (literal(attrs["value"]) if first.is_float or first.is_bool
-                            else wrapped_literal(attrs["value"], first))
+            fmt["value"] = (
+                literal(attrs["value"])
+                if first.is_float or first.is_bool
+                else wrapped_literal(attrs["value"], first)
+            )
         try:
             expr = op.scalar_cpp.format(**fmt)
         except KeyError as exc:

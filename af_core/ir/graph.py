@@ -109,8 +109,12 @@ class TensorDesc:
         try:
             return tuple(as_expr(v, syms) for v in value)
         except (TypeError, ValueError) as exc:
-            raise AttrError(f"{what}-expression", f"y.{what} holds something that is not a size expression: {exc}",
-                            node=self._node.name, port="y") from None
+            raise AttrError(
+                f"{what}-expression",
+                f"y.{what} holds something that is not a size expression: {exc}",
+                node=self._node.name,
+                port="y",
+            ) from None
 
     @property
     def strides(self) -> tuple[Expr, ...] | None:

@@ -41,7 +41,9 @@ def to_mermaid(graph: HintGraph, *, title: str | None = None) -> str:
     for node in graph.nodes():
         shape = ('(["', '"])') if node.op.compute_type in ("data", "output") else ('["', '"]')
         lines.append(f"  {ids[node.name]}{shape[0]}{_label(node)}{shape[1]}")
-    lines += [f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()]
+    lines += [
+        f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()
+    ]
     for node in graph.nodes():
         cls = _CLASS.get(node.op.compute_type)
         if cls:

@@ -120,9 +120,7 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
         node.y.dtype = y.get("dtype")
         node.y.axis = axis_list(y.get("axis"), "y.axis", node.name)
         node.y.size = None if y.get("size") is None else [as_expr(s, symbols) for s in y["size"]]
-        node.y.strides = (
-            None if y.get("strides") is None else [as_expr(s, symbols) for s in y["strides"]]
-        )
+        node.y.strides = None if y.get("strides") is None else [as_expr(s, symbols) for s in y["strides"]]
         created.append((node, item.get("inputs") or {}))
     for node, inputs in created:
         for port, producer in inputs.items():

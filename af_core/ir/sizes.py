@@ -103,7 +103,7 @@ def _tokens(text: str) -> Iterator[tuple[str, Any, int]]:
             yield "name", text[i:j], i
             i = j
         elif ch in _BINARY:
-            if ch == "*" and text[i + 1:i + 2] == "*":
+            if ch == "*" and text[i + 1 : i + 2] == "*":
                 raise ValueError(f"'**' (power) at position {i} is not allowed in a size expression")
             yield "op", ch, i
             i += 1
@@ -183,8 +183,9 @@ def _parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
                 expect_operand = False
             elif kind == "name" and i < len(tokens) and tokens[i][0] == "(":
                 if value not in _FUNCTIONS:
-                    raise ValueError(f"calls '{value}', which is not allowed "
-                                     f"(functions: {', '.join(sorted(_FUNCTIONS))})")
+                    raise ValueError(
+                        f"calls '{value}', which is not allowed (functions: {', '.join(sorted(_FUNCTIONS))})"
+                    )
                 push(("call", value, 0))
                 argc.append(1)
                 i += 1  # the call's '('
@@ -221,8 +222,8 @@ def _parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
         entry = ops.pop()
         if entry[0] == "call":
             count = argc.pop()
-            args = values[len(values) - count:]
-            del values[len(values) - count:]
+            args = values[len(values) - count :]
+            del values[len(values) - count :]
             values.append(_call(entry[1], args))
     if expect_operand:
         raise ValueError("the text ends where a number or a name is expected")

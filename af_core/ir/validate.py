@@ -209,8 +209,7 @@ def _check_sizes(node: Node, sizes: tuple[Expr, ...], strides: tuple[Expr, ...] 
             if size != axis.size and size != 1:
                 raise ShapeError(
                     "size-matches-axis",
-                    f"size {size} on axis {i} is neither the size of axis {axis.name} "
-                    f"({axis.size}) nor 1",
+                    f"size {size} on axis {i} is neither the size of axis {axis.name} ({axis.size}) nor 1",
                     node=node.name,
                     port="y",
                     values={"axis": axis.name},
@@ -239,8 +238,9 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
         )
     dtype = node.y.dtype or dtype
     if dtype is None:
-        raise DTypeError("dtype-declared", "the output dtype is neither declared nor inferable",
-                         node=node.name, port="y")
+        raise DTypeError(
+            "dtype-declared", "the output dtype is neither declared nor inferable", node=node.name, port="y"
+        )
     if node.y.size is not None and sizes is not None:
         if len(node.y.size) != len(sizes) or any(
             sympy.sympify(a - b) != 0 for a, b in zip(node.y.size, sizes)
@@ -253,8 +253,9 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
             )
     sizes = tuple(node.y.size) if node.y.size is not None else sizes
     if sizes is None:
-        raise ShapeError("shape-declared", "the output size is neither declared nor inferable",
-                         node=node.name, port="y")
+        raise ShapeError(
+            "shape-declared", "the output size is neither declared nor inferable", node=node.name, port="y"
+        )
     strides = node.y.strides
     if node.op.compute_type == "data" and strides is None:
         raise ShapeError("desc-rank", "a Data node must declare y.strides", node=node.name, port="y")
@@ -285,8 +286,9 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
     return bounds
 
 
-def _check_overflow(graph: HintGraph, node: Node, dtype: dt.DType, sizes: Sequence[Expr],
-                    strides: Sequence[Expr]) -> None:
+def _check_overflow(
+    graph: HintGraph, node: Node, dtype: dt.DType, sizes: Sequence[Expr], strides: Sequence[Expr]
+) -> None:
     """Largest byte offset of the tensor must fit int64 for all declared sizes."""
     span = storage_elements(sizes, strides) * dtype.itemsize
     elements = sympy.Integer(1)

@@ -258,9 +258,7 @@ INDIRECT_LOAD = OpDef(
 
 def reduced_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[int, ...]:
     """Axes a reduce node reduces: input size != 1 and output size == 1."""
-    return tuple(
-        axis for axis, (a, b) in enumerate(zip(in_sizes, out_sizes)) if b == 1 and a != 1
-    )
+    return tuple(axis for axis, (a, b) in enumerate(zip(in_sizes, out_sizes)) if b == 1 and a != 1)
 
 
 def _infer_reduce(ctx: InferContext) -> OutSpec:

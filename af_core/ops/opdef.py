@@ -91,8 +91,15 @@ class InferContext:
     attrs: dict[str, Any]
     declared: PortInfo
 
-    def fail(self, rule: str, detail: str, *, port: str | None = None, error: type[AscirError] = AscirError,
-             **values: Any) -> NoReturn:
+    def fail(
+        self,
+        rule: str,
+        detail: str,
+        *,
+        port: str | None = None,
+        error: type[AscirError] = AscirError,
+        **values: Any,
+    ) -> NoReturn:
         raise error(rule, detail, node=self.node, port=port, values=values)
 
     def input(self, port: str) -> PortInfo:
@@ -156,9 +163,7 @@ class OpDef:
 
     def __attrs_post_init__(self) -> None:
         if self.compute_type not in COMPUTE_TYPES:
-            raise ValueError(
-                f"op '{self.name}': compute_type '{self.compute_type}' not in {COMPUTE_TYPES}"
-            )
+            raise ValueError(f"op '{self.name}': compute_type '{self.compute_type}' not in {COMPUTE_TYPES}")
         unknown = sorted(set(self.roles) - set(OP_ROLES))
         if unknown:
             raise ValueError(f"op '{self.name}': unknown role(s) {unknown} (known: {OP_ROLES})")

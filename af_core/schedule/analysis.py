@@ -91,7 +91,9 @@ def _upstream(graph: HintGraph, start: Node) -> list[Node]:
     return list(seen.values())
 
 
-def _chain_and_loads(graph: HintGraph, start: Node, misplaced: Callable[[Node], str]) -> tuple[list[Node], list[Node]]:
+def _chain_and_loads(
+    graph: HintGraph, start: Node, misplaced: Callable[[Node], str]
+) -> tuple[list[Node], list[Node]]:
     """Split what feeds ``start`` (inclusive) into chain ops and Loads; Data nodes are skipped.
 
     Anything else raises a FusionError with the text ``misplaced(node)``.
@@ -122,9 +124,13 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
 
     def chain(port: str) -> tuple[list[Node], list[Node]]:
         inner, loads = _chain_and_loads(
-            graph, graph.producer(il, port),
-            lambda node: (f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
-                          "Load, Broadcast and elementwise ops may precede an IndirectLoad"))
+            graph,
+            graph.producer(il, port),
+            lambda node: (
+                f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
+                "Load, Broadcast and elementwise ops may precede an IndirectLoad"
+            ),
+        )
         inner.sort(key=lambda n: order[n.name])
         loads.sort(key=lambda n: order[n.name])
         return inner, loads
@@ -160,15 +166,21 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
                     raise FusionError(f"'{nxt.name}' is a second reduce after '{il.name}'; one is supported")
                 reduce = nxt
             elif kind not in CHAIN_OPS:
-                raise FusionError(f"node '{nxt.name}' ({nxt.type}) cannot follow an IndirectLoad in a fused kernel")
+                raise FusionError(
+                    f"node '{nxt.name}' ({nxt.type}) cannot follow an IndirectLoad in a fused kernel"
+                )
             down[nxt.name] = nxt
             frontier.append(nxt)
     if len(stores) != 1:
-        raise FusionError(f"the output of '{il.name}' reaches {len(stores)} Stores; the fused kernel has one output")
+        raise FusionError(
+            f"the output of '{il.name}' reaches {len(stores)} Stores; the fused kernel has one output"
+        )
     store = next(iter(stores.values()))
     if reduce is not None:
         if graph.producer(store, "x") is not reduce or len(graph.consumers(reduce)) != 1:
-            raise FusionError(f"reduce '{reduce.name}' must feed the Store directly; ops after a reduce are not fused")
+            raise FusionError(
+                f"reduce '{reduce.name}' must feed the Store directly; ops after a reduce are not fused"
+            )
     for node in list(down.values()):
         for port in node.op.inputs:
             producer = graph.producer(node, port)
@@ -176,8 +188,10 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
                 continue
 
             def misplaced(side: Node, node: Node = node) -> str:
-                return (f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
-                        "Load, Broadcast or elementwise op")
+                return (
+                    f"side input '{side.name}' ({side.type}) of '{node.name}' is not a "
+                    "Load, Broadcast or elementwise op"
+                )
 
             ops, loads = _chain_and_loads(graph, producer, misplaced)
             post += ops

@@ -92,8 +92,10 @@ def _checked(item: Any, known: set[str]) -> AppliedContribution | str:
         return f"{kind} contribution '{item.name}' is a {type(item.expr).__name__}, not a sympy expression"
     unknown = sorted(s.name for s in expr.free_symbols if s.name not in known)
     if unknown:
-        return (f"{kind} contribution '{item.name}' uses {', '.join(unknown)}, which are neither sizes, "
-                "fields of the case, core_num nor ub_size")
+        return (
+            f"{kind} contribution '{item.name}' uses {', '.join(unknown)}, which are neither sizes, "
+            "fields of the case, core_num nor ub_size"
+        )
     try:
         lower(expr)
     except (CodegenError, TypeError, ValueError) as exc:
@@ -101,8 +103,9 @@ def _checked(item: Any, known: set[str]) -> AppliedContribution | str:
     return AppliedContribution(kind, item.name, expr, item.reason, "", "")
 
 
-def contributions_of(result: Any, case: Any, known: set[str], plugin: str, dist: str,
-                     taken: set[str]) -> list[AppliedContribution] | str:
+def contributions_of(
+    result: Any, case: Any, known: set[str], plugin: str, dist: str, taken: set[str]
+) -> list[AppliedContribution] | str:
     """One plugin's answer for one case, checked as a whole (all applied or none)."""
     if result is None:
         return []
@@ -123,7 +126,9 @@ def contributions_of(result: Any, case: Any, known: set[str], plugin: str, dist:
     return applied
 
 
-def apply_contributions(cases: list, ctx: Any, manager: Any, size_names: Iterable[str]) -> list[ContributionDiagnostic]:
+def apply_contributions(
+    cases: list, ctx: Any, manager: Any, size_names: Iterable[str]
+) -> list[ContributionDiagnostic]:
     """Ask every plugin for each case's contributions and apply the well-formed ones (in plugin order)."""
     size_names = list(size_names)
     diagnostics: list[ContributionDiagnostic] = []
@@ -134,8 +139,9 @@ def apply_contributions(cases: list, ctx: Any, manager: Any, size_names: Iterabl
             try:
                 result = manager.call_one("af_case_contributions", impl, case=case, ctx=ctx)
             except (Exception, SystemExit) as exc:  # a contributor's bug must not stop the schedule
-                diagnostics.append(ContributionDiagnostic(plugin, dist, case.label,
-                                                          f"raised {type(exc).__name__}: {exc}"))
+                diagnostics.append(
+                    ContributionDiagnostic(plugin, dist, case.label, f"raised {type(exc).__name__}: {exc}")
+                )
                 continue
             checked = contributions_of(result, case, known, plugin, dist, set(case.tiling.resources))
             if isinstance(checked, str):

@@ -30,8 +30,14 @@ API_CALL_BYTES = 256
 LINE_BYTES = 128
 
 
-def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr | None = None,
-                      slice_bytes: Expr | None = None, cores: Expr = 1, cache_bytes: int | None = None) -> Expr:
+def gather_read_bytes(
+    index_values: Expr,
+    run_bytes: Expr,
+    rows: Expr | None = None,
+    slice_bytes: Expr | None = None,
+    cores: Expr = 1,
+    cache_bytes: int | None = None,
+) -> Expr:
     """Bytes a cache-line-based gather reads when ``cores`` cores split ``index_values`` reads evenly.
 
     Per index value, the lines of its contiguous run (``run_bytes`` at a random
@@ -52,6 +58,12 @@ def gather_read_bytes(index_values: Expr, run_bytes: Expr, rows: Expr | None = N
     return cores * (per_core - fits * (per_core - Min(per_core, footprint)))
 
 
-def modelled_cost(gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False) -> Expr:
-    cost = sympy.sympify(gm_bytes) + SECTOR_BYTES * sympy.sympify(scattered) + API_CALL_BYTES * sympy.sympify(api_calls)
+def modelled_cost(
+    gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False
+) -> Expr:
+    cost = (
+        sympy.sympify(gm_bytes)
+        + SECTOR_BYTES * sympy.sympify(scattered)
+        + API_CALL_BYTES * sympy.sympify(api_calls)
+    )
     return cost + FloorDiv(cost, 4) if serialized else cost

@@ -36,8 +36,10 @@ GATHER_PACKED_INDICES = 1 << 16
 def check_gather_dtype(dtype: dt.DType) -> None:
     """Reject data the Gather cannot move: there is no 8-byte Gather on 3510."""
     if dtype.itemsize == 8:
-        raise Unsupported(f"Gather has no 8-byte form on SoC 3510 ({dtype.name} data); the official API takes 1-, "
-                          "2- and 4-byte types")
+        raise Unsupported(
+            f"Gather has no 8-byte form on SoC 3510 ({dtype.name} data); the official API takes 1-, "
+            "2- and 4-byte types"
+        )
 
 
 def gather_span_limit(dtype: dt.DType, pin) -> tuple[sympy.Expr, sympy.Expr, str] | None:
@@ -49,19 +51,23 @@ def gather_span_limit(dtype: dt.DType, pin) -> tuple[sympy.Expr, sympy.Expr, str
     if dtype.itemsize > 2:
         return None
     last = GATHER_PACKED_INDICES - 1
-    reason = (f"a {dtype.itemsize}-byte Gather addresses at most {GATHER_PACKED_INDICES} elements (uint16 offsets "
-              f"on SoC 3510) and one input row of this case (plus the zero slot) is longer")
+    reason = (
+        f"a {dtype.itemsize}-byte Gather addresses at most {GATHER_PACKED_INDICES} elements (uint16 offsets "
+        f"on SoC 3510) and one input row of this case (plus the zero slot) is longer"
+    )
     return FloorDiv(last, pin), sympy.Le(pin, last), reason
 
 
-def index_layout(graph: HintGraph, index_loads: list[Node], heads: dict[str, Node], outer, dim: int,
-                 index_sizes) -> tuple[bool, dict]:
+def index_layout(
+    graph: HintGraph, index_loads: list[Node], heads: dict[str, Node], outer, dim: int, index_sizes
+) -> tuple[bool, dict]:
     """(full_index, view of the index load) — compact when the index row is broadcast."""
     head = heads[index_loads[0].name]
     compact = view_of(graph, head, outer, dim, compact=True)
     rank = len(index_sizes)
-    broadcast_axes = [a for a in range(dim, rank) if a not in compact["inner_axes"]
-                      and sympy.sympify(index_sizes[a]) != 1]
+    broadcast_axes = [
+        a for a in range(dim, rank) if a not in compact["inner_axes"] and sympy.sympify(index_sizes[a]) != 1
+    ]
     if not broadcast_axes:
         return True, view_of(graph, head, outer, dim)
     if len(index_loads) > 1 or head is not index_loads[0]:
@@ -79,9 +85,23 @@ def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
     return [strides.get(axis, sympy.Integer(0)) for axis in range(dim, len(index_sizes))]
 
 
-def add_gather(b: TileBuilder, il: Node, *, slice_tensor: str, index_tensor: str,
-               index_dtype: dt.DType, input_sizes, index_sizes, dim: int, pin, pidx, pout, full_index: bool,
-               index_axes: list[int], final: bool) -> tuple[str, ImplNode]:
+def add_gather(
+    b: TileBuilder,
+    il: Node,
+    *,
+    slice_tensor: str,
+    index_tensor: str,
+    index_dtype: dt.DType,
+    input_sizes,
+    index_sizes,
+    dim: int,
+    pin,
+    pidx,
+    pout,
+    full_index: bool,
+    index_axes: list[int],
+    final: bool,
+) -> tuple[str, ImplNode]:
     """Append the Gather node (and return its prologue node computing the offset pattern).
 
     Both nodes go to the ApiCall filling :attr:`Role.GATHER` in :attr:`GatherMode.TILE`; their
@@ -102,8 +122,14 @@ def add_gather(b: TileBuilder, il: Node, *, slice_tensor: str, index_tensor: str
             extra["tmp"] = plan.tile(f"{il.name}_index_tmp", dt.int32, pout)
         extra["mask"] = plan.mask(f"{il.name}_mask", pout)
         extra["mask2"] = plan.mask(f"{il.name}_mask2", pout)
-    gathered = plan.tile(f"{il.name}_tile", il.y.dtype, pout, position="VECOUT" if final else "VECCALC",
-                         que=final, num=b.buffers if final else 1)
+    gathered = plan.tile(
+        f"{il.name}_tile",
+        il.y.dtype,
+        pout,
+        position="VECOUT" if final else "VECCALC",
+        que=final,
+        num=b.buffers if final else 1,
+    )
     geom = {
         "sizes": list(index_sizes[dim:]),
         "idx_strides": compact_strides(index_sizes, dim, index_axes),
@@ -116,14 +142,32 @@ def add_gather(b: TileBuilder, il: Node, *, slice_tensor: str, index_tensor: str
         "full_index": full_index,
         "dim_only": index_axes == [dim],
     }
-    common = {"gather_mode": GatherMode.TILE.value, "geom": geom, "need_check_negative": neg, "need_check_bound": bound,
-              "pattern": pattern, "data_dtype": il.y.dtype.name, "index_dtype": index_dtype.name}
-    prologue = ImplNode(f"{il.name}_pattern", "IndirectLoad", gather_api, (), (pattern,),
-                        attrs=dict(common, phase="pattern"))
-    b.nodes.append(ImplNode(il.name, "IndirectLoad", gather_api,
-                            (slice_tensor, index_tensor, pattern, *extra.values()), (gathered, offsets),
-                            tuple(a.name for a in il.y.axis), tuple(index_sizes),
-                            tuple(contiguous_strides(list(index_sizes))), tuple(a.name for a in il.y.axis[dim:]),
-                            b.loop, dict(common, phase="gather", rows=b.actual, extra=extra)))
+    common = {
+        "gather_mode": GatherMode.TILE.value,
+        "geom": geom,
+        "need_check_negative": neg,
+        "need_check_bound": bound,
+        "pattern": pattern,
+        "data_dtype": il.y.dtype.name,
+        "index_dtype": index_dtype.name,
+    }
+    prologue = ImplNode(
+        f"{il.name}_pattern", "IndirectLoad", gather_api, (), (pattern,), attrs=dict(common, phase="pattern")
+    )
+    b.nodes.append(
+        ImplNode(
+            il.name,
+            "IndirectLoad",
+            gather_api,
+            (slice_tensor, index_tensor, pattern, *extra.values()),
+            (gathered, offsets),
+            tuple(a.name for a in il.y.axis),
+            tuple(index_sizes),
+            tuple(contiguous_strides(list(index_sizes))),
+            tuple(a.name for a in il.y.axis[dim:]),
+            b.loop,
+            dict(common, phase="gather", rows=b.actual, extra=extra),
+        )
+    )
     b.tensor_of[il.name] = gathered
     return gathered, prologue

@@ -147,7 +147,9 @@ class ImplGraph:
     def ub_bytes(self) -> Expr:
         """UB bytes all stages allocate at once (stages reuse UB via TPipe::Reset)."""
         per_stage = [sum((b.total for b in s.buffers), sympy.Integer(0)) for s in self.stages]
-        return sympy.Max(*per_stage) if len(per_stage) > 1 else (per_stage[0] if per_stage else sympy.Integer(0))
+        return (
+            sympy.Max(*per_stage) if len(per_stage) > 1 else (per_stage[0] if per_stage else sympy.Integer(0))
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (for the proto and for humans)."""
@@ -183,8 +185,13 @@ class ImplGraph:
                         for a in s.axes
                     ],
                     "buffers": [
-                        {"name": b.name, "kind": b.kind, "position": b.position,
-                         "bytes": str(b.bytes), "num": b.num}
+                        {
+                            "name": b.name,
+                            "kind": b.kind,
+                            "position": b.position,
+                            "bytes": str(b.bytes),
+                            "num": b.num,
+                        }
                         for b in s.buffers
                     ],
                     "nodes": [

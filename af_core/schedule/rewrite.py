@@ -138,8 +138,13 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
     recipe = []
     for node in sorted(chain.values(), key=lambda n: order[n.name]):
         recipe.append(
-            (node.name, node.type, node.attr.ir_attr.explicit(), node.y.dtype,
-             [(port, graph.producer(node, port)) for port in node.op.inputs])
+            (
+                node.name,
+                node.type,
+                node.attr.ir_attr.explicit(),
+                node.y.dtype,
+                [(port, graph.producer(node, port)) for port in node.op.inputs],
+            )
         )
     graph.remove_node(il)
     for name, *_rest in reversed(recipe):

@@ -35,6 +35,7 @@ from af_core.schedule.tiles import TilePlan, pitch_for
 if TYPE_CHECKING:
     from af_core.codegen.api_call import ApiCall
 
+
 def vector_api() -> type[ApiCall]:
     """The installed ApiCall of :attr:`Role.VECTOR_OP` (raises Unsupported when there is none)."""
     return api_call_for(Role.VECTOR_OP)
@@ -45,12 +46,17 @@ def fold_view(graph: HintGraph, node: Node) -> tuple[Node, set[int]]:
     axes: set[int] = set()
     while node.op.compute_type == "broadcast":
         src = graph.producer(node, "x")
-        axes |= {i for i, (a, b) in enumerate(zip(src.y.size, node.y.size))
-                 if sympy.sympify(a) == 1 and sympy.sympify(b) != 1}
+        axes |= {
+            i
+            for i, (a, b) in enumerate(zip(src.y.size, node.y.size))
+            if sympy.sympify(a) == 1 and sympy.sympify(b) != 1
+        }
         node = src
     if node.op.compute_type != "load":
-        raise Unsupported(f"'{node.name}' ({node.type}) is broadcast after being computed; only loaded "
-                          "tensors can be broadcast in a vector tile")
+        raise Unsupported(
+            f"'{node.name}' ({node.type}) is broadcast after being computed; only loaded "
+            "tensors can be broadcast in a vector tile"
+        )
     return graph.producer(node, "x"), axes
 
 
@@ -125,8 +131,9 @@ class TileBuilder:
     to the UB tensor holding its tile (set it for a tile your own step made).
     """
 
-    def __init__(self, graph: HintGraph, impl: ImplGraph, plan: TilePlan, loop: str, start, actual,
-                 buffers: int = 1) -> None:
+    def __init__(
+        self, graph: HintGraph, impl: ImplGraph, plan: TilePlan, loop: str, start, actual, buffers: int = 1
+    ) -> None:
         self.graph = graph
         self.impl = impl
         self.plan = plan
@@ -136,26 +143,55 @@ class TileBuilder:
         self.buffers = buffers
         self.nodes: list[ImplNode] = []
         self.tensor_of: dict[str, str] = {}  # graph node -> UB tensor holding its tile
-        self.scratch: dict[tuple[str, int, str], str] = {}  # (dtype, ordinal, pitch) -> tile shared by the nodes
+        self.scratch: dict[
+            tuple[str, int, str], str
+        ] = {}  # (dtype, ordinal, pitch) -> tile shared by the nodes
         self.gm_bytes: Expr = sympy.Integer(0)  # modelled GM traffic of the loads and stores
 
     def gm_tensor(self, node: Node) -> str:
         """Declare a Data (or Output) node as a GM tensor of the ImplGraph; returns its name."""
-        self.impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides),
-                                        gm_arg=node.name))
+        self.impl.add_tensor(
+            ImplTensor(
+                node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides), gm_arg=node.name
+            )
+        )
         return node.name
 
-    def load(self, node: Node, view: dict, pitch, rows: Expr, *, extra_bytes=0, source: str | None = None,
-             dtype: dt.DType | None = None) -> str:
+    def load(
+        self,
+        node: Node,
+        view: dict,
+        pitch,
+        rows: Expr,
+        *,
+        extra_bytes=0,
+        source: str | None = None,
+        dtype: dt.DType | None = None,
+    ) -> str:
         """Load ``rows`` rows of ``node`` (a Load, the last Broadcast over one, or a workspace) into VECIN."""
         dtype = dtype or node.y.dtype
-        name = self.plan.tile(f"{node.name}_tile", dtype, pitch, position="VECIN", que=True, num=self.buffers,
-                              extra_bytes=extra_bytes)
+        name = self.plan.tile(
+            f"{node.name}_tile",
+            dtype,
+            pitch,
+            position="VECIN",
+            que=True,
+            num=self.buffers,
+            extra_bytes=extra_bytes,
+        )
         if source is None:
             source = self.gm_tensor(self.graph.node(view["data"]))
-        self.nodes.append(ImplNode(node.name, "Load", api_call_for(Role.LOAD_ROWS).name, (source,), (name,), loop_axis=self.loop,
-                                   attrs={"view": view, "first_row": self.start, "rows": self.actual,
-                                          "pitch": pitch}))
+        self.nodes.append(
+            ImplNode(
+                node.name,
+                "Load",
+                api_call_for(Role.LOAD_ROWS).name,
+                (source,),
+                (name,),
+                loop_axis=self.loop,
+                attrs={"view": view, "first_row": self.start, "rows": self.actual, "pitch": pitch},
+            )
+        )
         width = product(view["inner_sizes"])
         per_element = dtype.itemsize if dense(view) else 32  # a scalar GM read costs a sector
         self.gm_bytes = self.gm_bytes + rows * width * per_element
@@ -170,8 +206,10 @@ class TileBuilder:
         """An elementwise node over the whole tile; ``final`` puts the result in a VECOUT queue."""
         if node.op.compute_type == "broadcast":
             if node.name not in self.tensor_of:
-                raise Unsupported(f"Broadcast '{node.name}' expands a computed value; only loaded tensors can "
-                                  "be broadcast in a vector tile")
+                raise Unsupported(
+                    f"Broadcast '{node.name}' expands a computed value; only loaded tensors can "
+                    "be broadcast in a vector tile"
+                )
             return self.tensor_of[node.name]
         api = vector_api()
         if not api.supports(node.type):
@@ -188,18 +226,31 @@ class TileBuilder:
         first = self.graph.producer(node, node.op.inputs[0])
         if dtype.is_bool:
             out = self.plan.mask(f"{node.name}_mask", pitch)
-        elif (not final and len(node.op.inputs) == 1 and len(self.graph.consumers(first)) == 1
-              and not extra_bytes and first.y.dtype.itemsize == dtype.itemsize):
+        elif (
+            not final
+            and len(node.op.inputs) == 1
+            and len(self.graph.consumers(first)) == 1
+            and not extra_bytes
+            and first.y.dtype.itemsize == dtype.itemsize
+        ):
             out = self.plan.alias(f"{node.name}_tile", ins[0], dtype)
             attrs["inplace"] = ins[0]
         else:
-            out = self.plan.tile(f"{node.name}_tile", dtype, pitch, position="VECOUT" if final else "VECCALC",
-                                 que=final, num=self.buffers if final else 1, extra_bytes=extra_bytes)
+            out = self.plan.tile(
+                f"{node.name}_tile",
+                dtype,
+                pitch,
+                position="VECOUT" if final else "VECCALC",
+                que=final,
+                num=self.buffers if final else 1,
+                extra_bytes=extra_bytes,
+            )
         scratch = self.scratch_tiles(api.scratch_dtypes(node.type, in_dtypes, dtype), pitch)
         if scratch:
             attrs["scratch"] = scratch
-        self.nodes.append(ImplNode(node.name, node.type, api.name, tuple(ins), (out,),
-                                   loop_axis=self.loop, attrs=attrs))
+        self.nodes.append(
+            ImplNode(node.name, node.type, api.name, tuple(ins), (out,), loop_axis=self.loop, attrs=attrs)
+        )
         self.tensor_of[node.name] = out
         return out
 
@@ -218,47 +269,107 @@ class TileBuilder:
 
     def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
         """Cast the tile ``src`` to ``dtype`` into a new tile ``name`` (a VECOUT queue when ``final``)."""
-        out = self.plan.tile(name, dtype, pitch, position="VECOUT" if final else "VECCALC", que=final,
-                             num=self.buffers if final else 1)
-        self.nodes.append(ImplNode(name, op_with_role(CAST).name, vector_api().name, (src,), (out,), loop_axis=self.loop,
-                                   attrs={"count": self.actual * pitch}))
+        out = self.plan.tile(
+            name,
+            dtype,
+            pitch,
+            position="VECOUT" if final else "VECCALC",
+            que=final,
+            num=self.buffers if final else 1,
+        )
+        self.nodes.append(
+            ImplNode(
+                name,
+                op_with_role(CAST).name,
+                vector_api().name,
+                (src,),
+                (out,),
+                loop_axis=self.loop,
+                attrs={"count": self.actual * pitch},
+            )
+        )
         return out
 
-    def store(self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType) -> None:
+    def store(
+        self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType
+    ) -> None:
         """Store the tile ``src`` (``width`` elements per row, rows ``pitch`` apart) to contiguous rows of GM
         tensor ``target``; ``rows`` (all rows of the stage) only feeds the modelled GM traffic."""
-        self.nodes.append(ImplNode(name, "Store", api_call_for(Role.STORE_ROWS).name, (src,), (target,), loop_axis=self.loop,
-                                   attrs={"gm_offset": self.start * width, "count": width, "rows": self.actual,
-                                          "pitch": pitch}))
+        self.nodes.append(
+            ImplNode(
+                name,
+                "Store",
+                api_call_for(Role.STORE_ROWS).name,
+                (src,),
+                (target,),
+                loop_axis=self.loop,
+                attrs={"gm_offset": self.start * width, "count": width, "rows": self.actual, "pitch": pitch},
+            )
+        )
         self.gm_bytes = self.gm_bytes + rows * width * dtype.itemsize
 
 
-def add_reduce(b: TileBuilder, reduce: Node, src: str, value_dtype: dt.DType, row_sizes, axes_in_row: tuple[int, int],
-               pitch) -> tuple[str, Expr, Expr]:
+def add_reduce(
+    b: TileBuilder,
+    reduce: Node,
+    src: str,
+    value_dtype: dt.DType,
+    row_sizes,
+    axes_in_row: tuple[int, int],
+    pitch,
+) -> tuple[str, Expr, Expr]:
     """Reduce axes ``[lo, hi)`` of each tile row; returns (result tensor, result row width, its pitch).
 
     float16/bfloat16 rows are reduced in float32 and cast back; the result of
     the last step sits in a VECOUT queue, ready for the store.
     """
     lo, hi = axes_in_row
-    a_r, r_r, i_r = product(list(row_sizes[:lo])), product(list(row_sizes[lo:hi])), product(list(row_sizes[hi:]))
+    a_r, r_r, i_r = (
+        product(list(row_sizes[:lo])),
+        product(list(row_sizes[lo:hi])),
+        product(list(row_sizes[hi:])),
+    )
     out_dtype = reduce.y.dtype
     cdt = dt.float32 if out_dtype.is_float else out_dtype
     red_api = api_call_for(Role.REDUCE)
     reason = red_api.rejection(reduce.type, (cdt,), cdt)
     if reason is not None:
-        raise Unsupported(f"reduce {reduce.type} ('{reduce.name}') on {cdt} has no legal vector form: {reason}")
+        raise Unsupported(
+            f"reduce {reduce.type} ('{reduce.name}') on {cdt} has no legal vector form: {reason}"
+        )
     width = a_r * i_r
     rpitch = pitch_for(width, [cdt, out_dtype])
     if value_dtype != cdt:
         src = b.cast(f"{reduce.name}_in", src, cdt, pitch)
     cast_back = cdt != out_dtype
-    red = b.plan.tile(f"{reduce.name}_tile", cdt, rpitch, position="VECCALC" if cast_back else "VECOUT",
-                      que=not cast_back, num=1 if cast_back else b.buffers)
+    red = b.plan.tile(
+        f"{reduce.name}_tile",
+        cdt,
+        rpitch,
+        position="VECCALC" if cast_back else "VECOUT",
+        que=not cast_back,
+        num=1 if cast_back else b.buffers,
+    )
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
-    b.nodes.append(ImplNode(reduce.name, reduce.type, red_api.name, (src, work), (red,), loop_axis=b.loop,
-                            attrs={"kind": reduce.type, "rows": a_r, "group": r_r, "inner": i_r,
-                                   "tiles": b.actual, "src_pitch": pitch, "dst_pitch": rpitch}))
+    b.nodes.append(
+        ImplNode(
+            reduce.name,
+            reduce.type,
+            red_api.name,
+            (src, work),
+            (red,),
+            loop_axis=b.loop,
+            attrs={
+                "kind": reduce.type,
+                "rows": a_r,
+                "group": r_r,
+                "inner": i_r,
+                "tiles": b.actual,
+                "src_pitch": pitch,
+                "dst_pitch": rpitch,
+            },
+        )
+    )
     if cast_back:
         red = b.cast(f"{reduce.name}_out", red, out_dtype, rpitch, final=True)
     return red, width, rpitch

@@ -98,8 +98,9 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
         diff = sympy.expand(a - b)
         if diff.is_number and diff >= 0:
             continue
-        guards.append(Guard(sympy.Le(b, a), f"index size {b} exceeds input size {a} on axis {axis} "
-                                             f"of '{il.name}'"))
+        guards.append(
+            Guard(sympy.Le(b, a), f"index size {b} exceeds input size {a} on axis {axis} of '{il.name}'")
+        )
     seen: set[str] = set()
     for name in info.order:
         node = graph.node(name)
@@ -120,8 +121,15 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
 
 def malformed_case(case: Case, template: str) -> str | None:
     """Why a Case a template returned cannot be used (None when it can): checked before anything uses it."""
-    expected = (("template", str), ("variant", str), ("graph", HintGraph), ("impl", ImplGraph),
-                ("tiling", TilingSpec), ("meta", dict), ("plugin", str))
+    expected = (
+        ("template", str),
+        ("variant", str),
+        ("graph", HintGraph),
+        ("impl", ImplGraph),
+        ("tiling", TilingSpec),
+        ("meta", dict),
+        ("plugin", str),
+    )
     for field, kind in expected:
         value = getattr(case, field, None)
         if not isinstance(value, kind):
@@ -133,7 +141,9 @@ def malformed_case(case: Case, template: str) -> str | None:
     return None
 
 
-def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) -> tuple[list[Case], list[Rejected]]:
+def _propose(
+    entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext
+) -> tuple[list[Case], list[Rejected]]:
     """One template's cases and rejections; whatever it raises or returns wrong becomes a rejection naming it."""
     copy = norm.copy()
     template: Template = entry.value
@@ -142,13 +152,17 @@ def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) ->
     except Unsupported as exc:  # the contract's "cannot handle this graph"
         return [], [Rejected(entry.name, str(exc), plugin=entry.distribution)]
     except (Exception, SystemExit) as exc:  # a template bug must not stop the others
-        return [], [Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)]
+        return [], [
+            Rejected(entry.name, f"template raised {type(exc).__name__}: {exc}", plugin=entry.distribution)
+        ]
     cases: list[Case] = []
     rejections: list[Rejected] = []
     for item in results:
         if isinstance(item, Rejected):
             if not isinstance(item.reason, str) or not isinstance(item.template, str):
-                item = Rejected(entry.name, f"template returned a Rejected with a non-text reason: {item.reason!r}")
+                item = Rejected(
+                    entry.name, f"template returned a Rejected with a non-text reason: {item.reason!r}"
+                )
             rejections.append(attrs.evolve(item, plugin=item.plugin or entry.distribution))
         elif isinstance(item, Case):
             why = malformed_case(item, entry.name)
@@ -162,8 +176,13 @@ def _propose(entry: Any, norm: HintGraph, il_name: str, ctx: ScheduleContext) ->
             item.plugin = item.plugin or entry.distribution
             cases.append(item)
         else:
-            rejections.append(Rejected(entry.name, f"template returned {type(item).__name__}, "
-                                                   "not a Case or Rejected", plugin=entry.distribution))
+            rejections.append(
+                Rejected(
+                    entry.name,
+                    f"template returned {type(item).__name__}, not a Case or Rejected",
+                    plugin=entry.distribution,
+                )
+            )
     return cases, rejections
 
 
@@ -193,8 +212,9 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
     analysis = analyze(norm)
-    thresholds = Thresholds.of(options.cache_thres, options.core_thres,
-                               options.cacheline or platform.cacheline)
+    thresholds = Thresholds.of(
+        options.cache_thres, options.core_thres, options.cacheline or platform.cacheline
+    )
     measures = SelectionMeasures.of(norm, analysis.indirect_load, thresholds)
     ctx = ScheduleContext(platform, options, measures, graph.name)
     registry = get_registry()
@@ -216,8 +236,13 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
         rejections += rejected
         for case in found:
             if any((c.template, c.variant) == (case.template, case.variant) for c in cases):
-                rejections.append(Rejected(entry.name, f"template returned variant '{case.variant}' twice",
-                                           plugin=entry.distribution))
+                rejections.append(
+                    Rejected(
+                        entry.name,
+                        f"template returned variant '{case.variant}' twice",
+                        plugin=entry.distribution,
+                    )
+                )
             else:
                 cases.append(case)
     cases.sort(key=lambda c: (c.template, c.variant))
@@ -228,6 +253,20 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
     diagnostics = apply_contributions(cases, ctx, registry.manager, (v.symbol.name for v in norm.sizes()))
     if not cases:
         detail = "; ".join(str(r) for r in rejections) or "no template plugin is installed"
-        raise ScheduleError(f"no template plugin proposed a case for graph '{graph.name}': {detail}", rejections)
-    return ScheduleResult(graph, norm, info, analysis, measures, cases, rejections, platform, options,
-                          runtime_guards(norm, info, analysis), policy, diagnostics)
+        raise ScheduleError(
+            f"no template plugin proposed a case for graph '{graph.name}': {detail}", rejections
+        )
+    return ScheduleResult(
+        graph,
+        norm,
+        info,
+        analysis,
+        measures,
+        cases,
+        rejections,
+        platform,
+        options,
+        runtime_guards(norm, info, analysis),
+        policy,
+        diagnostics,
+    )

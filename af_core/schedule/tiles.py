@@ -80,14 +80,23 @@ class RowTiles:
 
     def axes(self, merged_from: tuple[str, ...]) -> list[ImplAxis]:
         """The five axes, in loop order; ``merged_from`` names the graph axes the rows merge."""
-        return [ImplAxis(self.merged, "MERGED", self.rows, merged_from),
-                ImplAxis(self.loop, "TILE_OUT", self.tiles, (self.merged,)),
-                ImplAxis(f"{self.axis}t", "TILE_IN", self.tile, (self.merged,)),
-                ImplAxis(f"{self.loop}B", "BLOCK_OUT", self.used_cores, (self.loop,)),
-                ImplAxis(f"{self.loop}b", "BLOCK_IN", self.tiles_per_core, (self.loop,))]
+        return [
+            ImplAxis(self.merged, "MERGED", self.rows, merged_from),
+            ImplAxis(self.loop, "TILE_OUT", self.tiles, (self.merged,)),
+            ImplAxis(f"{self.axis}t", "TILE_IN", self.tile, (self.merged,)),
+            ImplAxis(f"{self.loop}B", "BLOCK_OUT", self.used_cores, (self.loop,)),
+            ImplAxis(f"{self.loop}b", "BLOCK_IN", self.tiles_per_core, (self.loop,)),
+        ]
 
-    def add_fields(self, spec: TilingSpec, fit: Expr, fit_doc: str, *, unit: str = "rows",
-                   used_doc: str = "cores with work") -> sympy.Symbol:
+    def add_fields(
+        self,
+        spec: TilingSpec,
+        fit: Expr,
+        fit_doc: str,
+        *,
+        unit: str = "rows",
+        used_doc: str = "cores with work",
+    ) -> sympy.Symbol:
         """Append the five fields to ``spec`` (``fit`` is ``tile_max``); returns the ``tile_max`` symbol."""
         p = self.prefix
         tile_max = spec.add(f"{p}tile_max", fit, fit_doc)
@@ -109,8 +118,18 @@ class TilePlan:
     row_bytes: Expr = sympy.Integer(0)  # UB bytes per tile row (upper bound, linear)
     fixed_bytes: Expr = sympy.Integer(0)  # UB bytes independent of the tile rows (upper bound)
 
-    def tile(self, name: str, dtype: dt.DType, pitch: Expr, *, position: str = "VECCALC", que: bool = False,
-             num: int = 1, extra_bytes: Expr = 0, rows: Expr | None = None) -> str:
+    def tile(
+        self,
+        name: str,
+        dtype: dt.DType,
+        pitch: Expr,
+        *,
+        position: str = "VECCALC",
+        que: bool = False,
+        num: int = 1,
+        extra_bytes: Expr = 0,
+        rows: Expr | None = None,
+    ) -> str:
         count = (self.rows if rows is None else rows) * pitch
         size = AlignUp(count * dtype.itemsize + extra_bytes, REPEAT_BYTES)
         self.stage.buffers.append(Buffer(name, "que" if que else "tbuf", position, size, num))

@@ -168,8 +168,10 @@ def lower(expr: sympy.Basic) -> Program:
             continue
         if parts is None:
             if depth > MAX_DEPTH:
-                raise CodegenError(f"integer formula nests deeper than {MAX_DEPTH} levels; "
-                                   f"simplify the graph's size expressions")
+                raise CodegenError(
+                    f"integer formula nests deeper than {MAX_DEPTH} levels; "
+                    f"simplify the graph's size expressions"
+                )
             parts = _decompose(node)
             stack.append((node, depth, parts))
             for child in reversed(parts[2]):

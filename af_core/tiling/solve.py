@@ -69,10 +69,19 @@ class CaseEvaluation:
 
     def quantities(self) -> dict[str, int]:
         """What a selection policy compares (only for a case that fits)."""
-        assert self.score is not None and self.cost is not None and self.block_dim is not None \
-            and self.workspace is not None, "only a case that fits has the quantities a policy compares"
-        values = {"score": self.score, "cost": self.cost, "block_dim": self.block_dim,
-                  "workspace": self.workspace, "tiling_key": self.tiling_key}
+        assert (
+            self.score is not None
+            and self.cost is not None
+            and self.block_dim is not None
+            and self.workspace is not None
+        ), "only a case that fits has the quantities a policy compares"
+        values = {
+            "score": self.score,
+            "cost": self.cost,
+            "block_dim": self.block_dim,
+            "workspace": self.workspace,
+            "tiling_key": self.tiling_key,
+        }
         values.update({f"resource:{k}": v for k, v in self.ranked.items()})
         return values
 
@@ -123,8 +132,19 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int], ranked: Sequence[str] =
     fields: dict[str, int] = {}
 
     def dropped(reason: str, block_dim: int | None = None, workspace: int | None = None) -> CaseEvaluation:
-        return CaseEvaluation(case.tiling_key, case.template, case.label, fields, False,
-                              reason, None, None, resources, block_dim, workspace)
+        return CaseEvaluation(
+            case.tiling_key,
+            case.template,
+            case.label,
+            fields,
+            False,
+            reason,
+            None,
+            None,
+            resources,
+            block_dim,
+            workspace,
+        )
 
     resources: dict[str, int | None] = {}
     for f in case.spec.fields:
@@ -154,15 +174,33 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int], ranked: Sequence[str] =
     values: dict[str, int] = {}
     for name in ranked:
         if name not in case.spec.resources:
-            return dropped(f"the selection policy ranks by resource {name}, which this case does not define",
-                           block_dim, workspace)
+            return dropped(
+                f"the selection policy ranks by resource {name}, which this case does not define",
+                block_dim,
+                workspace,
+            )
         try:
             values[name] = _value(case.spec.resources[name], local)
         except Int64Failure as exc:
-            return dropped(f"resource {name}, which the selection policy ranks by, leaves int64 ({exc})",
-                           block_dim, workspace)
-    return CaseEvaluation(case.tiling_key, case.template, case.label, fields, True, None,
-                          score, cost, resources, block_dim, workspace, values)
+            return dropped(
+                f"resource {name}, which the selection policy ranks by, leaves int64 ({exc})",
+                block_dim,
+                workspace,
+            )
+    return CaseEvaluation(
+        case.tiling_key,
+        case.template,
+        case.label,
+        fields,
+        True,
+        None,
+        score,
+        cost,
+        resources,
+        block_dim,
+        workspace,
+        values,
+    )
 
 
 def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
@@ -228,12 +266,20 @@ def solve(
         reasons = "; ".join(f"key {e.tiling_key} ({e.template}): {e.reason}" for e in evaluations)
         raise TilingError(f"no case fits sizes {dict(sizes)} on {core_num} cores: {reasons}")
     assert best.block_dim is not None and best.workspace is not None  # a fitting case has both
-    return TilingResult(best.tiling_key, best.block_dim, best.workspace, _struct(cases, size_names, env, best),
-                        evaluations)
+    return TilingResult(
+        best.tiling_key, best.block_dim, best.workspace, _struct(cases, size_names, env, best), evaluations
+    )
 
 
-def solve_for_case(cases: Sequence[CaseRef], size_names: Sequence[str], sizes: Mapping[str, int], core_num: int,
-                   ub_size: int, guards: Sequence[Guard], tiling_key: int) -> TilingResult:
+def solve_for_case(
+    cases: Sequence[CaseRef],
+    size_names: Sequence[str],
+    sizes: Mapping[str, int],
+    core_num: int,
+    ub_size: int,
+    guards: Sequence[Guard],
+    tiling_key: int,
+) -> TilingResult:
     """The tiling data that runs one given case (it must fit), bypassing the choice."""
     env = _environment(size_names, sizes, core_num, ub_size, guards)
     evaluations = tuple(evaluate_case(case, env) for case in cases)
@@ -243,11 +289,19 @@ def solve_for_case(cases: Sequence[CaseRef], size_names: Sequence[str], sizes: M
     if not ev.fits:
         raise TilingError(f"key {tiling_key} ({ev.template}) does not fit: {ev.reason}")
     assert ev.block_dim is not None and ev.workspace is not None  # a fitting case has both
-    return TilingResult(ev.tiling_key, ev.block_dim, ev.workspace, _struct(cases, size_names, env, ev), evaluations)
+    return TilingResult(
+        ev.tiling_key, ev.block_dim, ev.workspace, _struct(cases, size_names, env, ev), evaluations
+    )
 
 
-def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = None,
-                    ub_size: int | None = None, *, tiling_key: int | None = None) -> TilingResult:
+def solve_scheduled(
+    scheduled,
+    sizes: Mapping[str, int],
+    core_num: int | None = None,
+    ub_size: int | None = None,
+    *,
+    tiling_key: int | None = None,
+) -> TilingResult:
     """:func:`solve` for every case of a ScheduleResult (the platform supplies defaults).
 
     With ``tiling_key``, the tiling data of that case instead of the chosen one.
@@ -257,5 +311,7 @@ def solve_scheduled(scheduled, sizes: Mapping[str, int], core_num: int | None = 
     core_num = core_num or scheduled.platform.core_num
     ub_size = ub_size or scheduled.platform.ub_size
     if tiling_key is not None:
-        return solve_for_case(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, tiling_key)
+        return solve_for_case(
+            refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, tiling_key
+        )
     return solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, scheduled.policy)

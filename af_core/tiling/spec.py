@@ -102,7 +102,9 @@ class TilingSpec:
         symbol name of a graph size either (the scheduler refuses such a case).
         """
         if not isinstance(name, str) or not _FIELD_NAME.fullmatch(name):
-            raise ValueError(f"tiling field name {name!r} is not letters, digits and '_' starting with a letter")
+            raise ValueError(
+                f"tiling field name {name!r} is not letters, digits and '_' starting with a letter"
+            )
         if any(f.name == name for f in self.fields):
             raise ValueError(f"tiling field '{name}' defined twice")
         self.fields.append(TilingField(name, sympy.sympify(expr), doc))

@@ -62,16 +62,27 @@ class Comparison:
     def describe(self) -> str:
         if self.ok:
             return f"{self.name}: {'bitwise equal' if self.exact else 'within tolerance'} ({self.total} elements)"
-        return (f"{self.name}: {self.mismatches}/{self.total} elements differ, max |err| "
-                f"{self.max_abs_error:g}, first at {self.first_bad}: got {self.got}, expected {self.expected}")
+        return (
+            f"{self.name}: {self.mismatches}/{self.total} elements differ, max |err| "
+            f"{self.max_abs_error:g}, first at {self.first_bad}: got {self.got}, expected {self.expected}"
+        )
 
 
 def compare(name: str, got: np.ndarray, expected: np.ndarray, dtype: dt.DType, exact: bool) -> Comparison:
     got = np.asarray(got)
     expected = np.asarray(expected)
     if got.shape != expected.shape:
-        return Comparison(name, False, exact, float("inf"), got.size, expected.size, None,
-                          f"shape {got.shape}", f"shape {expected.shape}")
+        return Comparison(
+            name,
+            False,
+            exact,
+            float("inf"),
+            got.size,
+            expected.size,
+            None,
+            f"shape {got.shape}",
+            f"shape {expected.shape}",
+        )
     if dtype.is_float:
         g = got.astype(np.float64)
         e = expected.astype(np.float64)
@@ -87,8 +98,17 @@ def compare(name: str, got: np.ndarray, expected: np.ndarray, dtype: dt.DType, e
         max_err = float(np.abs(got.astype(np.int64) - expected.astype(np.int64)).max()) if got.size else 0.0
     count = int(bad.sum())
     first = tuple(int(i) for i in np.argwhere(bad)[0]) if count else None
-    return Comparison(name, count == 0, exact, max_err, count, int(got.size), first,
-                      got[first] if first else None, expected[first] if first else None)
+    return Comparison(
+        name,
+        count == 0,
+        exact,
+        max_err,
+        count,
+        int(got.size),
+        first,
+        got[first] if first else None,
+        expected[first] if first else None,
+    )
 
 
 @attrs.frozen
@@ -113,8 +133,14 @@ class GraphRun:
 class TwinSession:
     """A graph compiled once for the twin; run it with any sizes."""
 
-    def __init__(self, graph: HintGraph, options: AutofuserOptions | None = None, *,
-                 sanitize: bool = False, runner: TwinRunner | None = None) -> None:
+    def __init__(
+        self,
+        graph: HintGraph,
+        options: AutofuserOptions | None = None,
+        *,
+        sanitize: bool = False,
+        runner: TwinRunner | None = None,
+    ) -> None:
         self.graph = graph
         self.fuser = Autofuser(options or AutofuserOptions())
         self.scheduled = self.fuser.schedule(graph)
@@ -123,24 +149,46 @@ class TwinSession:
         self.build: TwinBuild = self.runner.build(self.result)
         self.exact = not has_math(graph)
 
-    def inputs(self, sizes: Mapping[str, int] | None = None, *, seed: int = 0,
-               arrays: Mapping[str, np.ndarray] | None = None, **kw: Any) -> GraphInputs:
+    def inputs(
+        self,
+        sizes: Mapping[str, int] | None = None,
+        *,
+        seed: int = 0,
+        arrays: Mapping[str, np.ndarray] | None = None,
+        **kw: Any,
+    ) -> GraphInputs:
         if arrays is not None:
             return pack_inputs(self.graph, arrays, sizes, info=self.scheduled.info)
         return make_inputs(self.graph, sizes or {}, seed=seed, info=self.scheduled.info, **kw)
 
-    def run(self, inputs: GraphInputs, *, core_num: int | None = None, ub_size: int | None = None,
-            tiling_key: int | None = None) -> TwinRun:
+    def run(
+        self,
+        inputs: GraphInputs,
+        *,
+        core_num: int | None = None,
+        ub_size: int | None = None,
+        tiling_key: int | None = None,
+    ) -> TwinRun:
         """Run on the twin; ``tiling_key`` runs that case (its tiling data computed in Python)."""
         struct = None
         if tiling_key is not None:
             from af_core.tiling.solve import solve_scheduled
 
-            struct = solve_scheduled(self.scheduled, inputs.sizes, core_num, ub_size, tiling_key=tiling_key).struct
+            struct = solve_scheduled(
+                self.scheduled, inputs.sizes, core_num, ub_size, tiling_key=tiling_key
+            ).struct
         return self.runner.run(self.build, inputs, core_num=core_num, ub_size=ub_size, struct=struct)
 
-    def check(self, sizes: Mapping[str, int] | None = None, *, seed: int = 0, core_num: int | None = None,
-              inputs: GraphInputs | None = None, tiling_key: int | None = None, **kw: Any) -> GraphRun:
+    def check(
+        self,
+        sizes: Mapping[str, int] | None = None,
+        *,
+        seed: int = 0,
+        core_num: int | None = None,
+        inputs: GraphInputs | None = None,
+        tiling_key: int | None = None,
+        **kw: Any,
+    ) -> GraphRun:
         inputs = inputs or self.inputs(sizes, seed=seed, **kw)
         twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
@@ -152,8 +200,15 @@ class TwinSession:
         return GraphRun(twin, reference, tuple(comparisons), label, inputs)
 
 
-def run_graph(graph: HintGraph, sizes: Mapping[str, int] | None = None, *,
-              options: AutofuserOptions | None = None, seed: int = 0, core_num: int | None = None,
-              sanitize: bool = False, **kw: Any) -> GraphRun:
+def run_graph(
+    graph: HintGraph,
+    sizes: Mapping[str, int] | None = None,
+    *,
+    options: AutofuserOptions | None = None,
+    seed: int = 0,
+    core_num: int | None = None,
+    sanitize: bool = False,
+    **kw: Any,
+) -> GraphRun:
     """Compile ``graph`` for the twin, run it on random inputs and compare with the reference."""
     return TwinSession(graph, options, sanitize=sanitize).check(sizes, seed=seed, core_num=core_num, **kw)

@@ -38,7 +38,8 @@ def harness_table(result: CodegenResult) -> str:
         '#include "autofuse_tiling_data.h"',
         "",
         'extern "C" int64_t AutofuseTiling('
-        + "".join("int64_t, " for _ in sizes) + "AutofuseTilingData*, uint32_t*, uint32_t*, uint32_t, uint32_t);",
+        + "".join("int64_t, " for _ in sizes)
+        + "AutofuseTilingData*, uint32_t*, uint32_t*, uint32_t, uint32_t);",
         'extern "C" int64_t AutofuseInferShape(const int64_t* sizes, int64_t* dims, int64_t* ranks);',
         f'extern "C" void {result.kernel_name}(' + "".join("uint8_t*, " for _ in gm) + "uint8_t*, uint8_t*);",
         "",
@@ -47,7 +48,8 @@ def harness_table(result: CodegenResult) -> str:
         "                        uint32_t coreNum, uint32_t ubSize)",
         "{",
         "    (void)sizes;",
-        "    return AutofuseTiling(" + "".join(f"sizes[{i}], " for i in range(len(sizes)))
+        "    return AutofuseTiling("
+        + "".join(f"sizes[{i}], " for i in range(len(sizes)))
         + "reinterpret_cast<AutofuseTilingData*>(data), workspaceSize, blockDim, coreNum, ubSize);",
         "}",
         "",
@@ -62,7 +64,8 @@ def harness_table(result: CodegenResult) -> str:
         "const char* const kAfHarnessFields[] = {" + ", ".join(naming.c_string(f) for f in fields) + "};",
         "}  // namespace",
         "",
-        "static_assert(sizeof(AutofuseTilingData) == " f"{len(fields)} * sizeof(int64_t), "
+        "static_assert(sizeof(AutofuseTilingData) == "
+        f"{len(fields)} * sizeof(int64_t), "
         '"tiling data is int64 fields only");',
         "",
         'extern "C" const AfHarnessGraph kAfHarnessGraph = {',

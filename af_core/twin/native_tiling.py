@@ -37,7 +37,9 @@ class NativeTilingResult:
 class NativeTiling:
     """``AutofuseTiling`` from ``result.tiling``, loaded in-process."""
 
-    def __init__(self, result: CodegenResult, *, cache_dir: Path | None = None, cxx: str | None = None) -> None:
+    def __init__(
+        self, result: CodegenResult, *, cache_dir: Path | None = None, cxx: str | None = None
+    ) -> None:
         self.result = result
         cxx = cxx or toolchain.compiler()
         flags = toolchain.HOST_TILING
@@ -51,8 +53,14 @@ class NativeTiling:
             try:
                 (work / "tiling.cpp").write_text(result.tiling)
                 (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
-                toolchain.build_program(["tiling.cpp"], work / "libtiling.so", flags.replace(extra=("-shared",)),
-                                        includes=["."], what=f"host tiling of '{result.kernel_name}'", cxx=cxx)
+                toolchain.build_program(
+                    ["tiling.cpp"],
+                    work / "libtiling.so",
+                    flags.replace(extra=("-shared",)),
+                    includes=["."],
+                    what=f"host tiling of '{result.kernel_name}'",
+                    cxx=cxx,
+                )
                 try:
                     os.replace(work, directory)
                 except OSError:
@@ -66,9 +74,13 @@ class NativeTiling:
         self.Struct = type("AutofuseTilingData", (ctypes.Structure,), {"_fields_": fields})
         fn = self.library.AutofuseTiling
         fn.restype = ctypes.c_int64
-        fn.argtypes = ([ctypes.c_int64] * len(result.size_names)
-                       + [ctypes.POINTER(self.Struct), ctypes.POINTER(ctypes.c_uint32),
-                          ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.c_uint32])
+        fn.argtypes = [ctypes.c_int64] * len(result.size_names) + [
+            ctypes.POINTER(self.Struct),
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.c_uint32,
+            ctypes.c_uint32,
+        ]
         self.function = fn
 
     def __call__(self, sizes: Mapping[str, int], core_num: int, ub_size: int) -> NativeTilingResult:

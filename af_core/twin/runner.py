@@ -139,9 +139,18 @@ class TwinRunner:
     the cache key (a parallel build links the binary a serial one does).
     """
 
-    def __init__(self, platform: Platform | None = None, *, cache_dir: Path | None = None,
-                 sanitize: bool = False, cxx: str | None = None, timeout: float = 300.0,
-                 optimize: str | None = None, jobs: int = 2, pch: bool = True) -> None:
+    def __init__(
+        self,
+        platform: Platform | None = None,
+        *,
+        cache_dir: Path | None = None,
+        sanitize: bool = False,
+        cxx: str | None = None,
+        timeout: float = 300.0,
+        optimize: str | None = None,
+        jobs: int = 2,
+        pch: bool = True,
+    ) -> None:
         from af_core.platform import current_platform
 
         self.platform = platform or current_platform()
@@ -151,8 +160,9 @@ class TwinRunner:
         self.timeout = timeout
         self.jobs = jobs
         self.use_pch = pch
-        self.build_flags = toolchain.TWIN.replace(sanitize=sanitize,
-                                                  optimize=optimize or toolchain.TWIN.optimize)
+        self.build_flags = toolchain.TWIN.replace(
+            sanitize=sanitize, optimize=optimize or toolchain.TWIN.optimize
+        )
         self._lock = threading.Lock()
 
     # -- build -------------------------------------------------------------
@@ -174,9 +184,14 @@ class TwinRunner:
 
     def identity(self, dirs: list[str]) -> str:
         """A hash of what every build shares: compiler, flags, twin headers, harness main."""
-        return _digest(toolchain.compiler_version(self.cxx), " ".join(self.flags()), toolchain.tree_digest(dirs),
-                       MAIN_SOURCE.read_text(encoding="utf-8"), GRAPH_HEADER.read_text(encoding="utf-8"),
-                       "pch" if self.use_pch else "no-pch")[:24]
+        return _digest(
+            toolchain.compiler_version(self.cxx),
+            " ".join(self.flags()),
+            toolchain.tree_digest(dirs),
+            MAIN_SOURCE.read_text(encoding="utf-8"),
+            GRAPH_HEADER.read_text(encoding="utf-8"),
+            "pch" if self.use_pch else "no-pch",
+        )[:24]
 
     def parts(self, dirs: list[str] | None = None, timings: dict[str, float] | None = None) -> TwinParts:
         """The precompiled twin headers and the harness main's object, built (in parallel) when missing."""
@@ -190,18 +205,31 @@ class TwinRunner:
 
         def build_pch() -> None:
             start = time.perf_counter()
-            toolchain.precompile(ENTRY_HEADER, pch_dir, self.build_flags, includes=dirs, cxx=self.cxx,
-                                 what="the twin headers (precompiled)")
+            toolchain.precompile(
+                ENTRY_HEADER,
+                pch_dir,
+                self.build_flags,
+                includes=dirs,
+                cxx=self.cxx,
+                what="the twin headers (precompiled)",
+            )
             timings["pch"] = time.perf_counter() - start
 
         def build_main() -> None:
             start = time.perf_counter()
-            _compile_atomically(MAIN_SOURCE, main_dir, MAIN_OBJECT, self.build_flags,
-                                [str(HARNESS_DIR), *dirs], self.cxx)
+            _compile_atomically(
+                MAIN_SOURCE, main_dir, MAIN_OBJECT, self.build_flags, [str(HARNESS_DIR), *dirs], self.cxx
+            )
             timings["harness main"] = time.perf_counter() - start
 
-        jobs = [job for job, missing in ((build_pch, want_pch and not (pch_dir / f"{ENTRY_HEADER}.gch").is_file()),
-                                         (build_main, not (main_dir / MAIN_OBJECT).is_file())) if missing]
+        jobs = [
+            job
+            for job, missing in (
+                (build_pch, want_pch and not (pch_dir / f"{ENTRY_HEADER}.gch").is_file()),
+                (build_main, not (main_dir / MAIN_OBJECT).is_file()),
+            )
+            if missing
+        ]
         if jobs:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(jobs)))) as pool:
@@ -213,7 +241,9 @@ class TwinRunner:
         return TwinParts(ident, pch_dir if want_pch else None, main_dir / MAIN_OBJECT)
 
     def build(self, result: CodegenResult) -> TwinBuild:
-        require_official(result.kernel, result.kernel_name)  # AF_ASCENDC_CHECK: the real API must accept it too
+        require_official(
+            result.kernel, result.kernel_name
+        )  # AF_ASCENDC_CHECK: the real API must accept it too
         dirs = self.include_dirs()
         sources = {
             "kernel.cpp": result.kernel,
@@ -255,11 +285,16 @@ class TwinRunner:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
         touch(final)
-        evict(self.cache_dir, max_cache_bytes(), keep=[final, parts.main.parent, *([parts.pch] if parts.pch else [])])
+        evict(
+            self.cache_dir,
+            max_cache_bytes(),
+            keep=[final, parts.main.parent, *([parts.pch] if parts.pch else [])],
+        )
         return TwinBuild(exe, final, key, result, False, timings)
 
-    def _compile(self, result: CodegenResult, work: Path, dirs: list[str], parts: TwinParts,
-                 timings: dict[str, float]) -> None:
+    def _compile(
+        self, result: CodegenResult, work: Path, dirs: list[str], parts: TwinParts, timings: dict[str, float]
+    ) -> None:
         """Kernel and host side compiled at once, then linked with the harness main; objects removed after."""
         includes = [str(work)]
         local_pch = work / f"{ENTRY_HEADER}.gch"
@@ -271,11 +306,15 @@ class TwinRunner:
         _link_or_copy(parts.main, main, copy=True)
         name = result.kernel_name
         units = [
-            toolchain.Unit(("kernel.cpp",), f"kernel '{name}' for the twin", self.build_flags,
-                           (*includes, *dirs)),
-            toolchain.Unit(("tiling.cpp", "infer_shape.cpp", "harness.cpp"),
-                           f"host tiling and harness table of '{name}' for the twin", self.build_flags,
-                           (str(work), str(HARNESS_DIR))),
+            toolchain.Unit(
+                ("kernel.cpp",), f"kernel '{name}' for the twin", self.build_flags, (*includes, *dirs)
+            ),
+            toolchain.Unit(
+                ("tiling.cpp", "infer_shape.cpp", "harness.cpp"),
+                f"host tiling and harness table of '{name}' for the twin",
+                self.build_flags,
+                (str(work), str(HARNESS_DIR)),
+            ),
         ]
         step: dict[str, float] = {}
         try:
@@ -283,16 +322,29 @@ class TwinRunner:
             timings["kernel"] = step[units[0].what]
             timings["tiling"] = step[units[1].what]
             start = time.perf_counter()
-            toolchain.link([*objects, MAIN_OBJECT], "harness", work, self.build_flags,
-                           what=f"twin executable of '{name}'", cxx=self.cxx)
+            toolchain.link(
+                [*objects, MAIN_OBJECT],
+                "harness",
+                work,
+                self.build_flags,
+                what=f"twin executable of '{name}'",
+                cxx=self.cxx,
+            )
             timings["link"] = time.perf_counter() - start
         finally:
             for leftover in [local_pch, main, *(work / o for u in units for o in u.objects())]:
                 leftover.unlink(missing_ok=True)
 
     # -- run ---------------------------------------------------------------
-    def run(self, build: TwinBuild, inputs: GraphInputs, *, core_num: int | None = None,
-            ub_size: int | None = None, struct: Mapping[str, int] | None = None) -> TwinRun:
+    def run(
+        self,
+        build: TwinBuild,
+        inputs: GraphInputs,
+        *,
+        core_num: int | None = None,
+        ub_size: int | None = None,
+        struct: Mapping[str, int] | None = None,
+    ) -> TwinRun:
         """Run once; ``struct`` (tiling data by field) bypasses the generated host tiling."""
         result = build.result
         core_num = core_num or self.platform.core_num
@@ -307,7 +359,8 @@ class TwinRunner:
             sizes = [int(inputs.sizes[n]) for n in result.size_names]
             if struct is not None:
                 (run_dir / "tiling.txt").write_text(
-                    " ".join(str(int(struct[f])) for f in result.struct_fields) + "\n")
+                    " ".join(str(int(struct[f])) for f in result.struct_fields) + "\n"
+                )
             (run_dir / "run.txt").write_text(
                 " ".join(str(v) for v in [core_num, ub_size, self.platform.dcache_reserve, *sizes, *in_bytes])
                 + "\n"
@@ -317,17 +370,27 @@ class TwinRunner:
                 env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
                 env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
             try:
-                proc = subprocess.run([str(build.executable), str(run_dir)], capture_output=True, text=True,
-                                      timeout=self.timeout, env=env)
+                proc = subprocess.run(
+                    [str(build.executable), str(run_dir)],
+                    capture_output=True,
+                    text=True,
+                    timeout=self.timeout,
+                    env=env,
+                )
             except subprocess.TimeoutExpired:
-                raise TwinError(f"kernel '{result.kernel_name}' did not finish within {self.timeout} s "
-                                "on the twin (deadlock?)") from None
+                raise TwinError(
+                    f"kernel '{result.kernel_name}' did not finish within {self.timeout} s "
+                    "on the twin (deadlock?)"
+                ) from None
             match = _ERROR_LINE.search(proc.stderr)
             if match:
                 raise TwinSanitizerError(match["kind"], int(match["core"]), match["message"], log=proc.stderr)
             if proc.returncode != 0:
-                raise TwinError(f"twin run of '{result.kernel_name}' failed (exit {proc.returncode}):\n"
-                                f"{proc.stderr[-4000:]}", log=proc.stderr)
+                raise TwinError(
+                    f"twin run of '{result.kernel_name}' failed (exit {proc.returncode}):\n"
+                    f"{proc.stderr[-4000:]}",
+                    log=proc.stderr,
+                )
             report = json.loads((run_dir / "result.json").read_text())
             if report["status"] == "tiling":
                 raise TwinTilingError(int(report["code"]))
@@ -339,8 +402,15 @@ class TwinRunner:
         struct = {k: int(v) for k, v in report["struct"].items()}
         counters = dict(report["counters"])
         stage_cores = tuple(int(v) for v in counters.pop("stage_cores", []))
-        return TwinRun(outputs, struct["tiling_key"], struct["block_dim"], struct["workspace_size"], struct,
-                       {k: int(v) for k, v in counters.items()}, stage_cores)
+        return TwinRun(
+            outputs,
+            struct["tiling_key"],
+            struct["block_dim"],
+            struct["workspace_size"],
+            struct,
+            {k: int(v) for k, v in counters.items()},
+            stage_cores,
+        )
 
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:
@@ -385,8 +455,9 @@ def _link_or_copy(source: Path, target: Path, *, copy: bool) -> bool:
     return True
 
 
-def _compile_atomically(source: Path, directory: Path, obj: str, flags: toolchain.Flags, includes: list[str],
-                        cxx: str) -> Path:
+def _compile_atomically(
+    source: Path, directory: Path, obj: str, flags: toolchain.Flags, includes: list[str], cxx: str
+) -> Path:
     """``directory/obj`` compiled from ``source``, built in a scratch directory and renamed into place."""
     target = directory / obj
     if target.is_file():

@@ -19,8 +19,10 @@ from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
 def ascendc_source():
     given = os.environ.get(SOURCE_ENV)
     if not given or not Path(given).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV} to an asc-devkit tree or tarball directory "
-                    f"(now: {given or 'unset'})")
+        pytest.skip(
+            f"no AscendC headers: set {SOURCE_ENV} to an asc-devkit tree or tarball directory "
+            f"(now: {given or 'unset'})"
+        )
     return find_source()
 
 

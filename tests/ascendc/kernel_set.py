@@ -54,8 +54,11 @@ class KernelCase:
 
 
 def _ops(compute_type: str) -> list:
-    return [e.value for e in sorted(get_registry().entries("op"), key=lambda e: e.name)
-            if e.value.compute_type == compute_type]
+    return [
+        e.value
+        for e in sorted(get_registry().entries("op"), key=lambda e: e.name)
+        if e.value.compute_type == compute_type
+    ]
 
 
 def _base(g: GraphBuilder, dtype: dt.DType) -> TensorRef:
@@ -202,8 +205,10 @@ def _seed_script() -> HintGraph:
 def workload_cases() -> list[KernelCase]:
     from af_core.workloads import load_workloads
 
-    return [KernelCase(f"workload_{w.name}", (lambda graph=w.graph: graph))
-            for w in sorted(load_workloads(), key=lambda w: w.name)]
+    return [
+        KernelCase(f"workload_{w.name}", (lambda graph=w.graph: graph))
+        for w in sorted(load_workloads(), key=lambda w: w.name)
+    ]
 
 
 def kernel_cases() -> list[KernelCase]:
@@ -227,17 +232,27 @@ def kernel_cases() -> list[KernelCase]:
             # a vector template declines ops without a legal vector form; the SIMT kernel checks those
             chain = [op for op in ops if _template_takes(op, d, t)]
             if chain:
-                cases.append(KernelCase(f"{t}_elementwise_{name}",
-                                        (lambda d=d, chain=chain: _elementwise_graph(d, chain)), t))
+                cases.append(
+                    KernelCase(
+                        f"{t}_elementwise_{name}", (lambda d=d, chain=chain: _elementwise_graph(d, chain)), t
+                    )
+                )
             # likewise a vector template has no legal form for some conversions; each target on its own
             taken = [x for x in targets if _schedules(lambda d=d, x=x: _cast_graph(d, [x]), t)]
             if taken:
-                cases.append(KernelCase(f"{t}_cast_{name}", (lambda d=d, taken=taken: _cast_graph(d, taken)), t))
+                cases.append(
+                    KernelCase(f"{t}_cast_{name}", (lambda d=d, taken=taken: _cast_graph(d, taken)), t)
+                )
     for op in _ops("reduce"):
         for d in DTYPES:
             if _reduce_accepts(op.name, d):
                 for t in VECTOR_TEMPLATES:
-                    cases.append(KernelCase(f"{t}_reduce_{op.name.lower()}_{d.name}",
-                                            (lambda name=op.name, d=d: _reduce_graph(name, d)), t))
+                    cases.append(
+                        KernelCase(
+                            f"{t}_reduce_{op.name.lower()}_{d.name}",
+                            (lambda name=op.name, d=d: _reduce_graph(name, d)),
+                            t,
+                        )
+                    )
     cases += workload_cases()
     return [c for c in cases if c.force_template is None or _schedules(c.build, c.force_template)]

@@ -34,7 +34,9 @@ def test_missing_header_dir_is_a_user_error(tmp_path, capsys):
 
 
 def test_passing_kernel_exits_0(ascendc_source, capsys):
-    assert cli.main(["check", SEED, "--ascendc", os.environ["AF_ASCENDC_SRC"], "--force-template", "simd"]) == 0
+    assert (
+        cli.main(["check", SEED, "--ascendc", os.environ["AF_ASCENDC_SRC"], "--force-template", "simd"]) == 0
+    )
     assert capsys.readouterr().out.startswith("ok ")
 
 

@@ -41,7 +41,11 @@ WRONG = {
     "exp_bf16": ("bfloat16_t", "Exp(a, b, 64);", "kernel_operator_vec_unary_impl.h"),
     "mul_int8": ("int8_t", "Mul(a, a, b, 64);", "kernel_operator_vec_binary_continuous_impl.h"),
     "reducesum_int8": ("int8_t", "ReduceSum(a, b, a, 64);", "kernel_operator_vec_reduce_impl.h"),
-    "muls_uint16": ("uint16_t", "Muls(a, b, static_cast<uint16_t>(3), 64);", "kernel_operator_vec_binary_scalar_impl.h"),
+    "muls_uint16": (
+        "uint16_t",
+        "Muls(a, b, static_cast<uint16_t>(3), 64);",
+        "kernel_operator_vec_binary_scalar_impl.h",
+    ),
 }
 
 
@@ -56,8 +60,10 @@ def test_positive_control_passes(checker):
 
 def test_skeleton_passes_with_legal_calls(checker):
     """The negative controls differ from a passing kernel only in the statement under test."""
-    body = ("Div(a, a, b, 64); Exp(a, b, 64); Mul(a, a, b, 64); ReduceSum(a, b, a, 64); Muls(a, b, 3.0f, 64); "
-            "Gather(a, b, offsets, static_cast<uint32_t>(0), 32); DataCopy(a, xGm, 64);")
+    body = (
+        "Div(a, a, b, 64); Exp(a, b, 64); Mul(a, a, b, 64); ReduceSum(a, b, a, 64); Muls(a, b, 3.0f, 64); "
+        "Gather(a, b, offsets, static_cast<uint32_t>(0), 32); DataCopy(a, xGm, 64);"
+    )
     result = checker.check(_kernel("float", body))
     assert result.ok, result.describe()
 
@@ -94,7 +100,9 @@ def test_simt_entry_with_const_argument_fails_in_official_stub(checker, ascendc_
 
 
 def test_undeclared_launch_bound_macro_fails(checker):
-    text = (KERNELS / "correct.cpp").read_text(encoding="utf-8").replace("__launch_bounds__(", "LAUNCH_BOUND(")
+    text = (
+        (KERNELS / "correct.cpp").read_text(encoding="utf-8").replace("__launch_bounds__(", "LAUNCH_BOUND(")
+    )
     result = checker.check(text)
     assert not result.ok and result.first_error.origin == "kernel"
 
@@ -122,7 +130,11 @@ def test_simt_expf_without_math_header_is_not_caught(checker):
     """A known gap: the official CPU-debug simt_stub.h includes <cmath>, so without
     simt_api/math_functions.h `expf` still resolves (to the C library's) on the CPU, while the
     device compiler would reject it. If a future extract closes the gap, this test says so."""
-    text = (KERNELS / "correct.cpp").read_text(encoding="utf-8").replace('#include "simt_api/math_functions.h"\n', "")
+    text = (
+        (KERNELS / "correct.cpp")
+        .read_text(encoding="utf-8")
+        .replace('#include "simt_api/math_functions.h"\n', "")
+    )
     assert "math_functions.h" not in text
     assert checker.check(text).ok
 
@@ -143,8 +155,11 @@ def _standin_names() -> set[str]:
         names |= set(re.findall(r"\b(?:struct|class|enum(?:\s+class)?)\s+([A-Za-z_]\w*)", text))
         names |= set(re.findall(r"\busing\s+([A-Za-z_]\w*)\s*=", text))
         names |= set(re.findall(r"AF_STANDIN_(?:INTRINSIC|BYTE_TYPE)\((\w+)\)", text))
-        names |= set(re.findall(r"^\s*(?:extern\s+)?[\w:<>*&]+(?:\s+[\w:<>*&]+)*\s+\**([A-Za-z_]\w*)\s*[(;]",
-                                text, re.M))
+        names |= set(
+            re.findall(
+                r"^\s*(?:extern\s+)?[\w:<>*&]+(?:\s+[\w:<>*&]+)*\s+\**([A-Za-z_]\w*)\s*[(;]", text, re.M
+            )
+        )
     return names
 
 
@@ -165,12 +180,19 @@ def test_standins_declare_no_ascendc_api(ascendc_source):
     for path in standin_files():
         text = path.read_text(encoding="utf-8")
         blocks = re.findall(r"namespace\s+AscendC\s*\{(.*?)\}", text, re.S)
-        assert all(b.strip() == "extern bool g_isVdeq;" for b in blocks), path.name  # a CPU-debug runtime flag
+        assert all(b.strip() == "extern bool g_isVdeq;" for b in blocks), (
+            path.name
+        )  # a CPU-debug runtime flag
 
 
 def test_standins_ship_as_package_data():
-    assert {p.name for p in standin_files()} >= {"stub_def.h", "stub_fun.h", "kernel_fp16.h", "kernel_bf16.h",
-                                                   "kernel_vectorized.h"}
+    assert {p.name for p in standin_files()} >= {
+        "stub_def.h",
+        "stub_fun.h",
+        "kernel_fp16.h",
+        "kernel_bf16.h",
+        "kernel_vectorized.h",
+    }
     assert STANDIN_DIR.parent.name == "ascendc"
 
 

@@ -27,8 +27,13 @@ def _classify(path: str) -> str:
 
 def test_errors_with_origin_and_kernel_line():
     errors = parse_errors(LOG, _classify, "kernel.cpp")
-    assert [(e.origin, e.line) for e in errors] == [("official", 142), ("stand-in", 10), ("stand-in", 3),
-                                                   ("kernel", 50), ("other", 1)]
+    assert [(e.origin, e.line) for e in errors] == [
+        ("official", 142),
+        ("stand-in", 10),
+        ("stand-in", 3),
+        ("kernel", 50),
+        ("other", 1),
+    ]
     first = errors[0]
     assert first.file == "/x/asc/impl/basic_api/dav_3510/vec_impl.h"  # ../ folded
     assert first.kernel_line == 42 and first.message == "static assertion failed: not supported"

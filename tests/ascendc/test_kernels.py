@@ -35,8 +35,13 @@ def _generate(name: str) -> str:
 @pytest.fixture(scope="session")
 def verdicts(request, checker):
     """Generate and check every kernel this test run selected (once, in parallel)."""
-    selected = sorted({item.callspec.params["name"] for item in request.session.items
-                       if getattr(item, "callspec", None) and item.callspec.params.get("name") in CASES})
+    selected = sorted(
+        {
+            item.callspec.params["name"]
+            for item in request.session.items
+            if getattr(item, "callspec", None) and item.callspec.params.get("name") in CASES
+        }
+    )
     texts, failures = {}, {}
     for name in selected:
         try:

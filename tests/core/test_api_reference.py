@@ -22,7 +22,8 @@ def load_tool():
 def test_committed_reference_is_up_to_date():
     tool = load_tool()
     assert (ROOT / "docs" / "api.md").read_text(encoding="utf-8") == tool.render(), (
-        "docs/api.md is out of date: run python tools/api_reference.py")
+        "docs/api.md is out of date: run python tools/api_reference.py"
+    )
 
 
 def test_every_public_name_of_the_listed_modules_is_in_it():
@@ -40,19 +41,26 @@ def test_same_text_whatever_the_hash_seed(tmp_path):
     for seed in ("0", "123"):
         out = tmp_path / f"api{seed}.md"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        proc = subprocess.run([sys.executable, str(TOOL), "-o", str(out)], env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, str(TOOL), "-o", str(out)], env=env, capture_output=True, text=True
+        )
         assert proc.returncode == 1 and "rewritten" in proc.stderr  # a new file counts as out of date
         outputs.append(out.read_text(encoding="utf-8"))
     assert outputs[0] == outputs[1]
-    check = subprocess.run([sys.executable, str(TOOL), "--check", "-o", str(tmp_path / "api0.md")],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, str(TOOL), "--check", "-o", str(tmp_path / "api0.md")],
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 0, check.stderr
 
 
 def test_check_reports_a_stale_file(tmp_path):
     stale = tmp_path / "api.md"
     stale.write_text("# API reference\n\nold text\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(TOOL), "--check", "-o", str(stale)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), "--check", "-o", str(stale)], capture_output=True, text=True
+    )
     assert proc.returncode == 1
     assert "is out of date" in proc.stderr and "-old text" in proc.stderr
     assert stale.read_text(encoding="utf-8") == "# API reference\n\nold text\n"

@@ -95,8 +95,13 @@ def test_version_lists_core_and_every_plugin_distribution():
     assert proc.returncode == 0 and proc.stderr == ""
     lines = proc.stdout.splitlines()
     assert lines[0] == f"af-core {af_core.__version__}"
-    expected = sorted({(ep.dist.name, ep.dist.version) for ep in md.entry_points(group=ENTRY_POINT_GROUP)
-                       if ep.dist is not None and ep.dist.name != "af-core"})
+    expected = sorted(
+        {
+            (ep.dist.name, ep.dist.version)
+            for ep in md.entry_points(group=ENTRY_POINT_GROUP)
+            if ep.dist is not None and ep.dist.name != "af-core"
+        }
+    )
     assert lines[1:] == [f"{name} {version}" for name, version in expected]
 
 
@@ -107,8 +112,13 @@ def test_version_reads_plugin_metadata_without_importing_the_plugin(tmp_path):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: af-fake-template\nVersion: 9.8.7\n")
     (info / "entry_points.txt").write_text("[af_core]\nfake = af_never_imported\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-m", "af_core", "--version"], capture_output=True, text=True, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "af_core", "--version"], capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == f"af-core {af_core.__version__}"

@@ -53,15 +53,22 @@ def apply(cases, *answers):
 
 def test_score_terms_add_up_and_resources_are_merged_with_their_distribution():
     c = case()
-    diagnostics = apply([c], [ScoreTerm("l2_bonus", 3 * CORE_NUM, "fits L2")],
-                        [ScoreTerm("tile_bonus", field("tile"), "big tiles"),
-                         ResourceFormula("l2_bytes", 128 * N, "rows in L2")])
+    diagnostics = apply(
+        [c],
+        [ScoreTerm("l2_bonus", 3 * CORE_NUM, "fits L2")],
+        [
+            ScoreTerm("tile_bonus", field("tile"), "big tiles"),
+            ResourceFormula("l2_bytes", 128 * N, "rows in L2"),
+        ],
+    )
     assert diagnostics == []
     assert sympy.expand(c.tiling.score - (2 + 3 * CORE_NUM + field("tile"))) == 0
     assert c.tiling.resources == {"ub_bytes": 64 * N, "l2_bytes": 128 * N}
     assert [(a.kind, a.name, a.plugin, a.distribution) for a in c.contributions] == [
-        ("score", "l2_bonus", "p0", "af-contrib-0"), ("score", "tile_bonus", "p1", "af-contrib-1"),
-        ("resource", "l2_bytes", "p1", "af-contrib-1")]
+        ("score", "l2_bonus", "p0", "af-contrib-0"),
+        ("score", "tile_bonus", "p1", "af-contrib-1"),
+        ("resource", "l2_bytes", "p1", "af-contrib-1"),
+    ]
 
 
 def test_an_int_is_accepted_and_none_contributes_nothing():
@@ -109,7 +116,9 @@ def test_a_partly_bad_answer_is_dropped_whole():
 
 def test_a_resource_two_plugins_contribute_is_kept_from_the_first():
     c = case()
-    diagnostics = apply([c], [ResourceFormula("l2_bytes", N, "first")], [ResourceFormula("l2_bytes", 2 * N, "2nd")])
+    diagnostics = apply(
+        [c], [ResourceFormula("l2_bytes", N, "first")], [ResourceFormula("l2_bytes", 2 * N, "2nd")]
+    )
     assert c.tiling.resources["l2_bytes"] == N
     assert [d.plugin for d in diagnostics] == ["p1"] and "already defined" in diagnostics[0].reason
 

@@ -40,8 +40,9 @@ def _string_constants(tree: ast.AST) -> set[str]:
             found.add(node.value)
         elif isinstance(node, ast.Name):
             found.add(node.id)
-        elif isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name)
-                                                      and node.value.id in LIBRARIES):
+        elif isinstance(node, ast.Attribute) and not (
+            isinstance(node.value, ast.Name) and node.value.id in LIBRARIES
+        ):
             found.add(node.attr)
     return found
 
@@ -57,13 +58,20 @@ def _plugin_names() -> dict[str, str]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef):
                 for stmt in node.body:
-                    if (isinstance(stmt, ast.Assign) and any(getattr(t, "id", "") == "name" for t in stmt.targets)
-                            and isinstance(stmt.value, ast.Constant)):
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and any(getattr(t, "id", "") == "name" for t in stmt.targets)
+                        and isinstance(stmt.value, ast.Constant)
+                    ):
                         names[stmt.value.value] = "a built-in template name"
     ops = (PLUGINS / "elementwise" / "af_elementwise" / "ops.py").read_text()
     core_ops = (CORE / "ops" / "core_ops.py").read_text()
-    core_names = set(re.findall(r'name="(\w+)"', core_ops)) | set(re.findall(r'_reduce_op\("(\w+)"', core_ops))
-    for name in set(re.findall(r'(?:name=|_\w+\()"([A-Z]\w*)"', ops)) | set(re.findall(r'\("([A-Z]\w+)", np\.', ops)):
+    core_names = set(re.findall(r'name="(\w+)"', core_ops)) | set(
+        re.findall(r'_reduce_op\("(\w+)"', core_ops)
+    )
+    for name in set(re.findall(r'(?:name=|_\w+\()"([A-Z]\w*)"', ops)) | set(
+        re.findall(r'\("([A-Z]\w+)", np\.', ops)
+    ):
         if name not in core_names:
             names[name] = "an op of the elementwise plugin"
     return names
@@ -75,7 +83,9 @@ NAMES = _plugin_names()
 def test_the_plugin_name_list_is_not_empty():
     kinds = set(NAMES.values())
     assert kinds == {"a v35 ApiCall class", "a built-in template name", "an op of the elementwise plugin"}
-    assert {"simd", "simt", "sklike", "Muls", "Sigmoid", "Cast", "Where", "VecElementwiseRegApiCall"} <= set(NAMES)
+    assert {"simd", "simt", "sklike", "Muls", "Sigmoid", "Cast", "Where", "VecElementwiseRegApiCall"} <= set(
+        NAMES
+    )
 
 
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
@@ -91,4 +101,6 @@ def test_core_code_templates_name_no_plugin_thing():
     for path in sorted((CORE / "codegen" / "templates").glob("*")):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             hit = pattern.search(line)
-            assert hit is None, f"{path.relative_to(ROOT)}:{number} names {hit.group(0)} ({NAMES[hit.group(0)]})"
+            assert hit is None, (
+                f"{path.relative_to(ROOT)}:{number} names {hit.group(0)} ({NAMES[hit.group(0)]})"
+            )

@@ -39,7 +39,9 @@ def test_apicall_that_does_not_compile_reports_the_compiler_diagnostic():
             TwinSession(_graph())
     message = str(caught.value)
     assert "autofuse_chain" in message  # the kernel
-    assert FakeBrokenGather.UNDECLARED in message and "error" in message  # g++'s own words, not just an exit code
+    assert (
+        FakeBrokenGather.UNDECLARED in message and "error" in message
+    )  # g++'s own words, not just an exit code
 
 
 def test_unknown_apicall_is_a_codegen_error_naming_it():
@@ -95,11 +97,11 @@ def test_out_of_range_index_is_stopped_by_the_twin(session):
 def test_sizes_the_guards_refuse_fail_in_cpp_and_python_alike(session):
     """Index larger than the input off the gathered axis: host tiling and solve() both refuse."""
     sizes = {"a0": 2, "a1": 2, "b0": 3, "b1": 2}
-    inputs = session.inputs(sizes, arrays={"x": np.zeros((2, 2), np.float32),
-                                           "index": np.zeros((3, 2), np.int64)})
+    inputs = session.inputs(
+        sizes, arrays={"x": np.zeros((2, 2), np.float32), "index": np.zeros((3, 2), np.int64)}
+    )
     with pytest.raises(TwinTilingError) as caught:
         session.run(inputs)
     assert caught.value.code == 1
     with pytest.raises(TilingError, match="index size"):
         solve_scheduled(session.scheduled, sizes)
-

@@ -70,15 +70,31 @@ def _unknown_symbol(case):
     case.impl.stages[0].nodes[0].attrs["start"] = sympy.Symbol("nowhere_start")
 
 
-@pytest.mark.parametrize(("breaks", "variant", "message"), [
-    (_stray_loop, "flat", r"nodes \['indirect_load'\] of stage 'flat' sit in loops the stage does not have"),
-    (_no_block_split, "flat", r"stage 'flat' of fake_lanes/flat has no merged axis with a block split"),
-    (_unknown_argument, "flat", r"tensor 'y' names no kernel argument \('ghost'\)"),
-    (_store_before_gather, "tiled", r"UB tensor 'gathered' is read before any node of stage 'tiled' produced it"),
-    (_missing_buffer, "tiled", r"UB tensor 'gathered' uses buffer 'tiles_q', which stage 'tiled' lacks"),
-    (_unknown_field, "flat", r"case fake_lanes/flat has no tiling field 'ghost_cores'"),
-    (_unknown_symbol, "flat", r"symbol 'nowhere_start' is neither a size, a tiling field nor a loop variable"),
-], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
+@pytest.mark.parametrize(
+    ("breaks", "variant", "message"),
+    [
+        (
+            _stray_loop,
+            "flat",
+            r"nodes \['indirect_load'\] of stage 'flat' sit in loops the stage does not have",
+        ),
+        (_no_block_split, "flat", r"stage 'flat' of fake_lanes/flat has no merged axis with a block split"),
+        (_unknown_argument, "flat", r"tensor 'y' names no kernel argument \('ghost'\)"),
+        (
+            _store_before_gather,
+            "tiled",
+            r"UB tensor 'gathered' is read before any node of stage 'tiled' produced it",
+        ),
+        (_missing_buffer, "tiled", r"UB tensor 'gathered' uses buffer 'tiles_q', which stage 'tiled' lacks"),
+        (_unknown_field, "flat", r"case fake_lanes/flat has no tiling field 'ghost_cores'"),
+        (
+            _unknown_symbol,
+            "flat",
+            r"symbol 'nowhere_start' is neither a size, a tiling field nor a loop variable",
+        ),
+    ],
+    ids=lambda v: getattr(v, "__name__", None) if callable(v) else None,
+)
 def test_wrong_impl_graph_is_a_codegen_error_naming_it(breaks, variant, message):
     with pytest.raises(CodegenError, match=message):
         _generate(breaks, variant)
@@ -92,11 +108,20 @@ def _field_named_like_a_size(case):
     case.tiling.fields.append(TilingField("a0", sympy.Integer(1)))
 
 
-@pytest.mark.parametrize(("breaks", "message"), [
-    (_foreign_template, "fake_lanes .* rejected at schedule: template returned a Case of template 'someone_else'"),
-    (_field_named_like_a_size, "fake_lanes .* rejected at tiling: tiling field\\(s\\) a0 have the symbol name of a "
-                               "graph size"),
-], ids=["foreign_template", "field_named_like_a_size"])
+@pytest.mark.parametrize(
+    ("breaks", "message"),
+    [
+        (
+            _foreign_template,
+            "fake_lanes .* rejected at schedule: template returned a Case of template 'someone_else'",
+        ),
+        (
+            _field_named_like_a_size,
+            "fake_lanes .* rejected at tiling: tiling field\\(s\\) a0 have the symbol name of a graph size",
+        ),
+    ],
+    ids=["foreign_template", "field_named_like_a_size"],
+)
 def test_malformed_case_is_rejected_by_the_scheduler(breaks, message):
     with pytest.raises(ScheduleError, match=message):
         _generate(breaks, "flat")

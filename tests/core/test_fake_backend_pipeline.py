@@ -70,9 +70,15 @@ GRAPHS = {
     # index - 1 (a -1 maps to the last column), float math after the gather; shared with the other modules
     "gather2d": offset_chain,
     # an integer offset past int32: the scalar C++ and the reference both wrap
-    "gather3d_checked": lambda: chain_graph(rank=3, dim=0, dtype="int32", need_check_negative=True,
-                                            need_check_bound=True, post=("FakeOffset(2147483650)",),
-                                            name="checked"),
+    "gather3d_checked": lambda: chain_graph(
+        rank=3,
+        dim=0,
+        dtype="int32",
+        need_check_negative=True,
+        need_check_bound=True,
+        post=("FakeOffset(2147483650)",),
+        name="checked",
+    ),
     "index_select": _index_select,
     "embedding": _embedding,
     "broadcasts": _broadcast_chains,
@@ -94,11 +100,21 @@ def sizes_for(draw, graph: str) -> dict[str, int]:
     if graph == "index_select":
         return {"a0": draw(st.integers(1, 9)), "a1": draw(st.integers(1, 30)), "n": draw(st.integers(1, 20))}
     if graph == "embedding":
-        return {"V": draw(st.integers(1, 9)), "D": draw(st.integers(1, 17)), "B": draw(st.integers(1, 5)),
-                "S": draw(st.integers(1, 6))}
+        return {
+            "V": draw(st.integers(1, 9)),
+            "D": draw(st.integers(1, 17)),
+            "B": draw(st.integers(1, 5)),
+            "S": draw(st.integers(1, 6)),
+        }
     a0 = draw(st.integers(1, 6))
-    return {"a0": a0, "a1": draw(st.integers(1, 9)), "a2": draw(st.integers(1, 3)), "b0": draw(st.integers(1, a0)),
-            "b1": draw(st.integers(1, 9)), "c": draw(st.integers(1, 5))}
+    return {
+        "a0": a0,
+        "a1": draw(st.integers(1, 9)),
+        "a2": draw(st.integers(1, 3)),
+        "b0": draw(st.integers(1, a0)),
+        "b1": draw(st.integers(1, 9)),
+        "c": draw(st.integers(1, 5)),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -131,13 +147,20 @@ def _check_run(session: TwinSession, sizes: dict[str, int], **kw):
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
 def test_twin_matches_the_reference(sessions, graph):
     session = sessions(graph)
-    assert [c.label for c in session.scheduled.cases] == ["fake_lanes/flat", "fake_lanes/staged",
-                                                          "fake_lanes/tiled"]
+    assert [c.label for c in session.scheduled.cases] == [
+        "fake_lanes/flat",
+        "fake_lanes/staged",
+        "fake_lanes/tiled",
+    ]
     kw = {"negative_indices": True, "out_of_range": 0.25} if graph == "gather3d_checked" else {}
 
     @EXAMPLES
-    @given(sizes=sizes_for(graph), core_num=st.sampled_from((1, 3, 48)), seed=st.integers(0, 3),
-           key=st.sampled_from((None, 0, 1, 2)))  # None: the host tiling chooses
+    @given(
+        sizes=sizes_for(graph),
+        core_num=st.sampled_from((1, 3, 48)),
+        seed=st.integers(0, 3),
+        key=st.sampled_from((None, 0, 1, 2)),
+    )  # None: the host tiling chooses
     def check(sizes, core_num, seed, key):
         _check_run(session, sizes, seed=seed, core_num=core_num, tiling_key=key, **kw)
 
@@ -188,7 +211,8 @@ def test_run_graph_is_one_session_check(sessions):
 def test_refusing_template_is_named_with_its_distribution(sessions):
     scheduled = sessions("gather2d").scheduled
     assert [(r.template, r.plugin, r.reason) for r in scheduled.rejections] == [
-        ("fake_refuser", fake_backend.DIST, "the refusing template handles no graph")]
+        ("fake_refuser", fake_backend.DIST, "the refusing template handles no graph")
+    ]
     proto = json.loads(sessions("gather2d").result.proto)
     assert proto["rejections"][0]["plugin"] == fake_backend.DIST
     assert [c["tiling_key"] for c in proto["candidates"]] == [0, 1, 2]
@@ -222,10 +246,17 @@ print(json.dumps({name: hashlib.sha256(text.encode()).hexdigest() for name, text
 
 def test_artifacts_do_not_depend_on_the_hash_seed(sessions):
     """This process hashes with a random seed (unless PYTHONHASHSEED is set), the child with a fixed one."""
-    here = {name: hashlib.sha256(text.encode()).hexdigest()
-            for name, text in sessions("gather2d").result.files().items()}
+    here = {
+        name: hashlib.sha256(text.encode()).hexdigest()
+        for name, text in sessions("gather2d").result.files().items()
+    }
     seed = "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "0"  # another seed than this process's
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    out = subprocess.run([sys.executable, "-c", _DIGESTS, str(Path(__file__).parent)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _DIGESTS, str(Path(__file__).parent)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(out) == here

@@ -20,8 +20,10 @@ from af_core.reference.interpreter import to_dtype
 from af_core.samples import seed_minimal
 
 
-@pytest.mark.parametrize("name, kind", [("g.json", "json"), ("g.JSON", "json"), ("g.Json", "json"),
-                                        ("g.py", "python"), ("a.b.py", "python")])
+@pytest.mark.parametrize(
+    "name, kind",
+    [("g.json", "json"), ("g.JSON", "json"), ("g.Json", "json"), ("g.py", "python"), ("a.b.py", "python")],
+)
 def test_graph_kind_from_the_name(tmp_path, name, kind):
     assert graph_kind(tmp_path / name) == kind
 
@@ -107,17 +109,24 @@ def test_write_tree_failure_leaves_the_old_files_and_no_scratch(tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-@pytest.mark.parametrize("values, dtype, text", [
-    (np.array([1, (1 << 32) + 1], dtype=np.int64), "int32", "holds 4294967297 at index (1,), which does not fit"),
-    (np.array([[0.0, 1.7]]), "int64", "holds 1.7 at index (0, 1), which is not a whole number"),
-    (np.array([np.inf]), "int32", "not a whole number"),
-    (np.array([-1], dtype=np.int16), "uint8", "does not fit uint8"),
-    (np.array([2], dtype=np.int8), "bool", "is not 0 or 1"),
-    (np.array([(1 << 24) + 1]), "float32", "not exactly representable in float32"),
-    (np.array([1e6]), "float16", "overflows float16"),
-    (np.array(["1"]), "int32", "expected numbers"),
-    (np.array([1 + 2j]), "float32", "expected numbers"),
-])
+@pytest.mark.parametrize(
+    "values, dtype, text",
+    [
+        (
+            np.array([1, (1 << 32) + 1], dtype=np.int64),
+            "int32",
+            "holds 4294967297 at index (1,), which does not fit",
+        ),
+        (np.array([[0.0, 1.7]]), "int64", "holds 1.7 at index (0, 1), which is not a whole number"),
+        (np.array([np.inf]), "int32", "not a whole number"),
+        (np.array([-1], dtype=np.int16), "uint8", "does not fit uint8"),
+        (np.array([2], dtype=np.int8), "bool", "is not 0 or 1"),
+        (np.array([(1 << 24) + 1]), "float32", "not exactly representable in float32"),
+        (np.array([1e6]), "float16", "overflows float16"),
+        (np.array(["1"]), "int32", "expected numbers"),
+        (np.array([1 + 2j]), "float32", "expected numbers"),
+    ],
+)
 def test_lossy_casts_are_refused(values, dtype, text):
     with pytest.raises(InputArrayError, match=text.replace("(", r"\(").replace(")", r"\)")) as info:
         lossless_cast("arr", values, dt.get(dtype))
@@ -125,8 +134,10 @@ def test_lossy_casts_are_refused(values, dtype, text):
 
 
 @settings(max_examples=80, deadline=None, derandomize=True)
-@given(st.sampled_from(["int8", "int32", "uint8", "float16", "bfloat16", "bool"]),
-       st.lists(st.integers(-3000, 3000), min_size=1, max_size=20))
+@given(
+    st.sampled_from(["int8", "int32", "uint8", "float16", "bfloat16", "bool"]),
+    st.lists(st.integers(-3000, 3000), min_size=1, max_size=20),
+)
 def test_a_cast_is_refused_exactly_when_it_would_change_a_value(name, ints):
     dtype = dt.get(name)
     source = np.array(ints, dtype=np.int64)

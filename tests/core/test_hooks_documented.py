@@ -12,11 +12,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "hooks.md"
 
 
 def spec_names() -> set[str]:
-    return {
-        name
-        for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
-        if name.startswith("af_")
-    }
+    return {name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("af_")}
 
 
 def test_every_hook_has_a_docstring():

@@ -45,8 +45,9 @@ DIVISIONS = {3, 4, 5, 6, 7, 8}
 
 def _ubsan_library(work, source: str, name: str, optimize: str):
     """``source`` as a shared library with the host tiling's flags and UBSan (any overflow aborts)."""
-    flags = toolchain.HOST_TILING.replace(optimize=optimize,
-                                          extra=("-fsanitize=undefined", "-fno-sanitize-recover=all", "-shared"))
+    flags = toolchain.HOST_TILING.replace(
+        optimize=optimize, extra=("-fsanitize=undefined", "-fno-sanitize-recover=all", "-shared")
+    )
     return toolchain.build_program([source], work / name, flags, what=name)
 
 
@@ -100,7 +101,23 @@ def ops_lib(tmp_path_factory):
     return library(str(tmp_path_factory.mktemp("int64")))
 
 
-EDGES = [INT64_MIN, INT64_MIN + 1, -(1 << 32), -7, -2, -1, 0, 1, 2, 3, 7, 1 << 31, 1 << 32, INT64_MAX - 1, INT64_MAX]
+EDGES = [
+    INT64_MIN,
+    INT64_MIN + 1,
+    -(1 << 32),
+    -7,
+    -2,
+    -1,
+    0,
+    1,
+    2,
+    3,
+    7,
+    1 << 31,
+    1 << 32,
+    INT64_MAX - 1,
+    INT64_MAX,
+]
 OPERAND = st.one_of(st.sampled_from(EDGES), st.integers(-50, 50), st.integers(INT64_MIN, INT64_MAX))
 
 
@@ -116,9 +133,18 @@ def exact(op: int, a: int, b: int) -> int | None:
     if op in DIVISIONS and b == 0:
         return None
     value = {
-        0: lambda: a + b, 1: lambda: a - b, 2: lambda: a * b, 3: lambda: a // b, 4: lambda: -(-a // b),
-        5: lambda: -(-a // b) * b, 6: lambda: a % b, 7: lambda: a // b, 8: lambda: -(-a // b),
-        9: lambda: max(a, b), 10: lambda: min(a, b), 11: lambda: abs(a),
+        0: lambda: a + b,
+        1: lambda: a - b,
+        2: lambda: a * b,
+        3: lambda: a // b,
+        4: lambda: -(-a // b),
+        5: lambda: -(-a // b) * b,
+        6: lambda: a % b,
+        7: lambda: a // b,
+        8: lambda: -(-a // b),
+        9: lambda: max(a, b),
+        10: lambda: min(a, b),
+        11: lambda: abs(a),
     }[op]()
     return value if INT64_MIN <= value <= INT64_MAX else None
 
@@ -196,7 +222,11 @@ def random_formula(rng, depth: int) -> sympy.Basic:
     if kind == 8:
         return sympy.Min(x, y, evaluate=False)
     if kind == 9:
-        cond = sympy.And(sympy.Le(x, y), sympy.Gt(y, C)) if rng.random() < 0.5 else sympy.Or(sympy.Lt(x, 3), sympy.Ne(y, A))
+        cond = (
+            sympy.And(sympy.Le(x, y), sympy.Gt(y, C))
+            if rng.random() < 0.5
+            else sympy.Or(sympy.Lt(x, 3), sympy.Ne(y, A))
+        )
         return sympy.Piecewise((x, cond), (y, True))
     return sympy.floor(x / 4) + y
 
@@ -213,7 +243,9 @@ def formulas() -> tuple[sympy.Basic, ...]:
 def formulas_lib(tmp_path_factory):
     if toolchain.compiler_path() is None:
         pytest.skip("no C++ compiler")
-    cases = "\n".join(f"        case {k}: return {to_cpp(f, checked=True)};" for k, f in enumerate(formulas()))
+    cases = "\n".join(
+        f"        case {k}: return {to_cpp(f, checked=True)};" for k, f in enumerate(formulas())
+    )
     source = f"""#include <cstdint>
 namespace {{
 {CHECKED_HELPERS}
@@ -234,8 +266,13 @@ extern "C" int64_t af_formula(int k, int64_t a, int64_t b, int64_t c, int* ok_ou
     (work / "formulas.cpp").write_text(source)
     lib = ctypes.CDLL(str(_ubsan_library(work, "formulas.cpp", "libformulas.so", "-O1")))
     lib.af_formula.restype = ctypes.c_int64
-    lib.af_formula.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-                               ctypes.POINTER(ctypes.c_int)]
+    lib.af_formula.argtypes = [
+        ctypes.c_int,
+        ctypes.c_int64,
+        ctypes.c_int64,
+        ctypes.c_int64,
+        ctypes.POINTER(ctypes.c_int),
+    ]
     return lib
 
 
@@ -252,4 +289,6 @@ def test_random_formulas_agree_on_value_and_failure(formulas_lib, k, a, b, c):
     if want is None:
         assert ok.value == 0, f"{formulas()[k]} at a={a} b={b} c={c}: C++ {got}, Python fails"
     else:
-        assert ok.value == 1 and got == want, f"{formulas()[k]} at a={a} b={b} c={c}: C++ {got}, Python {want}"
+        assert ok.value == 1 and got == want, (
+            f"{formulas()[k]} at a={a} b={b} c={c}: C++ {got}, Python {want}"
+        )

@@ -56,8 +56,10 @@ def test_releases_skip_a_ub_tensor_without_a_buffer():
     impl.add_tensor(ImplTensor("a", dt.float32, "UB", buffer="buf_a"))
     impl.add_tensor(ImplTensor("loose", dt.float32, "UB"))
     stage = impl.stages[0]
-    stage.nodes = [ImplNode("n0", "Probe", "ProbeCall", ("a", "loose"), ()),
-                   ImplNode("n1", "Probe", "ProbeCall", ("a",), ("loose",))]
+    stage.nodes = [
+        ImplNode("n0", "Probe", "ProbeCall", ("a", "loose"), ()),
+        ImplNode("n1", "Probe", "ProbeCall", ("a",), ("loose",)),
+    ]
     assign_releases(stage, impl)
     assert stage.nodes[0].attrs.get("release") is None
     assert stage.nodes[1].attrs["release"] == ["a"]

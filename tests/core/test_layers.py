@@ -42,8 +42,14 @@ modules = ["pkg.high"]
 
 def make_tree(tmp_path: Path, files: dict[str, str], pyproject: str = PYPROJECT) -> Path:
     (tmp_path / "pyproject.toml").write_text(pyproject)
-    base = {"pkg/__init__.py": "", "pkg/low.py": "", "pkg/other.py": "", "pkg/high/__init__.py": "",
-            "pkg/high/top.py": "", "pkg/high/user.py": "import pkg.low\nfrom pkg import other\n"}
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/low.py": "",
+        "pkg/other.py": "",
+        "pkg/high/__init__.py": "",
+        "pkg/high/top.py": "",
+        "pkg/high/user.py": "import pkg.low\nfrom pkg import other\n",
+    }
     for name, text in {**base, **files}.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,8 +67,14 @@ def test_every_module_of_af_core_is_in_a_layer():
     assert "af_core.tiling.solve" in modules
     assert all(check_layers.layer_of(name, config.layers) is not None for name in modules)
     names = [layer.name for layer in config.layers]
-    assert names.index("ir") < names.index("tiling") < names.index("schedule") < names.index("codegen") \
-        < names.index("twin") < names.index("cli")
+    assert (
+        names.index("ir")
+        < names.index("tiling")
+        < names.index("schedule")
+        < names.index("codegen")
+        < names.index("twin")
+        < names.index("cli")
+    )
 
 
 def test_the_base_layer_imports_nothing_of_af_core_but_errors():
@@ -71,8 +83,11 @@ def test_the_base_layer_imports_nothing_of_af_core_but_errors():
     base = [name for name in files if check_layers.layer_of(name, config.layers).name == "base"]
     assert "af_core.naming" in base
     for name in base:
-        targets = {imp.target for imp in check_layers.imports_of(name, files[name], set(files))
-                   if not imp.type_only and imp.target.startswith("af_core")}
+        targets = {
+            imp.target
+            for imp in check_layers.imports_of(name, files[name], set(files))
+            if not imp.type_only and imp.target.startswith("af_core")
+        }
         assert targets <= {"af_core.errors"}, name
 
 
@@ -81,16 +96,23 @@ def test_a_clean_synthetic_tree_passes(tmp_path):
 
 
 def test_an_upward_import_inside_a_function_is_reported_with_both_layers(tmp_path):
-    root = make_tree(tmp_path, {"pkg/low.py": """
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/low.py": """
         def late():
             from pkg.high.top import thing
             return thing
-        """})
+        """
+        },
+    )
     assert check_layers.check(root) == ["pkg.low:3: pkg.low (layer low) imports pkg.high.top (layer high)"]
 
 
 def test_relative_and_from_package_imports_are_resolved(tmp_path):
-    root = make_tree(tmp_path, {"pkg/other.py": "from .high import top\n", "pkg/low.py": "from pkg import high\n"})
+    root = make_tree(
+        tmp_path, {"pkg/other.py": "from .high import top\n", "pkg/low.py": "from pkg import high\n"}
+    )
     assert check_layers.check(root) == [
         "pkg.low:1: pkg.low (layer low) imports pkg.high (layer high)",
         "pkg.other:1: pkg.other (layer low) imports pkg.high.top (layer high)",
@@ -98,18 +120,24 @@ def test_relative_and_from_package_imports_are_resolved(tmp_path):
 
 
 def test_import_module_with_a_literal_name_counts(tmp_path):
-    root = make_tree(tmp_path, {"pkg/low.py": "import importlib\nmod = importlib.import_module('pkg.high')\n"})
+    root = make_tree(
+        tmp_path, {"pkg/low.py": "import importlib\nmod = importlib.import_module('pkg.high')\n"}
+    )
     assert check_layers.check(root) == ["pkg.low:2: pkg.low (layer low) imports pkg.high (layer high)"]
 
 
 def test_a_cycle_inside_one_layer_is_reported(tmp_path):
-    root = make_tree(tmp_path, {"pkg/low.py": "import pkg.other\n",
-                                "pkg/other.py": "def f():\n    import pkg.low\n"})
+    root = make_tree(
+        tmp_path, {"pkg/low.py": "import pkg.other\n", "pkg/other.py": "def f():\n    import pkg.low\n"}
+    )
     assert check_layers.check(root) == ["import cycle among pkg.low, pkg.other"]
 
 
 def test_type_checking_imports_may_name_a_higher_layer(tmp_path):
-    root = make_tree(tmp_path, {"pkg/low.py": """
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/low.py": """
         from typing import TYPE_CHECKING
         import typing
 
@@ -119,19 +147,26 @@ def test_type_checking_imports_may_name_a_higher_layer(tmp_path):
             import pkg.high
         else:
             import pkg.other
-        """})
+        """
+        },
+    )
     assert check_layers.check(root) == []
 
 
 def test_a_plugin_import_is_reported_even_for_type_checking(tmp_path):
-    root = make_tree(tmp_path, {"pkg/low.py": """
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/low.py": """
         from typing import TYPE_CHECKING
 
         import af_elementwise.ops
 
         if TYPE_CHECKING:
             from af_indirect_load_simt.template import SimtTemplate
-        """})
+        """
+        },
+    )
     assert check_layers.check(root) == [
         "pkg.low:4 imports the plugin package af_elementwise.ops; pkg never imports a plugin",
         "pkg.low:7 imports the plugin package af_indirect_load_simt.template; pkg never imports a plugin",
@@ -139,9 +174,14 @@ def test_a_plugin_import_is_reported_even_for_type_checking(tmp_path):
 
 
 def test_names_the_top_package_resolves_lazily_are_imported_from_their_module(tmp_path):
-    root = make_tree(tmp_path, {"pkg/__init__.py": "__version__ = '1'\n",
-                                "pkg/low.py": "from pkg import __version__, other, Thing\n",
-                                "pkg/high/top.py": "from pkg.high import a, b\n"})
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "__version__ = '1'\n",
+            "pkg/low.py": "from pkg import __version__, other, Thing\n",
+            "pkg/high/top.py": "from pkg.high import a, b\n",
+        },
+    )
     assert check_layers.check(root) == [
         "pkg.low:1 imports Thing from the pkg package, which resolves it lazily out of sight of this check; "
         "import it from its module",
@@ -150,13 +190,22 @@ def test_names_the_top_package_resolves_lazily_are_imported_from_their_module(tm
 
 def test_a_module_in_no_layer_is_reported(tmp_path):
     root = make_tree(tmp_path, {"pkg/stray.py": "x = 1\n"})
-    assert check_layers.check(root) == ["pkg.stray belongs to no layer of [[tool.af.layer]] in pyproject.toml"]
+    assert check_layers.check(root) == [
+        "pkg.stray belongs to no layer of [[tool.af.layer]] in pyproject.toml"
+    ]
 
 
 def test_the_longest_declared_name_decides_the_layer(tmp_path):
     pyproject = PYPROJECT.replace('modules = ["pkg.high"]', 'modules = ["pkg.high", "pkg.low.deep"]')
-    root = make_tree(tmp_path, {"pkg/low/__init__.py": "", "pkg/low/deep.py": "import pkg.high\n",
-                                "pkg/low/flat.py": "import pkg.low.deep\n"}, pyproject)
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/low/__init__.py": "",
+            "pkg/low/deep.py": "import pkg.high\n",
+            "pkg/low/flat.py": "import pkg.low.deep\n",
+        },
+        pyproject,
+    )
     (root / "pkg" / "low.py").unlink()
     assert check_layers.check(root) == [
         "pkg.low.flat:1: pkg.low.flat (layer low) imports pkg.low.deep (layer high)",
@@ -175,7 +224,9 @@ class _Row:  # an ApiCall's shape without the base class, and an object with nei
     name = "row"
 
 
-@pytest.mark.parametrize("value", [object(), _Row, type("NoName", (), {"generate": lambda self: ""}), "ApiCall"])
+@pytest.mark.parametrize(
+    "value", [object(), _Row, type("NoName", (), {"generate": lambda self: ""}), "ApiCall"]
+)
 def test_the_registry_refuses_what_is_not_an_api_call_without_importing_codegen(value):
     # the registry sits below the code generator, so it checks the shape the kernel generator relies on
     from af_core.errors import PluginError

@@ -11,7 +11,9 @@ HEAVY = ("sympy", "numpy", "networkx", "jinja2", "rich")
 
 
 def loaded_after(code: str) -> set[str]:
-    probe = f"{code}\nimport sys\nprint(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))"
+    probe = (
+        f"{code}\nimport sys\nprint(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
     return {name.split(".")[0] for name in out.split()}
 

@@ -83,7 +83,11 @@ def test_conditions_with_thresholds():
     assert holds(16, 23, 48) == (True, False)
     assert holds(15, 48, 48) == (False, True)  # 60 B < 64 B
     assert holds(15, 1, 1) == (False, True)
-    strict = SelectionMeasures.of(g.graph, g.graph.nodes_of_type("IndirectLoad")[0], Thresholds.of(1.0, 0.25, 64))
+    strict = SelectionMeasures.of(
+        g.graph, g.graph.nodes_of_type("IndirectLoad")[0], Thresholds.of(1.0, 0.25, 64)
+    )
     env = {w: 16, b: 12, core: 48, a: 12, k: 1}
-    assert bool(strict.cache_ok().subs(env)) and bool(strict.core_ok().subs(env))  # 64 B >= 64 and 12 >= 48 / 4
+    assert bool(strict.cache_ok().subs(env)) and bool(
+        strict.core_ok().subs(env)
+    )  # 64 B >= 64 and 12 >= 48 / 4
     assert not hasattr(strict, "rule")  # the core offers conditions; the regions are the templates'

@@ -12,7 +12,9 @@ from af_core import naming
 from af_core.naming import RESERVED, c_string, comment, demangle, dot_label, ident, kernel_symbol, markdown
 
 CPP_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-SETTINGS = settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 
 
 def check_identifier(cid: str) -> None:
@@ -28,9 +30,38 @@ def test_ordinary_names_stay_readable(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["a-b", "x.y", "1x", "1g", "int64_t", "GM_ADDR", "main", "t", "block_dim", "tiling_key", "core_num",
-     "ub_size", "class", "sizes", "pipe", "blockIdx", "workspace", "tiling", "__x", "_Upper", "x_gm", "c3_rows",
-     "AfMin", "after", "EOF", "NDEBUG", "", "é", "x_1", "f_k3"],
+    [
+        "a-b",
+        "x.y",
+        "1x",
+        "1g",
+        "int64_t",
+        "GM_ADDR",
+        "main",
+        "t",
+        "block_dim",
+        "tiling_key",
+        "core_num",
+        "ub_size",
+        "class",
+        "sizes",
+        "pipe",
+        "blockIdx",
+        "workspace",
+        "tiling",
+        "__x",
+        "_Upper",
+        "x_gm",
+        "c3_rows",
+        "AfMin",
+        "after",
+        "EOF",
+        "NDEBUG",
+        "",
+        "é",
+        "x_1",
+        "f_k3",
+    ],
 )
 def test_odd_names_are_escaped_to_safe_identifiers(name):
     cid = ident(name)
@@ -90,7 +121,7 @@ def _decode_c_string(literal: str) -> bytes:
     i = 0
     while i < len(body):
         if body[i] == "\\":
-            out.append(int(body[i + 1:i + 4], 8))
+            out.append(int(body[i + 1 : i + 4], 8))
             i += 4
         else:
             assert body[i] not in '"?'

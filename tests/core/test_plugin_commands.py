@@ -17,7 +17,9 @@ class Greeter:
 
     @hookimpl
     def af_register_commands(self, register):
-        register(self.name, "say hello", lambda p: p.add_argument("who"), lambda args: print("hi", args.who) or 0)
+        register(
+            self.name, "say hello", lambda p: p.add_argument("who"), lambda args: print("hi", args.who) or 0
+        )
 
 
 @pytest.fixture

@@ -12,7 +12,12 @@ from af_core.registry import Registry
 
 
 def make_dist(
-    root, dist: str, module: str, source: str, entry_name: str | None = None, contract: str = "AF_CONTRACT_VERSION = 1\n"
+    root,
+    dist: str,
+    module: str,
+    source: str,
+    entry_name: str | None = None,
+    contract: str = "AF_CONTRACT_VERSION = 1\n",
 ) -> None:
     """A minimal installed distribution on ``root`` with one af_core entry point.
 
@@ -71,14 +76,24 @@ def test_a_plugin_built_for_another_contract_is_a_load_error_naming_it(site, con
     assert set(errors) == {module}
     error = errors[module]
     assert error.distribution == "af-future"
-    assert said in error.error and "af-future" in error.error and "provides hook contract version 1" in error.error
+    assert (
+        said in error.error
+        and "af-future" in error.error
+        and "provides hook contract version 1" in error.error
+    )
     registry = Registry(manager)
     assert registry.get("op", "FutureOp") is None
     assert registry.entry("op", "Good5").distribution == "af-good"
 
 
 def test_strict_mode_makes_a_contract_mismatch_fatal(site):
-    make_dist(site, "af-future", "af_future_mod2", OP_PLUGIN.format(op="Future2"), contract="AF_CONTRACT_VERSION = 0\n")
+    make_dist(
+        site,
+        "af-future",
+        "af_future_mod2",
+        OP_PLUGIN.format(op="Future2"),
+        contract="AF_CONTRACT_VERSION = 0\n",
+    )
     with pytest.raises(PluginError, match="af_future_mod2.*af-future.*contract version 0"):
         AfPluginManager(env={"AF_STRICT_PLUGINS": "1"})
 
@@ -139,17 +154,25 @@ def test_entry_point_name_clash_between_distributions_names_both(site):
 
 
 def test_a_misspelt_hook_is_a_load_error_naming_plugin_and_hook(site):
-    make_dist(site, "af-typo", "af_typo_mod", """
+    make_dist(
+        site,
+        "af-typo",
+        "af_typo_mod",
+        """
         from af_core import hookimpl
 
         @hookimpl
         def af_register_template(register):
             pass
-        """)
+        """,
+    )
     manager = AfPluginManager(env={})
     errors = [e for e in manager.load_errors if e.plugin == "af_typo_mod"]
     assert len(errors) == 1 and errors[0].distribution == "af-typo"
-    assert "'af_register_template'" in errors[0].error and "did you mean 'af_register_templates'" in errors[0].error
+    assert (
+        "'af_register_template'" in errors[0].error
+        and "did you mean 'af_register_templates'" in errors[0].error
+    )
     assert not manager.pm.has_plugin("af_typo_mod")
 
 
@@ -160,18 +183,27 @@ def test_sys_exit_at_import_is_a_load_error(site, body):
     assert len(errors) == 1 and errors[0].error.startswith("SystemExit")
 
 
-@pytest.mark.parametrize("value, message", [("TEMPLATE = object()", "lacks a text 'name'"),
-                                            ("TEMPLATE = type('T', (), {'name': 7, 'propose': len})()",
-                                             "lacks a text 'name'")])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("TEMPLATE = object()", "lacks a text 'name'"),
+        ("TEMPLATE = type('T', (), {'name': 7, 'propose': len})()", "lacks a text 'name'"),
+    ],
+)
 def test_malformed_registrations_are_load_errors(site, value, message):
-    make_dist(site, "af-malformed", "af_malformed_mod", f"""
+    make_dist(
+        site,
+        "af-malformed",
+        "af_malformed_mod",
+        f"""
         from af_core import hookimpl
         {value}
 
         @hookimpl
         def af_register_templates(register):
             register(TEMPLATE)
-        """)
+        """,
+    )
     registry = Registry(AfPluginManager(env={}))
     errors = [e for e in registry.load_errors if e.plugin == "af_malformed_mod"]
     assert len(errors) == 1 and message in errors[0].error
@@ -180,13 +212,18 @@ def test_malformed_registrations_are_load_errors(site, value, message):
 def test_twin_include_dirs_failures_name_the_plugin(site):
     from af_core.platform import Platform
 
-    make_dist(site, "af-badheaders", "af_badheaders_mod", """
+    make_dist(
+        site,
+        "af-badheaders",
+        "af_badheaders_mod",
+        """
         from af_core import hookimpl
 
         @hookimpl
         def af_twin_include_dirs(platform):
             raise OSError("headers went missing")
-        """)
+        """,
+    )
     manager = AfPluginManager(env={})
     with pytest.raises(PluginError, match="af_badheaders_mod.*af-badheaders.*headers went missing"):
         manager.twin_include_dirs(Platform())
@@ -195,13 +232,18 @@ def test_twin_include_dirs_failures_name_the_plugin(site):
 def test_twin_include_dirs_values_are_checked(site):
     from af_core.platform import Platform
 
-    make_dist(site, "af-nodir", "af_nodir_mod", """
+    make_dist(
+        site,
+        "af-nodir",
+        "af_nodir_mod",
+        """
         from af_core import hookimpl
 
         @hookimpl
         def af_twin_include_dirs(platform):
             return "/not/a/list"
-        """)
+        """,
+    )
     with pytest.raises(PluginError, match="af_nodir_mod.*expected a list"):
         AfPluginManager(env={}).twin_include_dirs(Platform())
 
@@ -235,8 +277,12 @@ def test_plugins_listing_has_versions_and_hooks(site):
 
 def test_hook_tracing_prints_calls(site, capsys):
     make_dist(site, "af-good", "af_good_mod4", OP_PLUGIN.format(op="Good4"))
-    make_dist(site, "af-dirs", "af_dirs_mod4",
-              "from af_core import hookimpl\n\n@hookimpl\ndef af_twin_include_dirs(platform):\n    return []\n")
+    make_dist(
+        site,
+        "af-dirs",
+        "af_dirs_mod4",
+        "from af_core import hookimpl\n\n@hookimpl\ndef af_twin_include_dirs(platform):\n    return []\n",
+    )
     manager = AfPluginManager(env={"AF_TRACE_HOOKS": "1"})
     Registry(manager)
     from af_core.platform import Platform
@@ -345,14 +391,19 @@ def test_whatever_a_template_returns_or_raises_becomes_a_rejection(site):
 
 
 def test_a_registration_hook_calling_sys_exit_is_a_load_error(site):
-    make_dist(site, "af-exithook", "af_exithook_mod", """
+    make_dist(
+        site,
+        "af-exithook",
+        "af_exithook_mod",
+        """
         import sys
         from af_core import hookimpl
 
         @hookimpl
         def af_register_ops(register):
             sys.exit("no ops for you")
-        """)
+        """,
+    )
     registry = Registry(AfPluginManager(env={}))
     errors = [e for e in registry.load_errors if e.plugin == "af_exithook_mod"]
     assert len(errors) == 1 and "af_register_ops: SystemExit: no ops for you" in errors[0].error

@@ -109,9 +109,16 @@ def test_index_select_builder_matches_torch_semantics(data):
     rng = np.random.default_rng(n)
     xv = rng.standard_normal(shape).astype(np.float32)
     iv = rng.integers(0, shape[dim], n)
-    inputs = pack_inputs(graph, {"x": xv, "i": np.broadcast_to(
-        np.expand_dims(iv, [a for a in range(rank) if a != dim % rank]),
-        [n if a == dim % rank else s for a, s in enumerate(shape)])})
+    inputs = pack_inputs(
+        graph,
+        {
+            "x": xv,
+            "i": np.broadcast_to(
+                np.expand_dims(iv, [a for a in range(rank) if a != dim % rank]),
+                [n if a == dim % rank else s for a, s in enumerate(shape)],
+            ),
+        },
+    )
     assert inputs.storage["i"].shape == (n,)
     out = evaluate(graph, inputs.logical)["y"]
     np.testing.assert_array_equal(out, torch_index_select(xv, dim, iv))
@@ -155,9 +162,16 @@ def test_against_torch():
         g.output(index_select(xs, dim, i), "y")
         graph = g.build()
         iv = rng.integers(0, x.shape[d], 7)
-        inputs = pack_inputs(graph, {"x": x, "i": np.broadcast_to(
-            np.expand_dims(iv, [a for a in range(3) if a != d]),
-            [7 if a == d else s for a, s in enumerate(x.shape)])})
+        inputs = pack_inputs(
+            graph,
+            {
+                "x": x,
+                "i": np.broadcast_to(
+                    np.expand_dims(iv, [a for a in range(3) if a != d]),
+                    [7 if a == d else s for a, s in enumerate(x.shape)],
+                ),
+            },
+        )
         got = evaluate(graph, inputs.logical)["y"]
         want = torch.index_select(torch.from_numpy(x), dim, torch.from_numpy(iv)).numpy()
         np.testing.assert_array_equal(got, want)
@@ -168,8 +182,9 @@ def test_against_torch():
     i = g.data("ids", [2, 3], "int64")
     g.output(embedding(w, i), "y")
     graph = g.build()
-    inputs = pack_inputs(graph, {"w": np.broadcast_to(weight, (2, 11, 4)),
-                                 "ids": np.broadcast_to(ids[..., None], (2, 3, 4))})
+    inputs = pack_inputs(
+        graph, {"w": np.broadcast_to(weight, (2, 11, 4)), "ids": np.broadcast_to(ids[..., None], (2, 3, 4))}
+    )
     got = evaluate(graph, inputs.logical)["y"]
     want = torch.nn.functional.embedding(torch.from_numpy(ids), torch.from_numpy(weight)).numpy()
     np.testing.assert_array_equal(got, want)

@@ -16,8 +16,11 @@ from af_core.registry import Registry, get_registry, reset_registry
 from af_core.tiling.solve import CaseRef, solve
 from af_core.tiling.spec import CORE_NUM, TilingSpec
 
-FEWEST = SelectionPolicy("fewest_cores", "least cores, then the smallest UB footprint",
-                         [("block_dim", "min"), ("resource:ub_bytes", "min")])
+FEWEST = SelectionPolicy(
+    "fewest_cores",
+    "least cores, then the smallest UB footprint",
+    [("block_dim", "min"), ("resource:ub_bytes", "min")],
+)
 
 
 def plugin(*policies) -> types.ModuleType:
@@ -38,8 +41,9 @@ def with_policies():
     previous = reset_registry()
 
     def install(*policies, dist: str = "af-policies") -> Registry:
-        manager = AfPluginManager(env={}, load_entry_points=False,
-                                  extra_plugins=(("policies", plugin(*policies), dist),))
+        manager = AfPluginManager(
+            env={}, load_entry_points=False, extra_plugins=(("policies", plugin(*policies), dist),)
+        )
         reset_registry(Registry(manager))
         return get_registry()
 
@@ -92,8 +96,11 @@ def test_a_plugin_policy_is_registered_with_its_distribution_and_selectable(with
 
 def test_an_unknown_policy_is_an_error_listing_the_installed_ones(with_policies):
     with_policies(FEWEST)
-    with pytest.raises(PolicyError, match=r"unknown selection policy 'fastest' \(installed: cost, fewest_cores, "
-                                          r"seed\)"):
+    with pytest.raises(
+        PolicyError,
+        match=r"unknown selection policy 'fastest' \(installed: cost, fewest_cores, "
+        r"seed\)",
+    ):
         AutofuserOptions(selection="fastest")
     options = AutofuserOptions()
     with pytest.raises(PolicyError, match="unknown selection policy"):
@@ -113,8 +120,12 @@ def test_a_value_that_is_not_a_policy_is_a_load_error(with_policies):
 
 
 def ref(key: int, score: int, cost: int, cores: int, **resources) -> CaseRef:
-    spec = TilingSpec(score=sympy.Integer(score), cost=sympy.Integer(cost), block_dim=sympy.Integer(cores),
-                      resources={k: sympy.sympify(v) for k, v in resources.items()})
+    spec = TilingSpec(
+        score=sympy.Integer(score),
+        cost=sympy.Integer(cost),
+        block_dim=sympy.Integer(cores),
+        resources={k: sympy.sympify(v) for k, v in resources.items()},
+    )
     return CaseRef(key, f"t{key}", spec, f"t{key}")
 
 
@@ -123,8 +134,12 @@ def choose(cases, policy) -> int:
 
 
 def test_python_choice_follows_the_order_and_ties_go_to_the_lowest_key():
-    cases = [ref(0, 1, 50, 8, ub_bytes=100), ref(1, 2, 90, 4, ub_bytes=300), ref(2, 2, 70, 4, ub_bytes=300),
-             ref(3, 0, 10, 4, ub_bytes=200)]
+    cases = [
+        ref(0, 1, 50, 8, ub_bytes=100),
+        ref(1, 2, 90, 4, ub_bytes=300),
+        ref(2, 2, 70, 4, ub_bytes=300),
+        ref(3, 0, 10, 4, ub_bytes=200),
+    ]
     assert choose(cases, SEED) == 2  # highest score (1, 2), lower cost
     assert choose(cases, COST) == 3
     assert choose(cases, FEWEST) == 3  # 4 cores (1, 2, 3), least UB

@@ -42,12 +42,15 @@ def _evaluate(spec: TilingSpec, **env: int) -> dict[str, int]:
     return evaluate_case(CaseRef.of(case), env).fields
 
 
-@pytest.mark.parametrize("rows, fit, cores, expect", [
-    (100, 7, 8, dict(tile=7, tiles=15, tiles_per_core=2, used_cores=8)),  # UB bounds the tile
-    (100, 64, 8, dict(tile=13, tiles=8, tiles_per_core=1, used_cores=8)),  # every core gets one tile
-    (3, 64, 8, dict(tile=1, tiles=3, tiles_per_core=1, used_cores=3)),  # fewer rows than cores
-    (10, 0, 4, dict(tile=1, tiles=10, tiles_per_core=3, used_cores=4)),  # a tile holds at least one row
-])
+@pytest.mark.parametrize(
+    "rows, fit, cores, expect",
+    [
+        (100, 7, 8, dict(tile=7, tiles=15, tiles_per_core=2, used_cores=8)),  # UB bounds the tile
+        (100, 64, 8, dict(tile=13, tiles=8, tiles_per_core=1, used_cores=8)),  # every core gets one tile
+        (3, 64, 8, dict(tile=1, tiles=3, tiles_per_core=1, used_cores=3)),  # fewer rows than cores
+        (10, 0, 4, dict(tile=1, tiles=10, tiles_per_core=3, used_cores=4)),  # a tile holds at least one row
+    ],
+)
 def test_the_five_field_tile_rule(rows, fit, cores, expect):
     spec = TilingSpec()
     row_tiles = RowTiles(spec.add("rows", rows), "O", "O")
@@ -55,7 +58,9 @@ def test_the_five_field_tile_rule(rows, fit, cores, expect):
     assert spec.field_names() == ["rows", "tile_max", "tile", "tiles", "tiles_per_core", "used_cores"]
     fields = _evaluate(spec, core_num=cores, ub_size=1 << 18)
     assert {k: fields[k] for k in expect} == expect
-    assert fields["used_cores"] <= cores and fields["used_cores"] * fields["tiles_per_core"] >= fields["tiles"]
+    assert (
+        fields["used_cores"] <= cores and fields["used_cores"] * fields["tiles_per_core"] >= fields["tiles"]
+    )
     assert fields["tiles"] == math.ceil(rows / fields["tile"])
 
 
@@ -64,8 +69,12 @@ def test_prefixed_fields_and_the_axis_list_of_a_row_tiled_stage():
     row_tiles = RowTiles(spec.add("gather_rows", 40), "GR", "G", prefix="gather_")
     row_tiles.add_fields(spec, 5, "fit", unit="groups", used_doc="cores the gather stage uses")
     assert [(f.name, f.doc) for f in spec.fields[1:]] == [
-        ("gather_tile_max", "fit"), ("gather_tile", "groups per tile"), ("gather_tiles", "tiles"),
-        ("gather_tiles_per_core", "tiles per core"), ("gather_used_cores", "cores the gather stage uses")]
+        ("gather_tile_max", "fit"),
+        ("gather_tile", "groups per tile"),
+        ("gather_tiles", "tiles"),
+        ("gather_tiles_per_core", "tiles per core"),
+        ("gather_used_cores", "cores the gather stage uses"),
+    ]
     axes = row_tiles.axes(("b", "l"))
     assert [(a.name, a.type, str(a.size), a.from_) for a in axes] == [
         ("GR", "MERGED", "gather_rows", ("b", "l")),
@@ -80,7 +89,9 @@ def test_prefixed_fields_and_the_axis_list_of_a_row_tiled_stage():
 
 def test_case_ref_of_a_case_carries_key_template_spec_and_label():
     spec = TilingSpec()
-    case = Case("simd_like", "db", chain_graph(rank=2, dim=0), ImplGraph("g", "simd_like"), spec, tiling_key=3)
+    case = Case(
+        "simd_like", "db", chain_graph(rank=2, dim=0), ImplGraph("g", "simd_like"), spec, tiling_key=3
+    )
     assert CaseRef.of(case) == CaseRef(3, "simd_like", spec, "simd_like/db")
 
 

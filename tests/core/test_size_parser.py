@@ -58,7 +58,8 @@ def test_grammar_builds_the_expected_expressions(no_evaluation):
     assert parse("--N", sym) == n
     assert parse("Max(N, M, 4) + Min(N, 1)", sym) == sympy.Max(n, m, 4) + sympy.Min(n, 1)
     assert parse("Mod(N, 3) + floor(N/2) + ceiling(M/3)", sym) == (
-        sympy.Mod(n, 3) + sympy.floor(n / 2) + sympy.ceiling(m / 3))
+        sympy.Mod(n, 3) + sympy.floor(n / 2) + sympy.ceiling(m / 3)
+    )
     assert parse(str(MAX_LITERAL), sym) == MAX_LITERAL
 
 
@@ -197,8 +198,11 @@ def test_round_trip_parse_of_to_text(text):
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(text=st.lists(st.sampled_from(list("NE1 0+-*/(),.[]'\"_xé:;") + ["**", "exec", "Max(", "Mod("]),
-                    max_size=30).map("".join))
+@given(
+    text=st.lists(
+        st.sampled_from(list("NE1 0+-*/(),.[]'\"_xé:;") + ["**", "exec", "Max(", "Mod("]), max_size=30
+    ).map("".join)
+)
 def test_random_texts_parse_or_fail_cleanly_without_evaluating(text):
     original_eval, original_exec = builtins.eval, builtins.exec
     builtins.eval, builtins.exec = _guard(original_eval), _guard(original_exec)
@@ -217,9 +221,15 @@ IDENT_CHARS = st.characters(codec="utf-8", categories=["Lu", "Ll", "Lo", "Nd", "
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(names=st.lists(st.text(IDENT_CHARS, min_size=1, max_size=5).filter(str.isidentifier), min_size=3,
-                      max_size=3, unique=True),
-       nodes=st.lists(st.text(max_size=6), min_size=2, max_size=2, unique=True))
+@given(
+    names=st.lists(
+        st.text(IDENT_CHARS, min_size=1, max_size=5).filter(str.isidentifier),
+        min_size=3,
+        max_size=3,
+        unique=True,
+    ),
+    nodes=st.lists(st.text(max_size=6), min_size=2, max_size=2, unique=True),
+)
 def test_json_round_trip_of_random_names(names, nodes):
     from af_core.builders import GraphBuilder, index_select
     from af_core.errors import AscirError

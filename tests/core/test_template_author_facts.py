@@ -62,12 +62,17 @@ def one_stage_case(spec: TilingSpec, tile_axis: str | None) -> Case:
     rows = sympy.Symbol("K")
     axes = [ImplAxis("R", "MERGED", rows, ())]
     if tile_axis is None:
-        axes += [ImplAxis("RB", "BLOCK_OUT", field("used_cores"), ("R",)),
-                 ImplAxis("Rb", "BLOCK_IN", CeilDiv(rows, CORE_NUM), ("R",))]
+        axes += [
+            ImplAxis("RB", "BLOCK_OUT", field("used_cores"), ("R",)),
+            ImplAxis("Rb", "BLOCK_IN", CeilDiv(rows, CORE_NUM), ("R",)),
+        ]
     else:
-        axes += [ImplAxis(tile_axis, "TILE_OUT", CeilDiv(rows, 4), ("R",)), ImplAxis("Rt", "TILE_IN", 4, ("R",)),
-                 ImplAxis("RTB", "BLOCK_OUT", field("used_cores"), (tile_axis,)),
-                 ImplAxis("RTb", "BLOCK_IN", 1, (tile_axis,))]
+        axes += [
+            ImplAxis(tile_axis, "TILE_OUT", CeilDiv(rows, 4), ("R",)),
+            ImplAxis("Rt", "TILE_IN", 4, ("R",)),
+            ImplAxis("RTB", "BLOCK_OUT", field("used_cores"), (tile_axis,)),
+            ImplAxis("RTb", "BLOCK_IN", 1, (tile_axis,)),
+        ]
     impl = ImplGraph(graph.name, "t", stages=[Stage("only", axes)])
     case = Case("t", "default", graph, impl, spec)
     case.tiling_key = 0
@@ -127,5 +132,7 @@ def test_a_node_in_a_loop_the_stage_lacks_is_refused():
     spec.add("used_cores", CeilDiv(sympy.Symbol("K"), 4))
     case = one_stage_case(spec, "RT")
     case.impl.stages[0].nodes.append(ImplNode("lost", "Relu", None, loop_axis="Rt"))  # TILE_IN is no loop
-    with pytest.raises(CodegenError, match=r"nodes \['lost'\] of stage 'only' sit in loops the stage does not have"):
+    with pytest.raises(
+        CodegenError, match=r"nodes \['lost'\] of stage 'only' sit in loops the stage does not have"
+    ):
         kernel_of(case)

@@ -23,8 +23,10 @@ inline int64_t Toy(int64_t v) { std::vector<int64_t> x(4, v); return x[0] + x[3]
 #endif
 """
 UNIT = '#include "toy.h"\nint64_t Twice(int64_t v) { return Toy(v); }\n'
-MAIN = '#include <cstdio>\n#include <cstdint>\nint64_t Twice(int64_t);\nint main() { std::printf("%lld\\n", ' \
-       "static_cast<long long>(Twice(21))); return 0; }\n"
+MAIN = (
+    '#include <cstdio>\n#include <cstdint>\nint64_t Twice(int64_t);\nint main() { std::printf("%lld\\n", '
+    "static_cast<long long>(Twice(21))); return 0; }\n"
+)
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -44,8 +46,17 @@ def test_flags_have_one_order_and_the_twin_define():
 def test_keys_change_with_the_flags_and_with_the_headers(tmp_path):
     base = toolchain.TWIN
     assert base.digest() == toolchain.TWIN.replace().digest()
-    assert len({base.digest(), base.replace(optimize="-O0").digest(), base.replace(sanitize=True).digest(),
-                base.replace(extra=("-DX=1",)).digest()}) == 4
+    assert (
+        len(
+            {
+                base.digest(),
+                base.replace(optimize="-O0").digest(),
+                base.replace(sanitize=True).digest(),
+                base.replace(extra=("-DX=1",)).digest(),
+            }
+        )
+        == 4
+    )
     inc = _tree(tmp_path)
     before = toolchain.tree_digest([inc])
     assert toolchain.tree_digest([inc]) == before
@@ -72,7 +83,9 @@ def test_a_precompiled_header_is_built_once_and_used(tmp_path):
     unit = toolchain.Unit(("unit.cpp",), "unit", flags.replace(extra=("-H",)), (str(pch), str(inc)))
     used = toolchain.run(unit.command(toolchain.compiler()), what="unit", cwd=work)
     assert f"! {gch}" in used.stderr.splitlines()
-    other = toolchain.Unit(("unit.cpp",), "unit", flags.replace(optimize="-O0", extra=("-H",)), (str(pch), str(inc)))
+    other = toolchain.Unit(
+        ("unit.cpp",), "unit", flags.replace(optimize="-O0", extra=("-H",)), (str(pch), str(inc))
+    )
     refused = toolchain.run(other.command(toolchain.compiler()), what="unit", cwd=work)
     assert f"! {gch}" not in refused.stderr.splitlines()  # other flags: g++ parses the header instead
 
@@ -102,8 +115,10 @@ def _units(inc: Path, work: Path) -> list[toolchain.Unit]:
     work.mkdir()
     (work / "unit.cpp").write_text(UNIT)
     (work / "main.cpp").write_text(MAIN)
-    return [toolchain.Unit(("unit.cpp",), "unit", toolchain.TWIN, (str(inc),)),
-            toolchain.Unit(("main.cpp",), "main", toolchain.TWIN, ())]
+    return [
+        toolchain.Unit(("unit.cpp",), "unit", toolchain.TWIN, (str(inc),)),
+        toolchain.Unit(("main.cpp",), "main", toolchain.TWIN, ()),
+    ]
 
 
 def test_parallel_compiles_give_the_objects_and_program_of_serial_ones(tmp_path):
@@ -161,7 +176,9 @@ def test_a_link_error_names_the_missing_symbol(tmp_path):
     with pytest.raises(toolchain.CompileError) as info:
         toolchain.link(objects, "prog", work, toolchain.TWIN, what="prog")
     first = str(info.value).splitlines()[0]
-    assert first.startswith("prog does not compile (") and "undefined reference to" in first and "Twice" in first
+    assert (
+        first.startswith("prog does not compile (") and "undefined reference to" in first and "Twice" in first
+    )
 
 
 def test_a_missing_compiler_is_a_toolchain_error(tmp_path, monkeypatch):

@@ -87,7 +87,13 @@ def test_only_directories_named_and_filled_like_entries_are_entries(tmp_path):
     link = tmp_path / f"{5:024x}"
     link.symlink_to(entry, target_is_directory=True)
     assert [is_entry(p) for p in (entry, tiling, scratch, unmarked, stranger, link)] == [
-        True, True, False, False, False, False]
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
     assert names(e.path for e in entries(tmp_path)) == [entry.name, tiling.name]
 
 
@@ -195,8 +201,10 @@ def test_afc_cache_clear_reports_what_it_freed_and_keeps_other_files(tmp_path):
     (tmp_path / "README").write_text("mine")
     proc = afc("cache", "clear", cache=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [f"removed 1 cache entry (1.0 MB) from {tmp_path}",
-                                        "kept 1 item(s) that are not cache entries (builds in progress, other files)"]
+    assert proc.stdout.splitlines() == [
+        f"removed 1 cache entry (1.0 MB) from {tmp_path}",
+        "kept 1 item(s) that are not cache entries (builds in progress, other files)",
+    ]
     assert names(tmp_path.iterdir()) == ["README"]
     again = afc("cache", "clear", cache=tmp_path)
     assert again.stdout.splitlines()[0] == f"removed 0 cache entries (0.0 MB) from {tmp_path}"
@@ -206,4 +214,5 @@ def test_afc_cache_info_with_a_bad_bound_is_a_one_line_usage_error(tmp_path):
     proc = afc("cache", "info", cache=tmp_path, max_mb="lots")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "afc: error: AF_TWIN_CACHE_MAX_MB must be a non-negative integer of megabytes, got 'lots'"]
+        "afc: error: AF_TWIN_CACHE_MAX_MB must be a non-negative integer of megabytes, got 'lots'"
+    ]

@@ -20,11 +20,19 @@ SEED = str(ROOT / "examples" / "minimal_graph.py")
 SEED_SHAPE = "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32"
 
 
-def afc(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def afc(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     env = {**os.environ, **(env or {})}
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
-    return subprocess.run([sys.executable, "-m", "af_core", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "af_core", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=900,
+    )
 
 
 def graph_file(tmp_path: Path, name: str = "g", dtype: str = "float32") -> Path:
@@ -47,8 +55,14 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, text: str) -> None:
 def test_plugins():
     proc = afc("plugins")
     assert proc.returncode == 0, proc.stderr
-    for dist in ("af-core", "af-elementwise", "af-v35-regbase", "af-indirect-load-simd", "af-indirect-load-simt",
-                 "af-indirect-load-sklike"):
+    for dist in (
+        "af-core",
+        "af-elementwise",
+        "af-v35-regbase",
+        "af-indirect-load-simd",
+        "af-indirect-load-simt",
+        "af-indirect-load-sklike",
+    ):
         assert dist in proc.stdout
     assert "IndirectLoadRegApiCall" in proc.stdout and "load errors: none" in proc.stdout
 
@@ -58,8 +72,15 @@ def test_compile_writes_every_artifact_and_the_pictures(tmp_path):
     proc = afc("compile", SEED, "--shape", SEED_SHAPE, "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     names = {p.name for p in out.iterdir()}
-    assert {"kernel.cpp", "tiling.cpp", "autofuse_tiling_data.h", "infer_shape.cpp", "proto.json", "report.md",
-            "graph.mmd"} <= names
+    assert {
+        "kernel.cpp",
+        "tiling.cpp",
+        "autofuse_tiling_data.h",
+        "infer_shape.cpp",
+        "proto.json",
+        "report.md",
+        "graph.mmd",
+    } <= names
     assert any(n.startswith("case") and n.endswith(".mmd") for n in names)
     assert "TILING_KEY_IS(" in (out / "kernel.cpp").read_text()
     assert "Choice for the given shape" in (out / "report.md").read_text()
@@ -105,20 +126,33 @@ def test_a_failing_compile_is_shown_by_its_first_diagnostic(tmp_path):
     broken = tmp_path / "broken.h"
     broken.write_text("#error deliberately broken for this test\n")
     wrapper = tmp_path / "cxx"  # g++, plus a header with an #error in front of every kernel.cpp
-    wrapper.write_text(f'#!/bin/sh\ncase " $* " in *" kernel.cpp "*) exec "{cxx}" -include "{broken}" "$@";; '
-                       f'esac\nexec "{cxx}" "$@"\n')
+    wrapper.write_text(
+        f'#!/bin/sh\ncase " $* " in *" kernel.cpp "*) exec "{cxx}" -include "{broken}" "$@";; '
+        f'esac\nexec "{cxx}" "$@"\n'
+    )
     wrapper.chmod(0o755)
     path = graph_file(tmp_path)
-    proc = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=5",
-               env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")})
+    proc = afc(
+        "run",
+        str(path),
+        "--shape",
+        "a0=4,a1=9,b0=3,b1=5",
+        env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")},
+    )
     assert proc.returncode == 3, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     head, _, shown = lines[0].partition("does not compile (cxx exit 1): ")
     assert "kernel 'autofuse_g' for the twin" in head, lines[0]
     assert shown.startswith(f"{broken}:1:2: error: #error deliberately broken for this test"), lines[0]
-    debug = afc("run", str(path), "--shape", "a0=4,a1=9,b0=3,b1=5", "--debug",
-                env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")})
+    debug = afc(
+        "run",
+        str(path),
+        "--shape",
+        "a0=4,a1=9,b0=3,b1=5",
+        "--debug",
+        env={"CXX": str(wrapper), "AF_TWIN_CACHE": str(tmp_path / "cache")},
+    )
     assert debug.returncode == 3 and "Traceback" in debug.stderr and "CompileError" in debug.stderr
 
 
@@ -184,7 +218,9 @@ def test_explain_under_each_selection_policy(tmp_path):
     assert "highest score" in afc("explain", str(path), "--shape", shape).stdout
     assert chosen["seed"].startswith("simd") and chosen["cost"] == "simt", chosen
     proc = afc("explain", str(path), "--shape", shape, "--selection", "fastest")
-    assert proc.returncode == 2 and "unknown selection policy 'fastest' (installed: cost, seed)" in proc.stderr
+    assert (
+        proc.returncode == 2 and "unknown selection policy 'fastest' (installed: cost, seed)" in proc.stderr
+    )
 
 
 def test_run_shows_the_size_names_of_the_graph(tmp_path):

@@ -29,13 +29,21 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = str(ROOT / "examples" / "minimal_graph.py")
 
 
-def afc(*args: str, cwd: Path | None = None, env: dict | None = None, preexec_fn=None,
-        timeout: float = 900) -> subprocess.CompletedProcess:
+def afc(
+    *args: str, cwd: Path | None = None, env: dict | None = None, preexec_fn=None, timeout: float = 900
+) -> subprocess.CompletedProcess:
     full = dict(os.environ)
     full.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "af_core", *args], capture_output=True, text=True, cwd=cwd,
-                          env=full, timeout=timeout, preexec_fn=preexec_fn)
+    return subprocess.run(
+        [sys.executable, "-m", "af_core", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+        timeout=timeout,
+        preexec_fn=preexec_fn,
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -69,7 +77,9 @@ def fake_plugin(root: Path, dist: str, module: str, source: str, entry: str | No
     """An installed distribution with one af_core entry point (built for the core's hook contract version);
     returns the env that puts it on the path."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / f"{module}.py").write_text(f"AF_CONTRACT_VERSION = {CONTRACT_VERSION}\n" + textwrap.dedent(source))
+    (root / f"{module}.py").write_text(
+        f"AF_CONTRACT_VERSION = {CONTRACT_VERSION}\n" + textwrap.dedent(source)
+    )
     info = root / f"{dist.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
@@ -114,13 +124,17 @@ def test_json_suffix_is_case_insensitive_data(tmp_path):
     assert (tmp_path / "out" / "kernel.cpp").exists()
 
 
-@pytest.mark.parametrize("source, text", [
-    ("graph = (\n", "line 1: syntax error"),
-    ("raise RuntimeError('no graph today')\n", "raised RuntimeError: no graph today"),
-    ("import sys\nsys.exit(0)\n", "raised SystemExit"),
-    ("x = 1\n", "defines no 'graph'"),
-    ("def build():\n    return {}['k']\n", "build() of graph script"),
-], ids=["syntax", "raises", "exits", "no-graph", "build-raises"])
+@pytest.mark.parametrize(
+    "source, text",
+    [
+        ("graph = (\n", "line 1: syntax error"),
+        ("raise RuntimeError('no graph today')\n", "raised RuntimeError: no graph today"),
+        ("import sys\nsys.exit(0)\n", "raised SystemExit"),
+        ("x = 1\n", "defines no 'graph'"),
+        ("def build():\n    return {}['k']\n", "build() of graph script"),
+    ],
+    ids=["syntax", "raises", "exits", "no-graph", "build-raises"],
+)
 def test_broken_python_graphs_are_user_errors(tmp_path, source, text):
     path = tmp_path / "broken.py"
     path.write_text(source)
@@ -131,8 +145,11 @@ def test_broken_python_graphs_are_user_errors(tmp_path, source, text):
 def test_debug_before_or_after_the_subcommand_shows_the_traceback(tmp_path):
     path = tmp_path / "broken.py"
     path.write_text("raise RuntimeError('boom')\n")
-    for args in (["--debug", "compile", str(path)], ["compile", str(path), "--debug"],
-                 ["explain", "--debug", str(path)]):
+    for args in (
+        ["--debug", "compile", str(path)],
+        ["compile", str(path), "--debug"],
+        ["explain", "--debug", str(path)],
+    ):
         proc = afc(*args, cwd=tmp_path)
         assert proc.returncode == 2 and "Traceback" in proc.stderr, (args, proc.stderr)
         assert lines(proc.stderr)[-1].startswith("afc: error:")
@@ -140,7 +157,8 @@ def test_debug_before_or_after_the_subcommand_shows_the_traceback(tmp_path):
 
 def test_an_internal_error_exits_3_with_a_hint(tmp_path):
     path = tmp_path / "sabotage.py"
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         import af_core.autofuser
         from af_core.samples import seed_minimal
 
@@ -149,29 +167,48 @@ def test_an_internal_error_exits_3_with_a_hint(tmp_path):
 
         af_core.autofuser.Autofuser.generate = broken
         graph = seed_minimal()
-        """))
+        """)
+    )
     proc = afc("compile", str(path), "-o", str(tmp_path / "out"))
     assert proc.returncode == 3, proc.stderr
     err = lines(proc.stderr)
-    assert len(err) == 1 and "internal error: ZeroDivisionError: a bug in codegen" in err[0] and "--debug" in err[0]
+    assert (
+        len(err) == 1
+        and "internal error: ZeroDivisionError: a bug in codegen" in err[0]
+        and "--debug" in err[0]
+    )
     proc = afc("compile", str(path), "-o", str(tmp_path / "out"), "--debug")
     assert proc.returncode == 3 and "Traceback" in proc.stderr
 
 
 # -- arguments -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("args, text", [
-    (["explain", SEED, "--shape", "s0=-5"], "--shape s0 must be between 0 and 2^63-1"),
-    (["explain", SEED, "--shape", f"s0={1 << 63}"], "must be between 0 and 2^63-1"),
-    (["explain", SEED, "--shape", "s0=1,s0=2"], "gives s0 twice"),
-    (["explain", SEED, "--shape", "s0=1,bogus=2"], "unknown size(s) bogus"),
-    (["run", SEED, "--shape", "N=3"], "unknown size(s) N"),
-    (["explain", SEED, "--cores", "0"], "--cores: must be a positive integer"),
-    (["compile", SEED, "-j", "0"], "-j/--jobs: must be a positive integer"),
-    (["compile", SEED, "--cores", "-3"], "must be a positive integer"),
-    (["explain", SEED, "--ub", "zero"], "--ub: must be a positive integer"),
-    ([], "the following arguments are required"),
-], ids=["negative", "too-big", "twice", "unknown-explain", "unknown-run", "cores0", "jobs0", "cores-neg", "ub",
-        "none"])
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["explain", SEED, "--shape", "s0=-5"], "--shape s0 must be between 0 and 2^63-1"),
+        (["explain", SEED, "--shape", f"s0={1 << 63}"], "must be between 0 and 2^63-1"),
+        (["explain", SEED, "--shape", "s0=1,s0=2"], "gives s0 twice"),
+        (["explain", SEED, "--shape", "s0=1,bogus=2"], "unknown size(s) bogus"),
+        (["run", SEED, "--shape", "N=3"], "unknown size(s) N"),
+        (["explain", SEED, "--cores", "0"], "--cores: must be a positive integer"),
+        (["compile", SEED, "-j", "0"], "-j/--jobs: must be a positive integer"),
+        (["compile", SEED, "--cores", "-3"], "must be a positive integer"),
+        (["explain", SEED, "--ub", "zero"], "--ub: must be a positive integer"),
+        ([], "the following arguments are required"),
+    ],
+    ids=[
+        "negative",
+        "too-big",
+        "twice",
+        "unknown-explain",
+        "unknown-run",
+        "cores0",
+        "jobs0",
+        "cores-neg",
+        "ub",
+        "none",
+    ],
+)
 def test_bad_arguments_are_one_line(args, text):
     user_error(afc(*args), text)
 
@@ -210,8 +247,16 @@ def test_a_full_disk_leaves_no_truncated_artifact(tmp_path):
     # into an existing directory: the old complete kernel stays, no scratch is left behind
     assert afc("compile", SEED, "-o", str(out)).returncode == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    user_error(afc("compile", str(graph_file(tmp_path / "src", "other")), "-o", str(out),
-                   preexec_fn=_small_file_limit), "File too large")
+    user_error(
+        afc(
+            "compile",
+            str(graph_file(tmp_path / "src", "other")),
+            "-o",
+            str(out),
+            preexec_fn=_small_file_limit,
+        ),
+        "File too large",
+    )
     after = {p.name: p.read_bytes() for p in out.iterdir()}
     assert set(after) == set(before)
     assert after["kernel.cpp"] == before["kernel.cpp"]
@@ -258,19 +303,35 @@ def test_ctrl_c_during_parallel_compile_stops_the_workers(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
     for k in range(4):
-        (src / f"slow{k}.py").write_text(textwrap.dedent(f"""
+        (src / f"slow{k}.py").write_text(
+            textwrap.dedent(f"""
             import os, time
-            open({str(src / f'pid{k}')!r}, 'w').write(str(os.getpid()))
-            os.replace({str(src / f'pid{k}')!r}, {str(src / f'started{k}')!r})  # appears with its content
+            open({str(src / f"pid{k}")!r}, 'w').write(str(os.getpid()))
+            os.replace({str(src / f"pid{k}")!r}, {str(src / f"started{k}")!r})  # appears with its content
             time.sleep(600)
             from af_core.samples import seed_minimal
             graph = seed_minimal()
-            """))
+            """)
+        )
     env = dict(os.environ)
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
-    proc = subprocess.Popen([sys.executable, "-m", "af_core", "compile", *(str(p) for p in sorted(src.glob("*.py"))),
-                             "-j", "2", "-o", str(tmp_path / "out")], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "af_core",
+            "compile",
+            *(str(p) for p in sorted(src.glob("*.py"))),
+            "-j",
+            "2",
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         for _ in range(1200):  # both workers are inside a graph script
             if len(list(src.glob("started*"))) >= 2:
@@ -303,8 +364,13 @@ def test_ctrl_c_in_a_single_compile_exits_130_without_a_traceback(tmp_path):
     script.write_text(f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(600)\n")
     env = dict(os.environ)
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
-    proc = subprocess.Popen([sys.executable, "-m", "af_core", "compile", str(script), "-o", str(tmp_path / "out")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "af_core", "compile", str(script), "-o", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         for _ in range(1200):
             if started.exists():
@@ -326,15 +392,19 @@ def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     np.save(inputs / "x.npy", np.arange(8, dtype=np.float32).reshape(2, 4))
     np.save(inputs / "index.npy", np.array([[0, (1 << 32) + 1]], dtype=np.int64))
     shape = "a0=2,a1=4,b0=1,b1=2"
-    user_error(afc("run", str(path), "--shape", shape, "--inputs", str(inputs)),
-               "input array 'index' (int64) holds 4294967297")
+    user_error(
+        afc("run", str(path), "--shape", shape, "--inputs", str(inputs)),
+        "input array 'index' (int64) holds 4294967297",
+    )
     np.save(inputs / "index.npy", np.array([[0, 1.7]]))
     user_error(afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "holds 1.7 at index (0, 1)")
     np.save(inputs / "index.npy", np.array([[0, 3.0]]))
     proc = afc("run", str(path), "--shape", shape, "--inputs", str(inputs))
     assert proc.returncode == 0 and "match" in proc.stdout, proc.stderr
     np.save(inputs / "stray.npy", np.zeros(2))
-    user_error(afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "'stray.npy' names no Data node")
+    user_error(
+        afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "'stray.npy' names no Data node"
+    )
 
 
 # -- plugins ---------------------------------------------------------------------------------------------------
@@ -342,8 +412,9 @@ def test_a_plugin_exiting_at_import_is_a_warning_everywhere(tmp_path):
     env = fake_plugin(tmp_path / "site", "af-quitter", "af_quitter_mod", "import sys\nsys.exit(7)\n")
     proc = afc("plugins", env=env)
     assert proc.returncode == 0 and "af_quitter_mod" in proc.stdout
-    assert lines(proc.stderr) == ["afc: warning: plugin 'af_quitter_mod' (af-quitter) failed to load: "
-                                  "SystemExit: 7"]
+    assert lines(proc.stderr) == [
+        "afc: warning: plugin 'af_quitter_mod' (af-quitter) failed to load: SystemExit: 7"
+    ]
     out = tmp_path / "out"
     proc = afc("compile", SEED, "-o", str(out), env=env)
     assert proc.returncode == 0 and len(lines(proc.stderr)) == 1 and "af-quitter" in proc.stderr
@@ -353,7 +424,12 @@ def test_a_plugin_exiting_at_import_is_a_warning_everywhere(tmp_path):
 
 def test_a_duplicate_template_name_is_a_load_error_not_a_failure(tmp_path):
     # entry points load sorted by name: "zz_copycat" comes after the real simt plugin, so it is the second
-    env = fake_plugin(tmp_path / "site", "af-copycat", "af_copycat_mod", entry="zz_copycat", source="""
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-copycat",
+        "af_copycat_mod",
+        entry="zz_copycat",
+        source="""
         from af_core import hookimpl
 
         class Copy:
@@ -365,7 +441,8 @@ def test_a_duplicate_template_name_is_a_load_error_not_a_failure(tmp_path):
         @hookimpl
         def af_register_templates(register):
             register(Copy())
-        """)
+        """,
+    )
     proc = afc("plugins", env=env)
     assert proc.returncode == 0, proc.stderr
     err = lines(proc.stderr)
@@ -376,17 +453,24 @@ def test_a_duplicate_template_name_is_a_load_error_not_a_failure(tmp_path):
 
 
 def test_a_misspelt_hook_is_reported(tmp_path):
-    env = fake_plugin(tmp_path / "site", "af-typo", "af_typo_cli", """
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-typo",
+        "af_typo_cli",
+        """
         from af_core import hookimpl
 
         @hookimpl
         def af_register_template(register):
             pass
-        """)
+        """,
+    )
     proc = afc("plugins", env=env)
     assert proc.returncode == 0
-    assert lines(proc.stderr) == ["afc: warning: plugin 'af_typo_cli' (af-typo) failed to load: implements unknown "
-                                  "hook 'af_register_template' (did you mean 'af_register_templates'?)"]
+    assert lines(proc.stderr) == [
+        "afc: warning: plugin 'af_typo_cli' (af-typo) failed to load: implements unknown "
+        "hook 'af_register_template' (did you mean 'af_register_templates'?)"
+    ]
 
 
 def test_an_entry_point_name_clash_names_both_distributions(tmp_path):
@@ -401,19 +485,28 @@ def test_an_entry_point_name_clash_names_both_distributions(tmp_path):
 
 
 def test_a_raising_twin_include_dirs_hook_is_a_user_error(tmp_path):
-    env = fake_plugin(tmp_path / "site", "af-noheaders", "af_noheaders_mod", """
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-noheaders",
+        "af_noheaders_mod",
+        """
         from af_core import hookimpl
 
         @hookimpl
         def af_twin_include_dirs(platform):
             raise RuntimeError("lost my headers")
-        """)
+        """,
+    )
     proc = afc("run", str(graph_file(tmp_path)), "--shape", "a0=2,a1=4,b0=1,b1=2", env=env)
     user_error(proc, "plugin 'af_noheaders_mod' (af-noheaders) failed in af_twin_include_dirs")
 
 
 def test_a_malformed_case_is_a_rejection_naming_the_plugin(tmp_path):
-    env = fake_plugin(tmp_path / "site", "af-sloppy", "af_sloppy_cli", """
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-sloppy",
+        "af_sloppy_cli",
+        """
         from af_core import hookimpl
         from af_core.schedule.case import Case
 
@@ -426,16 +519,21 @@ def test_a_malformed_case_is_a_rejection_naming_the_plugin(tmp_path):
         @hookimpl
         def af_register_templates(register):
             register(Sloppy())
-        """)
+        """,
+    )
     out = tmp_path / "out"
     proc = afc("compile", SEED, "-o", str(out), env=env)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     report = (out / "report.md").read_text()
-    assert "sloppy (af-sloppy) rejected at schedule: template returned a Case whose impl is NoneType" in report
+    assert (
+        "sloppy (af-sloppy) rejected at schedule: template returned a Case whose impl is NoneType" in report
+    )
 
 
 def test_user_and_plugin_text_is_never_read_as_console_markup(tmp_path):
-    env = fake_plugin(tmp_path / "site", "af-markup", "af_markup_mod", "raise RuntimeError('[/boom] [bold]x')\n")
+    env = fake_plugin(
+        tmp_path / "site", "af-markup", "af_markup_mod", "raise RuntimeError('[/boom] [bold]x')\n"
+    )
     proc = afc("plugins", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "RuntimeError: [/boom] [bold]x" in proc.stdout and "RuntimeError: [/boom] [bold]x" in proc.stderr

@@ -28,12 +28,43 @@ SEEDS = 48  # bounded: a few seconds in process
 
 #: created only if some size text or name were ever run as code
 SENTINEL = Path(tempfile.gettempdir()) / f"af-fuzz-sentinel-{os.getpid()}"
-CODE = [f"a0+(len)((repr)((exec)('open({str(SENTINEL)!r}, \\'w\\')')))*0", "9**9**9",
-        f"__import__('os').system('touch {SENTINEL}')", f"(open)({str(SENTINEL)!r}, 'w')",
-        "*/ static int x = std::system(\"touch " + str(SENTINEL) + "\"); /*"]
-ODD_VALUES = CODE + [None, True, False, -1, 0, 1 << 63, -(1 << 70), 10**30, 1.5, -0.0, float("nan"), float("inf"), "",
-              "x" * 5000, "../../outside", "/abs/path", "a\x00b", "line\nbreak", "\u202eevil", "*/ int x; /*",
-              "é", "[/x][bold]", [], {}, [[[[[[[[[[1]]]]]]]]]], {"a": {"b": {"c": {}}}}, "int64_t", "1x"]
+CODE = [
+    f"a0+(len)((repr)((exec)('open({str(SENTINEL)!r}, \\'w\\')')))*0",
+    "9**9**9",
+    f"__import__('os').system('touch {SENTINEL}')",
+    f"(open)({str(SENTINEL)!r}, 'w')",
+    '*/ static int x = std::system("touch ' + str(SENTINEL) + '"); /*',
+]
+ODD_VALUES = CODE + [
+    None,
+    True,
+    False,
+    -1,
+    0,
+    1 << 63,
+    -(1 << 70),
+    10**30,
+    1.5,
+    -0.0,
+    float("nan"),
+    float("inf"),
+    "",
+    "x" * 5000,
+    "../../outside",
+    "/abs/path",
+    "a\x00b",
+    "line\nbreak",
+    "\u202eevil",
+    "*/ int x; /*",
+    "é",
+    "[/x][bold]",
+    [],
+    {},
+    [[[[[[[[[[1]]]]]]]]]],
+    {"a": {"b": {"c": {}}}},
+    "int64_t",
+    "1x",
+]
 
 
 def seed_graph() -> dict:
@@ -81,7 +112,9 @@ def mutate(tree: dict, rng: random.Random) -> dict:
             parent[key] = _nested(rng.choice([10, 40, 200]))
         else:
             value = parent[key]
-            parent[key] = -value if isinstance(value, int) and not isinstance(value, bool) else rng.randint(-9, 1 << 40)
+            parent[key] = (
+                -value if isinstance(value, int) and not isinstance(value, bool) else rng.randint(-9, 1 << 40)
+            )
     return tree
 
 

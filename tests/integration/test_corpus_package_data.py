@@ -33,8 +33,11 @@ def wheel(tmp_path_factory) -> Path:
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "af_core", source / "af_core", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     (found,) = out.glob("af_core-*.whl")
     return found
@@ -51,11 +54,11 @@ def test_the_wheel_carries_the_corpus_and_loads_it_without_the_checkout(wheel, t
     with zipfile.ZipFile(wheel) as archive:
         assert archive.read(f"af_core/{CORPUS}") == (ROOT / "af_core" / CORPUS).read_bytes()
         archive.extractall(tmp_path / "site")
-    script = ("import af_core, af_core.workloads as w; "
-              "print(af_core.__file__); print(len(w.load_workloads()))")
+    script = "import af_core, af_core.workloads as w; print(af_core.__file__); print(len(w.load_workloads()))"
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
-                          cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     where, count = proc.stdout.split()
     assert Path(where).is_relative_to(tmp_path / "site")

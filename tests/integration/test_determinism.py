@@ -27,7 +27,9 @@ print(digest.hexdigest())
 
 def artifacts_digest(seed: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 

@@ -28,9 +28,28 @@ SIMD = AutofuserOptions(force_template="simd")
 TEMPLATES = {"simt": SIMT, "simd": SIMD}
 
 #: ops with a vector form on the v35 path, and the ones computed only by SIMT lanes
-VECTOR_OPS = {"Floor", "Ceil", "Round", "FloorToInt", "Ceil2Int", "Reciprocal", "BitwiseAnd", "BitwiseOr",
-              "BitwiseXor", "BitwiseNot", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
-              "Gts", "Ges", "Lts", "Les", "Eqs", "Nes"}
+VECTOR_OPS = {
+    "Floor",
+    "Ceil",
+    "Round",
+    "FloorToInt",
+    "Ceil2Int",
+    "Reciprocal",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "BitwiseNot",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalXor",
+    "LogicalNot",
+    "Gts",
+    "Ges",
+    "Lts",
+    "Les",
+    "Eqs",
+    "Nes",
+}
 SIMT_ONLY_OPS = {"Log2", "Tanh", "Erf", "Sign", "Pow", "LShift", "RShift"}
 
 
@@ -84,8 +103,13 @@ def session(kind: str, template: str, dtype: str) -> TwinSession:
     elif kind == "logical":
         graph = logical_graph(dtype)
     else:  # bitwise chain on integer data, side inputs of the same dtype
-        graph = chain_graph(rank=2, dim=1, dtype=dtype, post=("BitwiseXor(side)", "BitwiseNot", "BitwiseOr(side)",
-                                                               "BitwiseAnd(side)"), name=f"bitwise_{dtype}")
+        graph = chain_graph(
+            rank=2,
+            dim=1,
+            dtype=dtype,
+            post=("BitwiseXor(side)", "BitwiseNot", "BitwiseOr(side)", "BitwiseAnd(side)"),
+            name=f"bitwise_{dtype}",
+        )
     return TwinSession(graph, TEMPLATES[template])
 
 
@@ -103,8 +127,10 @@ def test_float_ops(template, dtype):
     check_runs(s, 3, 1, seed=11, template=template)
     # x.25 and x.75 values: 2x is a tie for Round (half to even), and Floor / Ceil of negatives
     sizes = {"a0": 1, "a1": 2, "a2": 8, "b0": 1, "b1": 3, "b2": 8}
-    x = np.array([[[0.25, 0.75, 1.25, 1.75, -0.25, -0.75, -1.25, -2.75], [-3.5, 3.5, 0, 2, -2, 5.5, -5.5, 6]]],
-                 dtype=np.float16 if dtype == "float16" else np.float32)
+    x = np.array(
+        [[[0.25, 0.75, 1.25, 1.75, -0.25, -0.75, -1.25, -2.75], [-3.5, 3.5, 0, 2, -2, 5.5, -5.5, 6]]],
+        dtype=np.float16 if dtype == "float16" else np.float32,
+    )
     arrays = {"x": x, "index": np.array([[[1] * 8, [0] * 8, [1, 0] * 4]])}
     run = s.check(sizes, inputs=s.inputs(sizes, arrays=arrays))
     assert run.ok, run.describe()
@@ -118,8 +144,10 @@ def test_float_to_int32_ops_are_exact(template, dtype):
     # ties and negative values, given explicitly: floor(2 * -1.25) = -3, ceil(-1.25) = -1
     x = np.array([[-1.25, 0.5, 2.75, -0.5]] * 2, dtype=np.float32)
     arrays = {"x": x.astype(np.float16) if dtype == "float16" else x, "index": np.array([[1, 0, 1, 0]] * 3)}
-    run = s.check(sizes={"a0": 2, "a1": 4, "b0": 3, "b1": 4}, inputs=s.inputs({"a0": 2, "a1": 4, "b0": 3, "b1": 4},
-                                                                              arrays=arrays))
+    run = s.check(
+        sizes={"a0": 2, "a1": 4, "b0": 3, "b1": 4},
+        inputs=s.inputs({"a0": 2, "a1": 4, "b0": 3, "b1": 4}, arrays=arrays),
+    )
     assert run.ok, run.describe()
     assert run.twin.outputs["y"][0].tolist() == [(-3) ^ (-1), 1 ^ 1, 5 ^ 3, (-1) ^ 0]
 
@@ -164,16 +192,20 @@ def test_shifts_in_simt_lanes(dtype, count_dtype):
 @pytest.mark.parametrize("template", ["simt", "simd"])
 @pytest.mark.parametrize("index_pre", [("Muls(0.5)", "FloorToInt"), ("Muls(0.5)", "Ceil2Int")])
 def test_index_chain_rounds_float_positions_to_int32_indices(template, index_pre):
-    s = TwinSession(chain_graph(rank=2, dim=1, index_dtype="float32", index_pre=index_pre,
-                                name="float_positions"), TEMPLATES[template])
+    s = TwinSession(
+        chain_graph(rank=2, dim=1, index_dtype="float32", index_pre=index_pre, name="float_positions"),
+        TEMPLATES[template],
+    )
     check_runs(s, 2, 1, seed=31, template=template)
 
 
 @pytest.mark.parametrize("template", ["simt", "simd"])
 def test_index_chain_masks_indices_with_bitwise_and(template):
     # the index and both masks draw from [0, extent): index & mask <= index stays in range
-    s = TwinSession(chain_graph(rank=3, dim=2, index_pre=("BitwiseAnd(side)", "BitwiseAnd(side)"),
-                                name="masked_index"), TEMPLATES[template])
+    s = TwinSession(
+        chain_graph(rank=3, dim=2, index_pre=("BitwiseAnd(side)", "BitwiseAnd(side)"), name="masked_index"),
+        TEMPLATES[template],
+    )
     check_runs(s, 3, 2, seed=37, template=template)
 
 
@@ -221,9 +253,13 @@ def test_comparisons_with_a_scalar(template, dtype):
     if dtype.startswith(("float", "bfloat")):
         # values next to the scalars, which float16 / bfloat16 cannot hold exactly
         sizes = {"a0": 2, "a1": 8, "b0": 2, "b1": 8}
-        x = np.array([[-0.1, 0.7, 0.69921875, 0.7001953125, -0.10009765625, -0.0999755859375, 1.0, 2.0],
-                      [3.0, -2.0, -2.0009765625, 2.9990234375, 0.099609375, 0.10009765625, 0, -0.0]],
-                     dtype=np.float16 if dtype == "float16" else np.float32)
+        x = np.array(
+            [
+                [-0.1, 0.7, 0.69921875, 0.7001953125, -0.10009765625, -0.0999755859375, 1.0, 2.0],
+                [3.0, -2.0, -2.0009765625, 2.9990234375, 0.099609375, 0.10009765625, 0, -0.0],
+            ],
+            dtype=np.float16 if dtype == "float16" else np.float32,
+        )
         arrays = {"x": x, "index": np.array([list(range(8)), list(range(8))[::-1]])}
         run = s.check(sizes, inputs=s.inputs(sizes, arrays=arrays))
         assert run.ok, run.describe()
@@ -249,7 +285,13 @@ def test_index_chain_wraps_negative_indices_with_a_scalar_comparison(template):
 
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_sklike_pre_and_post_stages_use_the_same_vector_forms(dtype):
-    graph = chain_graph(rank=2, dim=1, dtype=dtype, pre=("Ceil",),
-                        post=("Reciprocal", "Muls(8.0)", "Round", "FloorToInt", "BitwiseNot"), name="sklike_ops")
+    graph = chain_graph(
+        rank=2,
+        dim=1,
+        dtype=dtype,
+        pre=("Ceil",),
+        post=("Reciprocal", "Muls(8.0)", "Round", "FloorToInt", "BitwiseNot"),
+        name="sklike_ops",
+    )
     s = TwinSession(graph, AutofuserOptions(force_template="sklike"))
     check_runs(s, 2, 1, seed=47, template="sklike")

@@ -53,7 +53,9 @@ def test_random_valid_graphs_run_correctly_on_every_case(spec, seed):
     session = TwinSession(chain_graph(**spec))
     rng = np.random.default_rng(seed)
     sizes = gather_sizes(rng, spec["rank"], spec["dim"], max_elements=3000)
-    kw = dict(negative_indices=spec["need_check_negative"], out_of_range=0.15 if spec["need_check_bound"] else 0.0)
+    kw = dict(
+        negative_indices=spec["need_check_negative"], out_of_range=0.15 if spec["need_check_bound"] else 0.0
+    )
     inputs = session.inputs(sizes, seed=seed, **kw)
     chosen = session.check(inputs=inputs, core_num=int(rng.choice([1, 7, 48])))
     assert chosen.ok, f"{spec} {sizes}:\n{chosen.describe()}"
@@ -69,8 +71,20 @@ def test_random_valid_graphs_run_correctly_on_every_case(spec, seed):
     assert ran
 
 
-MUTATIONS = ["dtype", "dim", "size", "stride", "drop_node", "rewire", "drop_field", "attr", "attr_type", "format",
-             "axis", "index"]
+MUTATIONS = [
+    "dtype",
+    "dim",
+    "size",
+    "stride",
+    "drop_node",
+    "rewire",
+    "drop_field",
+    "attr",
+    "attr_type",
+    "format",
+    "axis",
+    "index",
+]
 
 
 def mutate(data: dict, rng: random.Random, kind: str) -> dict:
@@ -86,7 +100,9 @@ def mutate(data: dict, rng: random.Random, kind: str) -> dict:
         i = rng.randrange(len(node["y"]["size"]))
         node["y"]["size"][i] = rng.choice([0, -2, "s9 - s8", "a0 - 1", "1/2", "x y", 10**30, None, [1]])
     elif kind == "stride" and node["y"].get("strides"):
-        node["y"]["strides"][rng.randrange(len(node["y"]["strides"]))] = rng.choice([-1, "a0 - a1", "bad(", 0])
+        node["y"]["strides"][rng.randrange(len(node["y"]["strides"]))] = rng.choice(
+            [-1, "a0 - a1", "bad(", 0]
+        )
     elif kind == "drop_node":
         nodes.remove(node)
     elif kind == "rewire" and node["inputs"]:
@@ -114,8 +130,13 @@ def mutate(data: dict, rng: random.Random, kind: str) -> dict:
 @given(seed=st.integers(0, 10**9), kinds=st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3))
 def test_random_invalid_graphs_raise_ascir_errors_only(seed, kinds):
     rng = random.Random(seed)
-    base = chain_graph(rank=rng.randint(1, 4), dim=0, pre=("Abs",), post=("Mul(side)",),
-                       reduce=("Sum", (0,)) if rng.random() < 0.3 else None)
+    base = chain_graph(
+        rank=rng.randint(1, 4),
+        dim=0,
+        pre=("Abs",),
+        post=("Mul(side)",),
+        reduce=("Sum", (0,)) if rng.random() < 0.3 else None,
+    )
     data = json.loads(to_json(base))
     for kind in kinds:
         data = mutate(data, rng, kind)
@@ -169,7 +190,9 @@ def test_a_template_that_raises_is_rejected_with_its_plugin_named(tmp_path, monk
 SANITIZED = [
     dict(rank=3, dim=1, pre=("Abs",), post=("Exp",)),
     dict(rank=2, dim=1, dtype="float16", reduce=("Sum", (1,)), need_check_bound=True),
-    dict(rank=3, dim=2, dtype="bfloat16", index_pre=("Maxs(0)",), post=("Mul(side)",), need_check_negative=True),
+    dict(
+        rank=3, dim=2, dtype="bfloat16", index_pre=("Maxs(0)",), post=("Mul(side)",), need_check_negative=True
+    ),
 ]
 
 
@@ -178,8 +201,12 @@ def test_every_case_is_clean_under_asan_and_ubsan(spec):
     session = TwinSession(chain_graph(**spec), sanitize=True)
     rng = np.random.default_rng(11)
     sizes = gather_sizes(rng, spec["rank"], spec["dim"], max_elements=2000)
-    inputs = session.inputs(sizes, seed=3, negative_indices=spec.get("need_check_negative", False),
-                            out_of_range=0.1 if spec.get("need_check_bound") else 0.0)
+    inputs = session.inputs(
+        sizes,
+        seed=3,
+        negative_indices=spec.get("need_check_negative", False),
+        out_of_range=0.1 if spec.get("need_check_bound") else 0.0,
+    )
     for case in session.scheduled.cases:
         try:
             run = session.check(inputs=inputs, core_num=6, tiling_key=case.tiling_key)

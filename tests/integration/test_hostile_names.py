@@ -71,12 +71,17 @@ def test_graph_and_node_names_cannot_inject_code(tmp_path):
     sentinel = tmp_path / "SENTINEL"
     payload = f'g */ static int x = std::system("touch {sentinel}"); /*\n#error injected\n// \\'
     sizes = ("n0", "n1", "n2")
-    graph = select_graph(payload, payload + "x", '"); std::system("touch ' + str(sentinel) + '"); //', "y",
-                         sizes)
+    graph = select_graph(
+        payload, payload + "x", '"); std::system("touch ' + str(sentinel) + '"); //', "y", sizes
+    )
     session = check_every_case(graph, sizes)
     assert not sentinel.exists()
-    for text in (session.result.kernel, session.result.tiling, session.result.infer_shape,
-                 session.runner.harness(session.result)):
+    for text in (
+        session.result.kernel,
+        session.result.tiling,
+        session.result.infer_shape,
+        session.runner.harness(session.result),
+    ):
         code = re.sub(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*', "", text)  # C++ without literals and comments
         assert "std::system" not in code
         assert re.search(r"^\s*#\s*error", text, re.MULTILINE) is None  # no line of its own
@@ -90,8 +95,13 @@ def test_size_text_with_code_is_refused_by_the_cli(tmp_path):
     path.write_text(json.dumps(graph))
     env = dict(os.environ)
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
-    proc = subprocess.run([sys.executable, "-m", "af_core", "compile", str(path), "-o", str(tmp_path / "out")],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "af_core", "compile", str(path), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode != 0
     assert "not a size expression" in proc.stderr
     assert not sentinel.exists()
@@ -218,7 +228,12 @@ def test_cli_takes_sizes_by_the_graphs_names(tmp_path):
     env = dict(os.environ)
     env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
     for command in ("explain", "run"):
-        proc = subprocess.run([sys.executable, "-m", "af_core", command, str(path), "--shape",
-                               "batch=40,class=3,n=7"], capture_output=True, text=True, env=env, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "af_core", command, str(path), "--shape", "batch=40,class=3,n=7"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr
     assert "match" in proc.stdout

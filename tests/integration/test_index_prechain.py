@@ -51,8 +51,10 @@ def test_prechained_embedding_runs_on_the_twin(masked):
         low, high = (0, 160) if masked else (START, END)
         ids = rng.integers(low, high, (b, length)).astype(np.int64)
         # logical views: the table broadcast over B, the ids over D (the Data nodes' stride-0 views)
-        arrays = {"weight": np.broadcast_to(weight, (b, END - START, d)),
-                  "ids": np.broadcast_to(ids[..., None], (b, length, d))}
+        arrays = {
+            "weight": np.broadcast_to(weight, (b, END - START, d)),
+            "ids": np.broadcast_to(ids[..., None], (b, length, d)),
+        }
         run = session.check(inputs=session.inputs({"D": d, "B": b, "L": length}, arrays=arrays))
         assert run.ok, run.describe()
         inside = (ids >= START) & (ids < END)

@@ -30,8 +30,10 @@ def test_overflowing_integer_chain_matches_the_reference_under_sanitizers(dtype,
         if name == "index":
             arrays[name] = array
             continue
-        values = rng.choice(np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=dtype),
-                            size=array.shape)
+        values = rng.choice(
+            np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=dtype),
+            size=array.shape,
+        )
         arrays[name] = values.astype(array.dtype)
     run = session.check(inputs=session.inputs(arrays=arrays, sizes=base.sizes), core_num=2)
     assert run.ok, run.describe()  # products of INT_MIN / INT_MAX operands overflow and wrap on both sides

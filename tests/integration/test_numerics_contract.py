@@ -76,7 +76,11 @@ LEGALIZED = {
     "int8_mul": ("int8", ("Mul(side)", "Muls(3)", "Relu", "Neg", "Adds(300)"), ("Sum", (2,))),
     "uint8_mul": ("uint8", ("Mul(side)", "Muls(201)"), ("Sum", (2,))),
     "int16_relu": ("int16", ("Relu", "Muls(300)"), ("Sum", (2,))),
-    "uint16_scalar": ("uint16", ("Adds(40000)", "Muls(3)", "Maxs(7)", "Mins(60000)", "Subs(5)"), ("Sum", (2,))),
+    "uint16_scalar": (
+        "uint16",
+        ("Adds(40000)", "Muls(3)", "Maxs(7)", "Mins(60000)", "Subs(5)"),
+        ("Sum", (2,)),
+    ),
     "uint32_scalar": ("uint32", ("Adds(4000000000)", "Muls(3)", "Maxs(7)", "Mins(3000000000)"), None),
     "int8_max": ("int8", (), ("Max", (2,))),
     "int8_min": ("int8", (), ("Min", (2,))),

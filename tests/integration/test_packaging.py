@@ -15,8 +15,11 @@ from af_core import hookspecs
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTIONS = sorted(
-    [ROOT, *(p.parent for p in ROOT.glob("plugins/*/pyproject.toml")),
-     *(p.parent for p in ROOT.glob("examples/*/pyproject.toml"))]
+    [
+        ROOT,
+        *(p.parent for p in ROOT.glob("plugins/*/pyproject.toml")),
+        *(p.parent for p in ROOT.glob("examples/*/pyproject.toml")),
+    ]
 )
 
 
@@ -59,7 +62,9 @@ def test_license_readme_and_metadata(directory):
     assert meta["project"]["license"] == "Apache-2.0" and meta["project"]["license-files"] == ["LICENSE"]
     assert (directory / meta["project"]["readme"]).is_file()
     assert meta["project"]["authors"] and meta["project"]["classifiers"]
-    assert not any(c.startswith("License ::") for c in meta["project"]["classifiers"])  # PEP 639: the expression only
+    assert not any(
+        c.startswith("License ::") for c in meta["project"]["classifiers"]
+    )  # PEP 639: the expression only
     assert meta["build-system"]["requires"] == ["setuptools>=77.0.3"]
     assert "urls" not in meta["project"]
 
@@ -70,9 +75,13 @@ def test_one_version_source_a_literal_in_the_package(directory):
     assert "version" not in meta["project"] and meta["project"]["dynamic"] == ["version"]
     package = package_of(directory)
     tree = ast.parse((directory / package / "__init__.py").read_text(encoding="utf-8"))
-    literals = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
-                and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
-                and isinstance(node.value, ast.Constant)]
+    literals = [
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
+        and isinstance(node.value, ast.Constant)
+    ]
     assert literals == [importlib.import_module(package).__version__]
     assert (directory / package / "py.typed").is_file()
     assert "py.typed" in str(meta["tool"]["setuptools"]["package-data"])
@@ -131,7 +140,9 @@ def test_the_dist_check_refuses_a_wheel_without_license_file_or_metadata(tmp_pat
     problems: list[str] = []
     check_dist.check_license(_wheel(tmp_path / "good.whl", good, True), problems)
     assert problems == []
-    check_dist.check_license(_wheel(tmp_path / "bare.whl", "Metadata-Version: 2.4\nName: af-x\n", False), problems)
+    check_dist.check_license(
+        _wheel(tmp_path / "bare.whl", "Metadata-Version: 2.4\nName: af-x\n", False), problems
+    )
     assert len(problems) == 3 and all(p.startswith("bare.whl") for p in problems)
 
 

@@ -31,8 +31,9 @@ pytestmark = pytest.mark.twin
 
 POLICIES = [
     # fewest cores, then the smallest UB footprint, then the *highest* modelled cost
-    SelectionPolicy("fewest_cores", "least cores", [("block_dim", "min"), ("resource:ub_bytes", "min"),
-                                                    ("cost", "max")]),
+    SelectionPolicy(
+        "fewest_cores", "least cores", [("block_dim", "min"), ("resource:ub_bytes", "min"), ("cost", "max")]
+    ),
     # most workspace, then the lowest score, then the highest key (no case ties on the key)
     SelectionPolicy("odd_one", "inverted", [("workspace", "max"), ("score", "min"), ("tiling_key", "max")]),
     # a resource only the contributor below defines (for SIMT cases): the other cases never fit
@@ -42,7 +43,9 @@ POLICIES = [
 
 def contributions(case, ctx):
     """SIMT cases get an L2 footprint; every case a score term that grows with the core count."""
-    items = [ScoreTerm("cores_bonus", CORE_NUM - 1 if case.template == "simt" else sympy.Integer(0), "test bonus")]
+    items = [
+        ScoreTerm("cores_bonus", CORE_NUM - 1 if case.template == "simt" else sympy.Integer(0), "test bonus")
+    ]
     if case.template == "simt":
         (size, *_rest) = sorted(case.graph.sizes(), key=lambda v: v.symbol.name)
         items.append(ResourceFormula("l2_bytes", 64 * size.symbol, "rows kept in L2"))
@@ -65,8 +68,9 @@ def policy_plugin() -> types.ModuleType:
 @pytest.fixture(scope="module")
 def installed():
     """Every installed plugin plus the test's policies and contributor, for this module's tests."""
-    previous = reset_registry(Registry(AfPluginManager(extra_plugins=(("test_policies", policy_plugin(),
-                                                                        "af-test-policies"),))))
+    previous = reset_registry(
+        Registry(AfPluginManager(extra_plugins=(("test_policies", policy_plugin(), "af-test-policies"),)))
+    )
     yield
     reset_registry(previous)
 
@@ -127,7 +131,10 @@ def test_explain_shows_the_policy_order_and_the_contributions(installed):
     scheduled, _native = compiled("plain", "least_l2")
     sizes = {"a0": 64, "a1": 48, "a2": 64, "b0": 64, "b1": 48, "b2": 64}
     report = explain(scheduled, sizes, 8)
-    assert report.policy == "least_l2" and report.order == "min resource:l2_bytes, then min cost, then min tiling_key"
+    assert (
+        report.policy == "least_l2"
+        and report.order == "min resource:l2_bytes, then min cost, then min tiling_key"
+    )
     l2 = [c for c in report.contributions if c.name == "l2_bytes"]
     assert l2 and all(c.value == 64 * 64 and c.plugin == "af-test-policies" for c in l2)
     dropped = [r for r in report.rows if r.status == "dropped" and "l2_bytes" in r.reason]
@@ -153,7 +160,7 @@ def test_explain_names_the_quantity_each_candidate_lost_on(installed):
     assert all(r.cost >= cheapest.cost for r in cost_report.rows if r.status == "candidate")
 
 
-CLI_PLUGIN = '''
+CLI_PLUGIN = """
 import sympy
 from af_core import hookimpl
 from af_core.schedule.contributions import ResourceFormula, ScoreTerm
@@ -173,9 +180,9 @@ def af_case_contributions(case, ctx):
         return None
     return [ScoreTerm("prefer_simt", sympy.Integer(5), "a test preference"),
             ResourceFormula("row_bytes", sympy.Integer(4096), "a test footprint")]
-'''
+"""
 
-BROKEN_PLUGIN = '''
+BROKEN_PLUGIN = """
 from af_core import hookimpl
 
 AF_CONTRACT_VERSION = 1
@@ -184,7 +191,7 @@ AF_CONTRACT_VERSION = 1
 @hookimpl
 def af_case_contributions(case, ctx):
     raise RuntimeError("the contributor crashed")
-'''
+"""
 
 
 def install(site, dist: str, module: str, source: str) -> None:
@@ -207,11 +214,20 @@ def test_afc_explain_shows_contributions_the_policy_and_a_contributor_that_raise
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
 
     def afc(*args):
-        return subprocess.run([sys.executable, "-m", "af_core", *args], capture_output=True, text=True, env=env,
-                              timeout=900)
+        return subprocess.run(
+            [sys.executable, "-m", "af_core", *args], capture_output=True, text=True, env=env, timeout=900
+        )
 
-    proc = afc("explain", str(path), "--shape", "a0=48,a1=64,b0=48,b1=16", "--cores", "48",
-               "--selection", "fewest_rows")
+    proc = afc(
+        "explain",
+        str(path),
+        "--shape",
+        "a0=48,a1=64,b0=48,b1=16",
+        "--cores",
+        "48",
+        "--selection",
+        "fewest_rows",
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "selection policy fewest_rows" in out and "policy order: min resource:row_bytes" in out
@@ -237,7 +253,10 @@ def test_a_raising_contributor_is_a_diagnostic_and_proto_and_report_record_every
 
     broken = types.ModuleType("af_test_crashing")
     broken.af_case_contributions = hookimpl(crash)
-    plugins = (("test_policies", policy_plugin(), "af-test-policies"), ("crashing", broken, "af-test-crashing"))
+    plugins = (
+        ("test_policies", policy_plugin(), "af-test-policies"),
+        ("crashing", broken, "af-test-crashing"),
+    )
     previous = reset_registry(Registry(AfPluginManager(extra_plugins=plugins)))
     try:
         fuser = Autofuser(AutofuserOptions(selection="least_l2"))
@@ -247,8 +266,12 @@ def test_a_raising_contributor_is_a_diagnostic_and_proto_and_report_record_every
     finally:
         reset_registry(previous)
     assert scheduled.cases and len(scheduled.diagnostics) == len(scheduled.cases)
-    assert all(d.plugin == "crashing" and d.distribution == "af-test-crashing"
-               and d.reason == "raised RuntimeError: contributor crashed" for d in scheduled.diagnostics)
+    assert all(
+        d.plugin == "crashing"
+        and d.distribution == "af-test-crashing"
+        and d.reason == "raised RuntimeError: contributor crashed"
+        for d in scheduled.diagnostics
+    )
     proto = json.loads(result.proto)
     assert proto["selection_policy"] == "least_l2"
     assert proto["selection"]["policy"]["order"] == [["resource:l2_bytes", "min"], ["cost", "min"]]
@@ -256,5 +279,8 @@ def test_a_raising_contributor_is_a_diagnostic_and_proto_and_report_record_every
     simt = [c for c in proto["candidates"] if c["template"] == "simt"]
     assert simt and {x["name"] for x in simt[0]["contributions"]} == {"cores_bonus", "l2_bytes"}
     assert {d["plugin"] for d in proto["contribution_diagnostics"]} == {"crashing"}
-    assert "min resource:l2\\_bytes, then min cost" in report and "from af-test-policies: rows kept in L2" in report
+    assert (
+        "min resource:l2\\_bytes, then min cost" in report
+        and "from af-test-policies: rows kept in L2" in report
+    )
     assert "dropped contribution: crashing (af-test-crashing) on " in report

@@ -50,7 +50,9 @@ def test_dispatch_follows_the_seed_rule_and_matches_the_reference():
         run = session.check(sizes, seed=k, core_num=cores)
         assert run.ok, run.describe()
         got = templates[run.twin.tiling_key]
-        assert got == (want if want in fits else "simt"), f"{sizes} on {cores} cores: chose {got}, rule {want}"
+        assert got == (want if want in fits else "simt"), (
+            f"{sizes} on {cores} cores: chose {got}, rule {want}"
+        )
         seen.add(got)
     assert seen == set(BUILTIN)
 

@@ -34,8 +34,11 @@ def renamed_templates():
     """Three plugins' templates again, each under a new name, in a registry beside the installed ones."""
     module = types.ModuleType("my_rows_plugin")
     module.AF_CONTRACT_VERSION = CONTRACT_VERSION
-    templates = [_renamed(simd.SimdTemplate, "my_rows"), _renamed(sklike.SkLikeTemplate, "my_stages"),
-                 _renamed(simt.SimtTemplate, "my_lanes")]
+    templates = [
+        _renamed(simd.SimdTemplate, "my_rows"),
+        _renamed(sklike.SkLikeTemplate, "my_stages"),
+        _renamed(simt.SimtTemplate, "my_lanes"),
+    ]
 
     @hookimpl
     def af_register_templates(register):
@@ -55,8 +58,12 @@ def test_renamed_builtin_compiles_and_matches_the_reference(renamed_templates, n
     graph = chain_graph(rank=3, dim=1, dtype="float32", post=("Abs",))
     session = TwinSession(graph, AutofuserOptions(force_template=name))
     assert {c.template for c in session.scheduled.cases} == {name}
-    for seed, sizes in enumerate(({"a0": 6, "a1": 40, "a2": 16, "b0": 6, "b1": 9, "b2": 16},
-                                  {"a0": 3, "a1": 7, "a2": 5, "b0": 3, "b1": 30, "b2": 5})):
+    for seed, sizes in enumerate(
+        (
+            {"a0": 6, "a1": 40, "a2": 16, "b0": 6, "b1": 9, "b2": 16},
+            {"a0": 3, "a1": 7, "a2": 5, "b0": 3, "b1": 30, "b2": 5},
+        )
+    ):
         run = session.check(sizes, seed=seed, core_num=8)
         assert run.ok, run.describe()
         assert session.scheduled.case(run.twin.tiling_key).template == name

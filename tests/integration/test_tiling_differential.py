@@ -104,7 +104,11 @@ def _boundaries() -> list[int]:
         values.update({(1 << k) - 1, 1 << k, (1 << k) + 1})
     for parts in (2, 3, 4):
         for itemsize in (1, 2, 4, 8, 16):
-            root = math.isqrt(INT64_MAX // itemsize) if parts == 2 else round((INT64_MAX // itemsize) ** (1 / parts))
+            root = (
+                math.isqrt(INT64_MAX // itemsize)
+                if parts == 2
+                else round((INT64_MAX // itemsize) ** (1 / parts))
+            )
             values.update({root - 1, root, root + 1})
     for divisor in (2, 3, 4, 8, 16, 32, 48, 64, 128):
         values.update({INT64_MAX // divisor, INT64_MAX // divisor + 1})
@@ -123,7 +127,9 @@ def assert_agree(scheduled, native, sizes, core_num, ub_size) -> str:
         want = solve_scheduled(scheduled, sizes, core_num, ub_size)
     except TilingError as exc:
         expected = 2 if str(exc).startswith("no case fits") else 1
-        assert got.code == expected, f"Python: {exc}; C++ returned {got.code} for {sizes}, {core_num}, {ub_size}"
+        assert got.code == expected, (
+            f"Python: {exc}; C++ returned {got.code} for {sizes}, {core_num}, {ub_size}"
+        )
         assert all(v == 0 for v in got.struct.values()), "C++ wrote tiling data on failure"
         return f"code{expected}"
     assert got.code == 0, f"C++ failed ({got.code}) where Python chose key {want.tiling_key} for {sizes}"

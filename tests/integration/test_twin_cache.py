@@ -98,8 +98,9 @@ def test_the_shared_parts_are_built_once_and_reused_by_the_next_graph(tmp_path):
     assert "pch" not in second.build.timings and "harness main" not in second.build.timings
     assert (gch.stat().st_ino, gch.stat().st_mtime_ns, parts.main.stat().st_mtime_ns) == stamp
     assert second.check({n: 3 for n in second.scheduled.size_names}).ok
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.build.key, second.build.key,
-                                                                 *_shared(runner)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [first.build.key, second.build.key, *_shared(runner)]
+    )
     assert list(second.build.directory.glob("*.o")) == [] and list(second.build.directory.glob("*.gch")) == []
 
 
@@ -111,8 +112,12 @@ def test_the_kernel_is_compiled_with_the_precompiled_headers(tmp_path):
     session = TwinSession(chain_graph(rank=2, dim=1), runner=runner)
     parts = runner.parts()
     (tmp_path / "kernel.cpp").write_text(session.result.kernel)
-    unit = toolchain.Unit(("kernel.cpp",), "kernel", runner.build_flags.replace(extra=("-H",)),
-                          (str(parts.pch), *runner.include_dirs()))
+    unit = toolchain.Unit(
+        ("kernel.cpp",),
+        "kernel",
+        runner.build_flags.replace(extra=("-H",)),
+        (str(parts.pch), *runner.include_dirs()),
+    )
     done = toolchain.run(unit.command(runner.cxx), what="kernel", cwd=tmp_path)
     assert f"! {parts.pch / 'kernel_operator.h.gch'}" in done.stderr.splitlines()
 

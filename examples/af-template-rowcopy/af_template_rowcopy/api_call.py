@@ -33,11 +33,18 @@ class RowCopyApiCall(ApiCall):
         view = a["view"]
         name = ctx.unique("rowview")
         lines = [f"AfRowCopyView {name}{{}};", f"{name}.rank = {len(view['sizes'])};"]
-        for key, member in (("sizes", "sizes"), ("index_strides", "indexStrides"), ("table_strides", "tableStrides")):
+        for key, member in (
+            ("sizes", "sizes"),
+            ("index_strides", "indexStrides"),
+            ("table_strides", "tableStrides"),
+        ):
             lines += [f"{name}.{member}[{i}] = {ctx.expr(value)};" for i, value in enumerate(view[key])]
-        lines += [f"{name}.extent = {ctx.expr(view['extent'])};", f"{name}.width = {ctx.expr(view['width'])};",
-                  f"{name}.checkNegative = {'true' if view['check_negative'] else 'false'};",
-                  f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};"]
+        lines += [
+            f"{name}.extent = {ctx.expr(view['extent'])};",
+            f"{name}.width = {ctx.expr(view['width'])};",
+            f"{name}.checkNegative = {'true' if view['check_negative'] else 'false'};",
+            f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};",
+        ]
         ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
         itype = ctx.cpp_type(ctx.impl.tensor(index).dtype)
         make, dst = ctx.produce(out)

@@ -54,8 +54,10 @@ MAX_ROW_AXES = 8
 def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:
     """The Data node a gather port reads, when the port is fed by a plain Load."""
     if port_node.op.compute_type != "load":
-        raise Unsupported(f"the {what} of the gather is '{port_node.name}' ({port_node.type}); the row copy reads "
-                          f"the {what} from GM as stored, so it must come straight from a Load")
+        raise Unsupported(
+            f"the {what} of the gather is '{port_node.name}' ({port_node.type}); the row copy reads "
+            f"the {what} from GM as stored, so it must come straight from a Load"
+        )
     return graph.producer(port_node, "x")
 
 
@@ -63,8 +65,10 @@ def reduce_axes_in_row(an, dim: int) -> tuple[int, int]:
     """The reduced axes as a run ``[lo, hi)`` of row axes (axes after ``dim``)."""
     axes = an.reduce_axes() or (an.rank - 1,)
     if min(axes) <= dim:
-        raise Unsupported(f"reduce axes {list(axes)} include the gathered axis or one before it (dim {dim}); "
-                          "the row copy reduces inside rows only")
+        raise Unsupported(
+            f"reduce axes {list(axes)} include the gathered axis or one before it (dim {dim}); "
+            "the row copy reduces inside rows only"
+        )
     if list(axes) != list(range(axes[0], axes[-1] + 1)):
         raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
     return axes[0] - dim - 1, axes[-1] - dim
@@ -84,37 +88,47 @@ class RowCopyTemplate:
         if il.y.dtype.is_bool:
             raise Unsupported("bool tables are not supported")
         if an.input_chain:
-            raise Unsupported(f"ops {[n.name for n in an.input_chain]} sit between the table and the gather; "
-                              "the row copy copies table rows as stored")
+            raise Unsupported(
+                f"ops {[n.name for n in an.input_chain]} sit between the table and the gather; "
+                "the row copy copies table rows as stored"
+            )
         if an.index_chain:
-            raise Unsupported(f"ops {[n.name for n in an.index_chain]} sit between the index and the gather; "
-                              "the row copy reads index values as stored")
+            raise Unsupported(
+                f"ops {[n.name for n in an.index_chain]} sit between the index and the gather; "
+                "the row copy reads index values as stored"
+            )
         for node in graph.nodes():
             if node.op.compute_type == "data" and node.y.dtype.is_bool:
                 raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
         dim = an.dim
         if dim + 1 > MAX_ROW_AXES:
-            raise Unsupported(f"the gathered axis is axis {dim}; the row copy numbers rows over at most "
-                              f"{MAX_ROW_AXES} axes")
+            raise Unsupported(
+                f"the gathered axis is axis {dim}; the row copy numbers rows over at most {MAX_ROW_AXES} axes"
+            )
         table = _loaded_data(graph, graph.producer(il, "x1"), "table")
         index = _loaded_data(graph, graph.producer(il, "x2"), "index")
         out_sizes = list(il.y.size)
         index_strides = list(index.y.strides)
         varying = [i for i in range(dim + 1, an.rank) if sympy.sympify(index_strides[i]) != 0]
         if varying:
-            raise Unsupported(f"index '{index.name}' varies along axes {varying} after dim {dim}; the row copy "
-                              "needs one index value per row (embedding / index_select)")
-        row_view = {"inner_sizes": out_sizes[dim + 1:], "inner_strides": list(table.y.strides[dim + 1:])}
+            raise Unsupported(
+                f"index '{index.name}' varies along axes {varying} after dim {dim}; the row copy "
+                "needs one index value per row (embedding / index_select)"
+            )
+        row_view = {"inner_sizes": out_sizes[dim + 1 :], "inner_strides": list(table.y.strides[dim + 1 :])}
         if not dense(row_view):
-            raise Unsupported(f"the selected rows of table '{table.name}' are not one contiguous block "
-                              f"(strides {row_view['inner_strides']})")
+            raise Unsupported(
+                f"the selected rows of table '{table.name}' are not one contiguous block "
+                f"(strides {row_view['inner_strides']})"
+            )
         return [self._case(graph, il, an, ctx, table, index, dim)]
 
-    def _case(self, graph: HintGraph, il: Node, an, ctx: ScheduleContext, table: Node, index: Node,
-              dim: int) -> Case:
+    def _case(
+        self, graph: HintGraph, il: Node, an, ctx: ScheduleContext, table: Node, index: Node, dim: int
+    ) -> Case:
         out_sizes = list(il.y.size)
         row_sizes = out_sizes[: dim + 1]
-        width = product(out_sizes[dim + 1:])
+        width = product(out_sizes[dim + 1 :])
         value = graph.producer(an.reduce or an.store, "x")
 
         spec = TilingSpec()
@@ -123,9 +137,13 @@ class RowCopyTemplate:
         tile, tiles = field("tile"), field("tiles")
         per_core, used = field("tiles_per_core"), field("used_cores")
         merged, loop, inner, cores, share = self.axis_names
-        axes = [ImplAxis(merged, "MERGED", rows, tuple(a.name for a in il.y.axis[: dim + 1])),
-                ImplAxis(loop, "TILE_OUT", tiles, (merged,)), ImplAxis(inner, "TILE_IN", tile, (merged,)),
-                ImplAxis(cores, "BLOCK_OUT", used, (loop,)), ImplAxis(share, "BLOCK_IN", per_core, (loop,))]
+        axes = [
+            ImplAxis(merged, "MERGED", rows, tuple(a.name for a in il.y.axis[: dim + 1])),
+            ImplAxis(loop, "TILE_OUT", tiles, (merged,)),
+            ImplAxis(inner, "TILE_IN", tile, (merged,)),
+            ImplAxis(cores, "BLOCK_OUT", used, (loop,)),
+            ImplAxis(share, "BLOCK_IN", per_core, (loop,)),
+        ]
         start, actual = sympy.Symbol(f"{loop}_start"), sympy.Symbol(f"{loop}_actual")
         stage = Stage("rowcopy", axes, [], [], used_cores="used_cores")
         plan = TilePlan(impl, stage, tile)
@@ -135,7 +153,9 @@ class RowCopyTemplate:
         pitch = pitch_for(width, [n.y.dtype for n in [il, *an.post_chain, *post_loads]])
 
         # 1. the row copies
-        gathered = plan.tile(f"{il.name}_rows", il.y.dtype, pitch, position="VECIN", que=True, num=self.buffers)
+        gathered = plan.tile(
+            f"{il.name}_rows", il.y.dtype, pitch, position="VECIN", que=True, num=self.buffers
+        )
         view = {
             "sizes": row_sizes,
             "index_strides": list(index.y.strides[: dim + 1]),
@@ -145,9 +165,17 @@ class RowCopyTemplate:
             "check_negative": bool(il.attr.ir_attr.need_check_negative),
             "check_bound": bool(il.attr.ir_attr.need_check_bound),
         }
-        b.nodes.append(ImplNode(il.name, "IndirectLoad", RowCopyApiCall.name, (b.gm_tensor(table), b.gm_tensor(index)),
-                                (gathered,), loop_axis=loop,
-                                attrs={"view": view, "first_row": start, "rows": actual, "pitch": pitch}))
+        b.nodes.append(
+            ImplNode(
+                il.name,
+                "IndirectLoad",
+                RowCopyApiCall.name,
+                (b.gm_tensor(table), b.gm_tensor(index)),
+                (gathered,),
+                loop_axis=loop,
+                attrs={"view": view, "first_row": start, "rows": actual, "pitch": pitch},
+            )
+        )
         b.tensor_of[il.name] = gathered
         # 2. the output-post chain with its side inputs, 3. reduce and store
         for load in post_loads:
@@ -157,14 +185,29 @@ class RowCopyTemplate:
             b.compute(node, pitch, final=an.reduce is None and node is value)
         result, out_width, out_pitch = b.tensor_of[value.name], width, pitch
         if an.reduce is not None:
-            result, out_width, out_pitch = add_reduce(b, an.reduce, result, value.y.dtype, out_sizes[dim + 1:],
-                                                      reduce_axes_in_row(an, dim), pitch)
+            result, out_width, out_pitch = add_reduce(
+                b, an.reduce, result, value.y.dtype, out_sizes[dim + 1 :], reduce_axes_in_row(an, dim), pitch
+            )
         out = an.output
-        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
-                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        impl.add_tensor(
+            ImplTensor(
+                out.name,
+                out.y.dtype,
+                "GM",
+                tuple(out.y.size),
+                tuple(contiguous_strides(list(out.y.size))),
+                gm_arg=out.name,
+            )
+        )
         b.store(an.store.name, result, out.name, out_width, out_pitch, rows, out.y.dtype)
-        stage.nodes = [*b.nodes, *(ImplNode(n.name, n.type, None, fused_into=il.name) for n in graph.nodes()
-                                   if n.op.compute_type == "broadcast")]
+        stage.nodes = [
+            *b.nodes,
+            *(
+                ImplNode(n.name, n.type, None, fused_into=il.name)
+                for n in graph.nodes()
+                if n.op.compute_type == "broadcast"
+            ),
+        ]
         assign_releases(stage, impl)
         impl.stages = [stage]
 
@@ -174,9 +217,15 @@ class RowCopyTemplate:
         spec.add("tiles_per_core", CeilDiv(tiles, CORE_NUM), "tiles per core")
         spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
         ub = plan.ub_bytes()
-        spec.resources = {"ub_bytes": ub, "workspace_bytes": sympy.Integer(0), "dcache_bytes": sympy.Integer(0)}
-        spec.require(sympy.Le(ub, UB_SIZE), "one tile row (the copied row, the post chain's tiles and "
-                                            "temporaries) does not fit in UB")
+        spec.resources = {
+            "ub_bytes": ub,
+            "workspace_bytes": sympy.Integer(0),
+            "dcache_bytes": sympy.Integer(0),
+        }
+        spec.require(
+            sympy.Le(ub, UB_SIZE),
+            "one tile row (the copied row, the post chain's tiles and temporaries) does not fit in UB",
+        )
         row_bytes = width * il.y.dtype.itemsize
         spec.score = sympy.Piecewise((2, sympy.Ge(row_bytes, LONG_ROW_BYTES)), (-1, True))
         spec.cost = row_copy_cost(b, stage, rows, tiles, row_bytes, index.y.dtype, width, pitch, il.y.dtype)
@@ -184,8 +233,9 @@ class RowCopyTemplate:
         return Case(self.name, "default", graph, impl, spec)
 
 
-def row_copy_cost(b: TileBuilder, stage: Stage, rows, tiles, row_bytes, index_dtype: dt.DType, width, pitch,
-                  dtype: dt.DType) -> sympy.Expr:
+def row_copy_cost(
+    b: TileBuilder, stage: Stage, rows, tiles, row_bytes, index_dtype: dt.DType, width, pitch, dtype: dt.DType
+) -> sympy.Expr:
     """Modelled cost: bytes moved, plus one API call per row copy and per other call of a tile.
 
     The copies read ``rows * row_bytes`` table bytes and one index value per
@@ -193,8 +243,9 @@ def row_copy_cost(b: TileBuilder, stage: Stage, rows, tiles, row_bytes, index_dt
     bytes); TileBuilder counted the side inputs and the store. A tile row
     wider than its 32-byte padded data costs one Duplicate per row on top.
     """
-    per_tile = len([n for n in stage.nodes if n.loop_axis == b.loop and n.api_call
-                    and n.api_call != RowCopyApiCall.name])
+    per_tile = len(
+        [n for n in stage.nodes if n.loop_axis == b.loop and n.api_call and n.api_call != RowCopyApiCall.name]
+    )
     filled = AlignUp(width, 32 // dtype.itemsize)
     fills = rows * Min(1, pitch - filled)
     gm_bytes = rows * row_bytes + rows * index_dtype.itemsize + b.gm_bytes

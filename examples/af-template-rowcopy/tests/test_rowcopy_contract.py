@@ -23,8 +23,10 @@ from af_core.twin import TwinSession
 from af_core.twin.runner import TwinRunner
 
 # The competitor of the dispatch tests: a built-in template (installed beside this one by its tox env).
-needs_simt = pytest.mark.skipif(importlib.util.find_spec("af_indirect_load_simt") is None,
-                                reason="the dispatch tests need the SIMT template as a competitor")
+needs_simt = pytest.mark.skipif(
+    importlib.util.find_spec("af_indirect_load_simt") is None,
+    reason="the dispatch tests need the SIMT template as a competitor",
+)
 
 LONG_ROWS = {"N": 1000, "H": 1024, "K": 16}  # 4 KiB rows, 16 of 1000 selected
 SHORT_ROWS = {"N": 1000, "H": 8, "K": 5000}  # 32-byte rows, many indices
@@ -37,11 +39,14 @@ def test_discovered_from_its_distribution():
     assert registry.entry("api_source", "af_row_copy").distribution == "af-template-rowcopy"
 
 
-@pytest.mark.parametrize("build,reason", [
-    (graphs.full_index_gather, "needs one index value per row"),
-    (graphs.index_chain_select, "sit between the index and the gather"),
-    (graphs.reduce_over_rows, "reduces inside rows only"),
-])
+@pytest.mark.parametrize(
+    "build,reason",
+    [
+        (graphs.full_index_gather, "needs one index value per row"),
+        (graphs.index_chain_select, "sit between the index and the gather"),
+        (graphs.reduce_over_rows, "reduces inside rows only"),
+    ],
+)
 def test_rejects_what_it_cannot_do(build, reason):
     with pytest.raises(ScheduleError, match=reason) as info:
         Autofuser(AutofuserOptions(force_template="rowcopy")).schedule(build())
@@ -86,7 +91,9 @@ def test_cost_policy_decides_on_modelled_cost():
 
 
 @pytest.mark.twin
-@pytest.mark.parametrize("sizes,cores", [(LONG_ROWS, 8), (SHORT_ROWS, 8), ({"N": 5000, "H": 128, "K": 300}, 48)])
+@pytest.mark.parametrize(
+    "sizes,cores", [(LONG_ROWS, 8), (SHORT_ROWS, 8), ({"N": 5000, "H": 128, "K": 300}, 48)]
+)
 def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
     """Random indices (no neighbouring rows to merge): modelled and twin-counted cost agree within 5%."""
     s = TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template="rowcopy"))
@@ -95,7 +102,9 @@ def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
     counted = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
     modelled = next(r for r in explain(s.scheduled, sizes, cores).rows if r.status == "chosen").cost
     assert abs(modelled - counted) <= 0.05 * counted, (modelled, counted)
-    assert {"kernel.cpp", "tiling.cpp", "harness.cpp", "harness"} <= {p.name for p in s.build.directory.iterdir()}
+    assert {"kernel.cpp", "tiling.cpp", "harness.cpp", "harness"} <= {
+        p.name for p in s.build.directory.iterdir()
+    }
 
 
 @needs_simt
@@ -104,10 +113,14 @@ def test_simt_model_is_above_its_twin_count_on_row_gathers():
     """docs/writing-templates.md §8: why rowcopy wins the cost policy for long rows (update the page if this fails)."""
     counted = {}
     for template in ("rowcopy", "simt"):
-        s = TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template=template))
+        s = TwinSession(
+            graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template=template)
+        )
         run = s.check(LONG_ROWS, seed=1, core_num=8)
         assert run.ok, run.describe()
-        counted[template] = traffic(s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info).cost
+        counted[template] = traffic(
+            s.graph, run.inputs, run.twin.outputs, run.twin.counters, s.scheduled.info
+        ).cost
         modelled = next(r for r in explain(s.scheduled, LONG_ROWS, 8).rows if r.status == "chosen").cost
         if template == "simt":
             assert modelled > counted["simt"]
@@ -119,8 +132,11 @@ def test_simt_model_is_above_its_twin_count_on_row_gathers():
 def test_a_gxx_failure_names_the_kernel_and_carries_the_compiler_log(monkeypatch):
     """What docs/writing-templates.md says to look at when g++ rejects a generated kernel."""
     broken = RowCopyApiCall.generate_api_call_string
-    monkeypatch.setattr(RowCopyApiCall, "generate_api_call_string",
-                        lambda self: broken(self) + "\nrow_copy_not_declared_anywhere();")
+    monkeypatch.setattr(
+        RowCopyApiCall,
+        "generate_api_call_string",
+        lambda self: broken(self) + "\nrow_copy_not_declared_anywhere();",
+    )
     monkeypatch.setenv("AF_ASCENDC_CHECK", "0")  # else the official-header check refuses it first
     with pytest.raises(TwinError) as info:
         TwinSession(graphs.index_select_relu("float32", "int32"), AutofuserOptions(force_template="rowcopy"))
@@ -134,16 +150,39 @@ def test_a_gxx_failure_names_the_kernel_and_carries_the_compiler_log(monkeypatch
 def test_compile_artifacts_rebuild_by_hand(tmp_path):
     """`afc compile` writes a kernel.cpp that g++ checks on its own against the twin headers."""
     program = tmp_path / "isel.py"
-    program.write_text("import graphs\ngraph = graphs.index_select_relu('float32', 'int32')\n", encoding="utf-8")
+    program.write_text(
+        "import graphs\ngraph = graphs.index_select_relu('float32', 'int32')\n", encoding="utf-8"
+    )
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(Path(graphs.__file__).parent)}
-    subprocess.run([sys.executable, "-m", "af_core", "compile", str(program), "-o", str(out),
-                    "--force-template", "rowcopy"], check=True, env=env, capture_output=True)
-    assert {"kernel.cpp", "tiling.cpp", "autofuse_tiling_data.h", "infer_shape.cpp", "proto.json",
-            "report.md"} <= {p.name for p in out.iterdir()}
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "af_core",
+            "compile",
+            str(program),
+            "-o",
+            str(out),
+            "--force-template",
+            "rowcopy",
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    assert {
+        "kernel.cpp",
+        "tiling.cpp",
+        "autofuse_tiling_data.h",
+        "infer_shape.cpp",
+        "proto.json",
+        "report.md",
+    } <= {p.name for p in out.iterdir()}
     includes = [f"-I{d}" for d in TwinRunner().include_dirs()]
     cxx = shutil.which("g++")
     flags = ["-std=c++17", "-O1", "-g0", "-pthread", "-DAF_CPU_TWIN=1", "-fsyntax-only"]  # as the guide's §12
-    proc = subprocess.run([cxx, *flags, *includes, f"-I{out}", str(out / "kernel.cpp")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [cxx, *flags, *includes, f"-I{out}", str(out / "kernel.cpp")], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr

@@ -101,7 +101,9 @@ def test_out_of_range_index_without_bound_check_is_reported():
     assert info.value.kind == "gather-out-of-range"
 
 
-@pytest.mark.parametrize("names", [("R", "t", "Rt", "RTB", "RTb"), ("int", "a-b", "x_gm", "pipe", "blockIdx")])
+@pytest.mark.parametrize(
+    "names", [("R", "t", "Rt", "RTB", "RTb"), ("int", "a-b", "x_gm", "pipe", "blockIdx")]
+)
 def test_any_axis_names_compile(names, monkeypatch):
     """Axis names become C++ only through the kernel generator's loop_variable(): `t`, keywords, `a-b` all work."""
     monkeypatch.setattr(get_registry().get("template", "rowcopy"), "axis_names", names)

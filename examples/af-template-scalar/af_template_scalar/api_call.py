@@ -19,8 +19,11 @@ class _Emitter(ScalarEmitter):
         self.coords = coords
 
     def _offset(self, data: Node, coords, mask: Mask) -> str:
-        terms = [f"({c}) * ({self.ctx.expr(st)})" for axis, (c, st) in enumerate(zip(coords, data.y.strides))
-                 if axis not in mask and sympy.sympify(st) != 0]
+        terms = [
+            f"({c}) * ({self.ctx.expr(st)})"
+            for axis, (c, st) in enumerate(zip(coords, data.y.strides))
+            if axis not in mask and sympy.sympify(st) != 0
+        ]
         return " + ".join(terms) or "0"
 
     def _view(self, node: Node) -> tuple[Node, set[int]]:
@@ -42,15 +45,19 @@ class _Emitter(ScalarEmitter):
         data, view_mask = self._view(x1)
         extent = self.ctx.expr(x1.y.size[dim])
         idx = self.fresh()
-        self.emit(f"int64_t {idx} = static_cast<int64_t>({self.value(self.graph.producer(node, 'x2'), mask)});")
+        self.emit(
+            f"int64_t {idx} = static_cast<int64_t>({self.value(self.graph.producer(node, 'x2'), mask)});"
+        )
         if node.attr.ir_attr.need_check_negative:
             self.emit(f"{idx} = {idx} < 0 ? {idx} + ({extent}) : {idx};")
         coords = list(self.coords)
         coords[dim] = idx
         load = f"{self.ctx.gm(data.name)}.GetValue({self._offset(data, coords, (mask - {dim}) | view_mask)})"
         if node.attr.ir_attr.need_check_bound:
-            return f"(({idx} >= 0 && {idx} < ({extent})) ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
-        self.emit(f'AF_SIMT_CHECK_INDEX({idx}, ({extent}), {KernelContext.c_string(node.name)});')
+            return (
+                f"(({idx} >= 0 && {idx} < ({extent})) ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
+            )
+        self.emit(f"AF_SIMT_CHECK_INDEX({idx}, ({extent}), {KernelContext.c_string(node.name)});")
         return load
 
 
@@ -69,12 +76,19 @@ class ScalarLoopApiCall(ApiCall):
             ctx.need_source(source)
         decode = ["int64_t rem = pos;"]
         for axis in range(rank - 1, 0, -1):
-            decode += [f"const int64_t {coords[axis]} = rem % ({ctx.expr(a['sizes'][axis])});",
-                       f"rem /= ({ctx.expr(a['sizes'][axis])});"]
+            decode += [
+                f"const int64_t {coords[axis]} = rem % ({ctx.expr(a['sizes'][axis])});",
+                f"rem /= ({ctx.expr(a['sizes'][axis])});",
+            ]
         decode.append(f"const int64_t {coords[0]} = rem;")
         out = a["out"]
         ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
         body = [*decode, *emitter.lines, f"{ctx.gm(out)}.SetValue(pos, static_cast<{ctype}>({value}));"]
         start, count = ctx.expr(a["start"]), ctx.expr(a["count"])
-        return "\n".join([f"for (int64_t pos = {start}; pos < {start} + {count}; ++pos) {{",
-                          *("    " + line for line in body), "}"])
+        return "\n".join(
+            [
+                f"for (int64_t pos = {start}; pos < {start} + {count}; ++pos) {{",
+                *("    " + line for line in body),
+                "}",
+            ]
+        )

@@ -47,26 +47,62 @@ class ScalarLoopTemplate:
         impl = ImplGraph(graph.name, self.name)
         for node in graph.nodes():
             if node.op.compute_type == "data":
-                impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size),
-                                           tuple(node.y.strides), gm_arg=node.name))
+                impl.add_tensor(
+                    ImplTensor(
+                        node.name,
+                        node.y.dtype,
+                        "GM",
+                        tuple(node.y.size),
+                        tuple(node.y.strides),
+                        gm_arg=node.name,
+                    )
+                )
         out = an.output
-        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
-                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        impl.add_tensor(
+            ImplTensor(
+                out.name,
+                out.y.dtype,
+                "GM",
+                tuple(out.y.size),
+                tuple(contiguous_strides(list(out.y.size))),
+                gm_arg=out.name,
+            )
+        )
         spec = TilingSpec()
         total = spec.add("total", product(sizes), "output elements")
         per_core = spec.add("per_core", Max(CeilDiv(total, CORE_NUM), MIN_PER_CORE), "elements per core")
         used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
-        axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
-                ImplAxis("EB", "BLOCK_OUT", used, ("E",)), ImplAxis("Eb", "BLOCK_IN", per_core, ("E",))]
-        loop = ImplNode(il.name, "IndirectLoad", "ScalarLoopApiCall", (), (out.name,), loop_axis="Eb",
-                        attrs={"value_node": value.name, "sizes": sizes, "out": out.name,
-                               "start": sympy.Symbol("Eb_start"), "count": sympy.Symbol("Eb_actual")})
+        axes = [
+            ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
+            ImplAxis("EB", "BLOCK_OUT", used, ("E",)),
+            ImplAxis("Eb", "BLOCK_IN", per_core, ("E",)),
+        ]
+        loop = ImplNode(
+            il.name,
+            "IndirectLoad",
+            "ScalarLoopApiCall",
+            (),
+            (out.name,),
+            loop_axis="Eb",
+            attrs={
+                "value_node": value.name,
+                "sizes": sizes,
+                "out": out.name,
+                "start": sympy.Symbol("Eb_start"),
+                "count": sympy.Symbol("Eb_actual"),
+            },
+        )
         impl.stages = [Stage("scalar", axes, [loop], [], used_cores="used_cores")]
-        spec.resources = {"ub_bytes": sympy.Integer(0), "workspace_bytes": sympy.Integer(0),
-                          "dcache_bytes": sympy.Integer(0)}
+        spec.resources = {
+            "ub_bytes": sympy.Integer(0),
+            "workspace_bytes": sympy.Integer(0),
+            "dcache_bytes": sympy.Integer(0),
+        }
         spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))
         index = graph.producer(il, "x2")
         reads = gather_read_bytes(total, value.y.dtype.itemsize)
-        spec.cost = modelled_cost(reads + total * (index.y.dtype.itemsize + out.y.dtype.itemsize), serialized=True)
+        spec.cost = modelled_cost(
+            reads + total * (index.y.dtype.itemsize + out.y.dtype.itemsize), serialized=True
+        )
         spec.block_dim = used
         return [Case(self.name, "default", graph, impl, spec)]

@@ -21,18 +21,33 @@ def test_discovered_from_its_distribution():
     assert get_registry().entry("api_call", "ScalarLoopApiCall").distribution == "af-template-scalar"
 
 
-@pytest.mark.parametrize("kw", [
-    dict(rank=3, dim=1),
-    dict(rank=2, dim=0, dtype="float16", index_dtype="int64", post=("Exp", "Mul(side)")),
-    dict(rank=3, dim=2, dtype="bfloat16", index_pre=("Maxs(0)",), need_check_negative=True, need_check_bound=True),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(rank=3, dim=1),
+        dict(rank=2, dim=0, dtype="float16", index_dtype="int64", post=("Exp", "Mul(side)")),
+        dict(
+            rank=3,
+            dim=2,
+            dtype="bfloat16",
+            index_pre=("Maxs(0)",),
+            need_check_negative=True,
+            need_check_bound=True,
+        ),
+    ],
+)
 def test_forced_runs_match_the_reference(kw):
     s = TwinSession(chain_graph(**kw), AutofuserOptions(force_template="scalar_loop"))
     rng = np.random.default_rng(7)
     for k in range(3):
         sizes = gather_sizes(rng, kw["rank"], kw["dim"])
-        run = s.check(sizes, seed=k, core_num=(1, 48, 3)[k], negative_indices=kw.get("need_check_negative", False),
-                      out_of_range=0.2 if kw.get("need_check_bound") else 0.0)
+        run = s.check(
+            sizes,
+            seed=k,
+            core_num=(1, 48, 3)[k],
+            negative_indices=kw.get("need_check_negative", False),
+            out_of_range=0.2 if kw.get("need_check_bound") else 0.0,
+        )
         assert run.ok, run.describe()
         assert run.template == "scalar_loop"
 
@@ -54,4 +69,5 @@ def test_chosen_by_dispatch_for_tiny_outputs_only():
 def test_rejects_what_it_cannot_do():
     with pytest.raises(ScheduleError, match="does not implement reduces"):
         Autofuser(AutofuserOptions(force_template="scalar_loop")).schedule(
-            chain_graph(rank=2, dim=1, reduce=("Sum", (1,))))
+            chain_graph(rank=2, dim=1, reduce=("Sum", (1,)))
+        )

@@ -48,8 +48,12 @@ def fuse_graph_module(gm: fx.GraphModule, name: str = "torch") -> FusedGraph:
     if not kernels:
         log.info("%s: no fusible region; the graph runs unchanged in torch", name)
     else:
-        log.info("%s: %d fused region(s): %s", name, len(kernels),
-                 "; ".join(" -> ".join(r.fused_ops) for r in found.regions))
+        log.info(
+            "%s: %d fused region(s): %s",
+            name,
+            len(kernels),
+            "; ".join(" -> ".join(r.fused_ops) for r in found.regions),
+        )
     return FusedGraph(found, kernels)
 
 
@@ -110,7 +114,9 @@ def export(model: torch.nn.Module, inputs: Sequence[torch.Tensor], dynamic_batch
     """
     shapes = None
     if dynamic_batch:
-        shapes = tuple({0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None
-                       for t in inputs)
+        shapes = tuple(
+            {0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None
+            for t in inputs
+        )
     with torch.no_grad():
         return torch.export.export(model, tuple(inputs), dynamic_shapes=shapes)

@@ -25,8 +25,10 @@ class DLRMBag(nn.Module):
 
     def example_inputs(self, batch: int, seed: int = 0):
         gen = torch.Generator().manual_seed(seed)
-        return (torch.randint(0, self.vocab, (batch, self.bag_len), generator=gen),
-                torch.randn(batch, self.dense, generator=gen))
+        return (
+            torch.randint(0, self.vocab, (batch, self.bag_len), generator=gen),
+            torch.randn(batch, self.dense, generator=gen),
+        )
 
 
 class TokenPositional(nn.Module):
@@ -44,8 +46,10 @@ class TokenPositional(nn.Module):
     def example_inputs(self, batch: int, seed: int = 0):
         gen = torch.Generator().manual_seed(seed)
         length = 8
-        return (torch.randint(0, self.vocab, (batch, length), generator=gen),
-                torch.arange(length).repeat(batch, 1))
+        return (
+            torch.randint(0, self.vocab, (batch, length), generator=gen),
+            torch.arange(length).repeat(batch, 1),
+        )
 
 
 class VocabParallelShard(nn.Module):
@@ -84,8 +88,10 @@ class HistoryAttention(nn.Module):
 
     def example_inputs(self, batch: int, seed: int = 0):
         gen = torch.Generator().manual_seed(seed)
-        return (torch.randint(0, self.n_items, (batch, self.history), generator=gen),
-                torch.randint(0, self.n_items, (batch,), generator=gen))
+        return (
+            torch.randint(0, self.n_items, (batch, self.history), generator=gen),
+            torch.randint(0, self.n_items, (batch,), generator=gen),
+        )
 
 
 class MoEPermute(nn.Module):

@@ -14,8 +14,14 @@ AF_CONTRACT_VERSION = 1
 
 def _configure(parser) -> None:
     parser.add_argument("file", help="a .py file defining `model` and `example_inputs` (run as Python code)")
-    parser.add_argument("--batch", type=int, action="append", default=[], metavar="N",
-                        help="also show the template the host tiling picks for batch size N (repeatable)")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="also show the template the host tiling picks for batch size N (repeatable)",
+    )
 
 
 def _run(args) -> int:
@@ -40,5 +46,9 @@ def _run(args) -> int:
 
 @hookimpl
 def af_register_commands(register):
-    register("torch", "fuse a PyTorch model's gathers, run them on the twin and print the region table",
-             _configure, _run)
+    register(
+        "torch",
+        "fuse a PyTorch model's gathers, run them on the twin and print the region table",
+        _configure,
+        _run,
+    )

@@ -51,8 +51,10 @@ class Explanation:
         for r in self.regions:
             sizes = ", ".join(f"{k}={v}" for k, v in r.sizes.items()) or "static"
             lines.append(f"  region {p(r.name)}: {' -> '.join(r.fused_ops)}")
-            lines.append(f"    template {p(r.template)} for {sizes}; twin-counted GM traffic "
-                         f"{r.measured_bytes} B (least possible {r.minimum_bytes} B)")
+            lines.append(
+                f"    template {p(r.template)} for {sizes}; twin-counted GM traffic "
+                f"{r.measured_bytes} B (least possible {r.minimum_bytes} B)"
+            )
             if r.templates:
                 picks = ", ".join(f"{b} -> {p(t)}" for b, t in r.templates.items())
                 lines.append(f"    host tiling for other batch sizes: {picks}")
@@ -103,37 +105,51 @@ def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
     return out
 
 
-def explain(model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True,
-            batches: Sequence[int] = ()) -> Explanation:
+def explain(
+    model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True, batches: Sequence[int] = ()
+) -> Explanation:
     """Partition ``model`` for ``inputs``, run every region once and report.
 
     ``batches``: other batch sizes to show the host tiling's template choice for.
     """
     model = model.eval()
-    program: CompiledProgram = compile_exported(export(model, inputs, dynamic_batch=dynamic_batch),
-                                                type(model).__name__)
+    program: CompiledProgram = compile_exported(
+        export(model, inputs, dynamic_batch=dynamic_batch), type(model).__name__
+    )
     with torch.no_grad():
         got = program(*inputs)
         expected = model(*inputs)
     got_t = got if isinstance(got, tuple) else (got,)
     exp_t = expected if isinstance(expected, tuple) else (expected,)
-    same = all(torch.allclose(a.float(), b.float(), rtol=3.2e-2 if b.dtype == torch.bfloat16 else 4e-3,
-                              atol=1e-4) for a, b in zip(got_t, exp_t))
+    same = all(
+        torch.allclose(a.float(), b.float(), rtol=3.2e-2 if b.dtype == torch.bfloat16 else 4e-3, atol=1e-4)
+        for a, b in zip(got_t, exp_t)
+    )
     part = program.fused.partition
     reports = []
     for kernel in program.kernels:
         last = kernel.last
         r = kernel.region
-        reports.append(RegionReport(r.graph.name, r.fused_ops, last.template if last else "-",
-                                    last.sizes if last else {}, last.measured_bytes if last else 0,
-                                    last.minimum_bytes if last else 0, _artifacts(kernel), r.notes,
-                                    templates_for_batches(kernel, batches)))
+        reports.append(
+            RegionReport(
+                r.graph.name,
+                r.fused_ops,
+                last.template if last else "-",
+                last.sizes if last else {},
+                last.measured_bytes if last else 0,
+                last.minimum_bytes if last else 0,
+                _artifacts(kernel),
+                r.notes,
+                templates_for_batches(kernel, batches),
+            )
+        )
     left = {n: (part.left_ops.get(n, "?"), why) for n, why in part.left.items()}
     return Explanation(type(model).__name__, reports, left, same)
 
 
-def explain_file(path: str, inputs: Sequence[torch.Tensor] | None = None,
-                 batches: Sequence[int] = ()) -> Explanation:
+def explain_file(
+    path: str, inputs: Sequence[torch.Tensor] | None = None, batches: Sequence[int] = ()
+) -> Explanation:
     """``afc torch FILE.py``: the file defines ``model`` and ``example_inputs`` (it is run as Python code)."""
     import runpy
 

@@ -62,9 +62,13 @@ class Region:
 
     @property
     def fused_ops(self) -> list[str]:
-        return [A.op_name(n.target) for n in self.nodes if n.op == "call_function"
-                and n.target not in (A.aten.view.default, A.aten.arange.start_step)
-                and "getitem" not in str(n.target)]
+        return [
+            A.op_name(n.target)
+            for n in self.nodes
+            if n.op == "call_function"
+            and n.target not in (A.aten.view.default, A.aten.arange.start_step)
+            and "getitem" not in str(n.target)
+        ]
 
 
 def _val(node: Any) -> Any:
@@ -188,8 +192,12 @@ def _bag_parts(anchor: fx.Node) -> tuple[fx.Node, list[fx.Node], fx.Node, str]:
     bag_len = _shape(ids2d)[1]
     step = offsets.args[2] if isinstance(offsets, fx.Node) and len(offsets.args) > 2 else None
     step = _val(step) if isinstance(step, fx.Node) else step  # a SymInt placeholder under dynamo
-    if not (isinstance(offsets, fx.Node) and offsets.target is A.aten.arange.start_step
-            and offsets.args[0] == 0 and str(step) == str(bag_len)):
+    if not (
+        isinstance(offsets, fx.Node)
+        and offsets.target is A.aten.arange.start_step
+        and offsets.args[0] == 0
+        and str(step) == str(bag_len)
+    ):
         raise Unfusible("embedding_bag offsets are not the regular bags of 2-D ids")
     results = [u for u in anchor.users]
     if not all(u.target.__name__ == "getitem" for u in results if callable(u.target)):
@@ -244,7 +252,11 @@ def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
             if user.op != "call_function" or user in taken:
                 break
             if user.target in A.REDUCE:
-                if len(_shape(user)) == 0 and len(_shape(cur)) > 0 and user.target is not A.aten.sum.dim_IntList:
+                if (
+                    len(_shape(user)) == 0
+                    and len(_shape(cur)) > 0
+                    and user.target is not A.aten.sum.dim_IntList
+                ):
                     break
                 post.append(user)
                 cur = user
@@ -339,7 +351,9 @@ class _Translator:
             name = self._data_name(node.name)
             dtype = _val(node).dtype
             ref = self.g.data(name, sizes, self.dtype(dtype), strides=strides)
-            position = sum(1 for i in self.inputs if i.source is not None)  # its place among the call's tensors
+            position = sum(
+                1 for i in self.inputs if i.source is not None
+            )  # its place among the call's tensors
             self.inputs.append(RegionInput(name, node, None, dtype))
             for d, dim in enumerate(src):
                 expr = dim.node.expr if isinstance(dim, torch.SymInt) else None
@@ -388,8 +402,10 @@ class _Translator:
                     tensor_op = A.BOOL_FORMS.get(tensor_op, tensor_op)
                 ref = g.op(tensor_op, first, self.value(second, role, node, local))
         if ref.dtype.name != out_dtype:
-            raise Unfusible(f"{A.op_name(node.target)} gives {_val(node).dtype} in torch but "
-                            f"{ref.dtype.name} fused (type promotion is left to torch)")
+            raise Unfusible(
+                f"{A.op_name(node.target)} gives {_val(node).dtype} in torch but "
+                f"{ref.dtype.name} fused (type promotion is left to torch)"
+            )
         return ref
 
 
@@ -447,10 +463,18 @@ def translate(sel: Selection, name: str) -> Region:
     free = sorted(set(tr.symbols) - bound)
     if free:
         raise Unfusible(f"sizes {free} are not a dimension of any region input")
-    nodes = sorted({*sel.index_nodes, *sel.input_nodes, anchor, *sel.extra, *sel.post_nodes},
-                   key=order)
-    return Region(anchor, nodes, sel.output, graph, tr.inputs, tr.bindings, squeeze,
-                  _val(sel.output).dtype, list(sel.notes))
+    nodes = sorted({*sel.index_nodes, *sel.input_nodes, anchor, *sel.extra, *sel.post_nodes}, key=order)
+    return Region(
+        anchor,
+        nodes,
+        sel.output,
+        graph,
+        tr.inputs,
+        tr.bindings,
+        squeeze,
+        _val(sel.output).dtype,
+        list(sel.notes),
+    )
 
 
 def _order_of(graph: fx.Graph):
@@ -504,8 +528,11 @@ def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
                     break
                 dropped = sel.post_nodes.pop()
                 sel.notes.append(f"{A.op_name(dropped.target)} left to torch: {last_error}")
-                sel.output = sel.post_nodes[-1] if sel.post_nodes else (
-                    sel.output if anchor.target is A.EMBEDDING_BAG else anchor)
+                sel.output = (
+                    sel.post_nodes[-1]
+                    if sel.post_nodes
+                    else (sel.output if anchor.target is A.EMBEDDING_BAG else anchor)
+                )
         if region is None:
             reasons[anchor.name] = f"not fused: {last_error}"
             continue
@@ -519,7 +546,10 @@ def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
             continue  # tuple members, asserts and size arithmetic are not ops to fuse
         if node.target is A.SCALAR_TENSOR and all(u in taken for u in node.users):
             continue  # a constant a region reads
-        reasons[node.name] = "no fused form next to a gather" if _pointwise_kind(node) or \
-            node.target in A.REDUCE else "not an op a region takes"
+        reasons[node.name] = (
+            "no fused form next to a gather"
+            if _pointwise_kind(node) or node.target in A.REDUCE
+            else "not an op a region takes"
+        )
     left_ops = {n.name: A.op_name(n.target) for n in fx_graph.nodes if n.name in reasons}
     return Partition(regions, reasons, left_ops)

@@ -78,8 +78,10 @@ class RegionKernel:
         for position, dim, symbol in self.region.bindings:
             value = int(args[position].shape[dim])
             if sizes.setdefault(symbol, value) != value:
-                raise ValueError(f"size {symbol} is {sizes[symbol]} and {value} in one call of region "
-                                 f"'{self.region.graph.name}'")
+                raise ValueError(
+                    f"size {symbol} is {sizes[symbol]} and {value} in one call of region "
+                    f"'{self.region.graph.name}'"
+                )
         return sizes
 
     def __call__(self, *args: torch.Tensor) -> torch.Tensor:
@@ -108,7 +110,12 @@ class RegionKernel:
         if region.squeeze:
             out = out.reshape([n for i, n in enumerate(out.shape) if i not in region.squeeze])
         self.calls += 1
-        self.last = LastRun(dict(sorted(sizes.items())), session.scheduled.case(run.tiling_key).label,
-                            run.tiling_key, run.block_dim, measured_bytes(run.counters),
-                            minimum_bytes(region.graph, inputs, run.outputs, info)[0])
+        self.last = LastRun(
+            dict(sorted(sizes.items())),
+            session.scheduled.case(run.tiling_key).label,
+            run.tiling_key,
+            run.block_dim,
+            measured_bytes(run.counters),
+            minimum_bytes(region.graph, inputs, run.outputs, info)[0],
+        )
         return _from_numpy(out, region.out_dtype)

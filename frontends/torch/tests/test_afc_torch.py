@@ -22,7 +22,9 @@ def test_afc_torch_prints_the_region_table(tmp_path, capsys):
     path.write_text(MODEL_FILE)
     assert cli.main(["torch", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "region VocabParallelShard_embedding: aten.sub -> aten.where -> aten.embedding -> aten.where" in out
+    assert (
+        "region VocabParallelShard_embedding: aten.sub -> aten.where -> aten.embedding -> aten.where" in out
+    )
     assert "lt (aten.lt): no fused form next to a gather" in out
     assert "fused result equals eager: yes" in out
     assert "twin-counted GM traffic" in out and "artifacts " in out

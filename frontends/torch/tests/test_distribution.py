@@ -24,8 +24,12 @@ def test_license_metadata_and_one_version_source():
     assert (HERE / project["readme"]).is_file() and project["dynamic"] == ["version"]
     assert META["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "af_torch.__version__"
     tree = ast.parse((HERE / "af_torch" / "__init__.py").read_text(encoding="utf-8"))
-    versions = [n.value.value for n in tree.body if isinstance(n, ast.Assign)
-                and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["__version__"]]
+    versions = [
+        n.value.value
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["__version__"]
+    ]
     assert versions == [af_torch.__version__]
     assert (HERE / "af_torch" / "py.typed").is_file()
 

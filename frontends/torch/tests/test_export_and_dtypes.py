@@ -71,10 +71,15 @@ def test_an_id_outside_the_table_is_a_twin_error_not_a_wrong_result():
 
 
 def test_model_names_reach_the_kernel_through_the_naming_layer():
-    odd_class = type("Modèle \"x\"; int main", (torch.nn.Module,),
-               {"forward": lambda self, w, ids: torch.nn.functional.embedding(ids, w).neg()})
+    odd_class = type(
+        'Modèle "x"; int main',
+        (torch.nn.Module,),
+        {"forward": lambda self, w, ids: torch.nn.functional.embedding(ids, w).neg()},
+    )
     w, ids = torch.randn(10, 4), torch.tensor([[1, 9], [0, 0]])
-    program = af_torch.compile_exported(export(odd_class(), (w, ids), dynamic_batch=False), name=odd_class.__name__)
+    program = af_torch.compile_exported(
+        export(odd_class(), (w, ids), dynamic_batch=False), name=odd_class.__name__
+    )
     [kernel] = program.kernels
     assert kernel.region.graph.name.startswith(odd_class.__name__)
     assert torch.equal(program(w, ids), odd_class()(w, ids))

@@ -76,22 +76,46 @@ def gen(batch):
 
 
 CASES = {
-    "take_along_dim": (TakeAlongDim, lambda b: (torch.randn(b, 12, generator=gen(b)),
-                                                torch.randint(0, 12, (b, 5), generator=gen(b))),
-                       ["aten.gather", "aten.exp"]),
-    "x[idx]": (RowIndex, lambda b: (torch.randn(30, 6, generator=gen(b)), torch.randint(0, 30, (b,), generator=gen(b))),
-               ["aten.index", "aten.abs"]),
-    "table_op_x[ids]": (TableIndex, lambda b: (torch.randint(0, 40, (b, 3), generator=gen(b)),),
-                        ["aten.mul", "aten.index"]),
-    "amax": (RowMax, lambda b: (torch.randn(25, 7, generator=gen(b)), torch.randint(0, 25, (b,), generator=gen(b))),
-             ["aten.index_select", "aten.amax"]),
-    "amin_keepdim": (SeqMin, lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),),
-                     ["aten.embedding", "aten.amin"]),
-    "mean": (SeqMean, lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),), ["aten.embedding", "aten.mean"]),
-    "bag_mean": (lambda: Bag("mean"), lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
-                 ["aten._embedding_bag"]),
-    "bag_max": (lambda: Bag("max"), lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
-                ["aten._embedding_bag"]),
+    "take_along_dim": (
+        TakeAlongDim,
+        lambda b: (torch.randn(b, 12, generator=gen(b)), torch.randint(0, 12, (b, 5), generator=gen(b))),
+        ["aten.gather", "aten.exp"],
+    ),
+    "x[idx]": (
+        RowIndex,
+        lambda b: (torch.randn(30, 6, generator=gen(b)), torch.randint(0, 30, (b,), generator=gen(b))),
+        ["aten.index", "aten.abs"],
+    ),
+    "table_op_x[ids]": (
+        TableIndex,
+        lambda b: (torch.randint(0, 40, (b, 3), generator=gen(b)),),
+        ["aten.mul", "aten.index"],
+    ),
+    "amax": (
+        RowMax,
+        lambda b: (torch.randn(25, 7, generator=gen(b)), torch.randint(0, 25, (b,), generator=gen(b))),
+        ["aten.index_select", "aten.amax"],
+    ),
+    "amin_keepdim": (
+        SeqMin,
+        lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),),
+        ["aten.embedding", "aten.amin"],
+    ),
+    "mean": (
+        SeqMean,
+        lambda b: (torch.randint(0, 30, (b, 5), generator=gen(b)),),
+        ["aten.embedding", "aten.mean"],
+    ),
+    "bag_mean": (
+        lambda: Bag("mean"),
+        lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
+        ["aten._embedding_bag"],
+    ),
+    "bag_max": (
+        lambda: Bag("max"),
+        lambda b: (torch.randint(0, 60, (b, 4), generator=gen(b)),),
+        ["aten._embedding_bag"],
+    ),
 }
 
 

@@ -227,8 +227,14 @@ def _ref_where(ctx: RefContext) -> np.ndarray:
 BITWISE = dt.INTS
 #: the shift-count dtype for each shifted dtype (AscendC ShiftLeft/ShiftRight pairs)
 SHIFT_COUNT = {
-    dt.int8: dt.int8, dt.uint8: dt.int8, dt.int16: dt.int16, dt.uint16: dt.int16,
-    dt.int32: dt.int32, dt.uint32: dt.int32, dt.int64: dt.int64, dt.uint64: dt.int64,
+    dt.int8: dt.int8,
+    dt.uint8: dt.int8,
+    dt.int16: dt.int16,
+    dt.uint16: dt.int16,
+    dt.int32: dt.int32,
+    dt.uint32: dt.int32,
+    dt.int64: dt.int64,
+    dt.uint64: dt.int64,
 }
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -265,8 +271,16 @@ def _to_int(name: str, fn: Callable[[np.ndarray], np.ndarray], cpp: str, doc: st
         with np.errstate(all="ignore"):
             return _saturating_int32(fn(x))
 
-    return OpDef(name=name, inputs=("x",), compute_type="elementwise", infer=infer, reference=reference,
-                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+    return OpDef(
+        name=name,
+        inputs=("x",),
+        compute_type="elementwise",
+        infer=infer,
+        reference=reference,
+        scalar_cpp=cpp,
+        cpp_sources=(SCALAR_SOURCE,),
+        doc=doc,
+    )
 
 
 def _logical(name: str, inputs: tuple[str, ...], fn: Callable[..., np.ndarray], cpp: str, doc: str) -> OpDef:
@@ -276,15 +290,27 @@ def _logical(name: str, inputs: tuple[str, ...], fn: Callable[..., np.ndarray], 
         for port in inputs:
             src = ctx.input(port)
             if src.dtype is not None and not src.dtype.is_bool:
-                ctx.fail(f"{name.lower()}-dtype", f"dtype {src.dtype} is not supported (allowed: bool)",
-                         port=port, error=DTypeError)
+                ctx.fail(
+                    f"{name.lower()}-dtype",
+                    f"dtype {src.dtype} is not supported (allowed: bool)",
+                    port=port,
+                    error=DTypeError,
+                )
         return OutSpec(dt.bool_, broadcast_sizes(ctx, inputs))
 
     def reference(ctx: RefContext) -> np.ndarray:
         return fn(*(ctx.inputs[p].astype(bool) for p in inputs))
 
-    return OpDef(name=name, inputs=inputs, compute_type="elementwise", infer=infer, reference=reference,
-                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+    return OpDef(
+        name=name,
+        inputs=inputs,
+        compute_type="elementwise",
+        infer=infer,
+        reference=reference,
+        scalar_cpp=cpp,
+        cpp_sources=(SCALAR_SOURCE,),
+        doc=doc,
+    )
 
 
 def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
@@ -295,9 +321,12 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
         src = ctx.input("x1").dtype
         count = ctx.input("x2").dtype
         if src is not None and count is not None and count != SHIFT_COUNT[src]:
-            ctx.fail(f"{name.lower()}-count-dtype",
-                     f"shift count must be {SHIFT_COUNT[src]} for {src} data, got {count}", port="x2",
-                     error=DTypeError)
+            ctx.fail(
+                f"{name.lower()}-count-dtype",
+                f"shift count must be {SHIFT_COUNT[src]} for {src} data, got {count}",
+                port="x2",
+                error=DTypeError,
+            )
         return OutSpec(src, broadcast_sizes(ctx, ("x1", "x2")))
 
     def reference(ctx: RefContext) -> np.ndarray:
@@ -315,12 +344,21 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
             out_of_range = np.where(x < 0, np.array(-1, dtype=x.dtype), np.zeros((), dtype=x.dtype))
         return np.where(inside, shifted, out_of_range).astype(x.dtype)
 
-    return OpDef(name=name, inputs=("x1", "x2"), compute_type="elementwise", infer=infer, reference=reference,
-                 scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,), doc=doc)
+    return OpDef(
+        name=name,
+        inputs=("x1", "x2"),
+        compute_type="elementwise",
+        infer=infer,
+        reference=reference,
+        scalar_cpp=cpp,
+        cpp_sources=(SCALAR_SOURCE,),
+        doc=doc,
+    )
 
 
-def _compare_scalar(name: str, fn: Callable[[np.ndarray, np.generic | np.ndarray], np.ndarray],
-                    cpp: str) -> OpDef:
+def _compare_scalar(
+    name: str, fn: Callable[[np.ndarray, np.generic | np.ndarray], np.ndarray], cpp: str
+) -> OpDef:
     """x compared with the scalar attribute ``value``, producing bool.
 
     Float data compares (in float32) with float32(value); integer data needs
@@ -336,8 +374,12 @@ def _compare_scalar(name: str, fn: Callable[[np.ndarray, np.generic | np.ndarray
         if dtype is not None and dtype.is_int:
             info = np.iinfo(dtype.np)
             if not (float(value).is_integer() and info.min <= value <= info.max):
-                ctx.fail(f"{name.lower()}-value", f"value {value} is not an integer {dtype} can hold "
-                         f"([{info.min}, {info.max}])", port="x", error=DTypeError)
+                ctx.fail(
+                    f"{name.lower()}-value",
+                    f"value {value} is not an integer {dtype} can hold ([{info.min}, {info.max}])",
+                    port="x",
+                    error=DTypeError,
+                )
         return OutSpec(dt.bool_, ctx.input("x").sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
@@ -347,25 +389,44 @@ def _compare_scalar(name: str, fn: Callable[[np.ndarray, np.generic | np.ndarray
         scalar = np.float32(value) if dtype.is_float else np.array(int(value)).astype(x.dtype)
         return fn(x, scalar)
 
-    return OpDef(name=name, inputs=("x",), compute_type="elementwise",
-                 attrs=(AttrSpec("value", "float", None, "the scalar operand"),), infer=infer,
-                 reference=reference, scalar_cpp=cpp, cpp_sources=(SCALAR_SOURCE,),
-                 doc=f"x compared with the scalar value, producing bool ({name}).")
+    return OpDef(
+        name=name,
+        inputs=("x",),
+        compute_type="elementwise",
+        attrs=(AttrSpec("value", "float", None, "the scalar operand"),),
+        infer=infer,
+        reference=reference,
+        scalar_cpp=cpp,
+        cpp_sources=(SCALAR_SOURCE,),
+        doc=f"x compared with the scalar value, producing bool ({name}).",
+    )
 
 
 #: the comparisons: tensor-tensor op name, numpy function, C++ operator (the scalar forms add an "s")
-COMPARISONS = (("Gt", np.greater, ">"), ("Ge", np.greater_equal, ">="), ("Lt", np.less, "<"),
-               ("Le", np.less_equal, "<="), ("Eq", np.equal, "=="), ("Ne", np.not_equal, "!="))
+COMPARISONS = (
+    ("Gt", np.greater, ">"),
+    ("Ge", np.greater_equal, ">="),
+    ("Lt", np.less, "<"),
+    ("Le", np.less_equal, "<="),
+    ("Eq", np.equal, "=="),
+    ("Ne", np.not_equal, "!="),
+)
 
 COMPARE_SCALAR_OPS: tuple[OpDef, ...] = tuple(
-    _compare_scalar(f"{name}s", fn, f"({{x}} {op} ({{C}})({{value}}))") for name, fn, op in COMPARISONS)
+    _compare_scalar(f"{name}s", fn, f"({{x}} {op} ({{C}})({{value}}))") for name, fn, op in COMPARISONS
+)
 
 
 ROUNDING_OPS: tuple[OpDef, ...] = (
     _unary("Floor", np.floor, "floorf({x})", dt.FLOATS, "largest integral value <= x (float result)."),
     _unary("Ceil", np.ceil, "ceilf({x})", dt.FLOATS, "smallest integral value >= x (float result)."),
-    _unary("Round", _round_half_even, "rintf({x})", dt.FLOATS,
-           "nearest integral value, ties to even (torch.round, CAST_RINT)."),
+    _unary(
+        "Round",
+        _round_half_even,
+        "rintf({x})",
+        dt.FLOATS,
+        "nearest integral value, ties to even (torch.round, CAST_RINT).",
+    ),
     _to_int("FloorToInt", np.floor, "AfFloorToInt({x})", "floor(x) as int32 (saturating, NaN -> 0)."),
     _to_int("Ceil2Int", np.ceil, "AfCeilToInt({x})", "ceil(x) as int32 (saturating, NaN -> 0)."),
 )
@@ -385,8 +446,12 @@ BITWISE_OPS: tuple[OpDef, ...] = (
     _binary("BitwiseXor", np.bitwise_xor, "({x1} ^ {x2})", BITWISE, "bits of x1 XOR x2."),
     _unary("BitwiseNot", np.invert, "(~{x})", BITWISE, "every bit of x flipped."),
     _shift("LShift", True, "AfShiftLeft({x1}, {x2})", "x1 << x2 (counts outside [0, bits) give 0)."),
-    _shift("RShift", False, "AfShiftRight({x1}, {x2})",
-           "x1 >> x2, arithmetic for signed x1 (counts outside [0, bits) give 0 or -1)."),
+    _shift(
+        "RShift",
+        False,
+        "AfShiftRight({x1}, {x2})",
+        "x1 >> x2, arithmetic for signed x1 (counts outside [0, bits) give 0 or -1).",
+    ),
 )
 
 LOGICAL_OPS: tuple[OpDef, ...] = (

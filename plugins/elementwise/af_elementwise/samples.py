@@ -30,8 +30,16 @@ def gather_rows() -> HintGraph:
 
 
 SAMPLES: tuple[Sample, ...] = (
-    Sample("embedding_post", "embedding + scale + sigmoid", embedding_post,
-           ({"V": 1000, "D": 64, "B": 300}, {"V": 50, "D": 4, "B": 7})),
-    Sample("gather_rows", "gather on the middle axis, bound-checked, relu", gather_rows,
-           ({"B": 96, "L": 40, "D": 16, "K": 8}, {"B": 3, "L": 5, "D": 3, "K": 2})),
+    Sample(
+        "embedding_post",
+        "embedding + scale + sigmoid",
+        embedding_post,
+        ({"V": 1000, "D": 64, "B": 300}, {"V": 50, "D": 4, "B": 7}),
+    ),
+    Sample(
+        "gather_rows",
+        "gather on the middle axis, bound-checked, relu",
+        gather_rows,
+        ({"B": 96, "L": 40, "D": 16, "K": 8}, {"B": 3, "L": 5, "D": 3, "K": 2}),
+    ),
 )

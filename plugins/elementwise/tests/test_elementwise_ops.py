@@ -14,9 +14,34 @@ from af_core.reference.interpreter import evaluate
 from af_core.registry import get_registry
 
 EXPECTED = {
-    "Abs", "Neg", "Relu", "Exp", "Exp2", "Log", "Sqrt", "Rsqrt", "Sigmoid", "Add", "Sub", "Mul",
-    "Div", "Maximum", "Minimum", "Cast", "Where", "Adds", "Subs", "Muls", "Maxs", "Mins",
-    "Gt", "Ge", "Lt", "Le", "Eq", "Ne",
+    "Abs",
+    "Neg",
+    "Relu",
+    "Exp",
+    "Exp2",
+    "Log",
+    "Sqrt",
+    "Rsqrt",
+    "Sigmoid",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Maximum",
+    "Minimum",
+    "Cast",
+    "Where",
+    "Adds",
+    "Subs",
+    "Muls",
+    "Maxs",
+    "Mins",
+    "Gt",
+    "Ge",
+    "Lt",
+    "Le",
+    "Eq",
+    "Ne",
 }
 
 
@@ -125,7 +150,9 @@ def test_int8_wraps_like_the_kernels():
 
 
 def test_relu_maps_nan_to_zero_and_abs_clears_sign():
-    out = evaluate(unary_graph("Relu", "float32", shape=(3,)), {"x": np.array([np.nan, -1, 2], np.float32)})["y"]
+    out = evaluate(unary_graph("Relu", "float32", shape=(3,)), {"x": np.array([np.nan, -1, 2], np.float32)})[
+        "y"
+    ]
     assert out.tolist() == [0, 0, 2]
     out = evaluate(unary_graph("Abs", "float32", shape=(2,)), {"x": np.array([-0.0, -3], np.float32)})["y"]
     assert np.signbit(out).tolist() == [False, False]

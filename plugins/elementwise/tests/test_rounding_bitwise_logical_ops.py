@@ -19,9 +19,33 @@ from af_core.reference.interpreter import evaluate
 from af_core.registry import get_registry
 
 NEW_OPS = {
-    "Floor", "Ceil", "Round", "FloorToInt", "Ceil2Int", "Log2", "Reciprocal", "Tanh", "Erf", "Sign", "Pow",
-    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "LShift", "RShift",
-    "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "Gts", "Ges", "Lts", "Les", "Eqs", "Nes",
+    "Floor",
+    "Ceil",
+    "Round",
+    "FloorToInt",
+    "Ceil2Int",
+    "Log2",
+    "Reciprocal",
+    "Tanh",
+    "Erf",
+    "Sign",
+    "Pow",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "BitwiseNot",
+    "LShift",
+    "RShift",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalXor",
+    "LogicalNot",
+    "Gts",
+    "Ges",
+    "Lts",
+    "Les",
+    "Eqs",
+    "Nes",
 }
 INT32_MAX, INT32_MIN = 2**31 - 1, -(2**31)
 
@@ -90,10 +114,12 @@ def test_log2_is_exact_at_powers_of_two():
 
 def test_erf_tanh_reciprocal_pow_against_known_values():
     x = [0.0, 1.0, -1.0, 2.0]
-    np.testing.assert_allclose(unary("Erf", x, "float32"), [0.0, 0.8427007929, -0.8427007929, 0.9953222650],
-                               rtol=1e-6)
-    np.testing.assert_allclose(unary("Tanh", x, "float32"), [0.0, math.tanh(1), -math.tanh(1), math.tanh(2)],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        unary("Erf", x, "float32"), [0.0, 0.8427007929, -0.8427007929, 0.9953222650], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        unary("Tanh", x, "float32"), [0.0, math.tanh(1), -math.tanh(1), math.tanh(2)], rtol=1e-6
+    )
     assert unary("Reciprocal", [4, -0.5, 8], "float32").tolist() == [0.25, -2, 0.125]
     base = np.float32([2, 4, 9, 10])
     expo = np.float32([10, 0.5, -0.5, 0])
@@ -144,18 +170,21 @@ def test_logical_ops_truth_table():
     assert run("LogicalNot", a, dtypes=["bool"]).tolist() == [True, True, False, False]
 
 
-@pytest.mark.parametrize("op,dtypes,rule,port", [
-    ("Floor", ["int32"], "floor-dtype", "x"),
-    ("FloorToInt", ["int64"], "floortoint-dtype", "x"),
-    ("Log2", ["int8"], "log2-dtype", "x"),
-    ("Pow", ["int32", "int32"], "pow-dtype", "x1"),
-    ("BitwiseAnd", ["float32", "float32"], "bitwiseand-dtype", "x1"),
-    ("BitwiseNot", ["bool"], "bitwisenot-dtype", "x"),
-    ("LogicalAnd", ["bool", "int32"], "logicaland-dtype", "x2"),
-    ("LogicalNot", ["float16"], "logicalnot-dtype", "x"),
-    ("LShift", ["uint32", "uint32"], "lshift-count-dtype", "x2"),
-    ("RShift", ["float32", "int32"], "rshift-dtype", "x1"),
-])
+@pytest.mark.parametrize(
+    "op,dtypes,rule,port",
+    [
+        ("Floor", ["int32"], "floor-dtype", "x"),
+        ("FloorToInt", ["int64"], "floortoint-dtype", "x"),
+        ("Log2", ["int8"], "log2-dtype", "x"),
+        ("Pow", ["int32", "int32"], "pow-dtype", "x1"),
+        ("BitwiseAnd", ["float32", "float32"], "bitwiseand-dtype", "x1"),
+        ("BitwiseNot", ["bool"], "bitwisenot-dtype", "x"),
+        ("LogicalAnd", ["bool", "int32"], "logicaland-dtype", "x2"),
+        ("LogicalNot", ["float16"], "logicalnot-dtype", "x"),
+        ("LShift", ["uint32", "uint32"], "lshift-count-dtype", "x2"),
+        ("RShift", ["float32", "int32"], "rshift-dtype", "x1"),
+    ],
+)
 def test_dtype_rules_name_node_port_and_rule(op, dtypes, rule, port):
     g = GraphBuilder("bad")
     ins = [g.data(f"x{i}", [4], d) for i, d in enumerate(dtypes)]

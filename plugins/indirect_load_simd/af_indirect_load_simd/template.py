@@ -54,8 +54,10 @@ T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
 def check_reduce(an, dim: int) -> tuple[int, ...]:
     axes = an.reduce_axes() or (an.rank - 1,)
     if min(axes) < dim:
-        raise Unsupported(f"reduce axes {list(axes)} include an outer axis (< dim {dim}); the SIMD tile holds "
-                          "whole rows only")
+        raise Unsupported(
+            f"reduce axes {list(axes)} include an outer axis (< dim {dim}); the SIMD tile holds "
+            "whole rows only"
+        )
     if list(axes) != list(range(axes[0], axes[-1] + 1)):
         raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
     return axes
@@ -89,13 +91,17 @@ class SimdTemplate:
         outer = index_sizes[:dim]
         red_axes = check_reduce(an, dim) if an.reduce is not None else ()
 
-        heads = {ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)}
+        heads = {
+            ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)
+        }
         views = {name: view_of(graph, head, outer, dim) for name, head in heads.items()}
         main_data, _ = fold_view(graph, main_input(graph, il, stop=("load", "broadcast")))
         main_load = next(ld for ld in an.loads_of("input") if graph.producer(ld, "x") is main_data)
         if not dense(views[main_load.name]):
-            raise Unsupported(f"input '{main_data.name}' rows [dim {dim}:] are not one dense block in GM "
-                              f"(strides {views[main_load.name]['inner_strides']}); the slice copy needs dense rows")
+            raise Unsupported(
+                f"input '{main_data.name}' rows [dim {dim}:] are not one dense block in GM "
+                f"(strides {views[main_load.name]['inner_strides']}); the slice copy needs dense rows"
+            )
         index_loads = an.loads_of("index")
         full_index, index_view = index_layout(graph, index_loads, heads, outer, dim, index_sizes)
         views[index_loads[0].name] = index_view
@@ -105,7 +111,9 @@ class SimdTemplate:
         rows = spec.add("rows", product(outer), "output rows (merged axes before dim)")
         row_tiles = RowTiles(rows, "O", "O")
         tiles, used = row_tiles.tiles, row_tiles.used_cores
-        stage = Stage("simd", row_tiles.axes(tuple(a.name for a in il.y.axis[:dim])), [], [], used_cores="used_cores")
+        stage = Stage(
+            "simd", row_tiles.axes(tuple(a.name for a in il.y.axis[:dim])), [], [], used_cores="used_cores"
+        )
         plan = TilePlan(impl, stage, row_tiles.tile)
         b = TileBuilder(graph, impl, plan, row_tiles.loop, T_START, T_ACTUAL, buffers)
 
@@ -116,15 +124,22 @@ class SimdTemplate:
             out_dtypes += [n.y.dtype for n in [*an.index_chain, *index_loads]]
         width_out = product(index_sizes[dim:])
         pout = pitch_for(width_out, out_dtypes)
-        pidx = pout if full_index else pitch_for(product(index_view["inner_sizes"]),
-                                                 [n.y.dtype for n in [*index_loads, *an.index_chain]])
+        pidx = (
+            pout
+            if full_index
+            else pitch_for(
+                product(index_view["inner_sizes"]), [n.y.dtype for n in [*index_loads, *an.index_chain]]
+            )
+        )
 
         # 1. input slice (a zero slot follows the tile the Gather reads) and the input-pre chain
         for load in an.loads_of("input"):
             head = heads[load.name]
             b.load(head, views[load.name], pin, rows, extra_bytes=32 if head is gather_src else 0)
         for node in an.input_chain:
-            b.compute(node, pin, extra_bytes=32 if node is gather_src and node.op.compute_type != "broadcast" else 0)
+            b.compute(
+                node, pin, extra_bytes=32 if node is gather_src and node.op.compute_type != "broadcast" else 0
+            )
         # 2. index tile and the index-pre chain
         for load in index_loads:
             b.load(heads[load.name], views[load.name], pidx, rows)
@@ -134,10 +149,21 @@ class SimdTemplate:
         value = graph.producer(an.reduce or an.store, "x")
         index_node = graph.producer(il, "x2")
         _gathered, prologue = add_gather(
-            b, il, slice_tensor=b.tensor_of[gather_src.name],
-            index_tensor=b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
-            index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
-            index_axes=index_view["inner_axes"], final=value is il)
+            b,
+            il,
+            slice_tensor=b.tensor_of[gather_src.name],
+            index_tensor=b.tensor_of[index_node.name],
+            index_dtype=index_node.y.dtype,
+            input_sizes=input_sizes,
+            index_sizes=index_sizes,
+            dim=dim,
+            pin=pin,
+            pidx=pidx,
+            pout=pout,
+            full_index=full_index,
+            index_axes=index_view["inner_axes"],
+            final=value is il,
+        )
         # 4. output-post chain, reduce, store
         for load in an.loads_of("post"):
             b.load(heads[load.name], views[load.name], pout, rows)
@@ -145,30 +171,60 @@ class SimdTemplate:
             b.compute(node, pout, final=an.reduce is None and node is value)
         result, width, pitch = b.tensor_of[value.name], width_out, pout
         if an.reduce is not None:
-            result, width, pitch = add_reduce(b, an.reduce, result, value.y.dtype, index_sizes[dim:],
-                                              (red_axes[0] - dim, red_axes[-1] + 1 - dim), pout)
+            result, width, pitch = add_reduce(
+                b,
+                an.reduce,
+                result,
+                value.y.dtype,
+                index_sizes[dim:],
+                (red_axes[0] - dim, red_axes[-1] + 1 - dim),
+                pout,
+            )
         out = an.output
-        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
-                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        impl.add_tensor(
+            ImplTensor(
+                out.name,
+                out.y.dtype,
+                "GM",
+                tuple(out.y.size),
+                tuple(contiguous_strides(list(out.y.size))),
+                gm_arg=out.name,
+            )
+        )
         b.store(an.store.name, result, out.name, width, pitch, rows, out.y.dtype)
         stage.nodes = [prologue, *b.nodes]
-        stage.nodes += [ImplNode(n.name, n.type, None, fused_into=il.name) for n in graph.nodes()
-                        if n.op.compute_type == "broadcast"]
+        stage.nodes += [
+            ImplNode(n.name, n.type, None, fused_into=il.name)
+            for n in graph.nodes()
+            if n.op.compute_type == "broadcast"
+        ]
         assign_releases(stage, impl)
         impl.stages = [stage]
 
         span = gather_span_limit(il.y.dtype, pin)
         fit = plan.max_rows(UB_SIZE) if span is None else Min(plan.max_rows(UB_SIZE), span[0])
-        row_tiles.add_fields(spec, fit, "most rows whose tiles fit in UB together (and, for 1-/2-byte data, "
-                                        "whose Gather source a uint16 offset reaches)")
+        row_tiles.add_fields(
+            spec,
+            fit,
+            "most rows whose tiles fit in UB together (and, for 1-/2-byte data, "
+            "whose Gather source a uint16 offset reaches)",
+        )
         ub = plan.ub_bytes()
-        spec.resources = {"ub_bytes": ub, "workspace_bytes": sympy.Integer(0), "dcache_bytes": sympy.Integer(0)}
-        spec.require(sympy.Le(ub, UB_SIZE), "one tile row (input slice + index + offsets + output + chain "
-                                            "temporaries) does not fit in UB")
+        spec.resources = {
+            "ub_bytes": ub,
+            "workspace_bytes": sympy.Integer(0),
+            "dcache_bytes": sympy.Integer(0),
+        }
+        spec.require(
+            sympy.Le(ub, UB_SIZE),
+            "one tile row (input slice + index + offsets + output + chain temporaries) does not fit in UB",
+        )
         if span is not None:
             spec.require(span[1], span[2])
         # the seed's SIMD region: long contiguous rows and enough outer indices to share among cores
-        spec.score = sympy.Piecewise((2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True))
+        spec.score = sympy.Piecewise(
+            (2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True)
+        )
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
         spec.cost = modelled_cost(b.gm_bytes, api_calls=tiles * loop_calls, serialized=buffers == 1)
         spec.block_dim = used

@@ -123,7 +123,14 @@ def test_index_flags(negative, bound):
     s = session(rank=2, dim=1, index_dtype="int64", need_check_negative=negative, need_check_bound=bound)
     rng = np.random.default_rng(97)
     for k in range(3):
-        check(s, gather_sizes(rng, 2, 1), k, CORES[k], negative_indices=negative, out_of_range=0.25 if bound else 0)
+        check(
+            s,
+            gather_sizes(rng, 2, 1),
+            k,
+            CORES[k],
+            negative_indices=negative,
+            out_of_range=0.25 if bound else 0,
+        )
 
 
 def test_out_of_range_without_bound_check_is_reported():
@@ -196,7 +203,9 @@ def test_eight_byte_data_is_rejected_there_is_no_8_byte_gather():
         Autofuser(SIMD).schedule(chain_graph(rank=3, dim=1, dtype="int64"))
 
 
-@pytest.mark.parametrize("dtype,width,tile", [("float16", 32767, 1), ("bfloat16", 10000, 6), ("int8", 30000, 2)])
+@pytest.mark.parametrize(
+    "dtype,width,tile", [("float16", 32767, 1), ("bfloat16", 10000, 6), ("int8", 30000, 2)]
+)
 def test_gather_source_span_is_bounded_for_packed_offsets(dtype, width, tile):
     """1-/2-byte Gather offsets are uint16 element indices on 3510: a tile's source (rows * pitch, then the zero
     slot) stays below 65536 elements, and a row that alone exceeds it drops the case at tiling time."""
@@ -230,7 +239,9 @@ def test_two_hundred_random_shapes():
     count = 0
     for i, (kw, rank, dim) in enumerate(graphs):
         s = session(**kw)
-        for run_seed, sizes, cores in random_runs(2026 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000):
+        for run_seed, sizes, cores in random_runs(
+            2026 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000
+        ):
             check(s, sizes, run_seed, cores, out_of_range=0.1 if kw.get("need_check_bound") else 0)
             count += 1
     assert count == 200

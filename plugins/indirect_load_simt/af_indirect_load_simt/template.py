@@ -57,11 +57,22 @@ def _fused_nodes(graph: HintGraph) -> list[Node]:
 def _gm_tensors(impl: ImplGraph, graph: HintGraph) -> None:
     for node in graph.nodes():
         if node.op.compute_type == "data":
-            impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size),
-                                       tuple(node.y.strides), gm_arg=node.name))
+            impl.add_tensor(
+                ImplTensor(
+                    node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides), gm_arg=node.name
+                )
+            )
         elif node.op.compute_type == "output":
-            impl.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", tuple(node.y.size),
-                                       tuple(contiguous_strides(list(node.y.size))), gm_arg=node.name))
+            impl.add_tensor(
+                ImplTensor(
+                    node.name,
+                    node.y.dtype,
+                    "GM",
+                    tuple(node.y.size),
+                    tuple(contiguous_strides(list(node.y.size))),
+                    gm_arg=node.name,
+                )
+            )
 
 
 def reduce_view(sizes, axes: tuple[int, ...]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
@@ -91,7 +102,9 @@ class SimtTemplate:
         store = next(n for n in graph.nodes() if n.op.compute_type == "store")
         before = graph.producer(store, "x")
         reduce = before if before.op.compute_type == "reduce" else None
-        parts = _Parts(graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform))
+        parts = _Parts(
+            graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform)
+        )
         if reduce is None:
             return [self._linear(parts, "default")]
         out: list[Case | Rejected] = [self._linear(parts, "lanes")]
@@ -102,16 +115,25 @@ class SimtTemplate:
         return out
 
     def _case(self, parts: _Parts, variant: str, stage: Stage, spec: TilingSpec, ub_bytes, cost) -> Case:
-        spec.resources = {"ub_bytes": ub_bytes, "dcache_bytes": sympy.Integer(parts.dcache),
-                          "workspace_bytes": sympy.Integer(0)}
-        spec.require(sympy.Le(ub_bytes, parts.ub_limit),
-                     "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel")
+        spec.resources = {
+            "ub_bytes": ub_bytes,
+            "dcache_bytes": sympy.Integer(parts.dcache),
+            "workspace_bytes": sympy.Integer(0),
+        }
+        spec.require(
+            sympy.Le(ub_bytes, parts.ub_limit),
+            "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel",
+        )
         spec.score = sympy.Integer(1)
         spec.cost = cost
         spec.block_dim = sympy.Symbol("used_cores", integer=True)
         parts.impl.stages = [stage]
-        parts.impl.meta = {"dcache_reserve": parts.dcache, "rewrite": parts.rewrite, "variant": variant,
-                           "reduce": None if parts.reduce is None else parts.reduce.name}
+        parts.impl.meta = {
+            "dcache_reserve": parts.dcache,
+            "rewrite": parts.rewrite,
+            "variant": variant,
+            "reduce": None if parts.reduce is None else parts.reduce.name,
+        }
         return Case(self.name, variant, parts.graph, parts.impl, spec, meta={"dcache_reserve": parts.dcache})
 
     def _linear(self, parts: _Parts, variant: str) -> Case:
@@ -120,28 +142,50 @@ class SimtTemplate:
         spec = TilingSpec()
         out_sizes = list(parts.output.y.size)
         total = spec.add("total", product(out_sizes), "output elements")
-        per_core = spec.add("per_core", Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
-                            "elements per core (at least 256 lanes of work)")
+        per_core = spec.add(
+            "per_core",
+            Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
+            "elements per core (at least 256 lanes of work)",
+        )
         spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
-        axes = [ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
-                ImplAxis("LB", "BLOCK_OUT", sympy.Symbol("used_cores", integer=True), ("L",)),
-                ImplAxis("Lb", "BLOCK_IN", per_core, ("L",))]
-        attrs = dict(parts.common, mode="gm", out=parts.output.name, start=sympy.Symbol("Lb_start"),
-                     count=sympy.Symbol("Lb_actual"))
+        axes = [
+            ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
+            ImplAxis("LB", "BLOCK_OUT", sympy.Symbol("used_cores", integer=True), ("L",)),
+            ImplAxis("Lb", "BLOCK_IN", per_core, ("L",)),
+        ]
+        attrs = dict(
+            parts.common,
+            mode="gm",
+            out=parts.output.name,
+            start=sympy.Symbol("Lb_start"),
+            count=sympy.Symbol("Lb_actual"),
+        )
         per_output = 1
         if parts.reduce is not None:
             axes_r = parts.reduce_axes()
             group = product([parts.sizes[a] for a in axes_r])
             attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": group}
             per_output = group
-        node = ImplNode(parts.il.name, "IndirectLoad", api_call_for(Role.GATHER, GatherMode.LANES).name, parts.inputs, (parts.output.name,),
-                        tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
-                        tuple(contiguous_strides(parts.sizes)), ("L",), "Lb", attrs)
+        node = ImplNode(
+            parts.il.name,
+            "IndirectLoad",
+            api_call_for(Role.GATHER, GatherMode.LANES).name,
+            parts.inputs,
+            (parts.output.name,),
+            tuple(a.name for a in parts.value.y.axis),
+            tuple(parts.sizes),
+            tuple(contiguous_strides(parts.sizes)),
+            ("L",),
+            "Lb",
+            attrs,
+        )
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
         gathered = parts.gathered_bytes(reads)
-        cost = modelled_cost(gathered + reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
-                             scattered=total if parts.reduce is not None else 0)
+        cost = modelled_cost(
+            gathered + reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
+            scattered=total if parts.reduce is not None else 0,
+        )
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), cost)
 
     def _tiled_reduce(self, parts: _Parts) -> Case:
@@ -172,46 +216,103 @@ class SimtTemplate:
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
-        row_tiles.add_fields(spec, plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold",
-                             unit="groups")
+        row_tiles.add_fields(
+            spec, plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold", unit="groups"
+        )
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
-        lanes = ImplNode(parts.il.name, "IndirectLoad", api_call_for(Role.GATHER, GatherMode.LANES).name, parts.inputs, ("red_in",),
-                         tuple(a.name for a in parts.value.y.axis), tuple(parts.sizes),
-                         tuple(contiguous_strides(parts.sizes)), ("At",), "AT",
-                         dict(parts.common, mode="ub", out="red_in", start=t_start * group * inner,
-                              count=t_actual * group * inner))
-        red = ImplNode(parts.reduce.name, parts.reduce.type, red_api.name, ("red_in", "work"), ("red_out",),
-                       loop_axis="AT", attrs={"kind": parts.reduce.type, "rows": t_actual, "group": group,
-                                              "inner": inner})
+        lanes = ImplNode(
+            parts.il.name,
+            "IndirectLoad",
+            api_call_for(Role.GATHER, GatherMode.LANES).name,
+            parts.inputs,
+            ("red_in",),
+            tuple(a.name for a in parts.value.y.axis),
+            tuple(parts.sizes),
+            tuple(contiguous_strides(parts.sizes)),
+            ("At",),
+            "AT",
+            dict(
+                parts.common,
+                mode="ub",
+                out="red_in",
+                start=t_start * group * inner,
+                count=t_actual * group * inner,
+            ),
+        )
+        red = ImplNode(
+            parts.reduce.name,
+            parts.reduce.type,
+            red_api.name,
+            ("red_in", "work"),
+            ("red_out",),
+            loop_axis="AT",
+            attrs={"kind": parts.reduce.type, "rows": t_actual, "group": group, "inner": inner},
+        )
         nodes = [lanes, red]
         if cast:
-            nodes.append(ImplNode(f"{parts.reduce.name}_cast", "Cast", api_call_for(Role.VECTOR_OP).name, ("red_out",),
-                                  ("cast_out",), loop_axis="AT", attrs={"count": t_actual * inner}))
-        nodes.append(ImplNode(parts.store.name, "Store", api_call_for(Role.STORE_ROWS).name, (reduced,), (parts.output.name,),
-                              loop_axis="AT", attrs={"gm_offset": t_start * inner, "count": t_actual * inner}))
+            nodes.append(
+                ImplNode(
+                    f"{parts.reduce.name}_cast",
+                    "Cast",
+                    api_call_for(Role.VECTOR_OP).name,
+                    ("red_out",),
+                    ("cast_out",),
+                    loop_axis="AT",
+                    attrs={"count": t_actual * inner},
+                )
+            )
+        nodes.append(
+            ImplNode(
+                parts.store.name,
+                "Store",
+                api_call_for(Role.STORE_ROWS).name,
+                (reduced,),
+                (parts.output.name,),
+                loop_axis="AT",
+                attrs={"gm_offset": t_start * inner, "count": t_actual * inner},
+            )
+        )
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
         gathered = parts.gathered_bytes(total)
-        cost = modelled_cost(gathered + total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize)
+        cost = modelled_cost(
+            gathered + total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize
+        )
         return self._case(parts, "default", stage, spec, ub_bytes, cost)
 
 
 class _Parts:
     """What every SIMT case of one rewritten graph shares."""
 
-    def __init__(self, graph: HintGraph, il: Node, store: Node, reduce: Node | None, rewrite: dict,
-                 dcache: int, ub_limit: sympy.Expr) -> None:
-        self.graph, self.il, self.store, self.reduce, self.rewrite, self.dcache = graph, il, store, reduce, rewrite, dcache
+    def __init__(
+        self,
+        graph: HintGraph,
+        il: Node,
+        store: Node,
+        reduce: Node | None,
+        rewrite: dict,
+        dcache: int,
+        ub_limit: sympy.Expr,
+    ) -> None:
+        self.graph, self.il, self.store, self.reduce, self.rewrite, self.dcache = (
+            graph,
+            il,
+            store,
+            reduce,
+            rewrite,
+            dcache,
+        )
         self.ub_limit = ub_limit  # UB of a VF_CALL kernel, data cache included
         self.output = graph.consumers(store)[0][0]
         self.value = graph.producer(reduce, "x") if reduce is not None else graph.producer(store, "x")
         self.sizes = list(self.value.y.size)
         self.gathers = [graph.node(n) for n in rewrite["gathers"]]
         self.index_dtype = graph.producer(self.gathers[0], "x2").y.dtype
-        self.inputs = tuple(sorted({graph.producer(n, "x").name for n in graph.nodes()
-                                    if n.op.compute_type == "load"}))
+        self.inputs = tuple(
+            sorted({graph.producer(n, "x").name for n in graph.nodes() if n.op.compute_type == "load"})
+        )
         self.fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
         self.common = {
             "gather_mode": GatherMode.LANES.value,
@@ -244,9 +345,14 @@ class _Parts:
             source = self.graph.producer(g, "x1")
             slice_bytes = product(list(source.y.size[dim:])) * isz
             outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
-            total = total + gather_read_bytes(CeilDiv(reads, run), run * isz,
-                                              None if outer_broadcast else rows, slice_bytes,
-                                              sympy.Symbol("used_cores", integer=True), self.dcache)
+            total = total + gather_read_bytes(
+                CeilDiv(reads, run),
+                run * isz,
+                None if outer_broadcast else rows,
+                slice_bytes,
+                sympy.Symbol("used_cores", integer=True),
+                self.dcache,
+            )
         return total
 
     def _data_strides(self, node: Node) -> list:

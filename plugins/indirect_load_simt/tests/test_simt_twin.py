@@ -138,13 +138,15 @@ def test_index_flags(negative, bound):
     rng = np.random.default_rng(61)
     for k in range(3):
         sizes = gather_sizes(rng, 2, 1)
-        run = s.check(sizes, seed=k, core_num=CORES[k], negative_indices=negative,
-                      out_of_range=0.2 if bound else 0.0)
+        run = s.check(
+            sizes, seed=k, core_num=CORES[k], negative_indices=negative, out_of_range=0.2 if bound else 0.0
+        )
         assert run.ok, run.describe()
     if bound:
         # zero for out-of-range lanes happens after the moved Exp (exp(0) would be 1)
-        run = s.check({"a0": 4, "a1": 5, "b0": 4, "b1": 6}, seed=9, out_of_range=0.5,
-                      negative_indices=negative)
+        run = s.check(
+            {"a0": 4, "a1": 5, "b0": 4, "b1": 6}, seed=9, out_of_range=0.5, negative_indices=negative
+        )
         assert run.ok and (run.reference["y"] == 0).any()
 
 

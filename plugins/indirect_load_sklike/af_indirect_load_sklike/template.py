@@ -47,8 +47,16 @@ WS_ALIGN = 512
 class StageBuilder:
     """One row-tile stage of the case: axes, tile plan, tiling fields (prefixed by the stage key)."""
 
-    def __init__(self, case_graph: HintGraph, impl: ImplGraph, spec: TilingSpec, key: str, rows, axes_from,
-                 buffers: int = 1) -> None:
+    def __init__(
+        self,
+        case_graph: HintGraph,
+        impl: ImplGraph,
+        spec: TilingSpec,
+        key: str,
+        rows,
+        axes_from,
+        buffers: int = 1,
+    ) -> None:
         self.key = key
         self.spec = spec
         self.rows = spec.add(f"{key}_rows", rows, f"rows of the {key} stage")
@@ -58,8 +66,15 @@ class StageBuilder:
         loop = self.row_tiles.loop
         self.stage = Stage(key, self.row_tiles.axes(tuple(axes_from)), [], [], used_cores=f"{key}_used_cores")
         self.plan = TilePlan(impl, self.stage, self.tile)
-        self.b = TileBuilder(case_graph, impl, self.plan, loop, sympy.Symbol(f"{loop}_start"),
-                             sympy.Symbol(f"{loop}_actual"), buffers)
+        self.b = TileBuilder(
+            case_graph,
+            impl,
+            self.plan,
+            loop,
+            sympy.Symbol(f"{loop}_start"),
+            sympy.Symbol(f"{loop}_actual"),
+            buffers,
+        )
         self.prologue: list[ImplNode] = []
 
     def finish(self, impl: ImplGraph, span: tuple | None = None) -> None:
@@ -70,9 +85,13 @@ class StageBuilder:
         """
         k, spec = self.key, self.spec
         fit = self.plan.max_rows(UB_SIZE) if span is None else Min(self.plan.max_rows(UB_SIZE), span[0])
-        self.row_tiles.add_fields(spec, fit, f"most rows of a {k} tile that fit UB"
-                                  + (" and the Gather's offset range" if span is not None else ""),
-                                  used_doc=f"cores the {k} stage uses")
+        self.row_tiles.add_fields(
+            spec,
+            fit,
+            f"most rows of a {k} tile that fit UB"
+            + (" and the Gather's offset range" if span is not None else ""),
+            used_doc=f"cores the {k} stage uses",
+        )
         spec.resources[f"{k}_ub_bytes"] = self.plan.ub_bytes()
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:
@@ -92,9 +111,13 @@ class SkLikeTemplate:
     def _case(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> Case:
         consumers = graph.consumers(il)
         if len(consumers) != 1:
-            raise Unsupported(f"the IndirectLoad output has {len(consumers)} consumers; the gather stage writes "
-                              "one workspace for exactly one consumer")
-        if il.y.dtype.is_bool or any(n.op.compute_type == "data" and n.y.dtype.is_bool for n in graph.nodes()):
+            raise Unsupported(
+                f"the IndirectLoad output has {len(consumers)} consumers; the gather stage writes "
+                "one workspace for exactly one consumer"
+            )
+        if il.y.dtype.is_bool or any(
+            n.op.compute_type == "data" and n.y.dtype.is_bool for n in graph.nodes()
+        ):
             raise Unsupported("bool tensors cannot be loaded into vector tiles")
         an = ctx.analyze(graph)
         dim, rank = an.dim, an.rank
@@ -109,7 +132,9 @@ class SkLikeTemplate:
                 raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
         spec = TilingSpec()
         impl = ImplGraph(graph.name, self.name)
-        heads = {ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)}
+        heads = {
+            ld.name: view_head(graph, ld) for role in ("input", "index", "post") for ld in an.loads_of(role)
+        }
         stages: list[StageBuilder] = []
         ws: list[tuple[str, object]] = []  # (tensor, bytes) in layout order
         gm_bytes = sympy.Integer(0)
@@ -117,43 +142,72 @@ class SkLikeTemplate:
         idx_ops = [n for n in an.index_chain if n.op.compute_type != "broadcast"]
 
         def workspace(name: str, node: Node, sizes) -> str:
-            impl.add_tensor(ImplTensor(name, node.y.dtype, "WORKSPACE", tuple(sizes),
-                                       tuple(contiguous_strides(list(sizes))), ws_offset=sympy.Symbol(f"{name}_offset",
-                                                                                                       integer=True)))
+            impl.add_tensor(
+                ImplTensor(
+                    name,
+                    node.y.dtype,
+                    "WORKSPACE",
+                    tuple(sizes),
+                    tuple(contiguous_strides(list(sizes))),
+                    ws_offset=sympy.Symbol(f"{name}_offset", integer=True),
+                )
+            )
             ws.append((name, product(list(sizes)) * node.y.dtype.itemsize))
             return name
 
         def chain_stage(key: str, nodes: list[Node], loads: list[Node], target: Node, sizes) -> str:
             """An elementwise stage over a whole tensor: rows = all axes but the last."""
             split = max(len(sizes) - 1, 0)
-            st = StageBuilder(graph, impl, spec, key, product(list(sizes[:split])),
-                              [a.name for a in target.y.axis[:split]])
+            st = StageBuilder(
+                graph, impl, spec, key, product(list(sizes[:split])), [a.name for a in target.y.axis[:split]]
+            )
             dtypes = [n.y.dtype for n in [*nodes, *loads]]
             pitch = pitch_for(product(list(sizes[split:])), dtypes)
             for load in loads:
-                st.b.load(heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, st.rows)
+                st.b.load(
+                    heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, st.rows
+                )
             for node in nodes:
                 st.b.compute(node, pitch, final=node is target)
             name = workspace(f"ws_{key}", target, sizes)
-            st.b.store(f"{key}_store", st.b.tensor_of[target.name], name, product(list(sizes[split:])), pitch,
-                       st.rows, target.y.dtype)
+            st.b.store(
+                f"{key}_store",
+                st.b.tensor_of[target.name],
+                name,
+                product(list(sizes[split:])),
+                pitch,
+                st.rows,
+                target.y.dtype,
+            )
             st.finish(impl)
             stages.append(st)
             return name
 
         # 1. input pre -> ws_input, 2. index pre -> ws_index
-        ws_input = chain_stage("pre", an.input_chain, an.loads_of("input"), gather_src, input_sizes) if pre_ops \
+        ws_input = (
+            chain_stage("pre", an.input_chain, an.loads_of("input"), gather_src, input_sizes)
+            if pre_ops
             else None
-        ws_index = chain_stage("idx", an.index_chain, an.loads_of("index"), index_node, index_sizes) if idx_ops \
+        )
+        ws_index = (
+            chain_stage("idx", an.index_chain, an.loads_of("index"), index_node, index_sizes)
+            if idx_ops
             else None
+        )
         # 3. the gather stage, outer-axis rows like SIMD
         value = graph.producer(an.reduce or an.store, "x")
         post_needed = value is not il or an.reduce is not None
         g = StageBuilder(graph, impl, spec, "gather", product(outer), [a.name for a in il.y.axis[:dim]])
         pin = pitch_for(product(input_sizes[dim:]), [gather_src.y.dtype])
         if ws_input is not None:
-            g.b.load(gather_src, workspace_view(input_sizes, dim, ws_input, outer), pin, g.rows, extra_bytes=32,
-                     source=ws_input)
+            g.b.load(
+                gather_src,
+                workspace_view(input_sizes, dim, ws_input, outer),
+                pin,
+                g.rows,
+                extra_bytes=32,
+                source=ws_input,
+            )
         else:
             main_data, _ = fold_view(graph, gather_src)
             view = view_of(graph, gather_src, outer, dim)
@@ -168,19 +222,40 @@ class SkLikeTemplate:
             g.b.load(index_node, index_view, pidx, g.rows, source=ws_index)
         else:
             full_index, index_view = index_layout(graph, index_loads, heads, outer, dim, index_sizes)
-            pout = pitch_for(product(index_sizes[dim:]), [il.y.dtype, dt.int32]
-                             + ([index_node.y.dtype] if full_index else []))
+            pout = pitch_for(
+                product(index_sizes[dim:]),
+                [il.y.dtype, dt.int32] + ([index_node.y.dtype] if full_index else []),
+            )
             pidx = pout if full_index else pitch_for(product(index_view["inner_sizes"]), [index_node.y.dtype])
             g.b.load(heads[index_loads[0].name], index_view, pidx, g.rows)
         gathered, prologue = add_gather(
-            g.b, il, slice_tensor=g.b.tensor_of[gather_src.name],
-            index_tensor=g.b.tensor_of[index_node.name], index_dtype=index_node.y.dtype, input_sizes=input_sizes,
-            index_sizes=index_sizes, dim=dim, pin=pin, pidx=pidx, pout=pout, full_index=full_index,
-            index_axes=index_view["inner_axes"], final=True)
+            g.b,
+            il,
+            slice_tensor=g.b.tensor_of[gather_src.name],
+            index_tensor=g.b.tensor_of[index_node.name],
+            index_dtype=index_node.y.dtype,
+            input_sizes=input_sizes,
+            index_sizes=index_sizes,
+            dim=dim,
+            pin=pin,
+            pidx=pidx,
+            pout=pout,
+            full_index=full_index,
+            index_axes=index_view["inner_axes"],
+            final=True,
+        )
         g.prologue.append(prologue)
         out = an.output
-        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
-                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        impl.add_tensor(
+            ImplTensor(
+                out.name,
+                out.y.dtype,
+                "GM",
+                tuple(out.y.size),
+                tuple(contiguous_strides(list(out.y.size))),
+                gm_arg=out.name,
+            )
+        )
         target = workspace("ws_gather", il, index_sizes) if post_needed else out.name
         g.b.store(f"{il.name}_store", gathered, target, product(index_sizes[dim:]), pout, g.rows, il.y.dtype)
         g.finish(impl, gather_span_limit(il.y.dtype, pin))
@@ -190,18 +265,23 @@ class SkLikeTemplate:
             sizes = list(value.y.size)
             red_axes: tuple[int, ...] = (an.reduce_axes() or (rank - 1,)) if an.reduce is not None else ()
             split = red_axes[0] if red_axes else max(rank - 1, 0)
-            p = StageBuilder(graph, impl, spec, "post", product(sizes[:split]), [a.name for a in value.y.axis[:split]])
+            p = StageBuilder(
+                graph, impl, spec, "post", product(sizes[:split]), [a.name for a in value.y.axis[:split]]
+            )
             dtypes = [n.y.dtype for n in [il, *an.post_chain, *an.loads_of("post")]]
             pitch = pitch_for(product(sizes[split:]), dtypes)
             p.b.load(il, workspace_view(index_sizes, split, "ws_gather"), pitch, p.rows, source="ws_gather")
             for load in an.loads_of("post"):
-                p.b.load(heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, p.rows)
+                p.b.load(
+                    heads[load.name], view_of(graph, heads[load.name], sizes[:split], split), pitch, p.rows
+                )
             for node in an.post_chain:
                 p.b.compute(node, pitch, final=an.reduce is None and node is value)
             result, width, rpitch = p.b.tensor_of[value.name], product(sizes[split:]), pitch
             if an.reduce is not None:
-                result, width, rpitch = add_reduce(p.b, an.reduce, result, value.y.dtype, sizes[split:],
-                                                   (0, red_axes[-1] + 1 - split), pitch)
+                result, width, rpitch = add_reduce(
+                    p.b, an.reduce, result, value.y.dtype, sizes[split:], (0, red_axes[-1] + 1 - split), pitch
+                )
             p.b.store(an.store.name, result, out.name, width, rpitch, p.rows, out.y.dtype)
             p.finish(impl)
             stages.append(p)
@@ -222,8 +302,9 @@ class SkLikeTemplate:
         used = [st.used for st in stages]
         spec.block_dim = Max(*used) if len(used) > 1 else used[0]
         spec.workspace = total
-        spec.resources["ub_bytes"] = Max(*(st.plan.ub_bytes() for st in stages)) if len(stages) > 1 \
-            else stages[0].plan.ub_bytes()
+        spec.resources["ub_bytes"] = (
+            Max(*(st.plan.ub_bytes() for st in stages)) if len(stages) > 1 else stages[0].plan.ub_bytes()
+        )
         spec.resources["workspace_bytes"] = total
         spec.resources["dcache_bytes"] = sympy.Integer(0)
         # the seed's SK-like region: long contiguous rows, too few outer indices to share among cores

@@ -70,13 +70,16 @@ def test_four_stages_with_eight_ops_each_side(dtype):
     check_many(s, 3, 1, seed=101, runs=3)
 
 
-@pytest.mark.parametrize("kw,stages", [
-    (dict(post=("Exp",)), ["gather", "post"]),
-    (dict(pre=("Exp",)), ["pre", "gather"]),
-    (dict(reduce=("Sum", (2,))), ["gather", "post"]),
-    (dict(pre=("Relu",), reduce=("Max", (1, 2))), ["pre", "gather", "post"]),
-    (dict(index_pre=("Maxs(0)",)), ["idx", "gather"]),
-])
+@pytest.mark.parametrize(
+    "kw,stages",
+    [
+        (dict(post=("Exp",)), ["gather", "post"]),
+        (dict(pre=("Exp",)), ["pre", "gather"]),
+        (dict(reduce=("Sum", (2,))), ["gather", "post"]),
+        (dict(pre=("Relu",), reduce=("Max", (1, 2))), ["pre", "gather", "post"]),
+        (dict(index_pre=("Maxs(0)",)), ["idx", "gather"]),
+    ],
+)
 def test_stages_without_ops_are_left_out(kw, stages):
     s = session(rank=3, dim=1, **kw)
     assert stages_of(s) == stages
@@ -90,8 +93,14 @@ def test_reduce_in_the_post_stage(kind):
 
 
 def test_side_inputs_and_flags():
-    s = session(rank=3, dim=2, pre=("Add(side)",), post=("Mul(side)",), need_check_negative=True,
-                need_check_bound=True)
+    s = session(
+        rank=3,
+        dim=2,
+        pre=("Add(side)",),
+        post=("Mul(side)",),
+        need_check_negative=True,
+        need_check_bound=True,
+    )
     check_many(s, 3, 2, seed=109, runs=3, negative_indices=True, out_of_range=0.2)
 
 
@@ -126,7 +135,9 @@ def test_workspace_over_the_limit_is_dropped_at_tiling_time():
     scheduled = Autofuser(options).schedule(chain_graph(rank=2, dim=1, post=("Exp",)))
     sizes = {"a0": 4, "a1": 4, "b0": 4, "b1": 4}
     assert solve_scheduled(scheduled, sizes, 8).workspace_size <= 4096
-    with pytest.raises(TilingError, match=r"workspace exceeds AutofuserOptions.workspace_limit \(4096 bytes\)"):
+    with pytest.raises(
+        TilingError, match=r"workspace exceeds AutofuserOptions.workspace_limit \(4096 bytes\)"
+    ):
         solve_scheduled(scheduled, {"a0": 64, "a1": 64, "b0": 64, "b1": 64}, 8)
 
 
@@ -140,7 +151,9 @@ def test_two_hundred_random_shapes():
     count = 0
     for i, (kw, rank, dim) in enumerate(graphs):
         s = session(**kw)
-        for run_seed, sizes, cores in random_runs(4242 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000):
+        for run_seed, sizes, cores in random_runs(
+            4242 + i, rank, dim, 50, extents=(4, 12, 40), max_elements=6000
+        ):
             check(s, sizes, run_seed, cores, out_of_range=0.1 if kw.get("need_check_bound") else 0)
             count += 1
     assert count == 200

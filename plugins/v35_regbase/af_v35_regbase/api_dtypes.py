@@ -27,7 +27,16 @@ from af_core import dtypes as dt
 
 # ASCIR dtype names, short.
 F16, BF16, F32 = "float16", "bfloat16", "float32"
-I8, U8, I16, U16, I32, U32, I64, U64 = "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"
+I8, U8, I16, U16, I32, U32, I64, U64 = (
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+)
 BOOL = "bool"
 
 
@@ -92,17 +101,32 @@ ROWS: tuple[ApiRow, ...] = (
     # NotImpl (count form)
     ApiRow("Not", (I8, U8, F16, F32, U16, I16, U32, I32, U64, I64), _UNARY),
     # CheckDuplicateSupportedType (DuplicateImpl, count form)
-    ApiRow("Duplicate", (BOOL, I8, U8, F16, BF16, I16, U16, I32, U32, F32, I64, U64),
-           "kernel_operator_vec_duplicate_impl.h"),
+    ApiRow(
+        "Duplicate",
+        (BOOL, I8, U8, F16, BF16, I16, U16, I32, U32, F32, I64, U64),
+        "kernel_operator_vec_duplicate_impl.h",
+    ),
     # VcmpvImpl (Level 2): the mask is uint8_t / int8_t
-    ApiRow("Compare", (F16, I16, U16, I32, U32, F32, U8, I8, BF16, U64, I64),
-           "kernel_operator_vec_compare_continuous_impl.h", masks=(U8, I8)),
+    ApiRow(
+        "Compare",
+        (F16, I16, U16, I32, U32, F32, U8, I8, BF16, U64, I64),
+        "kernel_operator_vec_compare_continuous_impl.h",
+        masks=(U8, I8),
+    ),
     # VcmpvsImpl (Level 2): the mask is uint8_t
-    ApiRow("Compares", (U8, I8, BF16, F16, I16, U16, I32, U32, F32, U64, I64),
-           "kernel_operator_vec_cmp_impl.h", masks=(U8,)),
+    ApiRow(
+        "Compares",
+        (U8, I8, BF16, F16, I16, U16, I32, U32, F32, U64, I64),
+        "kernel_operator_vec_cmp_impl.h",
+        masks=(U8,),
+    ),
     # VselImpl (Level 2, tensor/tensor and tensor/scalar modes)
-    ApiRow("Select", (U8, I8, BF16, F16, I16, U16, I32, U32, F32, U64, I64),
-           "kernel_operator_vec_sel_impl.h", masks=(U8, U16, U32, U64)),
+    ApiRow(
+        "Select",
+        (U8, I8, BF16, F16, I16, U16, I32, U32, F32, U64, I64),
+        "kernel_operator_vec_sel_impl.h",
+        masks=(U8, U16, U32, U64),
+    ),
     # ReduceSumImpl (count form)
     ApiRow("ReduceSum", (F16, F32, U32, I32, U64, I64), "kernel_operator_vec_reduce_impl.h"),
     # ReduceMaxImpl / ReduceMinImpl (count form)
@@ -131,15 +155,54 @@ ROUND_MODES = ("CAST_NONE", *ROUNDING, "CAST_ODD")  # the twin's RoundMode value
 
 # cast_round_all: CAST_RINT / FLOOR / CEIL / ROUND / TRUNC
 _ROUND_ALL = (
-    (F16, F32), (I64, F32), (I32, F32), (I16, F32), (BF16, F32), (I32, F16), (I16, F16), (I8, F16), (U8, F16),
-    (BF16, F16), (F16, I16), (F32, I32), (F32, I64), (I32, BF16), (F16, BF16), (F16, I32), (F32, F32),
+    (F16, F32),
+    (I64, F32),
+    (I32, F32),
+    (I16, F32),
+    (BF16, F32),
+    (I32, F16),
+    (I16, F16),
+    (I8, F16),
+    (U8, F16),
+    (BF16, F16),
+    (F16, I16),
+    (F32, I32),
+    (F32, I64),
+    (I32, BF16),
+    (F16, BF16),
+    (F16, I32),
+    (F32, F32),
 )
 # cast_none and using_cast_rint: CAST_NONE (the latter round to nearest even)
 _NONE = (
-    (F16, I32), (F32, F16), (F32, BF16), (F16, U8), (U16, U8), (U32, U8), (F16, I8), (I16, I8), (I32, I8),
-    (U8, U16), (U32, U16), (F32, I16), (U8, I16), (U32, I16), (I32, I16), (U8, U32), (U16, U32), (I16, U32),
-    (I64, I32), (I16, I32), (U8, I32), (U16, I32), (I32, I64),
-    (I8, F16), (U8, F16), (F16, F32), (F16, I16), (F32, I32),
+    (F16, I32),
+    (F32, F16),
+    (F32, BF16),
+    (F16, U8),
+    (U16, U8),
+    (U32, U8),
+    (F16, I8),
+    (I16, I8),
+    (I32, I8),
+    (U8, U16),
+    (U32, U16),
+    (F32, I16),
+    (U8, I16),
+    (U32, I16),
+    (I32, I16),
+    (U8, U32),
+    (U16, U32),
+    (I16, U32),
+    (I64, I32),
+    (I16, I32),
+    (U8, I32),
+    (U16, I32),
+    (I32, I64),
+    (I8, F16),
+    (U8, F16),
+    (F16, F32),
+    (F16, I16),
+    (F32, I32),
 )
 # cast_odd: CAST_ODD
 _ODD = ((F16, F32), (F16, I32))
@@ -207,20 +270,33 @@ def render_header() -> str:
     ]
     for row in ROWS:
         out.append(f"// {row.api}: {row.source}")
-        out.append(f"template <class T>\ninline constexpr bool Accepts{row.api} = "
-                   f"OneOf<T, {', '.join(_cpp(t) for t in row.types)}>::value;")
+        out.append(
+            f"template <class T>\ninline constexpr bool Accepts{row.api} = "
+            f"OneOf<T, {', '.join(_cpp(t) for t in row.types)}>::value;"
+        )
         if row.masks:
-            out.append(f"template <class U>\ninline constexpr bool Mask{row.api} = "
-                       f"OneOf<U, {', '.join(_cpp(t) for t in row.masks)}>::value;")
-    out += ["", f"// Cast: {CAST_SOURCE} (CastImpl, Level 2)", "template <class D, class S>",
-            "inline constexpr uint32_t kCastModes = 0u;"]
+            out.append(
+                f"template <class U>\ninline constexpr bool Mask{row.api} = "
+                f"OneOf<U, {', '.join(_cpp(t) for t in row.masks)}>::value;"
+            )
+    out += [
+        "",
+        f"// Cast: {CAST_SOURCE} (CastImpl, Level 2)",
+        "template <class D, class S>",
+        "inline constexpr uint32_t kCastModes = 0u;",
+    ]
     for (dst, src), modes in CAST.items():
         bits = " | ".join(f"(1u << {ROUND_MODES.index(m)})" for m in modes)
         names = ", ".join(modes)
-        out.append(f"template <>\ninline constexpr uint32_t kCastModes<{_cpp(dst)}, {_cpp(src)}> = {bits};  // {names}")
+        out.append(
+            f"template <>\ninline constexpr uint32_t kCastModes<{_cpp(dst)}, {_cpp(src)}> = {bits};  // {names}"
+        )
     bits = " | ".join(f"(1u << {ROUND_MODES.index(m)})" for m in TRUNCATE_MODES)
-    out += ["", f"// Truncate round modes: {CAST_SOURCE} (TruncateImpl)",
-            f"inline constexpr uint32_t kTruncateModes = {bits};  // {', '.join(TRUNCATE_MODES)}"]
+    out += [
+        "",
+        f"// Truncate round modes: {CAST_SOURCE} (TruncateImpl)",
+        f"inline constexpr uint32_t kTruncateModes = {bits};  // {', '.join(TRUNCATE_MODES)}",
+    ]
     out += ["", "}  // namespace AfTwin", "", "#endif  // AF_TWIN_API_DTYPES_H", ""]
     return "\n".join(out)
 

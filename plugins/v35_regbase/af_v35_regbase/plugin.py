@@ -14,8 +14,13 @@ from af_v35_regbase.api_calls.vector import VecElementwiseRegApiCall
 
 TWIN_INCLUDE = Path(__file__).parent / "twin" / "include"
 
-API_CALLS = (IndirectLoadRegApiCall, LoadRowsRegApiCall, ReduceRegApiCall, StoreRegApiCall,
-             VecElementwiseRegApiCall)
+API_CALLS = (
+    IndirectLoadRegApiCall,
+    LoadRowsRegApiCall,
+    ReduceRegApiCall,
+    StoreRegApiCall,
+    VecElementwiseRegApiCall,
+)
 API_SOURCES = (
     ("af_simt_common", "af_simt_common.h", ()),
     ("af_reduce", "af_reduce.h", ()),

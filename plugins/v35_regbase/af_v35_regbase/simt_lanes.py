@@ -72,8 +72,9 @@ def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
 class LaneEmitter(ScalarEmitter):
     """Scalar emitter whose leaves are GM loads and gathers."""
 
-    def __init__(self, graph: HintGraph, attrs: dict, params: LaneParams, pointers: LanePointers,
-                 coords: list[str]) -> None:
+    def __init__(
+        self, graph: HintGraph, attrs: dict, params: LaneParams, pointers: LanePointers, coords: list[str]
+    ) -> None:
         super().__init__(graph, self._leaf)
         self.attrs = attrs
         self.params = params
@@ -118,7 +119,7 @@ class LaneEmitter(ScalarEmitter):
             ok = self.fresh()
             self.emit(f"const bool {ok} = {idx} >= 0 && {idx} < {extent};")
             if not self.attrs["need_check_bound"]:
-                self.emit(f'AF_SIMT_CHECK_INDEX({idx}, {extent}, {KernelContext.c_string(node.name)});')
+                self.emit(f"AF_SIMT_CHECK_INDEX({idx}, {extent}, {KernelContext.c_string(node.name)});")
             self.index_vars[mask] = idx
             self.valid[mask] = ok
         ok = self.valid[mask]
@@ -139,7 +140,9 @@ class LaneEmitter(ScalarEmitter):
         ):
             ok = self.valid.get(mask)
             if ok is None:
-                raise CodegenError(f"bound check after '{node.name}' has no gathered value at this coordinate")
+                raise CodegenError(
+                    f"bound check after '{node.name}' has no gathered value at this coordinate"
+                )
             wrapped = self.fresh()
             ctype = value_type(node.y.dtype)
             self.emit(f"const {ctype} {wrapped} = {ok} ? {var} : static_cast<{ctype}>(0);")
@@ -147,7 +150,9 @@ class LaneEmitter(ScalarEmitter):
         return var
 
 
-def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) -> tuple[str, str, list[str], list[str]]:
+def simt_lanes(
+    ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str
+) -> tuple[str, str, list[str], list[str]]:
     """(name, definition text, pointer arguments, int64 arguments) of the lane function.
 
     ``out_space`` is ``"gm"`` (write the output at the lane's position) or
@@ -194,8 +199,10 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
         if kind == "Mean" and vdtype.is_float:
             body.append(f"acc = acc * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
         elif kind == "Mean":  # the reference floor-divides the integer sum (rounds toward -inf)
-            body += [f"const int64_t group_n = {group};",
-                     "acc = acc / group_n - ((acc % group_n != 0 && acc < 0) ? 1 : 0);"]
+            body += [
+                f"const int64_t group_n = {group};",
+                "acc = acc / group_n - ((acc % group_n != 0 && acc < 0) ? 1 : 0);",
+            ]
         result = "acc"
     if out_space == "gm":
         store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({result}));"
@@ -224,7 +231,9 @@ def simt_lanes(ctx: KernelContext, attrs: dict, out_ctype: str, out_space: str) 
     return name, "\n".join(lines) + "\n", ptr_args, list(params.names)
 
 
-def _decode(source: str, rem: str, coords: list[str], axes: list[int], sizes, params: LaneParams) -> list[str]:
+def _decode(
+    source: str, rem: str, coords: list[str], axes: list[int], sizes, params: LaneParams
+) -> list[str]:
     """Lines decoding the linear index ``source`` into the coordinates of ``axes`` (last fastest)."""
     if not axes:
         return []

@@ -49,7 +49,9 @@ def twin_run():
     if twin_build.compiler() is None:
         pytest.skip("no C++ compiler")
 
-    def run(source: str, *args, stdin: str | None = None, sanitize: bool = False, flags=(), timeout: float = 60.0):
+    def run(
+        source: str, *args, stdin: str | None = None, sanitize: bool = False, flags=(), timeout: float = 60.0
+    ):
         return twin_build.build_and_run(
             source, args, stdin=stdin, sanitize=sanitize, extra_flags=flags, timeout=timeout
         )

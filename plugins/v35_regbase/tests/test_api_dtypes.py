@@ -41,9 +41,18 @@ ISSUE_PAIRS = (
 
 # How g++ spells the C++ types in "[with T = ...]".
 GXX_NAME = {
-    "float16": "half", "bfloat16": "bfloat16_t", "float32": "float", "int8": "signed char",
-    "uint8": "unsigned char", "int16": "short int", "uint16": "short unsigned int", "int32": "int",
-    "uint32": "unsigned int", "int64": "long int", "uint64": "long unsigned int", "bool": "bool",
+    "float16": "half",
+    "bfloat16": "bfloat16_t",
+    "float32": "float",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "int16": "short int",
+    "uint16": "short unsigned int",
+    "int32": "int",
+    "uint32": "unsigned int",
+    "int64": "long int",
+    "uint64": "long unsigned int",
+    "bool": "bool",
 }
 
 
@@ -122,13 +131,18 @@ def _legal_pairs() -> list[tuple[str, str]]:
 
 
 def _illegal_pairs() -> list[tuple[str, str]]:
-    return [(api, t) for api in (*BINARY, *SCALAR, *UNARY, *REDUCE, *OTHER) for t in DATA
-            if not tab.accepts(api, t)]
+    return [
+        (api, t)
+        for api in (*BINARY, *SCALAR, *UNARY, *REDUCE, *OTHER)
+        for t in DATA
+        if not tab.accepts(api, t)
+    ]
 
 
 def test_generated_header_is_up_to_date():
     assert tab.HEADER.read_text() == tab.render_header(), (
-        "af_twin/api_dtypes.h is out of date: run `python -m af_v35_regbase.api_dtypes`")
+        "af_twin/api_dtypes.h is out of date: run `python -m af_v35_regbase.api_dtypes`"
+    )
 
 
 def test_table_rows_name_their_source_and_known_types():
@@ -150,8 +164,10 @@ def test_issue_pairs_are_illegal_in_the_table():
 
 def test_twin_accepts_every_legal_type(tmp_path):
     calls = [_call(api, t, i) for i, (api, t) in enumerate(_legal_pairs())]
-    calls += [f"Cast(L<{_cpp(d)}>(), L<{_cpp(s)}>(), RoundMode::{modes[0]}, 8u);"
-              for (d, s), modes in tab.CAST.items()]
+    calls += [
+        f"Cast(L<{_cpp(d)}>(), L<{_cpp(s)}>(), RoundMode::{modes[0]}, 8u);"
+        for (d, s), modes in tab.CAST.items()
+    ]
     done = _syntax_check(_unit(calls), tmp_path)
     assert done.returncode == 0, done.stderr[-4000:]
 
@@ -162,8 +178,9 @@ def test_twin_takes_exactly_the_truncate_modes_of_the_table(tmp_path):
     assert done.returncode == 0, done.stderr[-4000:]
     illegal = [m for m in tab.ROUND_MODES if m not in tab.TRUNCATE_MODES]
     assert illegal == ["CAST_NONE", "CAST_ODD"]
-    done = _syntax_check(_unit([f"Truncate<half, RoundMode::{m}>(L<half>(), L<half>(), 8u);" for m in illegal]),
-                         tmp_path)
+    done = _syntax_check(
+        _unit([f"Truncate<half, RoundMode::{m}>(L<half>(), L<half>(), 8u);" for m in illegal]), tmp_path
+    )
     assert done.returncode != 0
     assert done.stderr.count("Truncate: round mode not accepted by the 3510 implementation") == len(illegal)
 

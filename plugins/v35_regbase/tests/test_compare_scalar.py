@@ -14,8 +14,14 @@ from af_v35_regbase.api_calls.vector import compare_scalar
 
 from af_core import dtypes as dt
 
-OPS = {"GT": np.greater, "GE": np.greater_equal, "LT": np.less, "LE": np.less_equal, "EQ": np.equal,
-       "NE": np.not_equal}
+OPS = {
+    "GT": np.greater,
+    "GE": np.greater_equal,
+    "LT": np.less,
+    "LE": np.less_equal,
+    "EQ": np.equal,
+    "NE": np.not_equal,
+}
 SCALARS = [0.1, -0.1, 0.7, 2.0, -3.0, 65504.0, 65536.0, -70000.0, 1e-9, -1e-9, 1e-30, 1e38, 3.4e38, 0.0]
 
 
@@ -27,8 +33,13 @@ def every_value(dtype) -> np.ndarray:
 
 
 def parse(text: str) -> float:
-    return {"__builtin_inff()": np.inf, "-__builtin_inff()": -np.inf, '__builtin_nanf("")': np.nan}.get(
-        text, None) if text.startswith(("__", "-__")) else float(text)
+    return (
+        {"__builtin_inff()": np.inf, "-__builtin_inff()": -np.inf, '__builtin_nanf("")': np.nan}.get(
+            text, None
+        )
+        if text.startswith(("__", "-__"))
+        else float(text)
+    )
 
 
 @pytest.mark.parametrize("dtype", [dt.float16, dt.bfloat16], ids=["float16", "bfloat16"])

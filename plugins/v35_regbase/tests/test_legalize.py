@@ -47,9 +47,14 @@ def test_every_legal_form_only_uses_accepted_types(op):
         for api, t in _calls(op, form, dtype):
             assert tab.accepts(api, t), (op, dtype, form, api, t)
         if form.kind in ("promote", "widen"):
-            casts = {("promote"): [(dt.float32, dtype, "CAST_NONE"), (dtype, dt.float32, "CAST_RINT")],
-                     ("widen"): [(dt.int16, dt.int8, "CAST_NONE"), (dt.uint16, dt.uint8, "CAST_NONE"),
-                                 (dt.uint8, dt.int16, "CAST_NONE")]}[form.kind]
+            casts = {
+                ("promote"): [(dt.float32, dtype, "CAST_NONE"), (dtype, dt.float32, "CAST_RINT")],
+                ("widen"): [
+                    (dt.int16, dt.int8, "CAST_NONE"),
+                    (dt.uint16, dt.uint8, "CAST_NONE"),
+                    (dt.uint8, dt.int16, "CAST_NONE"),
+                ],
+            }[form.kind]
             for dst, src, mode in casts:
                 assert mode in tab.cast_modes(dst, src), (op, dtype, dst, src, mode)
 
@@ -70,10 +75,20 @@ def test_reinterpret_and_bits_forms_name_the_lane_dtype():
 
 
 def test_the_issue_pairs_take_legal_wider_forms():
-    pairs = {("Div", "bfloat16"): "promote", ("Mul", "int8"): "widen", ("Mul", "uint8"): "widen",
-             ("Relu", "int8"): "relu_maxs", ("Relu", "int16"): "relu_maxs", ("Relu", "bfloat16"): "promote",
-             ("Adds", "uint16"): "reinterpret", ("Muls", "uint32"): "reinterpret", ("Maxs", "uint16"): "splat",
-             ("Mins", "uint32"): "splat", ("Muls", "int8"): "widen", ("Muls", "uint8"): "widen"}
+    pairs = {
+        ("Div", "bfloat16"): "promote",
+        ("Mul", "int8"): "widen",
+        ("Mul", "uint8"): "widen",
+        ("Relu", "int8"): "relu_maxs",
+        ("Relu", "int16"): "relu_maxs",
+        ("Relu", "bfloat16"): "promote",
+        ("Adds", "uint16"): "reinterpret",
+        ("Muls", "uint32"): "reinterpret",
+        ("Maxs", "uint16"): "splat",
+        ("Mins", "uint32"): "splat",
+        ("Muls", "int8"): "widen",
+        ("Muls", "uint8"): "widen",
+    }
     pairs.update({(op, "bfloat16"): "promote" for op in ("Exp", "Log", "Sqrt", "Rsqrt", "Abs")})
     for (op, name), kind in pairs.items():
         d = dt.get(name)
@@ -87,7 +102,10 @@ def test_half_adds_and_muls_compute_in_float32():
             form = lg.op_form(op, (d,), d)
             assert (form.kind, form.compute, form.scratch) == ("promote", dt.float32, (dt.float32,))
     assert VecElementwiseRegApiCall.scratch_dtypes("Exp2", (dt.float16,), dt.float16) == (
-        dt.float32, dt.float32, dt.int32)
+        dt.float32,
+        dt.float32,
+        dt.int32,
+    )
 
 
 @pytest.mark.parametrize("src", DATA, ids=lambda d: d.name)
@@ -116,9 +134,13 @@ def test_cast_routes_use_legal_steps_and_round_once(src):
 
 def test_cast_routes_wrap_integers_and_avoid_the_dequantising_int32_to_half():
     assert [(s[1].name, s[0].name, s[2]) for s in lg.cast_route(dt.int8, dt.uint32)] == [
-        ("int8", "int32", "CAST_NONE"), ("int32", "uint32", "VIEW")]
+        ("int8", "int32", "CAST_NONE"),
+        ("int32", "uint32", "VIEW"),
+    ]
     assert [(s[1].name, s[0].name, s[2]) for s in lg.cast_route(dt.int32, dt.float16)] == [
-        ("int32", "float32", "CAST_RINT"), ("float32", "float16", "CAST_RINT")]
+        ("int32", "float32", "CAST_RINT"),
+        ("float32", "float16", "CAST_RINT"),
+    ]
     assert "bit masks" in VecElementwiseRegApiCall.rejection("Cast", (dt.bool_,), dt.int32)
 
 
@@ -160,14 +182,21 @@ def test_reciprocal_rounds_once_through_float32():
         d = dt.get(name)
         assert tab.accepts("Reciprocal", dt.float32)
         form = lg.op_form("Reciprocal", (d,), d)
-        assert (form.kind, form.api, form.compute, form.scratch) == ("promote", "Reciprocal", dt.float32,
-                                                                     (dt.float32,))
+        assert (form.kind, form.api, form.compute, form.scratch) == (
+            "promote",
+            "Reciprocal",
+            dt.float32,
+            (dt.float32,),
+        )
     assert lg.op_form("Reciprocal", (dt.float32,), dt.float32).kind == "direct"
     assert lg.op_form("Reciprocal", (dt.int64,), dt.int64).reason == "Reciprocal is a float op"
 
 
 def test_bit_ops_use_views_the_table_accepts():
-    for ops, view, data in ((lg.BITWISE, dt.int16, [d for d in DATA if d.is_int]), (lg.LOGICAL, dt.uint16, [dt.bool_])):
+    for ops, view, data in (
+        (lg.BITWISE, dt.int16, [d for d in DATA if d.is_int]),
+        (lg.LOGICAL, dt.uint16, [dt.bool_]),
+    ):
         for op, api in ops.items():
             for d in data:
                 form = lg.op_form(op, (d, d), d)

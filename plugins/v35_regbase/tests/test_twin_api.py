@@ -135,7 +135,9 @@ __gm__ T* G(std::vector<T>& v) {
 # ---------------------------------------------------------------------------
 # Data movement, pipe and queues.
 
-MOVE_SRC = PRELUDE + r"""
+MOVE_SRC = (
+    PRELUDE
+    + r"""
 namespace {
 
 // half GM -> UB: unaligned blockLen, GM gap in bytes, UB gap in blocks, left /
@@ -638,12 +640,16 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + CASE_MAIN
+"""
+    + CASE_MAIN
+)
 
 # ---------------------------------------------------------------------------
 # 16-bit float types, vector arithmetic, Cast, Compare / Select, reductions.
 
-VEC_SRC = PRELUDE + r"""
+VEC_SRC = (
+    PRELUDE
+    + r"""
 namespace {
 
 const RoundMode kModes[] = {RoundMode::CAST_NONE,  RoundMode::CAST_RINT,  RoundMode::CAST_FLOOR, RoundMode::CAST_CEIL,
@@ -1007,12 +1013,16 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + CASE_MAIN
+"""
+    + CASE_MAIN
+)
 
 # ---------------------------------------------------------------------------
 # Launch, SyncAll, SIMT and the counters.
 
-RUNTIME_SRC = PRELUDE + r"""
+RUNTIME_SRC = (
+    PRELUDE
+    + r"""
 namespace {
 
 void SleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
@@ -1253,7 +1263,9 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + CASE_MAIN
+"""
+    + CASE_MAIN
+)
 
 
 # ---------------------------------------------------------------------------
@@ -1400,7 +1412,12 @@ def test_datacopypad_ub_to_gm_strides(move):
         y[1 + 4 * i : 4 + 4 * i] = [16 * i, 16 * i + 1, 16 * i + 2]
     assert out.hexes("y") == f32(y)
     assert out.report == counters(
-        gm_write_bytes=36, cachelines_written=1, ub_high_water=256, vector_calls=1, datacopy_calls=1, block_dim=1
+        gm_write_bytes=36,
+        cachelines_written=1,
+        ub_high_water=256,
+        vector_calls=1,
+        datacopy_calls=1,
+        block_dim=1,
     )
 
 
@@ -1425,14 +1442,14 @@ def test_datacopy_count_must_fill_whole_blocks(move):
     """The CPU-debug build asserts and the NPU rounds down; the twin reports it instead of dropping the tail."""
     expected = {
         "datacopy_count_gm_ub": "DataCopy GM->UB: count 13 * sizeof(float) = 52 bytes is not a multiple of 32 (the "
-                                "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
-                                "a tail with DataCopyPad",
+        "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
+        "a tail with DataCopyPad",
         "datacopy_count_ub_gm": "DataCopy UB->GM: count 7 * sizeof(float) = 28 bytes is not a multiple of 32 (the "
-                                "CPU-debug build asserts, the NPU rounds down to 0 bytes and drops the tail); copy "
-                                "a tail with DataCopyPad",
+        "CPU-debug build asserts, the NPU rounds down to 0 bytes and drops the tail); copy "
+        "a tail with DataCopyPad",
         "datacopy_count_ub_ub": "DataCopy UB->UB: count 17 * sizeof(half) = 34 bytes is not a multiple of 32 (the "
-                                "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
-                                "a tail with DataCopyPad",
+        "CPU-debug build asserts, the NPU rounds down to 32 bytes and drops the tail); copy "
+        "a tail with DataCopyPad",
     }
     for case, message in expected.items():
         assert run_abort(move, case) == ("datacopy-count", 0, message)
@@ -1597,8 +1614,21 @@ def test_half_conversions_of_known_bit_patterns(vec_all):
         return struct.unpack("<f", struct.pack("<I", b))[0]
 
     # 65519.996, 2^-24, 2^-25, 3 * 2^-26, 1 + 2^-11, 1 + 3 * 2^-11 by their bits
-    finite = [1.0, -2.0, 65504.0, bits(0x477FEFFF), 65520.0, 1e5, -1e5, bits(0x33800000), bits(0x33000000),
-              bits(0x33400000), bits(0x3F801000), bits(0x3F803000), 0.1]
+    finite = [
+        1.0,
+        -2.0,
+        65504.0,
+        bits(0x477FEFFF),
+        65520.0,
+        1e5,
+        -1e5,
+        bits(0x33800000),
+        bits(0x33000000),
+        bits(0x33400000),
+        bits(0x3F801000),
+        bits(0x3F803000),
+        0.1,
+    ]
     with np.errstate(over="ignore"):
         expected = f16(finite) + [0x7E00, 0xFE00, 0x7C00, 0x8000] + f16([bits(0x38800000), bits(0x387FC000)])
     got = vec_all.hexes("half_from_float")
@@ -1615,8 +1645,17 @@ def test_half_conversions_of_known_bit_patterns(vec_all):
 
 
 def test_bfloat16_conversions_of_known_bit_patterns(vec_all):
-    inputs = [0x3F800000, 0x3F808000, 0x3F818000, 0x3F80C000, 0x7F7FFFFF, 0x7FC00000, 0x80000000, 0x3F80FFFF,
-              0xBF808001]
+    inputs = [
+        0x3F800000,
+        0x3F808000,
+        0x3F818000,
+        0x3F80C000,
+        0x7F7FFFFF,
+        0x7FC00000,
+        0x80000000,
+        0x3F80FFFF,
+        0xBF808001,
+    ]
     got = vec_all.hexes("bf16_from_float")
     assert got == [bf16_rne(b) for b in inputs]
     assert got == [0x3F80, 0x3F80, 0x3F82, 0x3F81, 0x7F80, 0x7FC0, 0x8000, 0x3F81, 0xBF81]
@@ -1725,8 +1764,14 @@ def test_compare_compares_select(vec_all):
     # the bytes after them keep their 0xAA
     pad = np.zeros(54, dtype=np.float32)
     with np.errstate(invalid="ignore"):
-        padded = {"lt": np.less, "gt": np.greater, "eq": np.equal, "le": np.less_equal, "ge": np.greater_equal,
-                  "ne": np.not_equal}
+        padded = {
+            "lt": np.less,
+            "gt": np.greater,
+            "eq": np.equal,
+            "le": np.less_equal,
+            "ge": np.greater_equal,
+            "ne": np.not_equal,
+        }
         full = {m: f(np.concatenate([a, pad]), np.concatenate([b, pad])) for m, f in padded.items()}
     for mode, bits in full.items():
         mask = [int(v) for v in np.packbits(bits, bitorder="little")]
@@ -1975,7 +2020,15 @@ def test_harness_misuse_aborts(runtime):
 
 def test_programs_under_address_and_undefined_sanitizers(twin_compile, move):
     sanitized = twin_compile(MOVE_SRC, sanitize=True)
-    for case in ("pad_gm_ub", "pad_nopad", "pad_ub_gm", "datacopy_whole", "gather", "queue_fifo", "high_water"):
+    for case in (
+        "pad_gm_ub",
+        "pad_nopad",
+        "pad_ub_gm",
+        "datacopy_whole",
+        "gather",
+        "queue_fifo",
+        "high_water",
+    ):
         rc, out, err = sanitized(case)
         assert rc == 0, f"{case}\n{err}"
         assert out == move(case)[1], case

@@ -32,6 +32,7 @@ def syntax_errors(source: str, tmp_path, flags=()) -> str:
 # ---------------------------------------------------------------------------
 # Compile-time rules.
 
+
 def test_gm_get_phy_addr_is_read_only_and_the_offset_form_writable(tmp_path):
     ok = r"""
 #include "kernel_operator.h"
@@ -58,8 +59,10 @@ __simt_vf__ inline void Lanes(__gm__ float* out, float x)
 def test_simt_math_without_its_header_does_not_compile(tmp_path):
     errors = syntax_errors('#include "kernel_operator.h"\n' + SIMT_MATH, tmp_path)
     for name in ("expf", "logf", "sqrtf", "exp2f", "fabsf"):
-        assert f'{name}() is a SIMT math function: #include \\"simt_api/math_functions.h\\"' in errors \
-            or f'{name}() is a SIMT math function: #include "simt_api/math_functions.h"' in errors, name
+        assert (
+            f'{name}() is a SIMT math function: #include \\"simt_api/math_functions.h\\"' in errors
+            or f'{name}() is a SIMT math function: #include "simt_api/math_functions.h"' in errors
+        ), name
 
 
 @pytest.mark.parametrize("order", ["after", "before"])
@@ -67,7 +70,11 @@ def test_simt_math_with_its_header_computes_in_float(twin_run, order):
     includes = ['#include "kernel_operator.h"', '#include "simt_api/math_functions.h"']
     if order == "before":
         includes.reverse()
-    source = "\n".join(includes) + "\n#include <cstdio>\n#include <cstring>\n" + SIMT_MATH + r"""
+    source = (
+        "\n".join(includes)
+        + "\n#include <cstdio>\n#include <cstring>\n"
+        + SIMT_MATH
+        + r"""
 int main() {
     float out = 0.0f;
     AfTwin::RegisterGm(&out, sizeof out, "out");
@@ -77,6 +84,7 @@ int main() {
     std::printf("%08x\n", bits);
 }
 """
+    )
     rc, out, err = twin_run(source)
     assert rc == 0, err
     x = np.float32(2.0)
@@ -104,7 +112,8 @@ void F(const AscendC::LocalTensor<{ctype}>& d, const AscendC::LocalTensor<{ctype
 # ---------------------------------------------------------------------------
 # Runtime rules: one program, one case per argv[1].
 
-RUNTIME_SRC = r"""
+RUNTIME_SRC = (
+    r"""
 #include "kernel_operator.h"
 
 #include <cstdint>
@@ -270,7 +279,9 @@ const Case kCases[] = {
 };
 
 }  // namespace
-""" + CASE_MAIN
+"""
+    + CASE_MAIN
+)
 
 
 @pytest.fixture(scope="module")
@@ -377,10 +388,14 @@ def test_compare_of_whole_256_byte_repeats(program, case):
     assert ok(program, case).split() == ["mask", str(0b111)]  # 0, 1, 2 < 3
 
 
-@pytest.mark.parametrize("case, api, count", [("compares_partial_repeat", "Compares", 8),
-                                              ("compare_partial_repeat", "Compare", 72)])
+@pytest.mark.parametrize(
+    "case, api, count",
+    [("compares_partial_repeat", "Compares", 8), ("compare_partial_repeat", "Compare", 72)],
+)
 def test_compare_of_a_partial_repeat_is_refused_like_the_3510_interface_does(program, case, api, count):
     """kernel_operator_vec_cmpsel_intf_impl.h asserts count * sizeof(T) % 256 == 0 on 3510."""
     kind, _core, message = abort(program, case)
     assert kind == "compare-count"
-    assert message.startswith(f"{api}: count {count} of 4-byte elements is {count * 4} bytes, not a multiple of 256")
+    assert message.startswith(
+        f"{api}: count {count} of 4-byte elements is {count * 4} bytes, not a multiple of 256"
+    )

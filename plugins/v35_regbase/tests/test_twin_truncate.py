@@ -88,11 +88,14 @@ int main() {{ return 0; }}
 """
 
 
-@pytest.mark.parametrize("ctype,mode,message", [
-    ("int32_t", "CAST_FLOOR", "Truncate: element type not accepted by the 3510 implementation"),
-    ("float", "CAST_NONE", "Truncate: round mode not accepted by the 3510 implementation"),
-    ("half", "CAST_ODD", "Truncate: round mode not accepted by the 3510 implementation"),
-])
+@pytest.mark.parametrize(
+    "ctype,mode,message",
+    [
+        ("int32_t", "CAST_FLOOR", "Truncate: element type not accepted by the 3510 implementation"),
+        ("float", "CAST_NONE", "Truncate: round mode not accepted by the 3510 implementation"),
+        ("half", "CAST_ODD", "Truncate: round mode not accepted by the 3510 implementation"),
+    ],
+)
 def test_truncate_rejects_what_the_official_implementation_rejects(twin_run, ctype, mode, message):
     from af_v35_twin_build import TwinBuildError
 

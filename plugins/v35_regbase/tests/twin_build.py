@@ -61,8 +61,9 @@ def precompiled_headers(flags: toolchain.Flags) -> Path:
     """The directory holding ``kernel_operator.h.gch`` for ``flags`` (built on first use)."""
     key = toolchain.tree_digest([INCLUDE_DIR]) + flags.digest()
     directory = default_cache_dir() / f"pch-{toolchain.digest(key)[:24]}"
-    toolchain.precompile("kernel_operator.h", directory, flags, includes=[INCLUDE_DIR],
-                         what="the twin headers (precompiled)")
+    toolchain.precompile(
+        "kernel_operator.h", directory, flags, includes=[INCLUDE_DIR], what="the twin headers (precompiled)"
+    )
     return directory
 
 
@@ -83,8 +84,9 @@ def build(source: str, workdir: Path, *, sanitize: bool = False, extra_flags: Se
     return exe
 
 
-def syntax_check(source: str, workdir: Path, *, strict: bool = True,
-                 extra_flags: Sequence[str] = ()) -> subprocess.CompletedProcess:
+def syntax_check(
+    source: str, workdir: Path, *, strict: bool = True, extra_flags: Sequence[str] = ()
+) -> subprocess.CompletedProcess:
     """``g++ -fsyntax-only`` over `source` against the twin (``strict``: warnings are errors)."""
     cxx = compiler()
     if cxx is None:

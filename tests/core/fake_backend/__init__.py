@@ -34,8 +34,20 @@ from .api_calls import FakeBrokenGather, FakeLanesGather, FakeLoadRows, FakeStor
 from .ops import API_SOURCES, FAKE_OFFSET
 from .template import FakeLanesTemplate, RefusingTemplate
 
-__all__ = ["DIST", "INCLUDE_DIR", "PLUGIN", "FakeBrokenGather", "FakeLanesGather", "FakeLanesTemplate",
-           "FakeLoadRows", "FakeStoreRows", "RefusingTemplate", "fake_registry", "installed", "plugin_module"]
+__all__ = [
+    "DIST",
+    "INCLUDE_DIR",
+    "PLUGIN",
+    "FakeBrokenGather",
+    "FakeLanesGather",
+    "FakeLanesTemplate",
+    "FakeLoadRows",
+    "FakeStoreRows",
+    "RefusingTemplate",
+    "fake_registry",
+    "installed",
+    "plugin_module",
+]
 
 #: The minimal twin headers (kernel_operator.h) the fake kernels build against.
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
@@ -47,8 +59,12 @@ PLUGIN = "fake_backend"
 DEFAULT_API_CALLS = (FakeLanesGather, FakeLoadRows, FakeStoreRows, FakeBrokenGather)
 
 
-def plugin_module(*, templates: Sequence[object] | None = None, api_calls: Sequence[type] = DEFAULT_API_CALLS,
-                  include_dirs: Sequence[object] | None = (INCLUDE_DIR,)) -> types.ModuleType:
+def plugin_module(
+    *,
+    templates: Sequence[object] | None = None,
+    api_calls: Sequence[type] = DEFAULT_API_CALLS,
+    include_dirs: Sequence[object] | None = (INCLUDE_DIR,),
+) -> types.ModuleType:
     """A plugin module implementing the registration hooks and ``af_twin_include_dirs``.
 
     It always registers the ``FakeOffset`` op and its API sources.
@@ -96,7 +112,9 @@ def plugin_module(*, templates: Sequence[object] | None = None, api_calls: Seque
 
 def fake_registry(**kw) -> Registry:
     """A registry of the core plus the fake plugin only (installed entry points are not loaded)."""
-    manager = AfPluginManager(env={}, load_entry_points=False, extra_plugins=((PLUGIN, plugin_module(**kw), DIST),))
+    manager = AfPluginManager(
+        env={}, load_entry_points=False, extra_plugins=((PLUGIN, plugin_module(**kw), DIST),)
+    )
     return Registry(manager)
 
 

@@ -66,11 +66,15 @@ class _LaneEmitter(ScalarEmitter):
             view |= broadcast_mask(source, below)
             source = below
         if source.op.compute_type != "load":
-            raise CodegenError(f"{FakeLanesGather.name}: the input of '{node.name}' is not a (broadcast) Load")
+            raise CodegenError(
+                f"{FakeLanesGather.name}: the input of '{node.name}' is not a (broadcast) Load"
+            )
         data = self.graph.producer(source, "x")
         extent = ctx.expr(x1.y.size[dim])
         index = self.fresh()
-        self.emit(f"int64_t {index} = static_cast<int64_t>({self.value(self.graph.producer(node, 'x2'), mask)});")
+        self.emit(
+            f"int64_t {index} = static_cast<int64_t>({self.value(self.graph.producer(node, 'x2'), mask)});"
+        )
         if node.attr.ir_attr.need_check_negative:
             self.emit(f"if ({index} < 0) {{ {index} += {extent}; }}")
         coords = list(self.coords)
@@ -127,8 +131,11 @@ class FakeStoreRows(ApiCall):
         ctx, attrs = self.ctx, self.node.attrs
         declare, tile = ctx.use(attrs["tile"])
         start, count = ctx.expr(attrs["start"]), ctx.expr(attrs["count"])
-        copy = [f"for (int64_t e = 0; e < {count}; ++e) {{",
-                f"    {ctx.gm(attrs['out'])}.SetValue({start} + e, {tile}.GetValue(e));", "}"]
+        copy = [
+            f"for (int64_t e = 0; e < {count}; ++e) {{",
+            f"    {ctx.gm(attrs['out'])}.SetValue({start} + e, {tile}.GetValue(e));",
+            "}",
+        ]
         return "\n".join([line for line in (declare, *copy) if line])
 
 
@@ -155,9 +162,14 @@ for (int64_t e = 0; e < {{ count }}; ++e) {
     def build_api_param(self) -> None:
         ctx, attrs = self.ctx, self.node.attrs
         declare, tile = ctx.produce(attrs["tile"])
-        self.param = {"declare": declare, "tile": tile, "source": ctx.gm(attrs["source"]),
-                      "start": ctx.expr(attrs["start"]), "count": ctx.expr(attrs["count"]),
-                      "finish": ctx.finish(attrs["tile"])}
+        self.param = {
+            "declare": declare,
+            "tile": tile,
+            "source": ctx.gm(attrs["source"]),
+            "start": ctx.expr(attrs["start"]),
+            "count": ctx.expr(attrs["count"]),
+            "finish": ctx.finish(attrs["tile"]),
+        }
 
 
 class FakeBrokenGather(FakeLanesGather):

@@ -11,5 +11,12 @@ def offset_chain() -> HintGraph:
 
     Sizes a0, a1 (x) and b0 <= a0, b1 (index and y); float32 data, int64 index.
     """
-    return chain_graph(rank=2, dim=1, dtype="float32", index_dtype="int64", index_pre=("FakeOffset(-1)",),
-                       post=("FakeOffset(0.5)",), need_check_negative=True)
+    return chain_graph(
+        rank=2,
+        dim=1,
+        dtype="float32",
+        index_dtype="int64",
+        index_pre=("FakeOffset(-1)",),
+        post=("FakeOffset(0.5)",),
+        need_check_negative=True,
+    )

@@ -45,19 +45,26 @@ FAKE_OFFSET = OpDef(
     doc="x + value (floats in float32, integers wrapping).",
 )
 
-WRAP_SOURCE = ApiSource("af_fake_wrap", """\
+WRAP_SOURCE = ApiSource(
+    "af_fake_wrap",
+    """\
 template <typename T>
 __aicore__ inline T AfFakeWrapAdd(T a, T b)
 {
     using U = typename std::make_unsigned<T>::type;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
-""")
+""",
+)
 
-OFFSET_SOURCE = ApiSource("af_fake_offset", """\
+OFFSET_SOURCE = ApiSource(
+    "af_fake_offset",
+    """\
 __aicore__ inline float AfFakeOffset(float a, float b) { return a + b; }
 __aicore__ inline int32_t AfFakeOffset(int32_t a, int32_t b) { return AfFakeWrapAdd(a, b); }
 __aicore__ inline int64_t AfFakeOffset(int64_t a, int64_t b) { return AfFakeWrapAdd(a, b); }
-""", requires=("af_fake_wrap",))
+""",
+    requires=("af_fake_wrap",),
+)
 
 API_SOURCES = (OFFSET_SOURCE, WRAP_SOURCE)

@@ -53,8 +53,13 @@ class FakeLanesTemplate:
     paths of code generation.
     """
 
-    def __init__(self, name: str = "fake_lanes", *, gather_call: str | None = None,
-                 variants: tuple[str, ...] = ("flat", "staged", "tiled")) -> None:
+    def __init__(
+        self,
+        name: str = "fake_lanes",
+        *,
+        gather_call: str | None = None,
+        variants: tuple[str, ...] = ("flat", "staged", "tiled"),
+    ) -> None:
         self.name = name
         self.gather_call = gather_call
         self.variants = variants
@@ -65,7 +70,9 @@ class FakeLanesTemplate:
             raise Unsupported(f"{self.name} does not reduce")
         for chain_node in an.input_chain:
             if chain_node.op.compute_type != "broadcast":
-                raise Unsupported(f"{self.name} reads the input through Broadcasts only, not {chain_node.type}")
+                raise Unsupported(
+                    f"{self.name} reads the input through Broadcasts only, not {chain_node.type}"
+                )
         for chain_node in [*an.index_chain, *an.post_chain]:
             if chain_node.op.compute_type == "elementwise" and not chain_node.op.scalar_cpp:
                 raise Unsupported(f"op {chain_node.type} has no scalar form")
@@ -80,11 +87,27 @@ class FakeLanesTemplate:
         impl = ImplGraph(graph.name, "")
         for data in graph.nodes():
             if data.op.compute_type == "data":
-                impl.add_tensor(ImplTensor(data.name, data.y.dtype, "GM", tuple(data.y.size),
-                                           tuple(data.y.strides), gm_arg=data.name))
+                impl.add_tensor(
+                    ImplTensor(
+                        data.name,
+                        data.y.dtype,
+                        "GM",
+                        tuple(data.y.size),
+                        tuple(data.y.strides),
+                        gm_arg=data.name,
+                    )
+                )
         out = an.output
-        impl.add_tensor(ImplTensor(out.name, out.y.dtype, "GM", tuple(out.y.size),
-                                   tuple(contiguous_strides(list(out.y.size))), gm_arg=out.name))
+        impl.add_tensor(
+            ImplTensor(
+                out.name,
+                out.y.dtype,
+                "GM",
+                tuple(out.y.size),
+                tuple(contiguous_strides(list(out.y.size))),
+                gm_arg=out.name,
+            )
+        )
         return impl
 
     @staticmethod
@@ -102,11 +125,26 @@ class FakeLanesTemplate:
         total = spec.add("total", product(sizes), "output elements")
         per_core = spec.add("per_core", CeilDiv(total, CORE_NUM), "elements per core")
         used = spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
-        axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
-                ImplAxis("EB", "BLOCK_OUT", used, ("E",)), ImplAxis("Eb", "BLOCK_IN", per_core, ("E",))]
-        node = ImplNode(il.name, "IndirectLoad", gather, (), (an.output.name,), loop_axis="Eb",
-                        attrs={"value_node": value.name, "sizes": sizes, "out": an.output.name,
-                               "start": sympy.Symbol("Eb_start"), "count": sympy.Symbol("Eb_actual")})
+        axes = [
+            ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
+            ImplAxis("EB", "BLOCK_OUT", used, ("E",)),
+            ImplAxis("Eb", "BLOCK_IN", per_core, ("E",)),
+        ]
+        node = ImplNode(
+            il.name,
+            "IndirectLoad",
+            gather,
+            (),
+            (an.output.name,),
+            loop_axis="Eb",
+            attrs={
+                "value_node": value.name,
+                "sizes": sizes,
+                "out": an.output.name,
+                "start": sympy.Symbol("Eb_start"),
+                "count": sympy.Symbol("Eb_actual"),
+            },
+        )
         impl.stages = [Stage("flat", axes, [node], [], used_cores="used_cores")]
         spec.score = sympy.Piecewise((2, sympy.Le(total, SMALL)), (0, True))
         spec.cost = 4 * total
@@ -126,35 +164,83 @@ class FakeLanesTemplate:
         used = spec.add("used_cores", CeilDiv(total, per_core), "cores of the gather stage")
         rows = spec.add("rows", Min(total, TILE), "elements per tile of the copy stage")
         blocks = spec.add("blocks", CeilDiv(total, rows), "tiles of the copy stage")
-        copy_per_core = spec.add("copy_per_core", CeilDiv(blocks, CORE_NUM), "tiles per core in the copy stage")
+        copy_per_core = spec.add(
+            "copy_per_core", CeilDiv(blocks, CORE_NUM), "tiles per core in the copy stage"
+        )
         copy_cores = spec.add("copy_cores", CeilDiv(blocks, copy_per_core), "cores of the copy stage")
         offset = sympy.Integer(WORKSPACE_OFFSET)
-        impl.add_tensor(ImplTensor("staging", out.y.dtype, "WORKSPACE", (total,), (sympy.Integer(1),),
-                                   ws_offset=offset))
-        gather_axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
-                       ImplAxis("GB", "BLOCK_OUT", used, ("E",)), ImplAxis("Gb", "BLOCK_IN", per_core, ("E",))]
-        gather_node = ImplNode(il.name, "IndirectLoad", gather, (), ("staging",), loop_axis="Gb",
-                               attrs={"value_node": value.name, "sizes": sizes, "out": "staging",
-                                      "start": sympy.Symbol("Gb_start"), "count": sympy.Symbol("Gb_actual")})
-        copy_axes = [ImplAxis("F", "MERGED", total, ("E",)),
-                     ImplAxis("blk", "TILE_OUT", blocks, ("F",)), ImplAxis("row", "TILE_IN", rows, ("F",)),
-                     ImplAxis("CB", "BLOCK_OUT", copy_cores, ("blk",)),
-                     ImplAxis("Cb", "BLOCK_IN", copy_per_core, ("blk",))]
+        impl.add_tensor(
+            ImplTensor("staging", out.y.dtype, "WORKSPACE", (total,), (sympy.Integer(1),), ws_offset=offset)
+        )
+        gather_axes = [
+            ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
+            ImplAxis("GB", "BLOCK_OUT", used, ("E",)),
+            ImplAxis("Gb", "BLOCK_IN", per_core, ("E",)),
+        ]
+        gather_node = ImplNode(
+            il.name,
+            "IndirectLoad",
+            gather,
+            (),
+            ("staging",),
+            loop_axis="Gb",
+            attrs={
+                "value_node": value.name,
+                "sizes": sizes,
+                "out": "staging",
+                "start": sympy.Symbol("Gb_start"),
+                "count": sympy.Symbol("Gb_actual"),
+            },
+        )
+        copy_axes = [
+            ImplAxis("F", "MERGED", total, ("E",)),
+            ImplAxis("blk", "TILE_OUT", blocks, ("F",)),
+            ImplAxis("row", "TILE_IN", rows, ("F",)),
+            ImplAxis("CB", "BLOCK_OUT", copy_cores, ("blk",)),
+            ImplAxis("Cb", "BLOCK_IN", copy_per_core, ("blk",)),
+        ]
         tile_bytes = AlignUp(rows * itemsize, 32)
-        impl.add_tensor(ImplTensor("copied", out.y.dtype, "UB", (rows,), (sympy.Integer(1),), buffer="copy_buf"))
+        impl.add_tensor(
+            ImplTensor("copied", out.y.dtype, "UB", (rows,), (sympy.Integer(1),), buffer="copy_buf")
+        )
         start, count = sympy.Symbol("blk_start"), sympy.Symbol("blk_actual")
         load = FakeLoadRows.name
         copy_nodes = [
-            ImplNode("staging_load", "Load", load, ("staging",), ("copied",), loop_axis="blk",
-                     attrs={"source": "staging", "tile": "copied", "start": start, "count": count}),
-            ImplNode(an.store.name, "Store", store, ("copied",), (out.name,), loop_axis="blk",
-                     attrs={"tile": "copied", "out": out.name, "start": start, "count": count,
-                            "release": ("copied",)}),
+            ImplNode(
+                "staging_load",
+                "Load",
+                load,
+                ("staging",),
+                ("copied",),
+                loop_axis="blk",
+                attrs={"source": "staging", "tile": "copied", "start": start, "count": count},
+            ),
+            ImplNode(
+                an.store.name,
+                "Store",
+                store,
+                ("copied",),
+                (out.name,),
+                loop_axis="blk",
+                attrs={
+                    "tile": "copied",
+                    "out": out.name,
+                    "start": start,
+                    "count": count,
+                    "release": ("copied",),
+                },
+            ),
         ]
         impl.stages = [
             Stage("gather", gather_axes, [gather_node], [], used_cores="used_cores"),
-            Stage("copy", copy_axes, copy_nodes, [Buffer("copy_buf", "tbuf", "VECCALC", tile_bytes)],
-                  used_cores="copy_cores", sync_before=True),
+            Stage(
+                "copy",
+                copy_axes,
+                copy_nodes,
+                [Buffer("copy_buf", "tbuf", "VECCALC", tile_bytes)],
+                used_cores="copy_cores",
+                sync_before=True,
+            ),
         ]
         spec.score = sympy.Integer(0)
         spec.cost = 10 * total
@@ -176,18 +262,48 @@ class FakeLanesTemplate:
         used = spec.add("used_cores", CeilDiv(tiles, per_core), "cores with work")
         tile_bytes = AlignUp(tile * out.y.dtype.itemsize, 32)
         spec.require(sympy.Le(2 * tile_bytes, UB_SIZE), "two tiles fit in UB")
-        axes = [ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
-                ImplAxis("tile", "TILE_OUT", tiles, ("E",)), ImplAxis("lane", "TILE_IN", tile, ("E",)),
-                ImplAxis("TB", "BLOCK_OUT", used, ("tile",)), ImplAxis("Tb", "BLOCK_IN", per_core, ("tile",))]
-        impl.add_tensor(ImplTensor("gathered", out.y.dtype, "UB", (tile,), (sympy.Integer(1),), buffer="tiles_q"))
+        axes = [
+            ImplAxis("E", "MERGED", total, tuple(a.name for a in value.y.axis)),
+            ImplAxis("tile", "TILE_OUT", tiles, ("E",)),
+            ImplAxis("lane", "TILE_IN", tile, ("E",)),
+            ImplAxis("TB", "BLOCK_OUT", used, ("tile",)),
+            ImplAxis("Tb", "BLOCK_IN", per_core, ("tile",)),
+        ]
+        impl.add_tensor(
+            ImplTensor("gathered", out.y.dtype, "UB", (tile,), (sympy.Integer(1),), buffer="tiles_q")
+        )
         start, count = sympy.Symbol("tile_start"), sympy.Symbol("tile_actual")
         nodes = [
-            ImplNode(il.name, "IndirectLoad", gather, (), ("gathered",), loop_axis="tile",
-                     attrs={"value_node": value.name, "sizes": sizes, "out": "gathered",
-                            "start": start, "count": count}),
-            ImplNode(an.store.name, "Store", store, ("gathered",), (out.name,), loop_axis="tile",
-                     attrs={"tile": "gathered", "out": out.name, "start": start, "count": count,
-                            "release": ("gathered",)}),
+            ImplNode(
+                il.name,
+                "IndirectLoad",
+                gather,
+                (),
+                ("gathered",),
+                loop_axis="tile",
+                attrs={
+                    "value_node": value.name,
+                    "sizes": sizes,
+                    "out": "gathered",
+                    "start": start,
+                    "count": count,
+                },
+            ),
+            ImplNode(
+                an.store.name,
+                "Store",
+                store,
+                ("gathered",),
+                (out.name,),
+                loop_axis="tile",
+                attrs={
+                    "tile": "gathered",
+                    "out": out.name,
+                    "start": start,
+                    "count": count,
+                    "release": ("gathered",),
+                },
+            ),
         ]
         buffers = [Buffer("tiles_q", "que", "VECOUT", tile_bytes, num=2)]
         impl.stages = [Stage("tiled", axes, nodes, buffers, used_cores="used_cores")]

@@ -35,8 +35,10 @@ class IndirectLoadRegApiCall(ApiCall):
         if mode == GatherMode.TILE.value:
             return self.generate_tile()
         known = ", ".join(sorted(m.value for m in self.gather_modes))
-        raise CodegenError(f"IndirectLoadRegApiCall: node '{self.node.name}' asks for gather mode {mode!r}; "
-                           f"this ApiCall generates {known}")
+        raise CodegenError(
+            f"IndirectLoadRegApiCall: node '{self.node.name}' asks for gather mode {mode!r}; "
+            f"this ApiCall generates {known}"
+        )
 
     # -- SIMT lanes ------------------------------------------------------------
     def generate_lanes(self) -> str:
@@ -80,8 +82,13 @@ class IndirectLoadRegApiCall(ApiCall):
         for key, field in (("sizes", "sizes"), ("idx_strides", "idxStrides"), ("in_strides", "inStrides")):
             for i, value in enumerate(g[key]):
                 lines.append(f"{name}.{field}[{i}] = {ctx.expr(value)};")
-        for key, field in (("extent", "extent"), ("in_pitch", "inPitch"), ("idx_pitch", "idxPitch"),
-                           ("out_pitch", "outPitch"), ("zero_slot", "zeroSlot")):
+        for key, field in (
+            ("extent", "extent"),
+            ("in_pitch", "inPitch"),
+            ("idx_pitch", "idxPitch"),
+            ("out_pitch", "outPitch"),
+            ("zero_slot", "zeroSlot"),
+        ):
             lines.append(f"{name}.{field} = {ctx.expr(g[key])};")
         suffix = " * ".join(f"{name}.sizes[{i}]" for i in range(1, len(g["sizes"]))) or "1"
         lines += [
@@ -144,15 +151,17 @@ class IndirectLoadRegApiCall(ApiCall):
             else:
                 idx32 = idx
             tmp = extra.get("tmp", off)
-            lines.append(f'AfGatherOffsetsVector<{data_t}>({off}, {idx32}, {pattern}, {tmp}, {extra["mask"]}, '
-                         f'{extra["mask2"]}, {rows}, {geom}, {ctx.c_string(name)});')
+            lines.append(
+                f"AfGatherOffsetsVector<{data_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
+                f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
+            )
         else:
             suffix_ok = "true" if a["geom"]["dim_only"] else "false"
             lines += [
                 f"if ({suffix_ok} && {geom}.suffix % 8 == 0) {{",
-                f'    AfGatherOffsetsSuffix<{idx_t}, {data_t}>({off}, {idx}, {pattern}, {rows}, {geom}, {ctx.c_string(name)});',
+                f"    AfGatherOffsetsSuffix<{idx_t}, {data_t}>({off}, {idx}, {pattern}, {rows}, {geom}, {ctx.c_string(name)});",
                 "} else {",
-                f'    AfGatherOffsetsScalar<{idx_t}, {data_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});',
+                f"    AfGatherOffsetsScalar<{idx_t}, {data_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});",
                 "}",
             ]
         lines += [

@@ -42,8 +42,14 @@ from af_v35_regbase import api_dtypes as tab
 UNARY = {"Abs": "Abs", "Exp": "Exp", "Log": "Ln", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Relu": "Relu"}
 BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "Maximum": "Max", "Minimum": "Min"}
 #: op -> (API, sign applied to the scalar); Neg is Muls(-1)
-TENSOR_SCALAR = {"Adds": ("Adds", 1.0), "Subs": ("Adds", -1.0), "Muls": ("Muls", 1.0), "Maxs": ("Maxs", 1.0),
-                 "Mins": ("Mins", 1.0), "Neg": ("Muls", 1.0)}
+TENSOR_SCALAR = {
+    "Adds": ("Adds", 1.0),
+    "Subs": ("Adds", -1.0),
+    "Muls": ("Muls", 1.0),
+    "Maxs": ("Maxs", 1.0),
+    "Mins": ("Mins", 1.0),
+    "Neg": ("Muls", 1.0),
+}
 COMPARE = {"Gt": "GT", "Ge": "GE", "Lt": "LT", "Le": "LE", "Eq": "EQ", "Ne": "NE"}
 #: ops computed as a sequence of float APIs
 COMPOSITE = {"Exp2", "Sigmoid"}
@@ -72,8 +78,20 @@ NO_VECTOR_FORM = {
     "LShift": "LShift has per-element shift counts; ShiftLeft takes one scalar count",
     "RShift": "RShift has per-element shift counts; ShiftRight takes one scalar count",
 }
-SUPPORTED = (set(UNARY) | set(BINARY) | set(TENSOR_SCALAR) | set(COMPARE) | COMPOSITE | OTHER | set(TRUNCATE)
-             | set(TO_INT32) | set(VIA_FLOAT32) | set(BITWISE) | set(LOGICAL) | set(COMPARE_SCALAR))
+SUPPORTED = (
+    set(UNARY)
+    | set(BINARY)
+    | set(TENSOR_SCALAR)
+    | set(COMPARE)
+    | COMPOSITE
+    | OTHER
+    | set(TRUNCATE)
+    | set(TO_INT32)
+    | set(VIA_FLOAT32)
+    | set(BITWISE)
+    | set(LOGICAL)
+    | set(COMPARE_SCALAR)
+)
 
 #: tensor-scalar APIs whose float16/bfloat16 form would round the scalar to the data type first
 _SCALAR_ROUNDS = {"Adds", "Muls"}
@@ -112,8 +130,9 @@ def _elementwise(op: str, api: str, dtype: dt.DType, inputs: int) -> Form:
     if dtype.is_bool:
         return _reject(f"{api} on bool: bool tiles are bit masks on the vector path")
     ts = op in TENSOR_SCALAR
-    if dtype.name in ("float16", "bfloat16") and (ts and api in _SCALAR_ROUNDS and op != "Neg"
-                                                    or op in VIA_FLOAT32 or not tab.accepts(api, dtype)):
+    if dtype.name in ("float16", "bfloat16") and (
+        ts and api in _SCALAR_ROUNDS and op != "Neg" or op in VIA_FLOAT32 or not tab.accepts(api, dtype)
+    ):
         if tab.accepts(api, dt.float32):
             return Form("promote", api, dt.float32, (dt.float32,) * inputs)
         return _reject(f"{api} has no {dtype} or float32 form on 3510")
@@ -127,7 +146,9 @@ def _elementwise(op: str, api: str, dtype: dt.DType, inputs: int) -> Form:
         return Form("splat", _SPLAT[api], scratch=(dtype,))
     if dtype.name in ("int8", "uint8") and tab.accepts(api, dt.int16) and tab.accepts("Ands", dt.int16):
         return Form("widen", api, dt.int16, (dt.int16,) * inputs)
-    return _reject(f"{api} does not accept {dtype} on 3510 and no legal wider form keeps the numerics contract")
+    return _reject(
+        f"{api} does not accept {dtype} on 3510 and no legal wider form keeps the numerics contract"
+    )
 
 
 def _composite(op: str, dtype: dt.DType) -> Form:
@@ -159,7 +180,9 @@ def _bits(op: str, api: str, dtype: dt.DType, view: dt.DType) -> Form:
         return _reject(f"{op} does not take {dtype} data")
     missing = [a for a in BIT_APIS[api] if not tab.accepts(a, view)]
     if missing:
-        return _reject(f"{op} needs {', '.join(BIT_APIS[api])} on the {view} view; 3510 rejects {', '.join(missing)}")
+        return _reject(
+            f"{op} needs {', '.join(BIT_APIS[api])} on the {view} view; 3510 rejects {', '.join(missing)}"
+        )
     return Form("bits", api, view)
 
 

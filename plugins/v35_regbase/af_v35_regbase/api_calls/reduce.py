@@ -65,17 +65,24 @@ class ReduceRegApiCall(ApiCall):
         dtype = ctx.impl.tensor(dst_name).dtype
         ctype = ctx.cpp_type(dtype)
         sum_api = "true" if api_dtypes.accepts("ReduceSum", dtype) else "false"
-        extreme_api = "true" if api_dtypes.accepts("ReduceMax", dtype) and api_dtypes.accepts("ReduceMin", dtype) \
+        extreme_api = (
+            "true"
+            if api_dtypes.accepts("ReduceMax", dtype) and api_dtypes.accepts("ReduceMin", dtype)
             else "false"
+        )
         take_src, src = ctx.use(src_name)
         take_work, work = ctx.produce(work_name)
         alloc, dst = ctx.produce(dst_name)
         per_tile = f"({p['rows']}) * ({p['inner']})"
-        lines = [take_src, take_work, alloc,
-                 f"for (int64_t tr = 0; tr < {p['tiles']}; ++tr) {{",
-                 f"    AfReduceRows<{ctype}, {sum_api}, {extreme_api}>({dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
-                 f"{src}[static_cast<uint32_t>(tr * ({p['src_pitch']}))], {work}, {p['rows']}, {p['group']}, "
-                 f"{p['inner']}, AfReduceKind::{p['kind']});"]
+        lines = [
+            take_src,
+            take_work,
+            alloc,
+            f"for (int64_t tr = 0; tr < {p['tiles']}; ++tr) {{",
+            f"    AfReduceRows<{ctype}, {sum_api}, {extreme_api}>({dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
+            f"{src}[static_cast<uint32_t>(tr * ({p['src_pitch']}))], {work}, {p['rows']}, {p['group']}, "
+            f"{p['inner']}, AfReduceKind::{p['kind']});",
+        ]
         if p["mean"]:
             lines += [
                 "    AscendC::PipeBarrier<PIPE_V>();",

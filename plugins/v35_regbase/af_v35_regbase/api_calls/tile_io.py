@@ -10,10 +10,17 @@ TILE_IO_SOURCE = "af_tile_io"
 
 def row_view(ctx, name: str, view: dict) -> list[str]:
     """C++ lines declaring an ``AfRowView`` named ``name`` from a template's view description."""
-    lines = [f"AfRowView {name}{{}};", f"{name}.outerRank = {len(view['outer_sizes'])};",
-             f"{name}.innerRank = {len(view['inner_sizes'])};"]
-    for key, field in (("outer_sizes", "outerSizes"), ("outer_strides", "outerStrides"),
-                       ("inner_sizes", "innerSizes"), ("inner_strides", "innerStrides")):
+    lines = [
+        f"AfRowView {name}{{}};",
+        f"{name}.outerRank = {len(view['outer_sizes'])};",
+        f"{name}.innerRank = {len(view['inner_sizes'])};",
+    ]
+    for key, field in (
+        ("outer_sizes", "outerSizes"),
+        ("outer_strides", "outerStrides"),
+        ("inner_sizes", "innerSizes"),
+        ("inner_strides", "innerStrides"),
+    ):
         for i, value in enumerate(view[key]):
             lines.append(f"{name}.{field}[{i}] = {ctx.expr(value)};")
     return lines

@@ -48,6 +48,7 @@ BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
 #: Bytes of one vector repeat; Compare / Compares counts must cover whole repeats on 3510.
 VECTOR_REPEAT_BYTES = 256
 
+
 def _cpp(dtype: dt.DType) -> str:
     return "uint8_t" if dtype.is_bool else dtype.cpp
 
@@ -157,8 +158,10 @@ class VecElementwiseRegApiCall(ApiCall):
             lines.append(take)
             scratch.append(var)
         if len(scratch) < len(form.scratch):
-            raise CodegenError(f"node '{node.name}': its form needs {len(form.scratch)} scratch tiles, "
-                               f"the schedule gave {len(scratch)}")
+            raise CodegenError(
+                f"node '{node.name}': its form needs {len(form.scratch)} scratch tiles, "
+                f"the schedule gave {len(scratch)}"
+            )
         count = ctx.expr(a["count"])
         self.n = f"static_cast<int32_t>({count})"
         self.un = f"static_cast<uint32_t>({count})"
@@ -197,21 +200,37 @@ class VecElementwiseRegApiCall(ApiCall):
         return f"AscendC::{api}({dst}, {srcs[0]}, {scalar_literal(value, dtype)}, {self.n});"
 
     def _cast(self, dst: str, src: str, dst_t: dt.DType, src_t: dt.DType, mode: str) -> str:
-        return (f"AscendC::Cast<{_cpp(dst_t)}, {_cpp(src_t)}>({dst}, {src}, AscendC::RoundMode::{mode}, "
-                f"{self.un});")
+        return (
+            f"AscendC::Cast<{_cpp(dst_t)}, {_cpp(src_t)}>({dst}, {src}, AscendC::RoundMode::{mode}, "
+            f"{self.un});"
+        )
 
-    def _emit(self, op: str, form: Form, dst: str, srcs: list[str], scratch: list[str], out_t: dt.DType,
-              in_dtypes: tuple[dt.DType, ...]) -> list[str]:
+    def _emit(
+        self,
+        op: str,
+        form: Form,
+        dst: str,
+        srcs: list[str],
+        scratch: list[str],
+        out_t: dt.DType,
+        in_dtypes: tuple[dt.DType, ...],
+    ) -> list[str]:
         kind = form.kind
         if kind == "direct" and op in COMPARE:
             count = self._compare_count(in_dtypes[0])
-            return [f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {count});"]
+            return [
+                f"AscendC::Compare({dst}, {srcs[0]}, {srcs[1]}, AscendC::CMPMODE::{COMPARE[op]}, {count});"
+            ]
         if kind == "direct" and op == "Where":
-            return [f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
-                    f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {self.un});"]
+            return [
+                f"AscendC::Select({dst}, {srcs[0]}, {srcs[1]}, {srcs[2]}, "
+                f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, {self.un});"
+            ]
         if kind == "direct" and op in TRUNCATE:
-            return [f"AscendC::Truncate<{_cpp(out_t)}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, "
-                    f"{self.un});"]
+            return [
+                f"AscendC::Truncate<{_cpp(out_t)}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, "
+                f"{self.un});"
+            ]
         if kind == "direct" and op in COMPARE_SCALAR:
             return [self._compares(COMPARE_SCALAR[op], dst, srcs[0], in_dtypes[0])]
         if kind == "direct":
@@ -223,14 +242,20 @@ class VecElementwiseRegApiCall(ApiCall):
             return [self._apply(op, form.api, _view(dst, form.lane), views, form.lane)]
         if kind == "splat":
             value = TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
-            return [f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});", BARRIER,
-                    f"AscendC::{form.api}({dst}, {srcs[0]}, {scratch[0]}, {self.n});"]
+            return [
+                f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});",
+                BARRIER,
+                f"AscendC::{form.api}({dst}, {srcs[0]}, {scratch[0]}, {self.n});",
+            ]
         if kind == "promote":
             lines = []
             for s, w in zip(srcs, scratch):
                 lines += [self._cast(w, s, dt.float32, out_t, "CAST_NONE"), BARRIER]
-            lines += [self._apply(op, form.api, scratch[0], scratch, dt.float32), BARRIER,
-                      self._cast(dst, scratch[0], out_t, dt.float32, "CAST_RINT")]
+            lines += [
+                self._apply(op, form.api, scratch[0], scratch, dt.float32),
+                BARRIER,
+                self._cast(dst, scratch[0], out_t, dt.float32, "CAST_RINT"),
+            ]
             return lines
         if kind == "widen":
             return self._widen(op, form, dst, srcs, scratch, out_t)
@@ -244,8 +269,11 @@ class VecElementwiseRegApiCall(ApiCall):
 
     def _compares(self, mode: str, dst: str, src: str, src_t: dt.DType) -> str:
         value = float(self.node.attrs["value"])
-        scalar = (f"static_cast<{_cpp(src_t)}>({compare_scalar(mode, value, src_t)})" if src_t.is_float
-                  else scalar_literal(value, src_t))
+        scalar = (
+            f"static_cast<{_cpp(src_t)}>({compare_scalar(mode, value, src_t)})"
+            if src_t.is_float
+            else scalar_literal(value, src_t)
+        )
         return f"AscendC::Compares({dst}, {src}, {scalar}, AscendC::CMPMODE::{mode}, {self._compare_count(src_t)});"
 
     def _compare_count(self, src_t: dt.DType) -> str:
@@ -274,12 +302,19 @@ class VecElementwiseRegApiCall(ApiCall):
             return [f"AscendC::Not({out}, {view[0]}, {lanes});"]
         if form.api != "Xor":
             return [f"AscendC::{form.api}({out}, {view[0]}, {view[1]}, {lanes});"]
-        return [f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});", BARRIER,
-                f"AscendC::Add({out}, {out}, {out}, {lanes});", BARRIER,
-                f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});", BARRIER,
-                f"AscendC::Add({out}, {out}, {view[1]}, {lanes});"]
+        return [
+            f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});",
+            BARRIER,
+            f"AscendC::Add({out}, {out}, {out}, {lanes});",
+            BARRIER,
+            f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});",
+            BARRIER,
+            f"AscendC::Add({out}, {out}, {view[1]}, {lanes});",
+        ]
 
-    def _widen(self, op: str, form: Form, dst: str, srcs: list[str], scratch: list[str], out_t: dt.DType) -> list[str]:
+    def _widen(
+        self, op: str, form: Form, dst: str, srcs: list[str], scratch: list[str], out_t: dt.DType
+    ) -> list[str]:
         """8-bit integers in int16: widen exactly, compute, keep the low byte (wrap-around), narrow in range."""
         lines = []
         for s, w in zip(srcs, scratch):
@@ -288,13 +323,18 @@ class VecElementwiseRegApiCall(ApiCall):
             else:
                 lines.append(self._cast(_view(w, dt.uint16), s, dt.uint16, dt.uint8, "CAST_NONE"))
             lines.append(BARRIER)
-        lines += [self._apply(op, form.api, scratch[0], scratch, dt.int16), BARRIER,
-                  f"AscendC::Ands({scratch[0]}, {scratch[0]}, static_cast<int16_t>(255), {self.n});", BARRIER,
-                  self._cast(_view(dst, dt.uint8), scratch[0], dt.uint8, dt.int16, "CAST_NONE")]
+        lines += [
+            self._apply(op, form.api, scratch[0], scratch, dt.int16),
+            BARRIER,
+            f"AscendC::Ands({scratch[0]}, {scratch[0]}, static_cast<int16_t>(255), {self.n});",
+            BARRIER,
+            self._cast(_view(dst, dt.uint8), scratch[0], dt.uint8, dt.int16, "CAST_NONE"),
+        ]
         return lines
 
-    def _cast_route(self, form: Form, dst: str, src: str, scratch_vars: list[str], src_t: dt.DType,
-                    out_t: dt.DType) -> list[str]:
+    def _cast_route(
+        self, form: Form, dst: str, src: str, scratch_vars: list[str], src_t: dt.DType, out_t: dt.DType
+    ) -> list[str]:
         """A Cast as its route: exact steps into scratch tiles, the last Cast into ``dst``, views in between."""
         steps = form.steps
         if not steps:
@@ -332,23 +372,37 @@ class VecElementwiseRegApiCall(ApiCall):
             # 2^x = 2^f * 2^k with k = clamp(floor(x), -126, 127), f = x - k, 2^k built from its exponent bits
             f, k = rest
             lines += [
-                f"AscendC::Cast<int32_t, float>({k}, {x}, AscendC::RoundMode::CAST_FLOOR, {un});", BARRIER,
-                f"AscendC::Maxs({k}, {k}, static_cast<int32_t>(-126), {n});", BARRIER,
-                f"AscendC::Mins({k}, {k}, static_cast<int32_t>(127), {n});", BARRIER,
-                f"AscendC::Cast<float, int32_t>({f}, {k}, AscendC::RoundMode::CAST_NONE, {un});", BARRIER,
-                f"AscendC::Sub({f}, {x}, {f}, {n});", BARRIER,
-                f"AscendC::Muls({f}, {f}, static_cast<float>({literal(math.log(2.0))}), {n});", BARRIER,
-                f"AscendC::Exp({f}, {f}, {n});", BARRIER,
-                f"AscendC::Adds({k}, {k}, static_cast<int32_t>(127), {n});", BARRIER,
-                f"AscendC::Muls({k}, {k}, static_cast<int32_t>(8388608), {n});", BARRIER,
+                f"AscendC::Cast<int32_t, float>({k}, {x}, AscendC::RoundMode::CAST_FLOOR, {un});",
+                BARRIER,
+                f"AscendC::Maxs({k}, {k}, static_cast<int32_t>(-126), {n});",
+                BARRIER,
+                f"AscendC::Mins({k}, {k}, static_cast<int32_t>(127), {n});",
+                BARRIER,
+                f"AscendC::Cast<float, int32_t>({f}, {k}, AscendC::RoundMode::CAST_NONE, {un});",
+                BARRIER,
+                f"AscendC::Sub({f}, {x}, {f}, {n});",
+                BARRIER,
+                f"AscendC::Muls({f}, {f}, static_cast<float>({literal(math.log(2.0))}), {n});",
+                BARRIER,
+                f"AscendC::Exp({f}, {f}, {n});",
+                BARRIER,
+                f"AscendC::Adds({k}, {k}, static_cast<int32_t>(127), {n});",
+                BARRIER,
+                f"AscendC::Muls({k}, {k}, static_cast<int32_t>(8388608), {n});",
+                BARRIER,
                 f"AscendC::Mul({out}, {f}, {_view(k, dt.float32)}, {n});",
             ]
         elif op == "Sigmoid":
             work = out
-            lines += [f"AscendC::Muls({work}, {x}, static_cast<float>(-1), {n});", BARRIER,
-                      f"AscendC::Exp({work}, {work}, {n});", BARRIER,
-                      f"AscendC::Adds({work}, {work}, static_cast<float>(1), {n});", BARRIER,
-                      f"AscendC::Reciprocal({work}, {work}, {n});"]
+            lines += [
+                f"AscendC::Muls({work}, {x}, static_cast<float>(-1), {n});",
+                BARRIER,
+                f"AscendC::Exp({work}, {work}, {n});",
+                BARRIER,
+                f"AscendC::Adds({work}, {work}, static_cast<float>(1), {n});",
+                BARRIER,
+                f"AscendC::Reciprocal({work}, {work}, {n});",
+            ]
         if dtype != dt.float32:
             lines += [BARRIER, self._cast(dst, out, dtype, dt.float32, "CAST_RINT")]
         return lines
