@@ -117,13 +117,6 @@ def lookup(name: str) -> Sample:
     )
 
 
-def __getattr__(name: str) -> tuple[Sample, ...]:
-    # ``SAMPLES`` stays importable: the installed samples, looked up when asked for.
-    if name == "SAMPLES":
-        return installed_samples()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 SEED_MINIMAL = Sample(
     "seed_minimal",
     "the design seed's minimal graph (dynamic shapes)",
