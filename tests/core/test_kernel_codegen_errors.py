@@ -40,7 +40,7 @@ def test_tile_out_without_tile_in_is_a_codegen_error():
 
 def test_tile_out_with_tile_in_renders_the_tile_loop():
     code = case_function(_case(_axes("TILE_OUT", "TILE_IN", "BLOCK_IN")), ["n"], [], {}, {}, set())
-    assert "for (int64_t AT = AT_begin; AT < AT_end; ++AT)" in code
+    assert "for (int64_t af_AT = af_AT_begin; af_AT < af_AT_end; ++af_AT)" in code
 
 
 def test_ub_tensor_outside_a_stage_is_a_codegen_error():

@@ -27,8 +27,15 @@ MACROS = {"__aicore__", "__gm__", "__global__", "GM_ADDR", "TILING_KEY_IS"}
 
 
 def _core_cpp_text() -> str:
-    """Every place the core writes kernel or harness C++ from: codegen and twin modules, every template."""
-    files = [*(CORE / "codegen").rglob("*.py"), *(CORE / "twin").rglob("*.py"), *CORE.rglob("*.j2")]
+    """Every place the core writes kernel or harness C++ from: codegen and twin modules, the harness
+    main and its header, every template."""
+    files = [
+        *(CORE / "codegen").rglob("*.py"),
+        *(CORE / "twin").rglob("*.py"),
+        *(CORE / "twin").rglob("*.cpp"),
+        *(CORE / "twin").rglob("*.h"),
+        *CORE.rglob("*.j2"),
+    ]
     return "\n".join(path.read_text(encoding="utf-8") for path in sorted(files))
 
 

@@ -90,39 +90,40 @@ MUTATIONS = [
 def mutate(data: dict, rng: random.Random, kind: str) -> dict:
     nodes = data["nodes"]
     node = rng.choice(nodes)
-    if kind == "dtype":
+    # a mutation may meet a node an earlier one broke (drop_field), so nothing here assumes a field
+    if kind == "dtype" and "y" in node:
         node["y"]["dtype"] = rng.choice(["float32", "bool", "int8", "uint64", "complex64", "int64", 3])
     elif kind == "dim":
         for n in nodes:
-            if n["type"] == "IndirectLoad":
-                n["ir_attr"]["dim"] = rng.choice([-9, -4, 3, 7, 100, "1", None])
-    elif kind == "size" and node["y"].get("size"):
+            if n.get("type") == "IndirectLoad":
+                n.setdefault("ir_attr", {})["dim"] = rng.choice([-9, -4, 3, 7, 100, "1", None])
+    elif kind == "size" and node.get("y", {}).get("size"):
         i = rng.randrange(len(node["y"]["size"]))
         node["y"]["size"][i] = rng.choice([0, -2, "s9 - s8", "a0 - 1", "1/2", "x y", 10**30, None, [1]])
-    elif kind == "stride" and node["y"].get("strides"):
+    elif kind == "stride" and node.get("y", {}).get("strides"):
         node["y"]["strides"][rng.randrange(len(node["y"]["strides"]))] = rng.choice(
             [-1, "a0 - a1", "bad(", 0]
         )
     elif kind == "drop_node":
         nodes.remove(node)
-    elif kind == "rewire" and node["inputs"]:
+    elif kind == "rewire" and node.get("inputs"):
         port = rng.choice(sorted(node["inputs"]))
-        node["inputs"][port] = rng.choice([n["name"] for n in nodes] + ["ghost"])
+        node["inputs"][port] = rng.choice([n.get("name", "ghost") for n in nodes] + ["ghost"])
     elif kind == "drop_field":
         node.pop(rng.choice(["y", "type", "name", "inputs"]), None)
     elif kind == "attr":
         node.setdefault("ir_attr", {})[rng.choice(["axes", "value", "dim", "index"])] = 1
     elif kind == "attr_type":
         for n in nodes:
-            if n["type"] == "IndirectLoad":
-                n["ir_attr"]["need_check_bound"] = rng.choice(["yes", 2, [1]])
+            if n.get("type") == "IndirectLoad":
+                n.setdefault("ir_attr", {})["need_check_bound"] = rng.choice(["yes", 2, [1]])
     elif kind == "format":
         data["format"] = rng.choice(["af-hintgraph/2", None, 1])
-    elif kind == "axis" and node["y"].get("axis"):
+    elif kind == "axis" and node.get("y", {}).get("axis"):
         node["y"]["axis"] = node["y"]["axis"][:-1] or ["nope"]
     elif kind == "index":
-        if node["type"] in ("Data", "Output"):
-            node["ir_attr"]["index"] = rng.choice([-1, 0, 1, 5])
+        if node.get("type") in ("Data", "Output"):
+            node.setdefault("ir_attr", {})["index"] = rng.choice([-1, 0, 1, 5])
     return data
 
 

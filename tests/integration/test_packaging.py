@@ -69,6 +69,14 @@ def test_license_readme_and_metadata(directory):
     assert "urls" not in meta["project"]
 
 
+def _installed(package: str):
+    """The package if this env installs it, else None."""
+    try:
+        return importlib.import_module(package)
+    except ModuleNotFoundError:
+        return None
+
+
 @pytest.mark.parametrize("directory", DISTRIBUTIONS, ids=ids)
 def test_one_version_source_a_literal_in_the_package(directory):
     meta = project(directory)
@@ -82,7 +90,10 @@ def test_one_version_source_a_literal_in_the_package(directory):
         and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
         and isinstance(node.value, ast.Constant)
     ]
-    assert literals == [importlib.import_module(package).__version__]
+    assert len(literals) == 1 and isinstance(literals[0], str)
+    installed = _installed(package)
+    if installed is not None:  # this env installs the distribution: the literal is what it reports
+        assert literals == [installed.__version__]
     assert (directory / package / "py.typed").is_file()
     assert "py.typed" in str(meta["tool"]["setuptools"]["package-data"])
 
@@ -94,7 +105,16 @@ def test_plugins_bound_the_core_state_their_contract_and_register_markers(direct
     assert "af-core~=0.1.0" in af_requirements
     assert all("~=0.1.0" in r for r in af_requirements)
     (entry_point,) = meta["project"]["entry-points"]["af_core"].values()
-    assert importlib.import_module(entry_point).AF_CONTRACT_VERSION == hookspecs.CONTRACT_VERSION
+    # read from the source: the check holds for every distribution, whichever ones this env installs
+    module = ast.parse((directory / (entry_point.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    stated = [
+        node.value.value
+        for node in module.body
+        if isinstance(node, ast.Assign)
+        and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["AF_CONTRACT_VERSION"]
+        and isinstance(node.value, ast.Constant)
+    ]
+    assert stated == [hookspecs.CONTRACT_VERSION]
     markers = " ".join(meta["tool"]["pytest"]["ini_options"]["markers"])
     assert all(f"{name}:" in markers for name in ("twin", "torch", "slow"))
     assert (directory / "MANIFEST.in").read_text(encoding="utf-8").splitlines()[1] == "graft tests"
