@@ -8,7 +8,8 @@ Sections: new graph -> first twin result beside torch.compile's first call,
 compile latency (schedule + codegen, no g++), generated host tiling
 (ns per call, a generated C++ micro-benchmark), g++ build time, data movement
 on a fixed suite and on the workload corpus (twin counters against the
-minimum and the one-read-per-lane baseline), and selection quality on a
+minimum and the one-read-per-lane baseline), fused against the same graphs
+run as single-op kernels (af_core.unfused), and selection quality on a
 shape sweep. Wall-clock figures depend on the machine; data movement and
 selection do not (the twin counts, it does not time).
 """
@@ -616,6 +617,58 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
     )
 
 
+# -- fused against unfused -------------------------------------------------------------
+def bench_unfused(progress: Progress) -> str:
+    """Every corpus workload fused (default and cost policy) against its single-op kernels (af_core.unfused)."""
+    from af_core.unfused import fused_vs_unfused
+
+    rows = []
+    workloads = load_workloads()
+    task = progress.add_task("fused vs unfused", total=len(workloads))
+    wins = 0
+    worse = []
+    for w in workloads:
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        m = fused_vs_unfused(session, inputs, core_num=CORES)
+        if not m.agreement.ok:
+            raise AssertionError(f"{w.name}: unfused chain against fused kernel: {m.agreement.describe()}")
+        un = m.unfused
+        wins += m.fused <= un.total
+        if m.fused > un.total:
+            worse.append(f"{w.name} ({m.ratio:.4f}x)")
+        rows.append(
+            [
+                w.name,
+                f"{m.fused} ({m.fused_label})",
+                f"{m.fused_cost_policy} ({m.fused_cost_label})",
+                f"{un.gather_bytes} ({un.gather_label})",
+                un.stream_bytes,
+                len(un.plan.streams),
+                un.total,
+                f"{m.ratio:.3f}",
+            ]
+        )
+        progress.advance(task)
+    text = table(
+        [
+            "workload",
+            "fused bytes, default policy (case)",
+            "fused bytes, cost policy (case)",
+            "unfused: lone gather, measured (case)",
+            "unfused: streaming ops, exact",
+            "streaming kernels",
+            "unfused bytes",
+            "fused / unfused (default)",
+        ],
+        rows,
+    )
+    text += f"\n\n- fused <= unfused (default policy) on {wins}/{len(workloads)} workloads"
+    text += f"; worse fused: {', '.join(worse)}\n" if worse else "\n"
+    text += f"- load average at the end: {load_average()} (on {os.cpu_count()} cores)\n"
+    return text
+
+
 # -- selection on a shape sweep --------------------------------------------------------
 def bench_selection(progress: Progress) -> str:
     shapes = []
@@ -665,7 +718,7 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "selection")
+SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "unfused", "selection")
 #: Sections run only when asked for with --only.
 EXTRA_SECTIONS = ("optlevel",)
 
@@ -707,6 +760,10 @@ def main(argv: list[str]) -> int:
             parts.append(
                 "## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
                 "\n\n" + bench_cores(progress)
+            )
+        if "unfused" in only:
+            parts.append(
+                "## Fused against unfused (single-op kernels) on the corpus\n\n" + bench_unfused(progress)
             )
         if "optlevel" in only:
             parts.append(
