@@ -34,7 +34,6 @@ plus the exact bytes of every stream piece.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
@@ -49,10 +48,9 @@ from af_core.ir.sizes import contiguous_strides
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.reference.interpreter import evaluate
 from af_core.schedule.analysis import analyze
+from af_core.tiling.solve import CaseRef, solve
 from af_core.traffic import measured_bytes
-
-if TYPE_CHECKING:
-    from af_core.twin import Comparison
+from af_core.twin import Comparison, TwinSession, compare, has_math
 
 #: Names inside every piece graph: operands ``in0``, ``in1``, ..., the op ``op``, the output ``out``.
 OUTPUT = "out"
@@ -281,30 +279,48 @@ class UnfusedRun:
         return self.gather_bytes + self.stream_bytes
 
 
+def policy_key(session: TwinSession, sizes: Mapping[str, int], core_num: int, policy: str) -> int | None:
+    """The tiling key ``policy`` selects for ``session``'s graph; None for "default" (the host tiling decides)."""
+    if policy == "default":
+        return None
+    scheduled = session.scheduled
+    return solve(
+        [CaseRef.of(c) for c in scheduled.cases],
+        scheduled.size_names,
+        sizes,
+        core_num,
+        scheduled.platform.ub_size,
+        scheduled.guards,
+        policy=policy,
+    ).tiling_key
+
+
 def run_unfused(
     plan: UnfusedPlan,
     inputs: GraphInputs,
     *,
-    core_num: int | None = None,
-    session: object | None = None,
+    core_num: int,
+    session: TwinSession | None = None,
+    policy: str = "default",
 ) -> UnfusedRun:
     """Run the pieces in order: stream pieces with the reference, the gather on the twin.
 
     ``session`` is a :class:`~af_core.twin.TwinSession` of ``plan.gather.graph``
-    (compiled here when omitted). The gather runs under the session's policy,
-    checked against the reference first.
+    (compiled here when omitted). The gather runs the case ``policy`` selects
+    ("default": the generated host tiling's choice; or an installed policy's
+    name), checked against the reference first.
     """
-    from af_core.twin import TwinSession
-
     gather = plan.gather
-    sess = session if isinstance(session, TwinSession) else TwinSession(gather.graph)
+    sess = session or TwinSession(gather.graph)
     results: dict[str, np.ndarray] = {}
     run = None
     for piece in plan.pieces:
         if piece is not gather:
             results[piece.node] = run_stream(piece, inputs, results)
             continue
-        run = sess.check(inputs=piece_inputs(piece, inputs, results), core_num=core_num)
+        pin = piece_inputs(piece, inputs, results)
+        key = policy_key(sess, pin.sizes, core_num, policy)
+        run = sess.check(inputs=pin, core_num=core_num, tiling_key=key)
         if not run.ok:
             raise AssertionError(
                 f"the lone gather of '{plan.graph.name}' differs from the reference: {run.describe()}"
@@ -323,58 +339,54 @@ def run_unfused(
 
 @attrs.frozen
 class FusedVsUnfused:
-    """One graph's fused traffic (selected case, twin-measured) beside its unfused traffic."""
+    """One graph's fused traffic (selected case, twin-measured) beside its unfused traffic, per policy.
+
+    The same policy selects the fused kernel's case and the lone gather's.
+    """
 
     name: str
-    fused: int  # the default policy's case
-    fused_label: str
-    fused_cost_policy: int  # the cost policy's case
-    fused_cost_label: str
-    unfused: UnfusedRun
-    agreement: Comparison  # the unfused chain's output against the fused kernel's (default policy)
+    fused: dict[str, tuple[int, str]]  # policy -> (measured bytes, case label)
+    unfused: dict[str, UnfusedRun]  # policy -> the unfused run
+    agreements: dict[str, Comparison]  # policy -> the unfused chain's output against the fused kernel's
 
     @property
-    def ratio(self) -> float:
-        """Fused bytes over unfused bytes (default policy): at most 1 when fusing never loses."""
-        return self.fused / self.unfused.total if self.unfused.total else float("inf")
+    def agree(self) -> bool:
+        return all(c.ok for c in self.agreements.values())
+
+    def ratio(self, policy: str = "default") -> float:
+        """Fused bytes over unfused bytes under ``policy``: at most 1 when fusing does not lose."""
+        total = self.unfused[policy].total
+        return self.fused[policy][0] / total if total else float("inf")
 
 
 def fused_vs_unfused(
-    session: object, inputs: GraphInputs, *, core_num: int, gather_session: object | None = None
+    session: TwinSession,
+    inputs: GraphInputs,
+    *,
+    core_num: int,
+    policies: Sequence[str] = ("default", "cost"),
+    gather_session: TwinSession | None = None,
 ) -> FusedVsUnfused:
-    """Measure ``session``'s graph fused (default and cost policies) and unfused on the same inputs.
+    """Measure ``session``'s graph fused and unfused on the same inputs, under each of ``policies``.
 
     ``session`` is the :class:`~af_core.twin.TwinSession` of the fused graph;
-    each fused run is checked against the reference. The lone gather runs
-    under the default policy too (``gather_session``, compiled when omitted).
+    every fused run and every lone gather is checked against the reference,
+    and the unfused chain's output against the fused kernel's (``agreements``).
     """
-    from af_core.tiling.solve import CaseRef, solve
-    from af_core.twin import TwinSession, compare, has_math
-
-    if not isinstance(session, TwinSession):
-        raise TypeError("session must be a TwinSession")
-    scheduled = session.scheduled
-    plan = split(session.graph, inputs.sizes, scheduled.info)
-    figures = {}
-    for policy in ("default", "cost"):
-        key = None
-        if policy == "cost":
-            key = solve(
-                [CaseRef.of(c) for c in scheduled.cases],
-                scheduled.size_names,
-                inputs.sizes,
-                core_num,
-                scheduled.platform.ub_size,
-                scheduled.guards,
-                policy="cost",
-            ).tiling_key
+    plan = split(session.graph, inputs.sizes, session.scheduled.info)
+    gather_session = gather_session or TwinSession(plan.gather.graph)
+    fused: dict[str, tuple[int, str]] = {}
+    unfused: dict[str, UnfusedRun] = {}
+    outputs: dict[str, np.ndarray] = {}
+    for policy in policies:
+        key = policy_key(session, inputs.sizes, core_num, policy)
         run = session.check(inputs=inputs, core_num=core_num, tiling_key=key)
         if not run.ok:
             raise AssertionError(f"fused '{session.graph.name}' ({policy} policy): {run.describe()}")
-        figures[policy] = (measured_bytes(run.twin.counters), run.template)
-        if policy == "default":
-            fused_out = run.twin.outputs[plan.output]
-    unfused = run_unfused(plan, inputs, core_num=core_num, session=gather_session)
-    dtype = scheduled.info[plan.output].dtype
-    agreement = compare(plan.output, unfused.output, fused_out, dtype, not has_math(session.graph))
-    return FusedVsUnfused(session.graph.name, *figures["default"], *figures["cost"], unfused, agreement)
+        fused[policy] = (measured_bytes(run.twin.counters), run.template)
+        outputs[policy] = run.twin.outputs[plan.output]
+        unfused[policy] = run_unfused(plan, inputs, core_num=core_num, session=gather_session, policy=policy)
+    dtype = session.scheduled.info[plan.output].dtype
+    exact = not has_math(session.graph)
+    agreements = {p: compare(plan.output, unfused[p].output, outputs[p], dtype, exact) for p in policies}
+    return FusedVsUnfused(session.graph.name, fused, unfused, agreements)
