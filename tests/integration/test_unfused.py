@@ -14,6 +14,7 @@ import pytest
 from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.inputs import make_inputs
 from af_core.reference.interpreter import evaluate
+from af_core.schedule.analysis import FusionError
 from af_core.twin import TwinSession, compare
 from af_core.unfused import OUTPUT, fused_vs_unfused, piece_inputs, run_reference, split, stream_bytes
 from af_core.workloads import apply_op
@@ -162,3 +163,13 @@ def test_the_lone_gather_reads_the_fused_runs_own_buffers():
     lone = run.twin.outputs[OUTPUT]
     expected = np.take(inputs.logical["weight"][0], inputs.logical["ids"][..., 0], axis=0)
     assert compare("y", lone, expected, session.scheduled.info["weight"].dtype, True).ok
+
+
+def test_a_graph_that_is_not_one_fusion_is_refused_by_name():
+    g = GraphBuilder("two_gathers")
+    x = g.data("x", [8, 32], "float32")
+    first = gather(x, 1, g.data("i1", [8, 4], "int32"))
+    second = gather(g.data("x2", [8, 32], "float32"), 1, g.data("i2", [8, 4], "int32"))
+    g.output(g.op("Add", first, second), "y")
+    with pytest.raises(FusionError, match="2 IndirectLoad nodes"):
+        split(g.build())
