@@ -679,6 +679,7 @@ def bench_unfused(progress: Progress) -> str:
         rows,
     )
     n = len(workloads)
+    text += "\n"
     for key, what in (
         ("default", "default policy for both"),
         ("cost", "cost policy for both"),
