@@ -95,7 +95,8 @@ class Piece:
 
     @property
     def in_bytes(self) -> int:
-        return sum(o.nbytes for o in self.operands)
+        """Bytes read: each distinct operand once (``Mul(x, x)`` reads ``x`` once)."""
+        return sum(o.nbytes for o in set(self.operands))
 
 
 @attrs.frozen

@@ -90,6 +90,15 @@ def test_streaming_traffic_is_computed_by_hand():
     assert [o.from_input for o in gather_piece.operands] == [False, True]
 
 
+def test_an_operand_used_twice_is_read_once():
+    g = GraphBuilder("square_after_gather")
+    x = g.data("x", [8, 32], "float32")
+    y = gather(x, 1, g.data("index", [8, 4], "int32"))
+    g.output(g.op("Mul", y, y), "y")
+    (mul,) = split(g.build()).streams
+    assert len(mul.operands) == 2 and stream_bytes(mul) == 8 * 4 * 4 * 2
+
+
 def test_an_op_constant_along_an_axis_writes_it_once():
     plan = split(clamped_embedding_graph())
     maxs = next(p for p in plan.streams if p.node == "maxs")
