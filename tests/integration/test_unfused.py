@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from af_core.options import AutofuserOptions
 from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.inputs import make_inputs
+from af_core.options import AutofuserOptions
 from af_core.reference.interpreter import evaluate
 from af_core.schedule.analysis import FusionError
 from af_core.twin import TwinSession, compare
