@@ -4,7 +4,8 @@ The model is exported (dimension 0 of each input dynamic), decomposed to core
 aten ops and partitioned; each region runs once on the twin with the given
 inputs, which tells the template the host tiling chose for that shape and
 the bytes the twin counted. The table compares the fused kernel's measured
-GM traffic with the least traffic the region needs (``af_core.traffic``).
+GM traffic with the least traffic the region needs (``af_core.traffic``) and
+with the same ops run as single-op kernels (``af_core.unfused``).
 Traffic of the same ops run as separate kernels is not shown: it would need
 a twin kernel per op, which the back end does not build for ops without a
 gather, and a modelled figure would not be a measurement.
@@ -29,6 +30,7 @@ class RegionReport:
     sizes: dict[str, int]
     measured_bytes: int
     minimum_bytes: int
+    unfused_bytes: int | None  # the same ops as single-op kernels (af_core.unfused), None if not measured
     artifacts: str
     notes: list[str]
     templates: dict[int, str] = attrs.Factory(dict)  # other batch sizes -> template the host tiling picks
@@ -53,7 +55,12 @@ class Explanation:
             lines.append(f"  region {p(r.name)}: {' -> '.join(r.fused_ops)}")
             lines.append(
                 f"    template {p(r.template)} for {sizes}; twin-counted GM traffic "
-                f"{r.measured_bytes} B (least possible {r.minimum_bytes} B)"
+                f"{r.measured_bytes} B (least possible {r.minimum_bytes} B; "
+                + (
+                    f"as separate kernels {r.unfused_bytes} B)"
+                    if r.unfused_bytes is not None
+                    else "as separate kernels: not measured)"
+                )
             )
             if r.templates:
                 picks = ", ".join(f"{b} -> {p(t)}" for b, t in r.templates.items())
@@ -69,6 +76,27 @@ class Explanation:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _unfused_bytes(kernel) -> int | None:
+    """GM bytes of the region's ops run as single-op kernels on the last call's inputs.
+
+    The gather runs alone on the twin, each other op is a streaming kernel
+    reading its operands and writing its result (:mod:`af_core.unfused`).
+    """
+    from af_core.errors import AfError
+    from af_core.unfused import run_unfused, split
+    from af_torch.runtime import session_for
+
+    inputs = kernel.last_inputs
+    if inputs is None:
+        return None
+    session = session_for(kernel.region)
+    try:
+        plan = split(kernel.region.graph, inputs.sizes, session.scheduled.info)
+        return run_unfused(plan, inputs, core_num=session.scheduled.platform.core_num).total
+    except AfError:
+        return None
 
 
 def _artifacts(kernel) -> str:
@@ -138,6 +166,7 @@ def explain(
                 last.sizes if last else {},
                 last.measured_bytes if last else 0,
                 last.minimum_bytes if last else 0,
+                _unfused_bytes(kernel),
                 _artifacts(kernel),
                 r.notes,
                 templates_for_batches(kernel, batches),

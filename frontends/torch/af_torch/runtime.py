@@ -15,7 +15,7 @@ import attrs
 import numpy as np
 import torch
 
-from af_core.inputs import pack_inputs, view
+from af_core.inputs import GraphInputs, pack_inputs, view
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.serialize import to_json
 from af_core.twin import TwinSession
@@ -71,6 +71,7 @@ class RegionKernel:
     def __init__(self, region: Region) -> None:
         self.region = region
         self.last: LastRun | None = None
+        self.last_inputs: GraphInputs | None = None  # the inputs of the most recent call (for explain)
         self.calls = 0
 
     def sizes(self, args: tuple) -> dict[str, int]:
@@ -110,6 +111,7 @@ class RegionKernel:
         if region.squeeze:
             out = out.reshape([n for i, n in enumerate(out.shape) if i not in region.squeeze])
         self.calls += 1
+        self.last_inputs = inputs
         self.last = LastRun(
             dict(sorted(sizes.items())),
             session.scheduled.case(run.tiling_key).label,

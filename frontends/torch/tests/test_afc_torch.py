@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("torch")
@@ -28,6 +30,10 @@ def test_afc_torch_prints_the_region_table(tmp_path, capsys):
     assert "lt (aten.lt): no fused form next to a gather" in out
     assert "fused result equals eager: yes" in out
     assert "twin-counted GM traffic" in out and "artifacts " in out
+    fused, unfused = re.search(
+        r"GM traffic (\d+) B \(least possible \d+ B; as separate kernels (\d+) B\)", out
+    ).groups()
+    assert int(fused) <= int(unfused)  # the region's ops fused move no more than run one by one
 
 
 def test_afc_torch_refuses_a_file_without_model_in_one_line(tmp_path, capsys):
