@@ -616,6 +616,48 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
     )
 
 
+# -- counters repeat across processes -----------------------------------------------------
+def aslr_setting() -> str:
+    path = Path("/proc/sys/kernel/randomize_va_space")
+    return path.read_text().strip() if path.exists() else "unknown"
+
+
+def bench_repeat(progress: Progress) -> str:
+    """Every case that fits of every corpus workload, run twice (two twin processes, each with its own
+    address-space layout); a workload counts as identical when every case's counters and stage marks
+    match in both runs."""
+    workloads = load_workloads()
+    task = progress.add_task("counters repeat", total=len(workloads))
+    identical, runs, differing = 0, 0, []
+    for w in workloads:
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        same = True
+        for case in session.scheduled.cases:
+            try:
+                first = session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
+            except AfError:
+                continue
+            second = session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
+            runs += 2
+            if (first.counters, first.stage_cores) != (second.counters, second.stage_cores):
+                same = False
+                differing.append(
+                    f"{w.name} {case.label}: dcache_misses {first.counters['dcache_misses']} "
+                    f"vs {second.counters['dcache_misses']}"
+                )
+        identical += same
+        progress.advance(task)
+    text = (
+        f"Twin counters identical in two processes for {identical}/{len(workloads)} workloads "
+        f"(every case that fits, {runs} twin runs on {CORES} cores; "
+        f"/proc/sys/kernel/randomize_va_space = {aslr_setting()}).\n"
+    )
+    if differing:
+        text += "\nDiffering:\n\n" + "\n".join(f"- {d}" for d in differing) + "\n"
+    return text
+
+
 # -- selection on a shape sweep --------------------------------------------------------
 def bench_selection(progress: Progress) -> str:
     shapes = []
@@ -665,7 +707,7 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "selection")
+SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "repeat", "selection")
 #: Sections run only when asked for with --only.
 EXTRA_SECTIONS = ("optlevel",)
 
@@ -708,6 +750,8 @@ def main(argv: list[str]) -> int:
                 "## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
                 "\n\n" + bench_cores(progress)
             )
+        if "repeat" in only:
+            parts.append("## Twin counters across processes (corpus)\n\n" + bench_repeat(progress))
         if "optlevel" in only:
             parts.append(
                 "## Optimisation level of twin builds: build time against run time (corpus)\n\n"
