@@ -75,7 +75,54 @@ def bench_compile() -> str:
         rows.append([f"chain of {n} op(s) after the gather", n, f"{ms:.1f}"])
     per_op = (float(rows[-1][2]) - float(rows[1][2])) / 127
     text = table(["graph", "ops", "median ms (warm)"], rows)
-    return text + f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+    text += f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+    return text + "\n" + bench_compile_cold()
+
+
+def bench_compile_cold(rounds: int = 15, processes: int = 7) -> str:
+    """The minimal graph with cold caches: a new graph in a warm process, and a fresh process."""
+    from new_graphs import FRESH_PROCESS, new_minimal_graph
+
+    fuser = Autofuser()
+    same = seed_minimal()
+    warm = median_ms(lambda: fuser.generate(fuser.schedule(same)))
+    graphs = [new_minimal_graph() for _ in range(rounds)]
+    times = []
+    for graph in graphs:
+        start = time.perf_counter()
+        fuser.generate(fuser.schedule(graph))
+        times.append(time.perf_counter() - start)
+    new = statistics.median(times) * 1000
+    imports, firsts, walls = [], [], []
+    for _ in range(processes):
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True, timeout=600
+        )
+        walls.append(time.perf_counter() - start)
+        imported, first = (float(v) for v in proc.stdout.split())
+        imports.append(imported)
+        firsts.append(first)
+
+    def ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:.1f}"
+
+    rows = [
+        ["same graph again (every cache warm)", f"{warm:.1f}", "median of 15 after one warm-up"],
+        ["a new graph each round, warm process", f"{new:.1f}", f"median of {rounds} new graphs"],
+        [
+            "fresh process: imports (`af_core.autofuser`, `af_core.samples`)",
+            ms(imports),
+            f"{processes} processes",
+        ],
+        ["fresh process: first compile (plugins load on first use)", ms(firsts), f"{processes} processes"],
+        ["fresh process: interpreter start to exit", ms(walls), f"{processes} processes"],
+    ]
+    return (
+        "Minimal graph (the seed's, float16 gather on axis 2), cold caches beside warm:\n\n"
+        + table(["what", "median ms", "runs"], rows)
+        + f"\n\nLoad average at the end: {load_average()}.\n"
+    )
 
 
 # -- host tiling ------------------------------------------------------------------
