@@ -6,7 +6,11 @@
   distinct lines written x 128.
 - ``minimum`` (DESIGN §9): index bytes + output bytes + the distinct input
   cachelines the gather really reads x 128, plus every other input read
-  whole (side inputs).
+  whole (side inputs). "Really reads" means the index values the
+  IndirectLoad receives: the index chain (e.g. ``Maxs(0)``, ``Mins(k)``, a
+  shift) is evaluated with the reference interpreter first, so a chain that
+  maps many index values onto few rows lowers the minimum accordingly (a
+  kernel cannot read fewer lines than those rows).
 - ``per_lane``: a naive kernel where every output element fetches its input
   element as its own 32-byte sector (no cacheline reuse), plus index and
   output bytes.
@@ -19,11 +23,12 @@ from collections.abc import Sequence
 import attrs
 import numpy as np
 
-from af_core.inputs import GraphInputs, index_inputs, view
+from af_core.inputs import GraphInputs, view
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.validate import GraphInfo, validate
 from af_core.ops.core_ops import normalize_dim
+from af_core.reference.interpreter import evaluate_nodes
 
 LINE = 128
 SECTOR = 32
@@ -71,6 +76,19 @@ def _broadcast_axes(graph: HintGraph, data: Node, target_sizes: Sequence[int]) -
     return tuple(i for i, (a, b) in enumerate(zip(data.y.size, target_sizes)) if a == 1 and b != 1)
 
 
+def used_indices(graph: HintGraph, inputs: GraphInputs, info: GraphInfo | None = None) -> np.ndarray:
+    """The index values the (first) IndirectLoad receives on port x2, after its index chain, as int64.
+
+    Evaluated with the reference interpreter on the run's inputs (only the nodes
+    upstream of the index port), so the values are those the kernel computes.
+    """
+    info = info or validate(graph)
+    il = graph.nodes_of_type("IndirectLoad")[0]
+    index = graph.producer(il, "x2")
+    values = evaluate_nodes(graph, inputs.logical, [index.name], inputs.sizes, info=info)[index.name]
+    return np.asarray(values).astype(np.int64)
+
+
 def minimum_bytes(
     graph: HintGraph, inputs: GraphInputs, outputs: dict[str, np.ndarray], info: GraphInfo | None = None
 ) -> tuple[int, int]:
@@ -81,9 +99,7 @@ def minimum_bytes(
     dim = normalize_dim(int(il.attr.ir_attr.dim), len(il.y.size))
     x1 = graph.producer(il, "x1")
     in_shape = eval_shape(info[x1.name].sizes, env)
-    index_data = index_inputs(graph)
-    index_node = graph.node(next(iter(index_data)))
-    idx = np.asarray(inputs.logical[index_node.name]).astype(np.int64)
+    idx = used_indices(graph, inputs, info)
     idx_shape = idx.shape
     if il.attr.ir_attr.need_check_negative:
         idx = np.where(idx < 0, idx + in_shape[dim], idx)

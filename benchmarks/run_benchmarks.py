@@ -76,7 +76,54 @@ def bench_compile() -> str:
         rows.append([f"chain of {n} op(s) after the gather", n, f"{ms:.1f}"])
     per_op = (float(rows[-1][2]) - float(rows[1][2])) / 127
     text = table(["graph", "ops", "median ms (warm)"], rows)
-    return text + f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+    text += f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+    return text + "\n" + bench_compile_cold()
+
+
+def bench_compile_cold(rounds: int = 15, processes: int = 7) -> str:
+    """The minimal graph with cold caches: a new graph in a warm process, and a fresh process."""
+    from new_graphs import FRESH_PROCESS, new_minimal_graph
+
+    fuser = Autofuser()
+    same = seed_minimal()
+    warm = median_ms(lambda: fuser.generate(fuser.schedule(same)))
+    graphs = [new_minimal_graph() for _ in range(rounds)]
+    times = []
+    for graph in graphs:
+        start = time.perf_counter()
+        fuser.generate(fuser.schedule(graph))
+        times.append(time.perf_counter() - start)
+    new = statistics.median(times) * 1000
+    imports, firsts, walls = [], [], []
+    for _ in range(processes):
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True, timeout=600
+        )
+        walls.append(time.perf_counter() - start)
+        imported, first = (float(v) for v in proc.stdout.split())
+        imports.append(imported)
+        firsts.append(first)
+
+    def ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:.1f}"
+
+    rows = [
+        ["same graph again (every cache warm)", f"{warm:.1f}", "median of 15 after one warm-up"],
+        ["a new graph each round, warm process", f"{new:.1f}", f"median of {rounds} new graphs"],
+        [
+            "fresh process: imports (`af_core.autofuser`, `af_core.samples`)",
+            ms(imports),
+            f"{processes} processes",
+        ],
+        ["fresh process: first compile (plugins load on first use)", ms(firsts), f"{processes} processes"],
+        ["fresh process: interpreter start to exit", ms(walls), f"{processes} processes"],
+    ]
+    return (
+        "Minimal graph (the seed's, float16 gather on axis 2), cold caches beside warm:\n\n"
+        + table(["what", "median ms", "runs"], rows)
+        + f"\n\nLoad average at the end: {load_average()}.\n"
+    )
 
 
 # -- host tiling ------------------------------------------------------------------
@@ -691,6 +738,48 @@ def bench_unfused(progress: Progress) -> str:
     return text
 
 
+# -- counters repeat across processes -----------------------------------------------------
+def aslr_setting() -> str:
+    path = Path("/proc/sys/kernel/randomize_va_space")
+    return path.read_text().strip() if path.exists() else "unknown"
+
+
+def bench_repeat(progress: Progress) -> str:
+    """Every case that fits of every corpus workload, run twice (two twin processes, each with its own
+    address-space layout); a workload counts as identical when every case's counters and stage marks
+    match in both runs."""
+    workloads = load_workloads()
+    task = progress.add_task("counters repeat", total=len(workloads))
+    identical, runs, differing = 0, 0, []
+    for w in workloads:
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        same = True
+        for case in session.scheduled.cases:
+            try:
+                first = session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
+            except AfError:
+                continue
+            second = session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
+            runs += 2
+            if (first.counters, first.stage_cores) != (second.counters, second.stage_cores):
+                same = False
+                differing.append(
+                    f"{w.name} {case.label}: dcache_misses {first.counters['dcache_misses']} "
+                    f"vs {second.counters['dcache_misses']}"
+                )
+        identical += same
+        progress.advance(task)
+    text = (
+        f"Twin counters identical in two processes for {identical}/{len(workloads)} workloads "
+        f"(every case that fits, {runs} twin runs on {CORES} cores; "
+        f"/proc/sys/kernel/randomize_va_space = {aslr_setting()}).\n"
+    )
+    if differing:
+        text += "\nDiffering:\n\n" + "\n".join(f"- {d}" for d in differing) + "\n"
+    return text
+
+
 # -- selection on a shape sweep --------------------------------------------------------
 def bench_selection(progress: Progress) -> str:
     shapes = []
@@ -740,7 +829,18 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = ("first", "compile", "tiling", "build", "traffic", "corpus", "cores", "unfused", "selection")
+SECTIONS = (
+    "first",
+    "compile",
+    "tiling",
+    "build",
+    "traffic",
+    "corpus",
+    "cores",
+    "repeat",
+    "unfused",
+    "selection",
+)
 #: Sections run only when asked for with --only.
 EXTRA_SECTIONS = ("optlevel",)
 
@@ -783,6 +883,8 @@ def main(argv: list[str]) -> int:
                 "## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
                 "\n\n" + bench_cores(progress)
             )
+        if "repeat" in only:
+            parts.append("## Twin counters across processes (corpus)\n\n" + bench_repeat(progress))
         if "unfused" in only:
             parts.append(
                 "## Fused against unfused (single-op kernels) on the corpus\n\n" + bench_unfused(progress)

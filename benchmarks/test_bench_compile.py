@@ -6,7 +6,11 @@ No assertion on time: numbers go to BENCHMARKS.md, not into pass/fail.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
+from new_graphs import FRESH_PROCESS, new_minimal_graph  # beside this file
 
 from af_core.autofuser import Autofuser
 from af_core.samples import seed_minimal
@@ -30,3 +34,31 @@ def test_chain(benchmark, ops):
     graph = chain_graph(rank=3, dim=1, post=chain)
     result = benchmark(compile_graph, graph)
     assert result.kernel.count("AscendC::") > ops
+
+
+def test_new_minimal_graph_each_round(benchmark):
+    """Cold caches in a warm process: every round compiles a graph (name, size names) never seen before."""
+    fuser = Autofuser()
+    fuser.generate(fuser.schedule(seed_minimal()))  # the process is warm: plugins loaded, code paths run
+
+    def setup():
+        return (new_minimal_graph(),), {}
+
+    def compile_new(graph):
+        return fuser.generate(fuser.schedule(graph))
+
+    result = benchmark.pedantic(compile_new, setup=setup, rounds=15)
+    assert "TILING_KEY_IS(" in result.kernel
+
+
+def test_fresh_process_imports_and_first_compile(benchmark):
+    """A fresh interpreter: import af_core's compiler and compile the minimal graph once (whole process)."""
+
+    def fresh():
+        return subprocess.run(
+            [sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True, timeout=600
+        )
+
+    proc = benchmark.pedantic(fresh, rounds=5)
+    imported, first = (float(v) for v in proc.stdout.split())
+    assert imported > 0 and first > 0

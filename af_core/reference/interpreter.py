@@ -56,15 +56,57 @@ def evaluate(
     deduced from the arrays when omitted.
     """
     info = info or validate(graph)
+    values = _run(graph, inputs, sizes, info, list(info.order))
+    return {n: values[n] for n in info.order if graph.node(n).op.compute_type == "output"}
+
+
+def evaluate_nodes(
+    graph: HintGraph,
+    inputs: Mapping[str, np.ndarray],
+    names: Sequence[str],
+    sizes: Mapping[str, int] | None = None,
+    *,
+    info: GraphInfo | None = None,
+) -> dict[str, np.ndarray]:
+    """The values of the nodes ``names`` (any node, not only outputs), computing only what they depend on.
+
+    For measurements that need an intermediate value, e.g. the index values an
+    IndirectLoad really uses after its index chain. Only the Data nodes upstream
+    of ``names`` need an array in ``inputs``.
+    """
+    info = info or validate(graph)
+    for name in names:
+        if name not in info.nodes:
+            raise AscirError("reference-input", "no such node in the graph", node=name)
+    needed: set[str] = set()
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        node = graph.node(name)
+        stack.extend(graph.producer(node, p).name for p in node.op.inputs)
+    values = _run(graph, inputs, sizes, info, [n for n in info.order if n in needed])
+    return {name: values[name] for name in names}
+
+
+def _run(
+    graph: HintGraph,
+    inputs: Mapping[str, np.ndarray],
+    sizes: Mapping[str, int] | None,
+    info: GraphInfo,
+    order: list[str],
+) -> dict[str, np.ndarray]:
+    """Evaluate the nodes of ``order`` (topological, closed under producers); their values by name."""
     env = graph.size_env(sizes or {})  # graph names or symbol names -> symbol names
     values: dict[str, np.ndarray] = {}
-    outputs: dict[str, np.ndarray] = {}
-    data_nodes = [n for n in info.order if graph.node(n).op.compute_type == "data"]
+    data_nodes = [n for n in order if graph.node(n).op.compute_type == "data"]
     for name in data_nodes:
         if name not in inputs:
             raise AscirError("reference-input", "no array given for this Data node", node=name)
         _bind_symbols(info[name].sizes, np.shape(inputs[name]), env)
-    for name in info.order:
+    for name in order:
         node = graph.node(name)
         ni = info[name]
         if node.op.compute_type == "data":
@@ -90,9 +132,7 @@ def evaluate(
             values[name] = result  # same values and dtype: keep views (broadcast inputs stay small)
         else:
             values[name] = to_dtype(result, ni.dtype)
-        if node.op.compute_type == "output":
-            outputs[name] = values[name]
-    return outputs
+    return values
 
 
 def _bind_symbols(sizes: Sequence[Expr], shape: tuple[int, ...], env: dict[str, int]) -> None:

@@ -21,8 +21,8 @@
 namespace {
 
 // Global-memory buffers start on a 512-byte boundary, like the blocks a framework's caching
-// allocator hands to kernels, so data-cache line counts do not depend on where the host heap
-// happened to put a buffer.
+// allocator hands to kernels. The counters do not depend on it: the twin's data-cache model sees
+// the device addresses RegisterGm assigns in registration order, not these host addresses.
 constexpr std::size_t kGmAlign = 512;
 
 template <typename T>

@@ -7,7 +7,10 @@
 // allocation; SIMT raw accesses stay inside GM allocations / the core's UB;
 // SyncAll cannot deadlock silently; launch parameters are valid.
 // Counts: data movement, scalar GM accesses, distinct 128-byte GM lines, UB
-// high-water mark, API calls (see struct Counters).
+// high-water mark, API calls (see struct Counters). Every counter is a function
+// of the kernel, its inputs and the registered allocations (their sizes and
+// registration order) only: the data-cache model indexes its sets by a canonical
+// device address (see RegisterGm), never by where the host heap put a buffer.
 // Not emulated: more than kMaxResidentCores cores at a time (a larger blockDim
 // runs in waves on the same worker threads, and SyncAll then aborts); timing,
 // caches and bandwidth (the line counters count distinct lines touched, not
@@ -40,6 +43,9 @@ namespace AfTwin {
 constexpr uint32_t kPhysicalUb = 262144;     // bytes of UB per core on the A5 vector core
 constexpr uint32_t kUbAlign = 32;            // UB operand alignment
 constexpr uint32_t kGmLine = 128;            // GM cache-line size used by the line counters
+// Registered allocations get device addresses kDeviceAlign apart, from kDeviceBase on (RegisterGm)
+constexpr uint64_t kDeviceAlign = uint64_t{1} << 21;  // 2 MiB: far above the data cache's set period
+constexpr uint64_t kDeviceBase = uint64_t{1} << 32;   // where the first allocation starts
 constexpr uint8_t kPoison = 0xCD;            // fresh UB and DataCopyPad dummy bytes
 constexpr uint32_t kMaxBlockDim = 65535;     // largest launchable blockDim
 constexpr uint32_t kMaxResidentCores = 256;  // cores that run at the same time (see README)
@@ -94,8 +100,11 @@ struct CoreCounters {
 };
 
 // One registered GM allocation with its touched-line maps (one byte per line).
+// `base` is the host address the kernel's pointers use (bounds checks); `device` is the canonical
+// address the data-cache model sees (cache sets and lines), the same in every run.
 struct GmAlloc {
     uintptr_t base = 0;
+    uint64_t device = 0;
     uint64_t bytes = 0;
     std::string name;
     uint64_t lines = 0;
@@ -116,7 +125,8 @@ struct UbAlloc {
 
 // The data cache scalar and SIMT reads go through: set-associative, LRU, 128-byte lines, as large as
 // the SIMT DCache reserve (Configure). It only decides which reads fetch a line from GM (a miss);
-// writes stream to GM and are not modelled.
+// writes stream to GM and are not modelled. Its addresses are device addresses (DeviceAddress), so
+// which lines share a set does not depend on the host heap.
 // It also remembers, per way, the global GM write clock when the line was filled, so that a scalar read
 // hitting a line another core wrote since can be reported (dcache-stale).
 struct DcacheModel {
@@ -135,8 +145,8 @@ struct DcacheModel {
         clock = 0;
     }
 
-    // The way holding the line of `address`, or -1; a hit counts as a use.
-    int64_t Find(uintptr_t address) {
+    // The way holding the line of device address `address`, or -1; a hit counts as a use.
+    int64_t Find(uint64_t address) {
         const uint64_t line = address / kGmLine;
         const size_t set = static_cast<size_t>(line % sets) * kWays;
         for (size_t w = set; w < set + kWays; ++w) {
@@ -149,7 +159,7 @@ struct DcacheModel {
     }
 
     // The least recently used way of the set takes the line (a miss); `now` is the GM write clock.
-    void Fill(uintptr_t address, uint64_t now) {
+    void Fill(uint64_t address, uint64_t now) {
         const uint64_t line = address / kGmLine;
         const size_t set = static_cast<size_t>(line % sets) * kWays;
         size_t victim = set;
@@ -162,14 +172,14 @@ struct DcacheModel {
     }
 
     // true on a hit; a miss fills the line
-    bool Access(uintptr_t address, uint64_t now) {
+    bool Access(uint64_t address, uint64_t now) {
         if (Find(address) >= 0) return true;
         Fill(address, now);
         return false;
     }
 
     // DataCacheCleanAndInvalid: drop one line, or every line
-    void Invalidate(uintptr_t address) {
+    void Invalidate(uint64_t address) {
         const int64_t w = Find(address);
         if (w >= 0) tags[static_cast<size_t>(w)] = 0;
     }
@@ -196,7 +206,7 @@ struct CoreCtx {
     struct SimtRead {
         uint32_t step;    // the thread's n-th read
         uint32_t thread;  // linear thread index
-        uint64_t line;    // GM line address / 128
+        uint64_t line;    // GM line device address / 128
     };
     std::vector<SimtRead> simtReads;
     std::vector<uint32_t> simtSteps;
@@ -204,13 +214,19 @@ struct CoreCtx {
 
 inline uint64_t WriteClockNow();
 
-// A scalar or SIMT GM read of n bytes at p through this core's data cache. SIMT threads run one
-// after the other here, but on the device the lanes of a VF advance together, so their reads are
-// logged and replayed in (n-th read, thread) order when the VF ends (ReplaySimtReads).
-inline void DcacheRead(CoreCtx* c, const void* p, uint64_t n) {
-    const uintptr_t first = reinterpret_cast<uintptr_t>(p) / kGmLine;
-    const uintptr_t last = (reinterpret_cast<uintptr_t>(p) + (n ? n - 1 : 0)) / kGmLine;
-    for (uintptr_t line = first; line <= last; ++line) {
+// The device address of host address p inside allocation a: every path into the data-cache model
+// (scalar reads, SIMT reads, invalidation) translates through here.
+inline uint64_t DeviceAddress(const GmAlloc* a, const void* p) {
+    return a->device + (reinterpret_cast<uintptr_t>(p) - a->base);
+}
+
+// A scalar or SIMT GM read of n bytes at p (inside allocation a) through this core's data cache. SIMT
+// threads run one after the other here, but on the device the lanes of a VF advance together, so their
+// reads are logged and replayed in (n-th read, thread) order when the VF ends (ReplaySimtReads).
+inline void DcacheRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64_t n) {
+    const uint64_t first = DeviceAddress(a, p) / kGmLine;
+    const uint64_t last = (DeviceAddress(a, p) + (n ? n - 1 : 0)) / kGmLine;
+    for (uint64_t line = first; line <= last; ++line) {
         if (c->inSimt) {
             c->simtReads.push_back({c->simtSteps[c->simtLinear]++, c->simtLinear, line});
         } else if (!c->dcache.Access(line * kGmLine, WriteClockNow())) {
@@ -236,6 +252,7 @@ struct GlobalState {
     uint32_t dcacheReserve = 32768;
     int64_t tilingKey = 0;
     std::vector<std::unique_ptr<GmAlloc>> gm;  // sorted by base
+    uint64_t nextDevice = kDeviceBase;         // device address of the next registered allocation
     std::atomic<bool> launching{false};
     uint32_t blockDim = 0;
     uint32_t workers = 0;
@@ -321,6 +338,10 @@ inline int64_t CurrentTilingKey() { return gState.tilingKey; }
 
 // ---------------------------------------------------------------------------
 // GM registry.
+// Each new allocation also gets a device address: the next multiple of kDeviceAlign after the previous
+// allocation's end, from kDeviceBase on, in registration order. The data-cache model only sees these
+// addresses, so its counters depend on the registered sizes and their order, not on the host heap
+// (ASLR, the allocator's alignment), as on the device, where GM buffers sit at fixed aligned offsets.
 inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
     if (gState.launching.load()) Fail("launch", "RegisterGm('%s') called during a Launch", name ? name : "");
     if (!base) Fail("launch", "RegisterGm('%s'): null base address", name ? name : "");
@@ -339,7 +360,13 @@ inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
     }
     auto a = std::make_unique<GmAlloc>();
     a->base = b;
+    a->device = gState.nextDevice;
     a->bytes = bytes;
+    const uint64_t span = std::max<uint64_t>(bytes, 1);
+    if (span > ~uint64_t{0} - a->device - kDeviceAlign)
+        Fail("launch", "RegisterGm('%s', %llu bytes): the registered allocations exceed the device address space",
+             name ? name : "", static_cast<unsigned long long>(bytes));
+    gState.nextDevice = (a->device + span + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
     a->name = name ? name : "";
     a->lines = (bytes + kGmLine - 1) / kGmLine;
     a->readLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
@@ -361,6 +388,7 @@ inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
 inline void ClearGm() {
     if (gState.launching.load()) Fail("launch", "ClearGm called during a Launch");
     gState.gm.clear();
+    gState.nextDevice = kDeviceBase;
 }
 
 // The allocation holding address p (p may equal its end), or nullptr.
@@ -417,8 +445,8 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
 // A hit on a line that another core wrote after this core filled it returns stale data on the device (the
 // scalar data cache is not coherent with other cores' writes): reported as dcache-stale.
 inline void DcacheScalarRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64_t n, const char* api) {
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
-    for (uintptr_t line = begin / kGmLine; line <= (begin + (n ? n - 1 : 0)) / kGmLine; ++line) {
+    const uint64_t begin = DeviceAddress(a, p);
+    for (uint64_t line = begin / kGmLine; line <= (begin + (n ? n - 1 : 0)) / kGmLine; ++line) {
         const int64_t way = c->dcache.Find(line * kGmLine);
         if (way < 0) {
             c->dcache.Fill(line * kGmLine, WriteClockNow());
@@ -427,8 +455,8 @@ inline void DcacheScalarRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64
         }
         const uint64_t filled = c->dcache.filled[static_cast<size_t>(way)];
         // the allocation's lines (relative to its base) that share this cache line
-        const uintptr_t lo = std::max<uintptr_t>(line * kGmLine, a->base) - a->base;
-        const uintptr_t hi = std::min<uintptr_t>(line * kGmLine + kGmLine, a->base + a->bytes) - a->base;
+        const uint64_t lo = std::max<uint64_t>(line * kGmLine, a->device) - a->device;
+        const uint64_t hi = std::min<uint64_t>(line * kGmLine + kGmLine, a->device + a->bytes) - a->device;
         for (uint64_t l = lo / kGmLine; hi > lo && l <= (hi - 1) / kGmLine; ++l) {
             const int64_t writer = a->writer[l].load(std::memory_order_relaxed);
             if (a->writeStamp[l].load(std::memory_order_relaxed) > filled && writer != c->idx && writer >= 0)
@@ -436,8 +464,8 @@ inline void DcacheScalarRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64
                      "%s reads bytes [%llu, %llu) of '%s' through the data cache, but core %lld wrote that line "
                      "after this core cached it: the device returns the stale copy; invalidate the line first "
                      "(DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>)",
-                     api, static_cast<unsigned long long>(begin - a->base),
-                     static_cast<unsigned long long>(begin - a->base + n), a->name.c_str(),
+                     api, static_cast<unsigned long long>(begin - a->device),
+                     static_cast<unsigned long long>(begin - a->device + n), a->name.c_str(),
                      static_cast<long long>(writer));
         }
     }
@@ -616,7 +644,7 @@ inline T SimtGmLoad(const T* p) {
     CoreCtx* c = RequireCore("SimtGmLoad");
     const GmAlloc* a = CheckGm(p, sizeof(T), "SIMT GM load", "reads");
     ++c->c.scalarRead;
-    DcacheRead(c, p, sizeof(T));
+    DcacheRead(c, a, p, sizeof(T));
     const uint64_t off = reinterpret_cast<uintptr_t>(p) - a->base;
     MarkLines(a, off, sizeof(T), false);
     T v;

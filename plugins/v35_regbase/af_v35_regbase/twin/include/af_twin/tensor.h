@@ -92,10 +92,10 @@ public:
         if (c) {
             ++c->c.scalarRead;
 #ifdef __ASCENDC_SUPER_KERNEL_ENABLE_GM_GET_SET_VALUE_DCCI__
-            c->dcache.Invalidate(reinterpret_cast<uintptr_t>(addr_ + offset));
+            c->dcache.Invalidate(AfTwin::DeviceAddress(alloc_, addr_ + offset));
 #endif
             if (c->inSimt) {
-                AfTwin::DcacheRead(c, addr_ + offset, sizeof(T));
+                AfTwin::DcacheRead(c, alloc_, addr_ + offset, sizeof(T));
             } else {
                 AfTwin::DcacheScalarRead(c, alloc_, addr_ + offset, sizeof(T), "GlobalTensor::GetValue");
             }
@@ -259,7 +259,7 @@ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {
     if (dst.AfAlloc() == nullptr)
         AfTwin::Fail("gm-out-of-bounds", "DataCacheCleanAndInvalid on a GlobalTensor<%s> that was never given a "
                      "buffer (SetGlobalBuffer)", AfTwin::TypeName<T>());
-    c->dcache.Invalidate(reinterpret_cast<uintptr_t>(dst.GetPhyAddr()));
+    c->dcache.Invalidate(AfTwin::DeviceAddress(dst.AfAlloc(), dst.GetPhyAddr()));
 }
 
 template <typename T, CacheLine entireType>
