@@ -509,20 +509,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     ):
         table.add_column(col)
     for r in report.rows:
-        cells = [
-            r.tiling_key,
-            r.template,
-            r.plugin,
-            r.status,
-            r.score,
-            r.cost,
-            r.ub_bytes,
-            r.workspace_bytes,
-            r.dcache_bytes,
-            r.block_dim,
-            r.reason,
-        ]
-        table.add_row(*("-" if c is None else _t(c) for c in cells))
+        table.add_row(*("-" if c is None else _t(c) for c in r.cells()))
     console.print(table)
     if report.contributions:
         table = Table(title="contributions")

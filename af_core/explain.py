@@ -37,6 +37,10 @@ class ExplainRow:
     block_dim: int | None
     reason: str
 
+    def cells(self) -> tuple[object, ...]:
+        """The row's values in the column order every view of the table uses (None: not known)."""
+        return attrs.astuple(self, recurse=False)
+
 
 @attrs.frozen
 class ContributionRow:
@@ -79,20 +83,7 @@ class ExplainReport:
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in self.rows:
-            cells = [
-                r.tiling_key,
-                r.template,
-                r.plugin,
-                r.status,
-                r.score,
-                r.cost,
-                r.ub_bytes,
-                r.workspace_bytes,
-                r.dcache_bytes,
-                r.block_dim,
-                r.reason,
-            ]
-            lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in cells) + " |")
+            lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in r.cells()) + " |")
         if self.contributions:
             lines += [
                 "",

@@ -25,7 +25,8 @@ import attrs
 import sympy
 
 from af_core import dtypes as dt
-from af_core.ir.sizes import Expr
+from af_core.ir.graph import Node
+from af_core.ir.sizes import Expr, contiguous_strides
 
 AXIS_TYPES = ("ORIGINAL", "MERGED", "TILE_OUT", "TILE_IN", "BLOCK_OUT", "BLOCK_IN")
 LOCATIONS = ("GM", "UB", "WORKSPACE")
@@ -143,6 +144,18 @@ class ImplGraph:
             raise ValueError(f"tensor '{tensor.name}' defined twice with different facts")
         self.tensors[tensor.name] = tensor
         return tensor
+
+    def add_gm(self, node: Node) -> str:
+        """Declare a graph's Data or Output node as a GM kernel argument named after it; returns the name.
+
+        A Data tensor keeps its strides (a view of the caller's buffer, stride 0
+        where it is broadcast); an Output is written contiguous.
+        """
+        sizes = tuple(node.y.size)
+        output = node.op.compute_type == "output"
+        strides = tuple(contiguous_strides(list(sizes))) if output else tuple(node.y.strides)
+        self.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", sizes, strides, gm_arg=node.name))
+        return node.name
 
     def ub_bytes(self) -> Expr:
         """UB bytes all stages allocate at once (stages reuse UB via TPipe::Reset)."""

@@ -29,7 +29,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, product
 from af_core.ops.opdef import CAST
 from af_core.registry import op_with_role
-from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_core.schedule.tiles import TilePlan, pitch_for
 
 if TYPE_CHECKING:
@@ -150,12 +150,7 @@ class TileBuilder:
 
     def gm_tensor(self, node: Node) -> str:
         """Declare a Data (or Output) node as a GM tensor of the ImplGraph; returns its name."""
-        self.impl.add_tensor(
-            ImplTensor(
-                node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides), gm_arg=node.name
-            )
-        )
-        return node.name
+        return self.impl.add_gm(node)
 
     def load(
         self,

@@ -35,10 +35,10 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
+from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.rowtiles import TileBuilder, add_reduce, dense, view_head, view_of
 from af_core.schedule.template import ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
@@ -189,16 +189,7 @@ class RowCopyTemplate:
                 b, an.reduce, result, value.y.dtype, out_sizes[dim + 1 :], reduce_axes_in_row(an, dim), pitch
             )
         out = an.output
-        impl.add_tensor(
-            ImplTensor(
-                out.name,
-                out.y.dtype,
-                "GM",
-                tuple(out.y.size),
-                tuple(contiguous_strides(list(out.y.size))),
-                gm_arg=out.name,
-            )
-        )
+        impl.add_gm(out)
         b.store(an.store.name, result, out.name, out_width, out_pitch, rows, out.y.dtype)
         stage.nodes = [
             *b.nodes,

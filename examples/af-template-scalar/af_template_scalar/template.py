@@ -19,10 +19,10 @@ import sympy
 
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
+from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import gather_read_bytes, modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.tiling.spec import CORE_NUM, CeilDiv, Max, TilingSpec
 
@@ -47,27 +47,9 @@ class ScalarLoopTemplate:
         impl = ImplGraph(graph.name, self.name)
         for node in graph.nodes():
             if node.op.compute_type == "data":
-                impl.add_tensor(
-                    ImplTensor(
-                        node.name,
-                        node.y.dtype,
-                        "GM",
-                        tuple(node.y.size),
-                        tuple(node.y.strides),
-                        gm_arg=node.name,
-                    )
-                )
+                impl.add_gm(node)
         out = an.output
-        impl.add_tensor(
-            ImplTensor(
-                out.name,
-                out.y.dtype,
-                "GM",
-                tuple(out.y.size),
-                tuple(contiguous_strides(list(out.y.size))),
-                gm_arg=out.name,
-            )
-        )
+        impl.add_gm(out)
         spec = TilingSpec()
         total = spec.add("total", product(sizes), "output elements")
         per_core = spec.add("per_core", Max(CeilDiv(total, CORE_NUM), MIN_PER_CORE), "elements per core")

@@ -29,11 +29,11 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
+from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
-from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
 from af_core.schedule.measures import main_input
 from af_core.schedule.rewrite import sink_unary_ops
 from af_core.schedule.rowtiles import (
@@ -181,16 +181,7 @@ class SimdTemplate:
                 pout,
             )
         out = an.output
-        impl.add_tensor(
-            ImplTensor(
-                out.name,
-                out.y.dtype,
-                "GM",
-                tuple(out.y.size),
-                tuple(contiguous_strides(list(out.y.size))),
-                gm_arg=out.name,
-            )
-        )
+        impl.add_gm(out)
         b.store(an.store.name, result, out.name, width, pitch, rows, out.y.dtype)
         stage.nodes = [prologue, *b.nodes]
         stage.nodes += [

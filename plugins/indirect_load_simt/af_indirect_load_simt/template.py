@@ -35,7 +35,7 @@ from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
 from af_core.schedule.case import Case
 from af_core.schedule.cost import gather_read_bytes, modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.rewrite import hoist_input_chain
 from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases
@@ -56,23 +56,8 @@ def _fused_nodes(graph: HintGraph) -> list[Node]:
 
 def _gm_tensors(impl: ImplGraph, graph: HintGraph) -> None:
     for node in graph.nodes():
-        if node.op.compute_type == "data":
-            impl.add_tensor(
-                ImplTensor(
-                    node.name, node.y.dtype, "GM", tuple(node.y.size), tuple(node.y.strides), gm_arg=node.name
-                )
-            )
-        elif node.op.compute_type == "output":
-            impl.add_tensor(
-                ImplTensor(
-                    node.name,
-                    node.y.dtype,
-                    "GM",
-                    tuple(node.y.size),
-                    tuple(contiguous_strides(list(node.y.size))),
-                    gm_arg=node.name,
-                )
-            )
+        if node.op.compute_type in ("data", "output"):
+            impl.add_gm(node)
 
 
 def reduce_view(sizes, axes: tuple[int, ...]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:

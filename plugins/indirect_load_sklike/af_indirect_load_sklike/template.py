@@ -246,16 +246,7 @@ class SkLikeTemplate:
         )
         g.prologue.append(prologue)
         out = an.output
-        impl.add_tensor(
-            ImplTensor(
-                out.name,
-                out.y.dtype,
-                "GM",
-                tuple(out.y.size),
-                tuple(contiguous_strides(list(out.y.size))),
-                gm_arg=out.name,
-            )
-        )
+        impl.add_gm(out)
         target = workspace("ws_gather", il, index_sizes) if post_needed else out.name
         g.b.store(f"{il.name}_store", gathered, target, product(index_sizes[dim:]), pout, g.rows, il.y.dtype)
         g.finish(impl, gather_span_limit(il.y.dtype, pin))

@@ -28,7 +28,7 @@ import sympy
 from af_core.backend import GatherMode, Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
+from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.template import Rejected, ScheduleContext
@@ -87,27 +87,8 @@ class FakeLanesTemplate:
         impl = ImplGraph(graph.name, "")
         for data in graph.nodes():
             if data.op.compute_type == "data":
-                impl.add_tensor(
-                    ImplTensor(
-                        data.name,
-                        data.y.dtype,
-                        "GM",
-                        tuple(data.y.size),
-                        tuple(data.y.strides),
-                        gm_arg=data.name,
-                    )
-                )
-        out = an.output
-        impl.add_tensor(
-            ImplTensor(
-                out.name,
-                out.y.dtype,
-                "GM",
-                tuple(out.y.size),
-                tuple(contiguous_strides(list(out.y.size))),
-                gm_arg=out.name,
-            )
-        )
+                impl.add_gm(data)
+        impl.add_gm(an.output)
         return impl
 
     @staticmethod
