@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    import argparse
+
     from af_core.codegen.api_call import ApiCall
     from af_core.codegen.api_source import ApiSource
     from af_core.ops.opdef import OpDef
@@ -158,7 +160,11 @@ def af_twin_include_dirs(platform: Platform) -> Sequence[str | os.PathLike[str]]
 
 
 @hookspec
-def af_register_commands(register):
+def af_register_commands(
+    register: Callable[
+        [str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]], None
+    ],
+) -> None:
     """Register ``afc`` subcommands.
 
     Called once per plugin, only when ``afc`` is run with a command word that

@@ -15,7 +15,7 @@ rebuilt (after changing ``AF_DISABLE_PLUGINS`` in a test, say) with
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -54,7 +54,7 @@ class Registry:
         self._collect("af_register_samples", "sample", _check_sample)
         self._collect("af_register_selection_policies", "selection_policy", _check_policy)
 
-    def _collect(self, hook: str, kind: str, check) -> None:
+    def _collect(self, hook: str, kind: str, check: Callable[[Any, str], Any]) -> None:
         """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
 
         Failures (the hook raising, a malformed value, a name another
@@ -65,7 +65,9 @@ class Registry:
         for plugin, dist, impl in self.manager.each(hook):
             staged: list[Entry] = []
 
-            def register(value: Any, _plugin=plugin, _dist=dist, _staged=staged) -> None:
+            def register(
+                value: Any, _plugin: str = plugin, _dist: str = dist, _staged: list[Entry] = staged
+            ) -> None:
                 value = check(value, _dist)
                 name = value.name
                 if not isinstance(name, str) or not name:
