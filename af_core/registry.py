@@ -181,16 +181,10 @@ def _check_sample(value: Any, dist: str) -> Any:
 
 
 def _check_policy(value: Any, dist: str) -> Any:
-    # checked by shape (af_core.policy.SelectionPolicy sits in a higher layer than the registry)
-    if not (
-        isinstance(getattr(value, "name", None), str)
-        and isinstance(getattr(value, "order", None), tuple)
-        and callable(getattr(value, "rank", None))
-    ):
-        raise PluginError(
-            f"selection policy registered by '{dist}' is not a SelectionPolicy (a text name, an "
-            f"order tuple and a rank method): {value!r}"
-        )
+    from af_core.policy import SelectionPolicy  # same layer as the registry: checked by its type
+
+    if not isinstance(value, SelectionPolicy):
+        raise PluginError(f"selection policy registered by '{dist}' is not a SelectionPolicy: {value!r}")
     return value
 
 
