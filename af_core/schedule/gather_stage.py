@@ -89,12 +89,6 @@ def add_gather(
     b: TileBuilder,
     il: Node,
     *,
-    slice_tensor: str,
-    index_tensor: str,
-    index_dtype: dt.DType,
-    input_sizes,
-    index_sizes,
-    dim: int,
     pin,
     pidx,
     pout,
@@ -105,8 +99,14 @@ def add_gather(
     """Append the Gather node (and return its prologue node computing the offset pattern).
 
     Both nodes go to the ApiCall filling :attr:`Role.GATHER` in :attr:`GatherMode.TILE`; their
-    ``gather_mode`` attr tells it which form to generate.
+    ``gather_mode`` attr tells it which form to generate. The input slice and
+    the index tile are the ones ``b`` already holds for the IndirectLoad's
+    ``x1`` and ``x2`` producers.
     """
+    graph = b.graph
+    source, index = graph.producer(il, "x1"), graph.producer(il, "x2")
+    slice_tensor, index_tensor, index_dtype = b.tensor_of[source.name], b.tensor_of[index.name], index.y.dtype
+    input_sizes, index_sizes, dim = list(source.y.size), list(il.y.size), int(il.attr.ir_attr.dim)
     check_gather_dtype(il.y.dtype)
     gather_api = api_call_for(Role.GATHER, GatherMode.TILE).name
     plan = b.plan

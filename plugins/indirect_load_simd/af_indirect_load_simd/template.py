@@ -147,16 +147,9 @@ class SimdTemplate:
             b.compute(node, pidx)
         # 3. offsets and Gather
         value = graph.producer(an.reduce or an.store, "x")
-        index_node = graph.producer(il, "x2")
         _gathered, prologue = add_gather(
             b,
             il,
-            slice_tensor=b.tensor_of[gather_src.name],
-            index_tensor=b.tensor_of[index_node.name],
-            index_dtype=index_node.y.dtype,
-            input_sizes=input_sizes,
-            index_sizes=index_sizes,
-            dim=dim,
             pin=pin,
             pidx=pidx,
             pout=pout,

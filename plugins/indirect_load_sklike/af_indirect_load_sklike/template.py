@@ -231,12 +231,6 @@ class SkLikeTemplate:
         gathered, prologue = add_gather(
             g.b,
             il,
-            slice_tensor=g.b.tensor_of[gather_src.name],
-            index_tensor=g.b.tensor_of[index_node.name],
-            index_dtype=index_node.y.dtype,
-            input_sizes=input_sizes,
-            index_sizes=index_sizes,
-            dim=dim,
             pin=pin,
             pidx=pidx,
             pout=pout,
