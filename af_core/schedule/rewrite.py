@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 import sympy
 
 from af_core.dtypes import DType
@@ -48,6 +47,8 @@ def enlarges(il: Node, graph: HintGraph) -> bool:
 
 def preserves_zero(node: Node) -> bool:
     """Whether f(0) == 0 for a unary elementwise op (checked on its own reference)."""
+    import numpy as np  # only for graphs with an op to move: compiling needs no numpy otherwise
+
     dtype = node.y.dtype
     zero = np.zeros((1,), dtype=dtype.np)
     try:
