@@ -283,6 +283,49 @@ def to_text(expr: Expr) -> str:
     return _SizePrinter({"order": "lex"}).doprint(expr)
 
 
+class _MemoStrPrinter(StrPrinter):
+    """sympy's ``str()`` printer that looks every sub-expression up in a shared table first.
+
+    The text of a sub-expression does not depend on where it occurs (a parent
+    adds the parentheses around it), except for a Float, whose digits depend on
+    the nesting level: Floats are printed every time. Each call gets its own
+    printer (printers count their nesting level), the table is shared.
+    """
+
+    def __init__(self, memo: dict[tuple[type, sympy.Basic], str]) -> None:
+        super().__init__()
+        self._memo = memo
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if kwargs or not isinstance(expr, sympy.Basic) or isinstance(expr, sympy.Float):
+            return super()._print(expr, **kwargs)
+        key = (type(expr), expr)
+        text = self._memo.get(key)
+        if text is None:
+            text = self._memo[key] = super()._print(expr)
+        return text
+
+
+#: Texts of the sub-expressions printed so far (:func:`expr_text`); emptied when it holds more.
+_TEXTS: dict[tuple[type, sympy.Basic], str] = {}
+_TEXTS_LIMIT = 65536
+
+
+def expr_text(value: object) -> str:
+    """``str(value)``, the same text, with each distinct sympy sub-expression printed once.
+
+    sympy prints a formula by printing all of its arguments, and a compile
+    prints many formulas that share their arguments (sizes, tile counts,
+    products of both): the proto, the ImplGraph dumps and the guards go
+    through here. Not sympy values print with ``str``.
+    """
+    if not isinstance(value, sympy.Basic):
+        return str(value)
+    if len(_TEXTS) > _TEXTS_LIMIT:
+        _TEXTS.clear()
+    return _MemoStrPrinter(_TEXTS).doprint(value)
+
+
 def is_static(expr: Expr) -> bool:
     return not expr.free_symbols
 

@@ -24,7 +24,7 @@ import sympy
 
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph
-from af_core.ir.sizes import storage_elements
+from af_core.ir.sizes import expr_text, storage_elements
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
@@ -112,9 +112,9 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
         for s in ni.sizes:
             elems = elems * s
         for expr in (sympy.expand(span), sympy.expand(elems)):
-            if expr.is_number or str(expr) in seen:
+            if expr.is_number or expr_text(expr) in seen:
                 continue
-            seen.add(str(expr))
+            seen.add(expr_text(expr))
             guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes"))
     return guards
 
