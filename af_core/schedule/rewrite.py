@@ -26,7 +26,7 @@ import sympy
 from af_core.dtypes import DType
 from af_core.errors import Unsupported
 from af_core.ir.graph import Axis, HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.sizes import Expr, contiguous_strides, expand_polynomial
 from af_core.ops.opdef import CAST, RefContext
 
 
@@ -39,7 +39,7 @@ def enlarges(il: Node, graph: HintGraph) -> bool:
         n_in = n_in * s
     for s in il.y.size:
         n_out = n_out * s
-    diff = sympy.expand(n_in - n_out)
+    diff = expand_polynomial(n_in - n_out)
     if diff.is_number:
         return bool(diff < 0)
     return diff.is_nonnegative is not True

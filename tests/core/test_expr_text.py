@@ -6,7 +6,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from af_core.ir.sizes import expr_text, size_symbol
+from af_core.ir.sizes import expand_polynomial, expr_text, size_symbol
 
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True)
 SIZES = [size_symbol(n) for n in ("s0", "s1", "class", "K")]
@@ -67,3 +67,20 @@ def test_values_that_are_not_sympy_print_with_str():
 
     for value in (3, "text", Fraction(1, 3), None, (1, 2)):
         assert expr_text(value) == str(value)
+
+
+@EXAMPLES
+@given(formulas)
+def test_expand_polynomial_is_sympy_expand(expr):
+    if isinstance(expr, sympy.Expr):
+        assert expand_polynomial(expr) == sympy.expand(expr)
+        assert sympy.srepr(expand_polynomial(expr)) == sympy.srepr(sympy.expand(expr))
+
+
+@EXAMPLES
+@given(st.lists(st.tuples(st.sampled_from(SIZES + PLAIN), st.integers(-3, 3)), min_size=1, max_size=5))
+def test_expand_polynomial_multiplies_out_products_of_sums(factors):
+    expr = sympy.Integer(1)
+    for sym, k in factors:
+        expr = expr * (sym + k) * sympy.Rational(k, 2) if k else expr * (sym - 1) ** 2
+    assert sympy.srepr(expand_polynomial(expr)) == sympy.srepr(sympy.expand(expr))
