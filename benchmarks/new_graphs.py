@@ -29,16 +29,41 @@ def new_minimal_graph() -> HintGraph:
 
 
 #: A fresh interpreter: import the compiler, then compile the seed's minimal graph once. Prints the
-#: seconds of the imports and of the first compile (plugin loading included: it happens on first use).
+#: seconds of the imports and of the first compile (plugin loading included: it happens on first use),
+#: as wall time and as this process's CPU time (user + system), which a loaded machine inflates less.
 FRESH_PROCESS = r"""
 import time
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), time.process_time()
 from af_core.autofuser import Autofuser
 from af_core.samples import seed_minimal
-imported = time.perf_counter()
+imported, imported_cpu = time.perf_counter(), time.process_time()
 fuser = Autofuser()
 result = fuser.generate(fuser.schedule(seed_minimal()))
-done = time.perf_counter()
+done, done_cpu = time.perf_counter(), time.process_time()
 assert "TILING_KEY_IS(" in result.kernel
-print(imported - start, done - imported)
+print(imported - start, done - imported, imported_cpu - start_cpu, done_cpu - imported_cpu)
 """
+
+#: The floor sympy sets a fresh process: CPU seconds of ``import sympy``, then of its first sum of two
+#: symbols (the first Add imports sympy.tensor and sympy.combinatorics, whatever the formula).
+SYMPY_FLOOR = r"""
+import time
+start = time.process_time()
+import sympy
+imported = time.process_time()
+a, b = sympy.symbols("a b", integer=True, positive=True)
+a - b + 1
+print(imported - start, time.process_time() - imported)
+"""
+
+
+def bytecode_env() -> dict[str, str]:
+    """This environment with bytecode caching on, as an installed package has it.
+
+    With PYTHONDONTWRITEBYTECODE set (some CI and sandbox setups), a checkout's modules would be
+    compiled from source in every fresh process (about 70 ms of af_core and the plugins); the
+    benchmarks run one process first to write the bytecode, then measure with it.
+    """
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,14 +46,16 @@ CORES = 48
 console = Console(stderr=True)
 
 
-def median_ms(fn, runs: int = 15) -> float:
+def median_ms(fn, runs: int = 15) -> tuple[float, float]:
+    """Median wall and median CPU milliseconds (this process, user + system) of ``fn()``, after one warm-up."""
     fn()  # warm
-    times = []
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
 
 
 def table(headers: list[str], rows: list[list[object]]) -> str:
@@ -66,62 +69,120 @@ def bench_compile() -> str:
     fuser = Autofuser()
     rows = []
     graph = seed_minimal()
-    rows.append(["seed minimal graph", 0, f"{median_ms(lambda: fuser.generate(fuser.schedule(graph))):.1f}"])
-    base = None
+    wall, cpu = median_ms(lambda: fuser.generate(fuser.schedule(graph)))
+    rows.append(["seed minimal graph", 0, f"{wall:.1f}", f"{cpu:.1f}"])
     for n in (1, 8, 32, 128):
         ops = tuple(("Relu", "Muls(1.5)", "Exp", "Abs")[i % 4] for i in range(n))
         g = chain_graph(rank=3, dim=1, post=ops)
-        ms = median_ms(lambda g=g: fuser.generate(fuser.schedule(g)), runs=7)
-        base = base or ms
-        rows.append([f"chain of {n} op(s) after the gather", n, f"{ms:.1f}"])
-    per_op = (float(rows[-1][2]) - float(rows[1][2])) / 127
-    text = table(["graph", "ops", "median ms (warm)"], rows)
-    text += f"\n\nGrowth: {per_op:.2f} ms per added op between 1 and 128 ops (linear).\n"
+        wall, cpu = median_ms(lambda g=g: fuser.generate(fuser.schedule(g)), runs=7)
+        rows.append([f"chain of {n} op(s) after the gather", n, f"{wall:.1f}", f"{cpu:.1f}"])
+    per_op = (float(rows[-1][3]) - float(rows[1][3])) / 127
+    text = table(["graph", "ops", "median ms (warm)", "median CPU ms (warm)"], rows)
+    text += f"\n\nGrowth: {per_op:.2f} CPU ms per added op between 1 and 128 ops (linear).\n"
     return text + "\n" + bench_compile_cold()
 
 
 def bench_compile_cold(rounds: int = 15, processes: int = 7) -> str:
-    """The minimal graph with cold caches: a new graph in a warm process, and a fresh process."""
-    from new_graphs import FRESH_PROCESS, new_minimal_graph
+    """The minimal graph with cold caches beside warm: a new graph in a warm process, and a fresh process.
+
+    Each figure as wall time and as CPU time (user + system) of the compiling process: on a shared
+    machine the wall time grows with the load, the CPU time much less.
+    """
+    from new_graphs import FRESH_PROCESS, SYMPY_FLOOR, bytecode_env, new_minimal_graph
 
     fuser = Autofuser()
     same = seed_minimal()
-    warm = median_ms(lambda: fuser.generate(fuser.schedule(same)))
-    graphs = [new_minimal_graph() for _ in range(rounds)]
-    times = []
-    for graph in graphs:
-        start = time.perf_counter()
+
+    def timed(graph) -> tuple[float, float]:
+        start, start_cpu = time.perf_counter(), time.process_time()
         fuser.generate(fuser.schedule(graph))
-        times.append(time.perf_counter() - start)
-    new = statistics.median(times) * 1000
-    imports, firsts, walls = [], [], []
+        return time.perf_counter() - start, time.process_time() - start_cpu
+
+    timed(same)  # warm: plugins loaded, code paths run
+    warm = [timed(same) for _ in range(rounds)]
+    new = [timed(graph) for graph in [new_minimal_graph() for _ in range(rounds)]]
+    env = bytecode_env()
+    subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS], env=env, capture_output=True, check=True, timeout=600
+    )
+    fresh, whole = [], []
     for _ in range(processes):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True, timeout=600
+            [sys.executable, "-c", FRESH_PROCESS],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
         )
-        walls.append(time.perf_counter() - start)
-        imported, first = (float(v) for v in proc.stdout.split())
-        imports.append(imported)
-        firsts.append(first)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        whole.append((time.perf_counter() - start, cpu))
+        fresh.append(tuple(float(v) for v in proc.stdout.split()))
+    floor = []
+    for _ in range(processes):
+        proc = subprocess.run(
+            [sys.executable, "-c", SYMPY_FLOOR], env=env, capture_output=True, text=True, check=True
+        )
+        floor.append(tuple(float(v) for v in proc.stdout.split()))
 
-    def ms(values: list[float]) -> str:
+    def ms(values) -> str:
         return f"{statistics.median(values) * 1000:.1f}"
 
+    imports = ([f[0] for f in fresh], [f[2] for f in fresh])
+    firsts = ([f[1] for f in fresh], [f[3] for f in fresh])
+    together = ([f[0] + f[1] for f in fresh], [f[2] + f[3] for f in fresh])
     rows = [
-        ["same graph again (every cache warm)", f"{warm:.1f}", "median of 15 after one warm-up"],
-        ["a new graph each round, warm process", f"{new:.1f}", f"median of {rounds} new graphs"],
+        [
+            "same graph again (every cache warm)",
+            ms([w for w, _ in warm]),
+            ms([c for _, c in warm]),
+            f"median of {rounds} after one warm-up",
+        ],
+        [
+            "a new graph each round, warm process",
+            ms([w for w, _ in new]),
+            ms([c for _, c in new]),
+            f"median of {rounds} new graphs",
+        ],
         [
             "fresh process: imports (`af_core.autofuser`, `af_core.samples`)",
-            ms(imports),
+            ms(imports[0]),
+            ms(imports[1]),
             f"{processes} processes",
         ],
-        ["fresh process: first compile (plugins load on first use)", ms(firsts), f"{processes} processes"],
-        ["fresh process: interpreter start to exit", ms(walls), f"{processes} processes"],
+        [
+            "fresh process: first compile (plugins load on first use)",
+            ms(firsts[0]),
+            ms(firsts[1]),
+            f"{processes} processes",
+        ],
+        [
+            "fresh process: imports + first compile (target < 300)",
+            ms(together[0]),
+            ms(together[1]),
+            f"{processes} processes",
+        ],
+        [
+            "fresh process: interpreter start to exit",
+            ms([w for w, _ in whole]),
+            ms([c for _, c in whole]),
+            f"{processes} processes",
+        ],
+        ["floor: `import sympy` alone", "", ms([f[0] for f in floor]), f"{processes} processes"],
+        [
+            "floor: sympy's first sum of two symbols (imports sympy.tensor)",
+            "",
+            ms([f[1] for f in floor]),
+            f"{processes} processes",
+        ],
     ]
     return (
-        "Minimal graph (the seed's, float16 gather on axis 2), cold caches beside warm:\n\n"
-        + table(["what", "median ms", "runs"], rows)
+        "Minimal graph (the seed's, float16 gather on axis 2), cold caches beside warm; fresh processes "
+        "with cached bytecode (one unmeasured process writes it first):\n\n"
+        + table(["what", "median wall ms", "median CPU ms", "runs"], rows)
         + f"\n\nLoad average at the end: {load_average()}.\n"
     )
 

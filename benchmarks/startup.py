@@ -1,4 +1,4 @@
-"""Start-up time of ``afc``: median wall time of fresh processes, and the import time of ``af_core``.
+"""Start-up time of ``afc`` and of a first compile: median wall and CPU time of fresh processes, and import times.
 
     python benchmarks/startup.py              # 20 runs per command, a markdown table on stdout
     python benchmarks/startup.py --runs 50
@@ -7,7 +7,9 @@ Each figure is the median of ``--runs`` fresh processes timed around
 ``subprocess.run`` (the interpreter's own start-up included; the first row
 shows it alone), as wall time and as the CPU time (user + system) the
 process used. ``afc`` is the console script beside this interpreter, or
-``python -m af_core`` when there is none. The import rows are the cumulative
+``python -m af_core`` when there is none. The last two process rows are the
+formula engine's import alone (sympy, the floor of any compile) and a fresh
+process that imports the compiler and compiles the seed's minimal graph. The import rows are the cumulative
 microseconds ``python -X importtime`` reports for the module, medians too.
 Wall-clock figures depend on the machine and its load.
 """
@@ -68,6 +70,13 @@ def import_ms(module: str, runs: int) -> float:
     return statistics.median(times)
 
 
+#: A fresh process's first compile: what ``Autofuser().compile`` costs a new user, interpreter included.
+FIRST_COMPILE = (
+    "from af_core.autofuser import Autofuser; from af_core.samples import seed_minimal; "
+    "Autofuser().compile(seed_minimal())"
+)
+
+
 def core_only_env() -> dict[str, str]:
     """This environment with every installed ``af_core`` entry point disabled: what an install of af-core alone loads."""
     names = sorted({ep.name for ep in md.entry_points(group="af_core")})
@@ -90,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
             median_ms([*afc, "plugins"], args.runs, core_only_env()),
         ),
         (f"`{shown} plugins` (every installed plugin)", median_ms([*afc, "plugins"], args.runs)),
+        (
+            "`python -c 'import sympy'` (the formula engine alone)",
+            median_ms([sys.executable, "-c", "import sympy"], args.runs),
+        ),
+        (
+            "import the compiler, compile the seed's minimal graph (every installed plugin)",
+            median_ms([sys.executable, "-c", FIRST_COMPILE], args.runs),
+        ),
     ]
     imports = [
         ("`import af_core` (`-X importtime`, cumulative)", import_ms("af_core", args.runs)),

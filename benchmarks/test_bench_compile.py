@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from new_graphs import FRESH_PROCESS, new_minimal_graph  # beside this file
+from new_graphs import FRESH_PROCESS, bytecode_env, new_minimal_graph  # beside this file
 
 from af_core.autofuser import Autofuser
 from af_core.samples import seed_minimal
@@ -54,11 +54,20 @@ def test_new_minimal_graph_each_round(benchmark):
 def test_fresh_process_imports_and_first_compile(benchmark):
     """A fresh interpreter: import af_core's compiler and compile the minimal graph once (whole process)."""
 
+    env = bytecode_env()  # with cached bytecode, as an installed package has it
+
     def fresh():
         return subprocess.run(
-            [sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, check=True, timeout=600
+            [sys.executable, "-c", FRESH_PROCESS],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
         )
 
+    fresh()  # writes the bytecode
+
     proc = benchmark.pedantic(fresh, rounds=5)
-    imported, first = (float(v) for v in proc.stdout.split())
-    assert imported > 0 and first > 0
+    imported, first, imported_cpu, first_cpu = (float(v) for v in proc.stdout.split())
+    assert min(imported, first, imported_cpu, first_cpu) > 0

@@ -1,4 +1,4 @@
-"""HintGraph: the ASCIR graph a front end builds, stored on networkx.
+"""HintGraph: the ASCIR graph a front end builds.
 
 The Python surface follows pyautofuse so that Inductor-generated scripts run
 unchanged: ``ascir.ops.Load("name")`` creates a node that joins a graph when
@@ -7,13 +7,19 @@ one of its ports is wired to a node that already belongs to one,
 attribute (checked against the op's declaration), and ``node.y`` describes
 the output tensor (dtype, axis, size, strides).
 
-Edges live in a ``networkx.MultiDiGraph`` (producer -> consumer, key = the
-consumer's port name); node payloads are :class:`Node` objects. Insertion
-order is kept everywhere so that every traversal is deterministic.
+Edges are multi-edges producer -> consumer keyed by the consumer's port name,
+kept in plain dicts laid out as networkx's ``MultiDiGraph`` keeps them (node
+payloads are :class:`Node` objects). Compiling a graph needs only a
+topological order and a cycle check, both done here, so the compile path does
+not import networkx (about 80 ms of a fresh process); :attr:`HintGraph.nx`
+builds a networkx view for whoever wants its algorithms, and a cycle is
+reported through ``networkx.find_cycle``. Insertion order is kept everywhere
+so that every traversal is deterministic.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +33,11 @@ from af_core.ir.sizes import Expr, as_expr, size_symbol
 if TYPE_CHECKING:
     import networkx as nx
 
-# networkx is imported where a graph is built or walked, not with this module: the template
-# plugins import it to register themselves, and listing them (``afc plugins``) needs no graph.
+# networkx is imported only by ``HintGraph.nx`` and to name the cycle of a cyclic graph: building,
+# validating and compiling a graph never load it.
+
+#: the edges of one producer -> consumer pair: port names in insertion order (values unused)
+_Ports = dict[str, None]
 
 
 @attrs.frozen
@@ -361,10 +370,12 @@ class HintGraph:
     """An ASCIR hint graph (``ascir.HintGraph(name)``)."""
 
     def __init__(self, name: str) -> None:
-        import networkx as nx
-
         self.name = str(name)
-        self._g = nx.MultiDiGraph()
+        # networkx's MultiDiGraph layout: node dict, successors and predecessors (the two share
+        # each pair's port dict), all in insertion order so every walk matches what it walked
+        self._nodes: dict[str, Node] = {}
+        self._succ: dict[str, dict[str, _Ports]] = {}
+        self._pred: dict[str, dict[str, _Ports]] = {}
         self._sizes: dict[str, SizeVar] = {}
         self._axes: list[Axis] = []
         self._order: dict[str, int] = {}
@@ -442,7 +453,9 @@ class HintGraph:
             )
         object.__setattr__(node, "graph", self)
         self._order[node.name] = len(self._order)
-        self._g.add_node(node.name, node=node)
+        self._nodes[node.name] = node
+        self._succ[node.name] = {}
+        self._pred[node.name] = {}
         pending = dict(node._pending)
         node._pending.clear()
         for port, producer in pending.items():
@@ -455,25 +468,39 @@ class HintGraph:
                 consumer.connect(port, node)
         return node
 
+    def _add_edge(self, u: str, v: str, port: str) -> None:
+        ports = self._succ[u].get(v)
+        if ports is None:
+            ports = self._succ[u][v] = self._pred[v][u] = {}
+        ports[port] = None
+
     def _set_edge(self, producer: Node, consumer: Node, port: str) -> None:
-        for u, _v, key in list(self._g.in_edges(consumer.name, keys=True)):
-            if key == port:
-                self._g.remove_edge(u, consumer.name, key=port)
-        self._g.add_edge(producer.name, consumer.name, key=port)
+        self.disconnect(consumer, port)
+        self._add_edge(producer.name, consumer.name, port)
 
     def disconnect(self, consumer: Node, port: str) -> None:
-        for u, _v, key in list(self._g.in_edges(consumer.name, keys=True)):
-            if key == port:
-                self._g.remove_edge(u, consumer.name, key=port)
+        for u, ports in list(self._pred[consumer.name].items()):
+            if port in ports:
+                del ports[port]
+                if not ports:
+                    del self._succ[u][consumer.name]
+                    del self._pred[consumer.name][u]
 
     def remove_node(self, node: Node) -> None:
-        self._g.remove_node(node.name)
-        del self._order[node.name]
+        name = node.name
+        if self._nodes.get(name) is not node:
+            raise KeyError(f"graph '{self.name}' has no node '{name}'")
+        del self._nodes[name]
+        for v in self._succ.pop(name):
+            del self._pred[v][name]
+        for u in self._pred.pop(name):
+            del self._succ[u][name]
+        del self._order[name]
         object.__setattr__(node, "graph", None)
 
     def node(self, name: str) -> Node:
         try:
-            return self._g.nodes[name]["node"]
+            return self._nodes[name]
         except KeyError:
             raise KeyError(f"graph '{self.name}' has no node '{name}'") from None
 
@@ -482,7 +509,7 @@ class HintGraph:
 
     def nodes(self) -> list[Node]:
         """All nodes, in insertion order."""
-        return [self._g.nodes[n]["node"] for n in sorted(self._order, key=self._order.__getitem__)]
+        return [self._nodes[n] for n in sorted(self._order, key=self._order.__getitem__)]
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.nodes())
@@ -508,14 +535,14 @@ class HintGraph:
 
     def producer_or_none(self, consumer: Node, port: str) -> Node | None:
         """The node feeding ``consumer``'s input ``port``, None while the port is unconnected."""
-        for u, _v, key in self._g.in_edges(consumer.name, keys=True):
-            if key == port:
-                return self.node(u)
+        for u, ports in self._pred[consumer.name].items():
+            if port in ports:
+                return self._nodes[u]
         return None
 
     def consumers(self, producer: Node) -> list[tuple[Node, str]]:
         """(consumer, port) pairs fed by ``producer``, in deterministic order."""
-        out = [(self.node(v), key) for _u, v, key in self._g.out_edges(producer.name, keys=True)]
+        out = [(self._nodes[v], key) for v, ports in self._succ[producer.name].items() for key in ports]
         out.sort(key=lambda item: (self._order[item[0].name], item[1]))
         return out
 
@@ -533,28 +560,69 @@ class HintGraph:
     def nodes_of_type(self, op_type: str) -> list[Node]:
         return [n for n in self.nodes() if n.type == op_type]
 
+    def _sorted_names(self) -> list[str]:
+        """Node names in topological order, the smallest insertion rank first among the ready ones.
+
+        The order networkx's ``lexicographical_topological_sort`` keyed by the rank gives (ties of
+        equal ranks broken by position in the node dict, as there). A cyclic graph leaves the nodes
+        on or behind a cycle out.
+        """
+        position = {n: i for i, n in enumerate(self._nodes)}
+        waiting = {v: sum(len(p) for p in preds.values()) for v, preds in self._pred.items()}
+        ready = [(self._order[v], position[v], v) for v, count in waiting.items() if count == 0]
+        heapq.heapify(ready)
+        names = []
+        while ready:
+            name = heapq.heappop(ready)[2]
+            names.append(name)
+            for child, ports in self._succ[name].items():
+                waiting[child] -= len(ports)
+                if waiting[child] == 0:
+                    heapq.heappush(ready, (self._order[child], position[child], child))
+        return names
+
     def find_cycle(self) -> list[str] | None:
+        """The nodes of one cycle (the one ``networkx.find_cycle`` reports), or None for a DAG."""
+        if len(self._sorted_names()) == len(self._nodes):  # linear: most graphs end here
+            return None
         import networkx as nx
 
-        if nx.is_directed_acyclic_graph(self._g):  # linear; find_cycle's edge walk is slow on long chains
-            return None
         try:
-            cycle = nx.find_cycle(self._g)
-        except nx.NetworkXNoCycle:
+            cycle = nx.find_cycle(self.nx)
+        except nx.NetworkXNoCycle:  # pragma: no cover - the sort above found one
             return None
         return [edge[0] for edge in cycle]
 
     def topo_order(self) -> list[Node]:
-        """Topological order, ties broken by insertion order (deterministic)."""
-        import networkx as nx
+        """Topological order, ties broken by insertion order (deterministic).
 
-        names = nx.lexicographical_topological_sort(self._g, key=self._order.__getitem__)
-        return [self.node(n) for n in names]
+        Raises GraphStructureError on a cyclic graph (validation reports the cycle first).
+        """
+        names = self._sorted_names()
+        if len(names) != len(self._nodes):
+            cycle = self.find_cycle() or []
+            raise GraphStructureError(
+                "graph-acyclic",
+                f"the graph has a cycle through {' -> '.join(cycle)}",
+                node=cycle[0] if cycle else None,
+                values={"cycle": cycle},
+            )
+        return [self._nodes[n] for n in names]
 
     @property
     def nx(self) -> nx.MultiDiGraph:
-        """The underlying networkx graph (read it, do not mutate it)."""
-        return self._g
+        """A networkx ``MultiDiGraph`` of this graph (producer -> consumer, key = port; node attribute
+        ``node`` = the :class:`Node`), built on each call with the node and edge order of the graph."""
+        import networkx as nx
+
+        view = nx.MultiDiGraph()
+        for name, node in self._nodes.items():
+            view.add_node(name, node=node)
+        for u, succ in self._succ.items():
+            for v, ports in succ.items():
+                for port in ports:
+                    view.add_edge(u, v, key=port)
+        return view
 
     # -- copies ------------------------------------------------------------
     def copy(self, name: str | None = None) -> HintGraph:
@@ -569,8 +637,10 @@ class HintGraph:
             object.__setattr__(clone.attr.ir_attr, "_values", dict(node.attr.ir_attr.explicit()))
             clone.attr.sched.axis = node.attr.sched.axis
             new.add_node(clone)
-        for u, v, key in self._g.edges(keys=True):
-            new._g.add_edge(u, v, key=key)
+        for u, succ in self._succ.items():
+            for v, ports in succ.items():
+                for port in ports:
+                    new._add_edge(u, v, port)
         return new
 
     def __repr__(self) -> str:

@@ -283,6 +283,119 @@ def to_text(expr: Expr) -> str:
     return _SizePrinter({"order": "lex"}).doprint(expr)
 
 
+class _MemoStrPrinter(StrPrinter):
+    """sympy's ``str()`` printer that looks every sub-expression up in a shared table first.
+
+    The text of a sub-expression does not depend on where it occurs (a parent
+    adds the parentheses around it), except for a Float, whose digits depend on
+    the nesting level: Floats are printed every time. Each call gets its own
+    printer (printers count their nesting level), the table is shared.
+    """
+
+    def __init__(self, memo: dict[tuple[type, sympy.Basic], str]) -> None:
+        super().__init__()
+        self._memo = memo
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if kwargs or not isinstance(expr, sympy.Basic) or isinstance(expr, sympy.Float):
+            return super()._print(expr, **kwargs)
+        key = (type(expr), expr)
+        text = self._memo.get(key)
+        if text is None:
+            text = self._memo[key] = super()._print(expr)
+        return text
+
+
+#: Texts of the sub-expressions printed so far (:func:`expr_text`); emptied when it holds more.
+_TEXTS: dict[tuple[type, sympy.Basic], str] = {}
+_TEXTS_LIMIT = 65536
+
+
+def expr_text(value: object) -> str:
+    """``str(value)``, the same text, with each distinct sympy sub-expression printed once.
+
+    sympy prints a formula by printing all of its arguments, and a compile
+    prints many formulas that share their arguments (sizes, tile counts,
+    products of both): the proto, the ImplGraph dumps and the guards go
+    through here. Not sympy values print with ``str``.
+    """
+    if not isinstance(value, sympy.Basic):
+        return str(value)
+    if len(_TEXTS) > _TEXTS_LIMIT:
+        _TEXTS.clear()
+    return _MemoStrPrinter(_TEXTS).doprint(value)
+
+
+#: a polynomial as {monomial: coefficient}; a monomial is a frozenset of (symbol, exponent) pairs
+_Terms = dict[frozenset[tuple[sympy.Symbol, int]], sympy.Rational]
+#: the highest integer power :func:`expand_polynomial` multiplies out itself
+_MAX_POWER = 8
+
+
+def _terms(expr: Expr) -> _Terms | None:
+    """``expr`` multiplied out, or None when it is not a polynomial with rational coefficients."""
+    if expr.is_Rational:
+        return {frozenset(): expr}
+    if expr.is_Symbol:
+        return {frozenset({(expr, 1)}): sympy.Integer(1)}
+    if expr.is_Add:
+        total: _Terms = {}
+        for arg in expr.args:
+            part = _terms(arg)
+            if part is None:
+                return None
+            for mono, coeff in part.items():
+                total[mono] = total.get(mono, sympy.Integer(0)) + coeff
+        return total
+    if expr.is_Mul:
+        result: _Terms = {frozenset(): sympy.Integer(1)}
+        for arg in expr.args:
+            factor = _terms(arg)
+            if factor is None:
+                return None
+            result = _times(result, factor)
+        return result
+    if expr.is_Pow and expr.exp.is_Integer and 1 <= expr.exp <= _MAX_POWER:
+        base = _terms(expr.base)
+        if base is None:
+            return None
+        power = base
+        for _ in range(int(expr.exp) - 1):
+            power = _times(power, base)
+        return power
+    return None
+
+
+def _times(a: _Terms, b: _Terms) -> _Terms:
+    out: _Terms = {}
+    for mono_a, ca in a.items():
+        for mono_b, cb in b.items():
+            exps = dict(mono_a)
+            for sym, e in mono_b:
+                exps[sym] = exps.get(sym, 0) + e
+            mono = frozenset(exps.items())
+            out[mono] = out.get(mono, sympy.Integer(0)) + ca * cb
+    return out
+
+
+def expand_polynomial(expr: Expr) -> Expr:
+    """``sympy.expand(expr)``, the same expression, for the polynomials sizes and spans are.
+
+    A sum, product or small integer power of symbols and rational numbers is
+    multiplied out directly (sympy's canonical Add and Mul then order it as
+    ``expand`` does), skipping ``expand``'s walk of every hint over the tree,
+    which was most of a new graph's guard time. Anything else (Max, floor,
+    Floats, ...) goes to ``sympy.expand``.
+    """
+    expr = sympy.sympify(expr)
+    terms = _terms(expr)
+    if terms is None:
+        return sympy.expand(expr)
+    return sympy.Add(
+        *(sympy.Mul(coeff, *(sym**e for sym, e in mono)) for mono, coeff in terms.items() if coeff != 0)
+    )
+
+
 def is_static(expr: Expr) -> bool:
     return not expr.free_symbols
 

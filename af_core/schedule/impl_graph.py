@@ -17,8 +17,6 @@ decisions: everything it prints is decided here or in the tiling fields.
 
 from __future__ import annotations
 
-import builtins
-import functools
 from typing import Any
 
 import attrs
@@ -26,7 +24,7 @@ import sympy
 
 from af_core import dtypes as dt
 from af_core.ir.graph import Node
-from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.sizes import Expr, contiguous_strides, expr_text
 
 AXIS_TYPES = ("ORIGINAL", "MERGED", "TILE_OUT", "TILE_IN", "BLOCK_OUT", "BLOCK_IN")
 LOCATIONS = ("GM", "UB", "WORKSPACE")
@@ -230,10 +228,9 @@ class ImplGraph:
         }
 
 
-@functools.lru_cache(maxsize=65536)
 def _text(expr: Any) -> str:
-    """Text of an expression, cached (printing sympy is slow and the same expressions recur)."""
-    return builtins.str(expr)
+    """Text of an expression (``str``; printing sympy is slow and the same expressions recur)."""
+    return expr_text(expr)
 
 
 def _jsonable(value: Any) -> Any:

@@ -17,7 +17,7 @@ import attrs
 import sympy
 
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, product
+from af_core.ir.sizes import Expr, expand_polynomial, product
 from af_core.tiling.spec import CORE_NUM
 
 
@@ -26,7 +26,7 @@ def continuous_product(repeats: Sequence[Expr], strides: Sequence[Expr]) -> Expr
     result: Expr = sympy.Integer(1)
     rank = len(repeats)
     for i in range(rank - 1, 0, -1):
-        if sympy.expand(strides[i - 1] - repeats[i] * strides[i]) == 0:
+        if expand_polynomial(strides[i - 1] - repeats[i] * strides[i]) == 0:
             result = result * repeats[i]
         else:
             break
@@ -88,7 +88,7 @@ class SelectionMeasures:
         data = main_input(graph, il)
         cont = continuous_product(list(data.y.size), list(data.y.strides)) * data.y.dtype.itemsize
         outer = index_outer_product(list(il.y.size), int(il.attr.ir_attr.dim))
-        return cls(sympy.expand(cont), sympy.expand(outer), thresholds)
+        return cls(expand_polynomial(cont), expand_polynomial(outer), thresholds)
 
     def cache_ok(self) -> sympy.Basic:
         """continuous_bytes >= cacheline * Cache_thres, in integers."""

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 import sympy
 
 from af_core.dtypes import DType
 from af_core.errors import Unsupported
 from af_core.ir.graph import Axis, HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides
+from af_core.ir.sizes import Expr, contiguous_strides, expand_polynomial
 from af_core.ops.opdef import CAST, RefContext
 
 
@@ -40,7 +39,7 @@ def enlarges(il: Node, graph: HintGraph) -> bool:
         n_in = n_in * s
     for s in il.y.size:
         n_out = n_out * s
-    diff = sympy.expand(n_in - n_out)
+    diff = expand_polynomial(n_in - n_out)
     if diff.is_number:
         return bool(diff < 0)
     return diff.is_nonnegative is not True
@@ -48,6 +47,8 @@ def enlarges(il: Node, graph: HintGraph) -> bool:
 
 def preserves_zero(node: Node) -> bool:
     """Whether f(0) == 0 for a unary elementwise op (checked on its own reference)."""
+    import numpy as np  # only for graphs with an op to move: compiling needs no numpy otherwise
+
     dtype = node.y.dtype
     zero = np.zeros((1,), dtype=dtype.np)
     try:

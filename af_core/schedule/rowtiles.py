@@ -26,7 +26,7 @@ from af_core import dtypes as dt
 from af_core.backend import Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, product
+from af_core.ir.sizes import Expr, expand_polynomial, product
 from af_core.ops.opdef import CAST
 from af_core.registry import op_with_role
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
@@ -115,7 +115,7 @@ def dense(view: dict) -> bool:
     for size, stride in reversed(list(zip(view["inner_sizes"], view["inner_strides"]))):
         if sympy.sympify(size) == 1:
             continue
-        if sympy.expand(stride - expected) != 0:
+        if expand_polynomial(stride - expected) != 0:
             return False
         expected = expected * size
     return True

@@ -24,7 +24,7 @@ import sympy
 
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph
-from af_core.ir.sizes import storage_elements
+from af_core.ir.sizes import expand_polynomial, expr_text, storage_elements
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
@@ -95,7 +95,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
     for axis, (a, b) in enumerate(zip(x1, x2)):
         if axis == dim:
             continue
-        diff = sympy.expand(a - b)
+        diff = expand_polynomial(a - b)
         if diff.is_number and diff >= 0:
             continue
         guards.append(
@@ -111,10 +111,10 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
         elems = sympy.Integer(ni.dtype.itemsize)
         for s in ni.sizes:
             elems = elems * s
-        for expr in (sympy.expand(span), sympy.expand(elems)):
-            if expr.is_number or str(expr) in seen:
+        for expr in (expand_polynomial(span), expand_polynomial(elems)):
+            if expr.is_number or expr_text(expr) in seen:
                 continue
-            seen.add(str(expr))
+            seen.add(expr_text(expr))
             guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes"))
     return guards
 

@@ -30,9 +30,11 @@ def test_public_names_resolve_on_use():
     assert "sympy" in loaded_after("from af_core import ascir, Autofuser, AutofuserOptions")
 
 
-def test_networkx_loads_with_the_first_graph():
-    assert "networkx" not in loaded_after("from af_core import ascir")
-    assert "networkx" in loaded_after("from af_core import ascir; ascir.HintGraph('g')")
+def test_networkx_loads_only_for_the_networkx_view():
+    assert "networkx" not in loaded_after(
+        "from af_core.samples import seed_minimal; seed_minimal().topo_order()"
+    )
+    assert "networkx" in loaded_after("from af_core import ascir; ascir.HintGraph('g').nx")
 
 
 def test_public_names_are_the_defining_objects():

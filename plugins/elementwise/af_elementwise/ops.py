@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from af_core import dtypes as dt
 from af_core.errors import DTypeError
@@ -42,14 +41,34 @@ from af_core.ops.opdef import (
     require_same_dtype,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where values are computed (references, one dtype rule), not with this module:
+# the plugin registers its ops for every compile, and compiling a graph needs no numpy.
+
 SCALAR_SOURCE = "af_scalar_ops"
 
 NUMERIC = dt.FLOATS + dt.INTS
 SIGNED = dt.FLOATS + (dt.int8, dt.int16, dt.int32, dt.int64)
 
 
+def _numpy(name: str) -> Callable[..., np.ndarray]:
+    """numpy's function ``name``, looked up when called (the op tables below name it at import)."""
+
+    def call(*args: np.ndarray | np.generic) -> np.ndarray:
+        import numpy as np
+
+        return getattr(np, name)(*args)
+
+    call.__name__ = name
+    return call
+
+
 def _compute(values: np.ndarray, dtype: dt.DType) -> np.ndarray:
     """Interpreter representation -> compute representation (half types in float32)."""
+    import numpy as np
+
     if dtype.is_float:
         return values.astype(np.float32)
     return values
@@ -68,6 +87,8 @@ def _unary(
         return OutSpec(src.dtype, src.sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         x = _compute(ctx.inputs["x"], ctx.in_dtypes["x"])
         with np.errstate(all="ignore"):
             return fn(x)
@@ -99,6 +120,8 @@ def _binary(
         return OutSpec(dtype, sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         a = _compute(ctx.inputs["x1"], ctx.in_dtypes["x1"])
         b = _compute(ctx.inputs["x2"], ctx.in_dtypes["x2"])
         with np.errstate(all="ignore"):
@@ -132,6 +155,8 @@ def _tensor_scalar(
         return OutSpec(src.dtype, src.sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         dtype = ctx.in_dtypes["x"]
         x = _compute(ctx.inputs["x"], dtype)
         value = ctx.attrs["value"]
@@ -153,15 +178,21 @@ def _tensor_scalar(
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return np.where(x > 0, x, np.zeros((), dtype=x.dtype))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     one = np.float32(1.0)
     return one / (one + np.exp(-x))
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return np.float32(1.0) / np.sqrt(x)
 
 
@@ -203,6 +234,8 @@ def _infer_cast(ctx: InferContext) -> OutSpec:
 
 
 def _ref_cast(ctx: RefContext) -> np.ndarray:
+    import numpy as np
+
     x = ctx.inputs["x"]
     if ctx.in_dtypes["x"].is_bool:
         return x.astype(np.int64)
@@ -218,6 +251,8 @@ def _infer_where(ctx: InferContext) -> OutSpec:
 
 
 def _ref_where(ctx: RefContext) -> np.ndarray:
+    import numpy as np
+
     return np.where(ctx.inputs["x1"].astype(bool), ctx.inputs["x2"], ctx.inputs["x3"])
 
 
@@ -240,20 +275,28 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _round_half_even(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return np.rint(x)
 
 
 def _reciprocal(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return np.float32(1.0) / x
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     flat = np.array([math.erf(float(v)) for v in x.reshape(-1)], dtype=np.float64)
     return flat.reshape(x.shape).astype(np.float32)
 
 
 def _saturating_int32(values: np.ndarray) -> np.ndarray:
     """Float -> int32 the way AscendC's Cast does it: clamp to the range, NaN -> 0."""
+    import numpy as np
+
     v = np.asarray(values, dtype=np.float64)
     out = np.clip(np.nan_to_num(v, nan=0.0, posinf=INT32_MAX, neginf=INT32_MIN), INT32_MIN, INT32_MAX)
     return out.astype(np.int32)
@@ -267,6 +310,8 @@ def _to_int(name: str, fn: Callable[[np.ndarray], np.ndarray], cpp: str, doc: st
         return OutSpec(dt.int32, ctx.input("x").sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         x = _compute(ctx.inputs["x"], ctx.in_dtypes["x"])
         with np.errstate(all="ignore"):
             return _saturating_int32(fn(x))
@@ -330,6 +375,8 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
         return OutSpec(src, broadcast_sizes(ctx, ("x1", "x2")))
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         x = ctx.inputs["x1"]
         dtype = ctx.in_dtypes["x1"]
         bits = dtype.itemsize * 8
@@ -372,6 +419,8 @@ def _compare_scalar(
             ctx.fail(f"{name.lower()}-value", "attribute 'value' (the scalar) is required")
         dtype = ctx.input("x").dtype
         if dtype is not None and dtype.is_int:
+            import numpy as np
+
             info = np.iinfo(dtype.np)
             if not (float(value).is_integer() and info.min <= value <= info.max):
                 ctx.fail(
@@ -383,6 +432,8 @@ def _compare_scalar(
         return OutSpec(dt.bool_, ctx.input("x").sizes)
 
     def reference(ctx: RefContext) -> np.ndarray:
+        import numpy as np
+
         dtype = ctx.in_dtypes["x"]
         x = _compute(ctx.inputs["x"], dtype)
         value = ctx.attrs["value"]
@@ -404,12 +455,12 @@ def _compare_scalar(
 
 #: the comparisons: tensor-tensor op name, numpy function, C++ operator (the scalar forms add an "s")
 COMPARISONS = (
-    ("Gt", np.greater, ">"),
-    ("Ge", np.greater_equal, ">="),
-    ("Lt", np.less, "<"),
-    ("Le", np.less_equal, "<="),
-    ("Eq", np.equal, "=="),
-    ("Ne", np.not_equal, "!="),
+    ("Gt", _numpy("greater"), ">"),
+    ("Ge", _numpy("greater_equal"), ">="),
+    ("Lt", _numpy("less"), "<"),
+    ("Le", _numpy("less_equal"), "<="),
+    ("Eq", _numpy("equal"), "=="),
+    ("Ne", _numpy("not_equal"), "!="),
 )
 
 COMPARE_SCALAR_OPS: tuple[OpDef, ...] = tuple(
@@ -418,8 +469,8 @@ COMPARE_SCALAR_OPS: tuple[OpDef, ...] = tuple(
 
 
 ROUNDING_OPS: tuple[OpDef, ...] = (
-    _unary("Floor", np.floor, "floorf({x})", dt.FLOATS, "largest integral value <= x (float result)."),
-    _unary("Ceil", np.ceil, "ceilf({x})", dt.FLOATS, "smallest integral value >= x (float result)."),
+    _unary("Floor", _numpy("floor"), "floorf({x})", dt.FLOATS, "largest integral value <= x (float result)."),
+    _unary("Ceil", _numpy("ceil"), "ceilf({x})", dt.FLOATS, "smallest integral value >= x (float result)."),
     _unary(
         "Round",
         _round_half_even,
@@ -427,24 +478,24 @@ ROUNDING_OPS: tuple[OpDef, ...] = (
         dt.FLOATS,
         "nearest integral value, ties to even (torch.round, CAST_RINT).",
     ),
-    _to_int("FloorToInt", np.floor, "AfFloorToInt({x})", "floor(x) as int32 (saturating, NaN -> 0)."),
-    _to_int("Ceil2Int", np.ceil, "AfCeilToInt({x})", "ceil(x) as int32 (saturating, NaN -> 0)."),
+    _to_int("FloorToInt", _numpy("floor"), "AfFloorToInt({x})", "floor(x) as int32 (saturating, NaN -> 0)."),
+    _to_int("Ceil2Int", _numpy("ceil"), "AfCeilToInt({x})", "ceil(x) as int32 (saturating, NaN -> 0)."),
 )
 
 MATH_OPS: tuple[OpDef, ...] = (
-    _unary("Log2", np.log2, "log2f({x})", dt.FLOATS, "base-2 logarithm."),
+    _unary("Log2", _numpy("log2"), "log2f({x})", dt.FLOATS, "base-2 logarithm."),
     _unary("Reciprocal", _reciprocal, "(1.0f / {x})", dt.FLOATS, "1 / x."),
-    _unary("Tanh", np.tanh, "tanhf({x})", dt.FLOATS, "hyperbolic tangent."),
+    _unary("Tanh", _numpy("tanh"), "tanhf({x})", dt.FLOATS, "hyperbolic tangent."),
     _unary("Erf", _erf, "erff({x})", dt.FLOATS, "error function."),
-    _unary("Sign", np.sign, "AfSign({x})", NUMERIC, "-1, 0 or 1 by the sign of x (NaN stays NaN)."),
-    _binary("Pow", np.power, "powf({x1}, {x2})", dt.FLOATS, "x1 ** x2 (floats only)."),
+    _unary("Sign", _numpy("sign"), "AfSign({x})", NUMERIC, "-1, 0 or 1 by the sign of x (NaN stays NaN)."),
+    _binary("Pow", _numpy("power"), "powf({x1}, {x2})", dt.FLOATS, "x1 ** x2 (floats only)."),
 )
 
 BITWISE_OPS: tuple[OpDef, ...] = (
-    _binary("BitwiseAnd", np.bitwise_and, "({x1} & {x2})", BITWISE, "bits of x1 AND x2."),
-    _binary("BitwiseOr", np.bitwise_or, "({x1} | {x2})", BITWISE, "bits of x1 OR x2."),
-    _binary("BitwiseXor", np.bitwise_xor, "({x1} ^ {x2})", BITWISE, "bits of x1 XOR x2."),
-    _unary("BitwiseNot", np.invert, "(~{x})", BITWISE, "every bit of x flipped."),
+    _binary("BitwiseAnd", _numpy("bitwise_and"), "({x1} & {x2})", BITWISE, "bits of x1 AND x2."),
+    _binary("BitwiseOr", _numpy("bitwise_or"), "({x1} | {x2})", BITWISE, "bits of x1 OR x2."),
+    _binary("BitwiseXor", _numpy("bitwise_xor"), "({x1} ^ {x2})", BITWISE, "bits of x1 XOR x2."),
+    _unary("BitwiseNot", _numpy("invert"), "(~{x})", BITWISE, "every bit of x flipped."),
     _shift("LShift", True, "AfShiftLeft({x1}, {x2})", "x1 << x2 (counts outside [0, bits) give 0)."),
     _shift(
         "RShift",
@@ -455,34 +506,38 @@ BITWISE_OPS: tuple[OpDef, ...] = (
 )
 
 LOGICAL_OPS: tuple[OpDef, ...] = (
-    _logical("LogicalAnd", ("x1", "x2"), np.logical_and, "({x1} && {x2})", "x1 and x2 (bool)."),
-    _logical("LogicalOr", ("x1", "x2"), np.logical_or, "({x1} || {x2})", "x1 or x2 (bool)."),
-    _logical("LogicalXor", ("x1", "x2"), np.logical_xor, "({x1} != {x2})", "x1 xor x2 (bool)."),
-    _logical("LogicalNot", ("x",), np.logical_not, "(!{x})", "not x (bool)."),
+    _logical("LogicalAnd", ("x1", "x2"), _numpy("logical_and"), "({x1} && {x2})", "x1 and x2 (bool)."),
+    _logical("LogicalOr", ("x1", "x2"), _numpy("logical_or"), "({x1} || {x2})", "x1 or x2 (bool)."),
+    _logical("LogicalXor", ("x1", "x2"), _numpy("logical_xor"), "({x1} != {x2})", "x1 xor x2 (bool)."),
+    _logical("LogicalNot", ("x",), _numpy("logical_not"), "(!{x})", "not x (bool)."),
 )
 
 
 OPS: tuple[OpDef, ...] = (
-    _unary("Abs", np.abs, "AfAbs({x})", SIGNED, "|x|."),
+    _unary("Abs", _numpy("abs"), "AfAbs({x})", SIGNED, "|x|."),
     _unary("Neg", _neg, "AfWrapNeg({x})", SIGNED, "-x."),
     _unary("Relu", _relu, "AfRelu({x})", SIGNED, "x if x > 0 else 0 (NaN -> 0)."),
-    _unary("Exp", np.exp, "expf({x})", dt.FLOATS, "e**x."),
-    _unary("Exp2", np.exp2, "exp2f({x})", dt.FLOATS, "2**x."),
-    _unary("Log", np.log, "logf({x})", dt.FLOATS, "natural logarithm."),
-    _unary("Sqrt", np.sqrt, "sqrtf({x})", dt.FLOATS, "square root."),
+    _unary("Exp", _numpy("exp"), "expf({x})", dt.FLOATS, "e**x."),
+    _unary("Exp2", _numpy("exp2"), "exp2f({x})", dt.FLOATS, "2**x."),
+    _unary("Log", _numpy("log"), "logf({x})", dt.FLOATS, "natural logarithm."),
+    _unary("Sqrt", _numpy("sqrt"), "sqrtf({x})", dt.FLOATS, "square root."),
     _unary("Rsqrt", _rsqrt, "(1.0f / sqrtf({x}))", dt.FLOATS, "1 / sqrt(x)."),
     _unary("Sigmoid", _sigmoid, "(1.0f / (1.0f + expf(-{x})))", dt.FLOATS, "1 / (1 + e**-x)."),
-    _binary("Add", np.add, "AfWrapAdd({x1}, {x2})", NUMERIC, "x1 + x2.", "Adds"),
-    _binary("Sub", np.subtract, "AfWrapSub({x1}, {x2})", NUMERIC, "x1 - x2.", "Subs"),
-    _binary("Mul", np.multiply, "AfWrapMul({x1}, {x2})", NUMERIC, "x1 * x2.", "Muls"),
-    _binary("Div", np.divide, "({x1} / {x2})", dt.FLOATS, "x1 / x2 (floats only)."),
-    _binary("Maximum", np.maximum, "AfMax({x1}, {x2})", NUMERIC, "max(x1, x2), NaN propagates.", "Maxs"),
-    _binary("Minimum", np.minimum, "AfMin({x1}, {x2})", NUMERIC, "min(x1, x2), NaN propagates.", "Mins"),
-    _tensor_scalar("Adds", np.add, "AfWrapAdd({x}, ({C})({value}))", NUMERIC, "x + value."),
-    _tensor_scalar("Subs", np.subtract, "AfWrapSub({x}, ({C})({value}))", NUMERIC, "x - value."),
-    _tensor_scalar("Muls", np.multiply, "AfWrapMul({x}, ({C})({value}))", NUMERIC, "x * value."),
-    _tensor_scalar("Maxs", np.maximum, "AfMax({x}, ({C})({value}))", NUMERIC, "max(x, value)."),
-    _tensor_scalar("Mins", np.minimum, "AfMin({x}, ({C})({value}))", NUMERIC, "min(x, value)."),
+    _binary("Add", _numpy("add"), "AfWrapAdd({x1}, {x2})", NUMERIC, "x1 + x2.", "Adds"),
+    _binary("Sub", _numpy("subtract"), "AfWrapSub({x1}, {x2})", NUMERIC, "x1 - x2.", "Subs"),
+    _binary("Mul", _numpy("multiply"), "AfWrapMul({x1}, {x2})", NUMERIC, "x1 * x2.", "Muls"),
+    _binary("Div", _numpy("divide"), "({x1} / {x2})", dt.FLOATS, "x1 / x2 (floats only)."),
+    _binary(
+        "Maximum", _numpy("maximum"), "AfMax({x1}, {x2})", NUMERIC, "max(x1, x2), NaN propagates.", "Maxs"
+    ),
+    _binary(
+        "Minimum", _numpy("minimum"), "AfMin({x1}, {x2})", NUMERIC, "min(x1, x2), NaN propagates.", "Mins"
+    ),
+    _tensor_scalar("Adds", _numpy("add"), "AfWrapAdd({x}, ({C})({value}))", NUMERIC, "x + value."),
+    _tensor_scalar("Subs", _numpy("subtract"), "AfWrapSub({x}, ({C})({value}))", NUMERIC, "x - value."),
+    _tensor_scalar("Muls", _numpy("multiply"), "AfWrapMul({x}, ({C})({value}))", NUMERIC, "x * value."),
+    _tensor_scalar("Maxs", _numpy("maximum"), "AfMax({x}, ({C})({value}))", NUMERIC, "max(x, value)."),
+    _tensor_scalar("Mins", _numpy("minimum"), "AfMin({x}, ({C})({value}))", NUMERIC, "min(x, value)."),
     *(_compare(name, fn, f"({{x1}} {op} {{x2}})") for name, fn, op in COMPARISONS),
     OpDef(
         name="Cast",

@@ -20,8 +20,7 @@ gives the same answer for every element (:func:`compare_scalar`).
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from af_core import dtypes as dt
 from af_core.backend import Role
@@ -41,6 +40,9 @@ from af_v35_regbase.api_calls.legalize import (
     Form,
     op_form,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
 
@@ -80,6 +82,8 @@ def _cpp_float(value: float) -> str:
 
 def _neighbours(value: np.float32, dtype: dt.DType) -> tuple[float, float]:
     """The largest value of ``dtype`` <= value and the smallest >= value (infinities included)."""
+    import numpy as np  # here, not at import: compiling a graph without such a comparison needs no numpy
+
     if dtype.name == "float16":
         with np.errstate(over="ignore"):
             near = np.float16(value)
@@ -105,6 +109,8 @@ def compare_scalar(mode: str, value: float, dtype: dt.DType) -> str:
     """
     if not dtype.is_float or dtype.name == "float32":
         return literal(value)
+    import numpy as np
+
     lo, hi = _neighbours(np.float32(value), dtype)
     if lo == hi or mode in ("GT", "LE"):
         return _cpp_float(lo)
