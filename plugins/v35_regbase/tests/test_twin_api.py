@@ -38,6 +38,13 @@ COUNTER_KEYS = {
     "sync_all",
     "block_dim",
     "dcache_misses",
+    "vf_calls",
+    "reg_loads",
+    "reg_stores",
+    "reg_load_bytes",
+    "reg_store_bytes",
+    "reg_compute",
+    "reg_masks",
     "stage_cores",
 }
 
@@ -1970,6 +1977,13 @@ def test_counters_json_of_a_known_program(runtime):
         "sync_all",
         "block_dim",
         "dcache_misses",
+        "vf_calls",
+        "reg_loads",
+        "reg_stores",
+        "reg_load_bytes",
+        "reg_store_bytes",
+        "reg_compute",
+        "reg_masks",
         "stage_cores",
     ]
     assert first == counters(
@@ -2050,6 +2064,7 @@ def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir
         "af_twin/core.h",
         "af_twin/datacopy.h",
         "af_twin/pipe.h",
+        "af_twin/reg.h",
         "af_twin/runtime.h",
         "af_twin/simt.h",
         "af_twin/simt_math_guard.h",
