@@ -101,6 +101,55 @@ __simd_vf__ inline void ChainI32(__ubuf__ int32_t* z, __ubuf__ int32_t* x, __ubu
         Reg::StoreAlign(z + i * 64, a, mask);
     }
 }
+
+// half -> float -> half, 64 elements per step (the halves unpacked to the even lanes, packed back):
+// z = half(float(x) * 2 + float(y)); int32 -> float -> int32: z = int32(trunc(float(x) * 0.5))
+constexpr Reg::CastTrait kUp = {Reg::RegLayout::ZERO, Reg::SatMode::UNKNOWN, Reg::MaskMergeMode::ZEROING,
+                                RoundMode::UNKNOWN};
+constexpr Reg::CastTrait kDown = {Reg::RegLayout::ZERO, Reg::SatMode::NO_SAT, Reg::MaskMergeMode::ZEROING,
+                                  RoundMode::CAST_RINT};
+constexpr Reg::CastTrait kToFloat = {Reg::RegLayout::UNKNOWN, Reg::SatMode::UNKNOWN, Reg::MaskMergeMode::ZEROING,
+                                     RoundMode::CAST_RINT};
+constexpr Reg::CastTrait kToInt = {Reg::RegLayout::UNKNOWN, Reg::SatMode::SAT, Reg::MaskMergeMode::ZEROING,
+                                   RoundMode::CAST_TRUNC};
+
+__simd_vf__ inline void ChainCastF16(__ubuf__ half* z, __ubuf__ half* x, __ubuf__ half* y, uint32_t count,
+                                     uint16_t repeats)
+{
+    Reg::RegTensor<half> hx;
+    Reg::RegTensor<half> hy;
+    Reg::RegTensor<float> fx;
+    Reg::RegTensor<float> fy;
+    Reg::MaskReg mask;
+    for (uint16_t i = 0; i < repeats; ++i) {
+        mask = Reg::UpdateMask<float>(count);
+        Reg::LoadAlign<half, Reg::LoadDist::DIST_UNPACK_B16>(hx, x + i * 64);
+        Reg::LoadAlign<half, Reg::LoadDist::DIST_UNPACK_B16>(hy, y + i * 64);
+        Reg::Cast<float, half, kUp>(fx, hx, mask);
+        Reg::Cast<float, half, kUp>(fy, hy, mask);
+        Reg::Muls(fx, fx, 2.0f, mask);
+        Reg::Add(fx, fx, fy, mask);
+        Reg::Cast<half, float, kDown>(hx, fx, mask);
+        Reg::StoreAlign<half, Reg::StoreDist::DIST_PACK_B32>(z + i * 64, hx, mask);
+    }
+}
+
+__simd_vf__ inline void ChainCastI32(__ubuf__ int32_t* z, __ubuf__ int32_t* x, __ubuf__ int32_t* y,
+                                     uint32_t count, uint16_t repeats)
+{
+    Reg::RegTensor<int32_t> a;
+    Reg::RegTensor<float> f;
+    Reg::MaskReg mask;
+    (void)y;
+    for (uint16_t i = 0; i < repeats; ++i) {
+        mask = Reg::UpdateMask<int32_t>(count);
+        Reg::LoadAlign(a, x + i * 64);
+        Reg::Cast<float, int32_t, kToFloat>(f, a, mask);
+        Reg::Muls(f, f, 0.5f, mask);
+        Reg::Cast<int32_t, float, kToInt>(a, f, mask);
+        Reg::StoreAlign(z + i * 64, a, mask);
+    }
+}
 """
 
 # Run-time misuse: each aborts the twin.
@@ -208,9 +257,8 @@ constexpr uint32_t kCount = 200;  // not a whole number of vectors: the last one
 
 // Inputs x, y (kCount elements each, hex bits on stdin); prints "reg" (the register chain) and "mem" (the
 // same chain through the memory-based API).
-template <class T, auto vf, class Mem>
+template <class T, auto vf, class Mem, uint32_t lanes = 256 / sizeof(T)>
 void RunChain(Mem mem) {
-    constexpr uint32_t lanes = 256 / sizeof(T);
     const uint16_t repeats = static_cast<uint16_t>((kCount + lanes - 1) / lanes);
     const uint32_t padded = repeats * lanes;  // loads read whole vectors: buffers hold them
     std::vector<unsigned long long> xs(kCount);
@@ -219,7 +267,7 @@ void RunChain(Mem mem) {
         Buf bx, by, bz, bm;
         pipe.InitBuffer(bx, padded * sizeof(T));
         pipe.InitBuffer(by, padded * sizeof(T));
-        pipe.InitBuffer(bz, padded * sizeof(T));
+        pipe.InitBuffer(bz, 2048 + padded * sizeof(T));
         pipe.InitBuffer(bm, padded * sizeof(T));
         LocalTensor<T> x = bx.Get<T>();
         LocalTensor<T> y = by.Get<T>();
@@ -276,6 +324,25 @@ void MemI32(LocalTensor<int32_t>& m, LocalTensor<int32_t>& x, LocalTensor<int32_
     Div(m, m, y, n);
 }
 
+void MemCastF16(LocalTensor<half>& m, LocalTensor<half>& x, LocalTensor<half>& y, Buf& scratch) {
+    LocalTensor<float> fx = scratch.Get<float>();
+    LocalTensor<float> fy = scratch.GetWithOffset<float>(kCount, 1024);
+    const int32_t n = kCount;
+    Cast<float, half>(fx, x, RoundMode::CAST_NONE, n);
+    Cast<float, half>(fy, y, RoundMode::CAST_NONE, n);
+    Muls(fx, fx, 2.0f, n);
+    Add(fx, fx, fy, n);
+    Cast<half, float>(m, fx, RoundMode::CAST_RINT, n);
+}
+
+void MemCastI32(LocalTensor<int32_t>& m, LocalTensor<int32_t>& x, LocalTensor<int32_t>&, Buf& scratch) {
+    LocalTensor<float> f = scratch.Get<float>();
+    const int32_t n = kCount;
+    Cast<float, int32_t>(f, x, RoundMode::CAST_RINT, n);
+    Muls(f, f, 0.5f, n);
+    Cast<int32_t, float>(m, f, RoundMode::CAST_TRUNC, n);
+}
+
 template <auto vf>
 void RunBad() {
     AfTwin::Launch(1, [&] {
@@ -306,6 +373,8 @@ int main(int argc, char** argv) {
     if (c == "f32") RunChain<float, ChainF32>(MemF32);
     else if (c == "f16") RunChain<half, ChainF16>(MemF16);
     else if (c == "i32") RunChain<int32_t, ChainI32>(MemI32);
+    else if (c == "cast_f16") RunChain<half, ChainCastF16, decltype(&MemCastF16), 64>(MemCastF16);
+    else if (c == "cast_i32") RunChain<int32_t, ChainCastI32, decltype(&MemCastI32)>(MemCastI32);
     else if (c == "misaligned") RunBad<Misaligned>();
     else if (c == "past_buffer") RunBad<PastBuffer>();
     else if (c == "store_past_buffer") RunBad<StorePastBuffer>();
@@ -342,6 +411,10 @@ extern "C" __global__ __aicore__ void reg_chain_kernel(GM_ADDR out)
                           (__ubuf__ half*)h[512].GetPhyAddr(), 200u, static_cast<uint16_t>(2));
     asc_vf_call<ChainI32>((__ubuf__ int32_t*)s.GetPhyAddr(), (__ubuf__ int32_t*)s[256].GetPhyAddr(),
                           (__ubuf__ int32_t*)s[512].GetPhyAddr(), 200u, static_cast<uint16_t>(4));
+    asc_vf_call<ChainCastF16>((__ubuf__ half*)h.GetPhyAddr(), (__ubuf__ half*)h[256].GetPhyAddr(),
+                              (__ubuf__ half*)h[512].GetPhyAddr(), 200u, static_cast<uint16_t>(4));
+    asc_vf_call<ChainCastI32>((__ubuf__ int32_t*)s.GetPhyAddr(), (__ubuf__ int32_t*)s[256].GetPhyAddr(),
+                              (__ubuf__ int32_t*)s[512].GetPhyAddr(), 200u, static_cast<uint16_t>(4));
 }
 """
 )
@@ -415,6 +488,30 @@ def test_int32_chain_wraps_and_matches_the_memory_api(program):
     np.testing.assert_array_equal(reg, want)
     # CreateMask and the Duplicate before the loop: one mask and one computing instruction more
     assert report["reg_masks"] == 5 and report["reg_compute"] == 1 + 4 * 7
+
+
+def test_half_chain_through_float_registers_matches_numpy_and_the_memory_api(program):
+    rng = np.random.default_rng(10)
+    x = rng.uniform(-100, 100, N).astype(np.float16)
+    y = rng.uniform(-100, 100, N).astype(np.float16)
+    reg, mem, report = _run_chain(program, "cast_f16", x, y)
+    np.testing.assert_array_equal(reg.view(np.uint16), mem.view(np.uint16))
+    want = (x.astype(np.float32) * np.float32(2) + y.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(reg.view(np.uint16), want.view(np.uint16))
+    # 64 halves per step: 4 steps, each 2 half-vector loads (128 bytes) and one packed store
+    assert report["reg_loads"] == 8 and report["reg_load_bytes"] == 8 * 128
+    assert report["reg_stores"] == 4 and report["reg_store_bytes"] == N * 2
+    assert report["reg_compute"] == 4 * 5  # 3 casts, Muls, Add
+
+
+def test_int32_float_casts_match_numpy_and_the_memory_api(program):
+    rng = np.random.default_rng(11)
+    x = rng.integers(-(2**30), 2**30, N).astype(np.int32)
+    y = np.zeros(N, dtype=np.int32)
+    reg, mem, _report = _run_chain(program, "cast_i32", x, y)
+    np.testing.assert_array_equal(reg, mem)
+    want = np.trunc(x.astype(np.float32) * np.float32(0.5)).astype(np.int32)
+    np.testing.assert_array_equal(reg, want)
 
 
 BAD = {

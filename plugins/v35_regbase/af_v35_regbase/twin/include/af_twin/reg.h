@@ -4,7 +4,9 @@
 // bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
 //   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Duplicate,
-//   Compare / Compares (into a MaskReg), Select (by a MaskReg).
+//   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
+//   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -22,8 +24,10 @@
 // Counts: vf_calls, reg_loads / reg_stores (instructions) with reg_load_bytes (256 per load) and
 // reg_store_bytes (the masked-on bytes), reg_compute (computing, compare, select and duplicate
 // instructions), reg_masks (UpdateMask / CreateMask).
+// Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
+// ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// 64-bit registers (RegTraitNumTwo), register Cast / Gather / Reduce, the precision-mode template
+// 64-bit registers (RegTraitNumTwo), other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -51,9 +55,62 @@ namespace Reg {
 
 enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
-enum class LoadDist { DIST_NORM };
-enum class StoreDist { DIST_NORM = 16 };
+enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
+enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
+// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM and
+// DIST_PACK_B32 stores (the others fail a static_assert).
+enum class LoadDist {
+    DIST_NORM,
+    DIST_BRC_B8,
+    DIST_BRC_B16,
+    DIST_BRC_B32,
+    DIST_US_B8 = 6,
+    DIST_US_B16,
+    DIST_DS_B8,
+    DIST_DS_B16,
+    DIST_BDINTLV,
+    DIST_DINTLV_B8,
+    DIST_DINTLV_B16,
+    DIST_UNPACK_B8,
+    DIST_UNPACK_B16,
+    DIST_BLK,
+    DIST_E2B_B16,
+    DIST_E2B_B32,
+    DIST_UNPACK_B32,
+    DIST_DINTLV_B32,
+    DIST_UNPACK4_B8,
+    DIST_SPLT4CHN_B8,
+    DIST_SPLT2CHN_B8,
+    DIST_SPLT2CHN_B16,
+};
+enum class StoreDist {
+    DIST_NORM_B8,
+    DIST_NORM_B16,
+    DIST_NORM_B32,
+    DIST_FIRST_ELEMENT_B8,
+    DIST_FIRST_ELEMENT_B16,
+    DIST_FIRST_ELEMENT_B32,
+    DIST_PACK_B16,
+    DIST_PACK_B32,
+    DIST_INTLV_B8,
+    DIST_INTLV_B16,
+    DIST_PACK_B64,
+    DIST_INTLV_B32,
+    DIST_PACK4_B32,
+    DIST_MRG4CHN_B8,
+    DIST_MRG2CHN_B8,
+    DIST_MRG2CHN_B16,
+    DIST_NORM
+};
 struct DefaultType {};
+
+struct CastTrait {
+    RegLayout layoutMode = RegLayout::UNKNOWN;
+    SatMode satMode = SatMode::UNKNOWN;
+    MaskMergeMode mrgMode = MaskMergeMode::UNKNOWN;
+    RoundMode roundMode = RoundMode::UNKNOWN;
+};
+constexpr CastTrait castTrait = {RegLayout::UNKNOWN, SatMode::UNKNOWN, MaskMergeMode::UNKNOWN, RoundMode::UNKNOWN};
 
 struct RegTrait {
     int REG_NUM = 1;
@@ -313,11 +370,26 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
                   "Reg::LoadAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
+    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16,
+                  "Reg::LoadAlign: the twin emulates DIST_NORM and DIST_UNPACK_B16 only");
+    static_assert(dist != LoadDist::DIST_UNPACK_B16 || sizeof(ActualT) == 2,
+                  "Reg::LoadAlign: DIST_UNPACK_B16 loads 2-byte elements");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    AfTwin::RegUbRange(c, srcAddr, kVecBytes, "LoadAlign", "srcAddr");
-    ++c->c.regLoads;
-    c->c.regLoadBytes += kVecBytes;
-    std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
+    if constexpr (dist == LoadDist::DIST_UNPACK_B16) {
+        // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
+        AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
+        ++c->c.regLoads;
+        c->c.regLoadBytes += kVecBytes / 2;
+        for (uint32_t j = 0; j < LanesOf<ActualT>() / 2; ++j) {
+            std::memcpy(&dstReg.afLane[2 * j], srcAddr + j, sizeof(ActualT));
+            std::memset(&dstReg.afLane[2 * j + 1], 0, sizeof(ActualT));
+        }
+    } else {
+        AfTwin::RegUbRange(c, srcAddr, kVecBytes, "LoadAlign", "srcAddr");
+        ++c->c.regLoads;
+        c->c.regLoadBytes += kVecBytes;
+        std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
+    }
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
 }
 
@@ -328,7 +400,32 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                   "Reg::StoreAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32,
+                  "Reg::StoreAlign: the twin emulates DIST_NORM and DIST_PACK_B32 only");
+    static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
+                  "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
     AfTwin::CoreCtx* c = AfTwin::RegCore("StoreAlign");
+    if constexpr (dist == StoreDist::DIST_PACK_B32) {
+        // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
+        AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
+        uint32_t last = 0;
+        uint32_t on = 0;
+        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+            if (!mask.afOn[j]) continue;
+            AfTwin::RegCheckRead(srcReg, 2 * j, "StoreAlign", "srcReg");
+            last = j + 1;
+            ++on;
+        }
+        const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
+        ++c->c.regStores;
+        c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
+        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+            if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
+        }
+        if (off + last * sizeof(ActualT) > c->dirtyEnd)
+            c->dirtyEnd = off + last * static_cast<uint32_t>(sizeof(ActualT));
+        return;
+    }
     AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
     uint32_t last = 0;
     uint32_t on = 0;
@@ -440,6 +537,64 @@ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
         if (!mask.afOn[i]) continue;
         out.afLane[i] = static_cast<ActualT>(scalarValue);
         out.afWritten[i] = true;
+    }
+    dstReg = out;
+}
+
+// Cast: float <-> half / bfloat16_t (the 2-byte elements in the even lanes, RegLayout::ZERO) and
+// float <-> int32_t (lane by lane); the mask is one of the wider type's lanes.
+template <typename D, typename S>
+inline constexpr bool kRegCastPair =
+    (std::is_same<D, float>::value && (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) ||
+    (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) ||
+    (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) ||
+    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value);
+
+template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
+          typename V>
+inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
+    using D = typename S::ActualT;
+    using Src = typename V::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, D>::value,
+                  "Reg::Cast: T is not the destination register's element type");
+    static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, Src>::value,
+                  "Reg::Cast: U is not the source register's element type");
+    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t and float <-> "
+                  "int32_t only");
+    static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
+    constexpr bool widen = sizeof(D) > sizeof(Src);
+    constexpr bool narrow = sizeof(D) < sizeof(Src);
+    static_assert((widen || narrow) ? trait.layoutMode == RegLayout::ZERO : trait.layoutMode == RegLayout::UNKNOWN,
+                  "Reg::Cast: RegLayout::ZERO between 2- and 4-byte types (the twin emulates no other layout), "
+                  "UNKNOWN between types of one size");
+    static_assert(!widen || (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
+                  "Reg::Cast: a widening float conversion is exact: RoundMode::UNKNOWN, SatMode::UNKNOWN");
+    static_assert(!narrow || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
+                              trait.roundMode != RoundMode::CAST_NONE),
+                  "Reg::Cast: a narrowing float conversion takes a RoundMode; the twin emulates SatMode::NO_SAT "
+                  "(overflow to infinity)");
+    static_assert(!std::is_same<D, int32_t>::value ||
+                      (trait.satMode == SatMode::SAT && trait.roundMode != RoundMode::UNKNOWN &&
+                       trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
+                  "Reg::Cast: float -> int32_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                  "SatMode::SAT (saturating, NaN -> 0)");
+    static_assert(!std::is_same<Src, int32_t>::value ||
+                      (trait.satMode == SatMode::UNKNOWN && trait.roundMode != RoundMode::UNKNOWN &&
+                       trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
+                  "Reg::Cast: int32_t -> float takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and SatMode::UNKNOWN");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Cast");
+    using Wide = typename std::conditional<(sizeof(D) > sizeof(Src)), D, Src>::type;
+    AfTwin::RegCheckMask<Wide>(mask, "Cast", "mask");
+    ++c->c.regCompute;
+    constexpr AscendC::RoundMode mode = trait.roundMode == RoundMode::UNKNOWN ? RoundMode::CAST_NONE : trait.roundMode;
+    S out;
+    for (uint32_t j = 0; j < LanesOf<Wide>(); ++j) {
+        if (!mask.afOn[j]) continue;
+        const uint32_t from = narrow ? j : (widen ? 2 * j : j);
+        const uint32_t to = widen ? j : (narrow ? 2 * j : j);
+        AfTwin::RegCheckRead(srcReg, from, "Cast", "srcReg");
+        out.afLane[to] = AfTwin::CastValue<D, Src>(srcReg.afLane[from], mode);
+        out.afWritten[to] = true;
     }
     dstReg = out;
 }
