@@ -317,8 +317,9 @@ class TileBuilder:
 def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[ImplNode], list[str]]:
     """Replace each run of consecutive vector-op nodes by one :attr:`Role.VECTOR_CHAIN` node.
 
-    A node joins a run when the chain ApiCall accepts its op and dtypes (``rejection`` is None) and its
-    dtype is the run's; the others stay single vector calls, and a note says why. The chain node reads
+    A node joins a run when the chain ApiCall accepts its op and dtypes (``rejection`` is None) and the
+    ops of the run with it (``run_rejection`` is None, same ``count``); the others stay single vector
+    calls, and a note says why. The chain node reads
     the tiles its steps take from outside the run and writes the tiles later nodes read (an internal value
     that no later node reads is never stored); the replaced nodes stay as documentation (``fused_into``).
     Returns the new node list and the notes, in node order.
@@ -375,24 +376,23 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
         )
         run.clear()
 
+    def signature(node: ImplNode) -> tuple[str, tuple[dt.DType, ...], dt.DType]:
+        return node.op_type, in_dtypes(node), impl.tensor(node.outputs[0]).dtype
+
     for i, node in enumerate(nodes):
         if node.api_call == vector and len(node.outputs) == 1:
-            out_t = impl.tensor(node.outputs[0]).dtype
-            reason = chain.rejection(node.op_type, in_dtypes(node), out_t)
-            if reason is None and node.attrs.get("scratch"):
-                reason = "its vector form needs scratch tiles"
-            if (
-                reason is None
-                and run
-                and (
-                    impl.tensor(run[0].outputs[0]).dtype != out_t
-                    or run[0].attrs["count"] != node.attrs["count"]
-                )
-            ):
-                flush(nodes[i:])
+            reason = chain.rejection(*signature(node))
+            if reason is None and run:
+                together = chain.run_rejection([signature(n) for n in [*run, node]])
+                if together is not None or run[0].attrs["count"] != node.attrs["count"]:
+                    flush(nodes[i:])
+                    notes.append(
+                        f"{node.op_type} ({node.name!r}) starts a new run: {together or 'another count'}"
+                    )
             if reason is None:
                 run.append(node)
                 continue
+            flush(nodes[i:])
             notes.append(f"{node.op_type} ({node.name!r}) stays a single vector call: {reason}")
         flush(nodes[i:])
         out.append(node)
