@@ -610,3 +610,16 @@ def test_official_headers_reject_the_illegal_calls(checker, name):
     first = result.first_error
     assert first.origin == "official", result.describe()
     assert "reg_compute" in first.file, first.file
+
+
+def test_register_chains_are_clean_under_the_sanitizers(twin_compile, program):
+    """ASan / UBSan build of the same program: same bits, no report (the twin's own buffers stay in bounds)."""
+    sanitized = twin_compile(PROGRAM, sanitize=True)
+    rng = np.random.default_rng(12)
+    for case, dtype in (("f32", np.float32), ("cast_f16", np.float16)):
+        x = rng.uniform(-3, 3, N).astype(dtype)
+        y = rng.uniform(-3, 3, N).astype(dtype)
+        stdin = _hex(x) + "\n" + _hex(y) + "\n"
+        rc, out, err = sanitized(case, stdin=stdin)
+        assert rc == 0, err
+        assert out == program(case, stdin=stdin)[1]
