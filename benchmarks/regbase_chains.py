@@ -6,8 +6,9 @@ with the optional ``vector_chain`` role hidden from the scheduler (every op one 
 the kernels before register vector functions) -- and both run on the CPU twin, which must agree with the
 reference. Per output element it prints: UB bytes the vector work moves (memory-based calls: their
 operand bytes, ``vector_ub_bytes``; register path: ``reg_load_bytes`` + ``reg_store_bytes`` on top of the
-calls that remain) and the issued vector work (memory-based calls, each covering a whole tile; register
-instructions, each covering one vector).
+calls that remain), the issued vector work (memory-based calls, each covering a whole tile; register
+instructions, each covering one vector) and the twin's ``reg_cycles`` (single-issue cycles of the register
+instructions from the documented Ascend 950 throughput table, see the twin's README).
 
 Run: ``python benchmarks/regbase_chains.py`` (prints a Markdown table).
 """
@@ -56,6 +57,7 @@ def measure(graph, distribution, template: str) -> dict[str, float] | None:
         "calls": c["vector_calls"] / out,
         "reg": (c["reg_loads"] + c["reg_stores"] + c["reg_compute"] + c["reg_masks"]) / out,
         "vf": c["vf_calls"],
+        "cycles": c["reg_cycles"] / out,
     }
 
 
@@ -71,14 +73,14 @@ def main() -> None:
             assert before is not None
             rows.append(
                 f"| {w.name} | {template} | {before['ub']:.1f} | {after['ub']:.1f} | {before['calls']:.4f} | "
-                f"{after['calls']:.4f} | {after['reg']:.3f} | {int(after['vf'])} |"
+                f"{after['calls']:.4f} | {after['reg']:.3f} | {after['cycles']:.3f} | {int(after['vf'])} |"
             )
     print(
         "| workload | case | UB B / out elem, memory calls | UB B / out elem, registers | "
         "vector calls / out elem, before | vector calls / out elem, after | register instr / out elem | "
-        "asc_vf_call launches |"
+        "modelled register cycles / out elem | asc_vf_call launches |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 
 

@@ -46,6 +46,7 @@ COUNTER_KEYS = {
     "reg_compute",
     "reg_masks",
     "vector_ub_bytes",
+    "reg_cycles",
     "stage_cores",
 }
 
@@ -2007,6 +2008,7 @@ def test_counters_json_of_a_known_program(runtime):
         "reg_compute",
         "reg_masks",
         "vector_ub_bytes",
+        "reg_cycles",
         "stage_cores",
     ]
     assert first == counters(

@@ -462,6 +462,9 @@ def test_float_chain_matches_numpy_and_the_memory_api(program):
     assert report["reg_loads"] == 8 and report["reg_load_bytes"] == 8 * 256
     assert report["reg_stores"] == 4 and report["reg_store_bytes"] == N * 4
     assert report["reg_compute"] == 4 * 8 and report["reg_masks"] == 4
+    # modelled cycles per step (Ascend 950 Reg throughput table): loads 1 + 1, Muls 1, Exp 64/16 = 4, Add 1,
+    # Relu 1, Max 1, Adds 1, Compare 1, Select 1, store 1; UpdateMask is not in the table
+    assert report["reg_cycles"] == 4 * 14
 
 
 def test_half_chain_matches_numpy_and_the_memory_api(program):
@@ -502,6 +505,8 @@ def test_half_chain_through_float_registers_matches_numpy_and_the_memory_api(pro
     assert report["reg_loads"] == 8 and report["reg_load_bytes"] == 8 * 128
     assert report["reg_stores"] == 4 and report["reg_store_bytes"] == N * 2
     assert report["reg_compute"] == 4 * 5  # 3 casts, Muls, Add
+    # per step: 2 half-vector loads (1 cycle each), 3 casts (64 elements per cycle), Muls, Add, store
+    assert report["reg_cycles"] == 4 * 8
 
 
 def test_int32_float_casts_match_numpy_and_the_memory_api(program):

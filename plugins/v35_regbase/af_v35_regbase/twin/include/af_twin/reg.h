@@ -22,8 +22,10 @@
 // instruction under the current mask wrote, e.g. a store whose mask reaches lanes computed under a
 // narrower mask (reg-mask).
 // Counts: vf_calls, reg_loads / reg_stores (instructions) with reg_load_bytes (256 per load) and
-// reg_store_bytes (the masked-on bytes), reg_compute (computing, compare, select and duplicate
-// instructions), reg_masks (UpdateMask / CreateMask).
+// reg_store_bytes (the masked-on bytes), reg_compute (computing, compare, select, duplicate and cast
+// instructions), reg_masks (UpdateMask / CreateMask), reg_cycles (modelled: each load, store and
+// computing instruction takes ceil(vector elements / the documented elements per cycle), see RegRate;
+// mask instructions are not in that table and count nothing; no dual issue).
 // Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
 // ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
@@ -199,12 +201,45 @@ inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const ch
     Fail("ub-out-of-bounds", "Reg::%s: %s at UB byte offset %u lies in no live TPipe buffer", api, operand, off);
 }
 
+// Elements per cycle of one register instruction on Ascend 950 (single issue), from the asc-devkit table
+// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 9, 10, 12); 0 when it lists no rate for the
+// instruction and element type (the instruction then counts one cycle per vector).
+inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
+    auto is = [api](const char* name) { return std::strcmp(api, name) == 0; };
+    if (is("LoadAlign") || is("StoreAlign")) return 256 / size;
+    if (is("Exp") || is("Ln") || is("Sqrt")) return isFloat ? 16 : 0;
+    if (is("Div")) return isFloat ? 16 : 0;
+    if (is("Add") || is("Sub") || is("Adds") || is("Mul") || is("Muls") || is("Abs") || is("Neg")) {
+        if (size == 2) return isFloat ? 128 : 64;
+        if (size == 4) return isFloat ? 64 : 32;
+        return 0;
+    }
+    if (is("Relu")) return size == 2 ? (isFloat ? 128 : 0) : (size == 4 ? 64 : 0);
+    if (is("Max") || is("Min") || is("Maxs") || is("Mins") || is("Compare") || is("Compares") || is("Select") ||
+        is("Duplicate"))
+        return 256 / size;
+    return 0;
+}
+
+// Adds the modelled cycles of one instruction over a vector of `lanes` elements.
+inline void RegCycles(CoreCtx* c, const char* api, uint32_t lanes, uint32_t rate) {
+    (void)api;  // names the instruction at the call site
+    c->c.regCycles += rate == 0 ? 1u : (lanes + rate - 1) / rate;
+}
+
+template <typename T>
+inline void RegCyclesOf(CoreCtx* c, const char* api) {
+    constexpr uint32_t size = static_cast<uint32_t>(sizeof(T));
+    RegCycles(c, api, 256 / size, RegRate(api, size, IsFloatLike<T>::value));
+}
+
 template <typename T, typename F>
 inline void RegMap1(const char* api, AscendC::Reg::RegTensor<T>& dst, const AscendC::Reg::RegTensor<T>& src,
                     const AscendC::Reg::MaskReg& mask, F f) {
     CoreCtx* c = RegCore(api);
     RegCheckMask<T>(mask, api, "mask");
     ++c->c.regCompute;
+    RegCyclesOf<T>(c, api);
     AscendC::Reg::RegTensor<T> out;
     for (uint32_t i = 0; i < AscendC::Reg::LanesOf<T>(); ++i) {
         if (!mask.afOn[i]) continue;
@@ -221,6 +256,7 @@ inline void RegMap2(const char* api, AscendC::Reg::RegTensor<T>& dst, const Asce
     CoreCtx* c = RegCore(api);
     RegCheckMask<T>(mask, api, "mask");
     ++c->c.regCompute;
+    RegCyclesOf<T>(c, api);
     AscendC::Reg::RegTensor<T> out;
     for (uint32_t i = 0; i < AscendC::Reg::LanesOf<T>(); ++i) {
         if (!mask.afOn[i]) continue;
@@ -380,6 +416,7 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
         AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
         ++c->c.regLoads;
         c->c.regLoadBytes += kVecBytes / 2;
+        AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>() / 2, 256 / sizeof(ActualT));
         for (uint32_t j = 0; j < LanesOf<ActualT>() / 2; ++j) {
             std::memcpy(&dstReg.afLane[2 * j], srcAddr + j, sizeof(ActualT));
             std::memset(&dstReg.afLane[2 * j + 1], 0, sizeof(ActualT));
@@ -388,6 +425,7 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
         AfTwin::RegUbRange(c, srcAddr, kVecBytes, "LoadAlign", "srcAddr");
         ++c->c.regLoads;
         c->c.regLoadBytes += kVecBytes;
+        AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
         std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
     }
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
@@ -419,6 +457,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
         ++c->c.regStores;
         c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
+        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / 4, 256 / sizeof(ActualT));
         for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
             if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
         }
@@ -438,6 +477,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
     const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
     ++c->c.regStores;
     c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
+    AfTwin::RegCycles(c, "StoreAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         if (mask.afOn[i]) std::memcpy(dstAddr + i, &srcReg.afLane[i], sizeof(ActualT));
     }
@@ -517,6 +557,7 @@ inline void Duplicate(S& dstReg, U scalarValue) {
                   "register implementation (af_twin/api_dtypes.h)");
     AfTwin::CoreCtx* c = AfTwin::RegCore("Duplicate");
     ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Duplicate");
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         dstReg.afLane[i] = static_cast<ActualT>(scalarValue);
         dstReg.afWritten[i] = true;
@@ -532,6 +573,7 @@ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore("Duplicate");
     AfTwin::RegCheckMask<ActualT>(mask, "Duplicate", "mask");
     ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Duplicate");
     S out;
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         if (!mask.afOn[i]) continue;
@@ -586,6 +628,8 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
     using Wide = typename std::conditional<(sizeof(D) > sizeof(Src)), D, Src>::type;
     AfTwin::RegCheckMask<Wide>(mask, "Cast", "mask");
     ++c->c.regCompute;
+    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t
+    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), std::is_same<D, int32_t>::value || std::is_same<Src, int32_t>::value ? 32u : 64u);
     constexpr AscendC::RoundMode mode = trait.roundMode == RoundMode::UNKNOWN ? RoundMode::CAST_NONE : trait.roundMode;
     S out;
     for (uint32_t j = 0; j < LanesOf<Wide>(); ++j) {
@@ -610,6 +654,7 @@ inline void Compare(MaskReg& dst, U& srcReg0, U& srcReg1, MaskReg& mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore("Compare");
     AfTwin::RegCheckMask<ActualT>(mask, "Compare", "mask");
     ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Compare");
     MaskReg out;
     out.afWidth = sizeof(ActualT);
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
@@ -632,6 +677,7 @@ inline void Compares(MaskReg& dst, U& srcReg, S scalarValue, MaskReg& mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore("Compares");
     AfTwin::RegCheckMask<ActualT>(mask, "Compares", "mask");
     ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Compares");
     const ActualT s = static_cast<ActualT>(scalarValue);
     MaskReg out;
     out.afWidth = sizeof(ActualT);
@@ -654,6 +700,7 @@ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore("Select");
     AfTwin::RegCheckMask<ActualT>(mask, "Select", "mask");
     ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Select");
     U out;
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         const U& from = mask.afOn[i] ? srcReg0 : srcReg1;

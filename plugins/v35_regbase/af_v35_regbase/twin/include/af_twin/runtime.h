@@ -78,6 +78,7 @@ struct Counters {
     uint64_t reg_compute = 0;      // computing, compare, select and duplicate register instructions
     uint64_t reg_masks = 0;        // UpdateMask / CreateMask
     uint64_t vector_ub_bytes = 0;  // UB operand bytes of the memory-based vector calls (tensor.h UbOperand)
+    uint64_t reg_cycles = 0;       // modelled single-issue cycles of the register instructions (reg.h)
 };
 
 // Per-core counters: plain integers, merged when the core's thread ends.
@@ -100,6 +101,7 @@ struct CoreCounters {
     uint64_t regCompute = 0;
     uint64_t regMasks = 0;
     uint64_t vectorUbBytes = 0;
+    uint64_t regCycles = 0;
 
     void Merge(const CoreCounters& o) {
         gmRead += o.gmRead;
@@ -119,6 +121,7 @@ struct CoreCounters {
         regCompute += o.regCompute;
         regMasks += o.regMasks;
         vectorUbBytes += o.vectorUbBytes;
+        regCycles += o.regCycles;
         ubHigh = std::max(ubHigh, o.ubHigh);
     }
 };
@@ -521,7 +524,7 @@ inline void WriteReportJson(FILE* f) {
                  "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
                  "\"dcache_misses\": %llu, \"vf_calls\": %llu, \"reg_loads\": %llu, \"reg_stores\": %llu, "
                  "\"reg_load_bytes\": %llu, \"reg_store_bytes\": %llu, \"reg_compute\": %llu, "
-                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"stage_cores\": [",
+                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, \"stage_cores\": [",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -534,7 +537,8 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.vf_calls), static_cast<unsigned long long>(k.reg_loads),
                  static_cast<unsigned long long>(k.reg_stores), static_cast<unsigned long long>(k.reg_load_bytes),
                  static_cast<unsigned long long>(k.reg_store_bytes), static_cast<unsigned long long>(k.reg_compute),
-                 static_cast<unsigned long long>(k.reg_masks), static_cast<unsigned long long>(k.vector_ub_bytes));
+                 static_cast<unsigned long long>(k.reg_masks), static_cast<unsigned long long>(k.vector_ub_bytes),
+                 static_cast<unsigned long long>(k.reg_cycles));
     const uint32_t stages = gState.stagesSeen.load();
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
@@ -665,6 +669,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     k.reg_compute = total.regCompute;
     k.reg_masks = total.regMasks;
     k.vector_ub_bytes = total.vectorUbBytes;
+    k.reg_cycles = total.regCycles;
     k.sync_all = g.completed;
     k.block_dim = blockDim;
     for (auto& a : g.gm) {
