@@ -151,3 +151,19 @@ def test_corpus_coverage_the_readme_states():
         "Mul on 2-byte data next to 4-byte values: one vector step cannot hold both full 2-byte registers and "
         "4-byte ones": 3,
     }
+
+
+def test_explain_lists_the_register_runs_and_the_memory_calls():
+    from af_core.explain import explain
+
+    graph = chain_graph(
+        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Floor", "Abs", "Relu"), name="vf_mixed"
+    )
+    scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
+    report = explain(scheduled, SIZES)
+    notes = [(template, note) for _key, template, note in report.vector_chains]
+    assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
+    assert any(
+        t == "simd" and note.startswith("Floor ('floor') stays a single vector call") for t, note in notes
+    )
+    assert "Elementwise chains:" in report.markdown()
