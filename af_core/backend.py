@@ -39,6 +39,10 @@ class Role(enum.StrEnum):
     STORE_ROWS = "store_rows"
     #: The IndirectLoad itself, in one of the gather modes the class lists.
     GATHER = "gather"
+    #: A run of elementwise ops over one UB tile computed in one pass (e.g. one register vector function):
+    #: ``rejection`` says per op and dtypes whether it may join a run; the node's ``attrs["steps"]`` lists
+    #: the ops in order, its inputs are the tiles read from outside the run, its outputs the tiles read after.
+    VECTOR_CHAIN = "vector_chain"
 
 
 class GatherMode(enum.StrEnum):
@@ -48,6 +52,11 @@ class GatherMode(enum.StrEnum):
     TILE = "tile"
     #: SIMT lanes each read their index and the input element from GM.
     LANES = "lanes"
+
+
+def installed(role: Role) -> bool:
+    """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`)."""
+    return any(role in cls.roles for cls in get_registry().table("api_call").values())
 
 
 def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiCall]:

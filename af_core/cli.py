@@ -521,6 +521,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         console.print(table)
     for line in report.diagnostics:
         console.print(_t(f"contribution dropped: {line}"))
+    for key, template, note in report.vector_chains:
+        console.print(_t(f"elementwise chain, key {key} ({template}): {note}"))
     if report.error:
         console.print(_t(f"no candidate fits: {report.error}"))
         return EXIT_MISMATCH

@@ -69,6 +69,9 @@ class ExplainReport:
     order: str = ""
     contributions: tuple[ContributionRow, ...] = ()
     diagnostics: tuple[str, ...] = ()
+    #: per case (tiling key, template): how its elementwise runs are computed -- which ops a back end fused
+    #: into one pass (:attr:`~af_core.backend.Role.VECTOR_CHAIN`) and why the others stay single calls
+    vector_chains: tuple[tuple[int, str, str], ...] = ()
 
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
@@ -95,6 +98,11 @@ class ExplainReport:
                 lines.append("| " + " | ".join("-" if x is None else markdown(str(x)) for x in cells) + " |")
         if self.diagnostics:
             lines += ["", "Dropped contributions:", ""] + [f"- {markdown(d)}" for d in self.diagnostics]
+        if self.vector_chains:
+            lines += ["", "Elementwise chains:", ""] + [
+                f"- key {key} ({markdown(template)}): {markdown(note)}"
+                for key, template, note in self.vector_chains
+            ]
         tail = f"\n\n{markdown(self.error)}\n" if self.error else "\n"
         return head + "\n".join(lines) + tail
 
@@ -172,6 +180,11 @@ def explain(
         policy.describe(),
         _contributions(scheduled, evaluations, env),
         tuple(str(d) for d in scheduled.diagnostics),
+        tuple(
+            (case.tiling_key, case.template, str(note))
+            for case in scheduled.cases
+            for note in case.impl.meta.get("vector_chains", ())
+        ),
     )
 
 

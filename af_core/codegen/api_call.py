@@ -55,6 +55,14 @@ class ApiCall:
         return None if cls.supports(op_type) else f"{cls.name} has no form of {op_type}"
 
     @classmethod
+    def run_rejection(cls, ops: Sequence[tuple[str, Sequence[DType], DType]]) -> str | None:
+        """For :attr:`Role.VECTOR_CHAIN`: why these ops, each accepted alone, cannot form one run (None: they can).
+
+        ``ops`` lists ``(op_type, in_dtypes, out_dtype)`` in run order.
+        """
+        return None
+
+    @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()

@@ -9,7 +9,10 @@ and post stages and reduces all go through the same pieces:
 - :class:`TileBuilder` turns loads and elementwise graph nodes into
   ImplNodes of the back-end roles (:class:`~af_core.backend.Role`:
   load rows, vector op, store rows), choosing in-place updates and scratch tiles;
-- :func:`add_reduce` appends a reduce over a run of axes inside the row.
+- :func:`add_reduce` appends a reduce over a run of axes inside the row;
+- :meth:`TileBuilder.fuse_chains` turns each run of consecutive elementwise
+  nodes into one node of :attr:`~af_core.backend.Role.VECTOR_CHAIN` when a
+  back end fills that role (one pass over the tile instead of one per op).
 
 Which ApiCall fills a role, and which elementwise ops and dtypes have a
 vector form, is asked of the installed back end (:func:`api_call_for`),
@@ -23,7 +26,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from af_core import dtypes as dt
-from af_core.backend import Role, api_call_for
+from af_core.backend import Role, api_call_for, installed
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, expand_polynomial, product
@@ -285,6 +288,13 @@ class TileBuilder:
         )
         return out
 
+    def fuse_chains(self) -> list[str]:
+        """Fuse the runs of elementwise nodes built so far (:func:`fuse_vector_chains`); returns its notes,
+        which are also appended to the ImplGraph's ``meta["vector_chains"]`` (``afc explain`` lists them)."""
+        self.nodes, notes = fuse_vector_chains(self.nodes, self.impl)
+        self.impl.meta.setdefault("vector_chains", []).extend(notes)
+        return notes
+
     def store(
         self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType
     ) -> None:
@@ -302,6 +312,92 @@ class TileBuilder:
             )
         )
         self.gm_bytes = self.gm_bytes + rows * width * dtype.itemsize
+
+
+def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[ImplNode], list[str]]:
+    """Replace each run of consecutive vector-op nodes by one :attr:`Role.VECTOR_CHAIN` node.
+
+    A node joins a run when the chain ApiCall accepts its op and dtypes (``rejection`` is None) and the
+    ops of the run with it (``run_rejection`` is None, same ``count``); the others stay single vector
+    calls, and a note says why. The chain node reads
+    the tiles its steps take from outside the run and writes the tiles later nodes read (an internal value
+    that no later node reads is never stored); the replaced nodes stay as documentation (``fused_into``).
+    Returns the new node list and the notes, in node order.
+    """
+    if not installed(Role.VECTOR_CHAIN):
+        return nodes, []
+    chain = api_call_for(Role.VECTOR_CHAIN)
+    vector = api_call_for(Role.VECTOR_OP).name
+    notes: list[str] = []
+    out: list[ImplNode] = []
+    run: list[ImplNode] = []
+
+    def in_dtypes(node: ImplNode) -> tuple[dt.DType, ...]:
+        return tuple(impl.tensor(t).dtype for t in node.inputs)
+
+    def flush(rest: list[ImplNode]) -> None:
+        if not run:
+            return
+        made = {o for n in run for o in n.outputs}
+        read_later = {t for n in rest for t in n.inputs}
+        ins: list[str] = []
+        for n in run:
+            ins += [t for t in n.inputs if t not in made and t not in ins]
+        outs = [o for n in run for o in n.outputs if o in read_later]
+        name = f"{run[-1].name}_chain"
+        steps = [
+            {
+                "name": n.name,
+                "op": n.op_type,
+                "inputs": list(n.inputs),
+                "output": n.outputs[0],
+                **({"value": n.attrs["value"]} if "value" in n.attrs else {}),
+                **({"inplace": n.attrs["inplace"]} if "inplace" in n.attrs else {}),
+            }
+            for n in run
+        ]
+        out.append(
+            ImplNode(
+                name,
+                "VectorChain",
+                chain.name,
+                tuple(ins),
+                tuple(outs),
+                loop_axis=run[0].loop_axis,
+                attrs={"count": run[0].attrs["count"], "steps": steps},
+            )
+        )
+        out.extend(
+            ImplNode(n.name, n.op_type, None, n.inputs, n.outputs, loop_axis=n.loop_axis, fused_into=name)
+            for n in run
+        )
+        notes.append(
+            f"{len(run)} op(s) {', '.join(f'{n.op_type} ({n.name!r})' for n in run)} in one {chain.name}"
+        )
+        run.clear()
+
+    def signature(node: ImplNode) -> tuple[str, tuple[dt.DType, ...], dt.DType]:
+        return node.op_type, in_dtypes(node), impl.tensor(node.outputs[0]).dtype
+
+    for i, node in enumerate(nodes):
+        if node.api_call == vector and len(node.outputs) == 1:
+            reason = chain.rejection(*signature(node))
+            if reason is None and run:
+                together = chain.run_rejection([signature(n) for n in [*run, node]])
+                if together is not None or run[0].attrs["count"] != node.attrs["count"]:
+                    flush(nodes[i:])
+                    notes.append(
+                        f"{node.op_type} ({node.name!r}) starts a new run: {together or 'another count'}"
+                    )
+            if reason is None:
+                run.append(node)
+                continue
+            flush(nodes[i:])
+            notes.append(f"{node.op_type} ({node.name!r}) stays a single vector call: {reason}")
+        flush(nodes[i:])
+        out.append(node)
+    flush([])
+    return out, notes
 
 
 def add_reduce(

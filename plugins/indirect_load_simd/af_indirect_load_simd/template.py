@@ -176,6 +176,7 @@ class SimdTemplate:
         out = an.output
         impl.add_gm(out)
         b.store(an.store.name, result, out.name, width, pitch, rows, out.y.dtype)
+        b.fuse_chains()
         stage.nodes = [prologue, *b.nodes]
         stage.nodes += [
             ImplNode(n.name, n.type, None, fused_into=il.name)

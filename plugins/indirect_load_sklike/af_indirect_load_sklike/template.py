@@ -96,6 +96,7 @@ class StageBuilder:
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:
             spec.require(span[1], f"{k} stage: {span[2]}")
+        self.b.fuse_chains()
         self.stage.nodes = [*self.prologue, *self.b.nodes]
         assign_releases(self.stage, impl)
 
@@ -283,7 +284,7 @@ class SkLikeTemplate:
             gm_bytes = gm_bytes + st.b.gm_bytes
             calls = calls + st.tiles * len([n for n in st.stage.nodes if n.loop_axis and n.api_call])
         impl.stages = [st.stage for st in stages]
-        impl.meta = {"stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
+        impl.meta = {**impl.meta, "stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]
         spec.block_dim = Max(*used) if len(used) > 1 else used[0]
         spec.workspace = total

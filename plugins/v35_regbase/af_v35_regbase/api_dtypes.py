@@ -145,6 +145,62 @@ ROWS: tuple[ApiRow, ...] = (
 BY_API: dict[str, ApiRow] = {row.api: row for row in ROWS}
 
 # ---------------------------------------------------------------------------
+# The register API (namespace AscendC::Reg) that vector functions use: the element types of each
+# instruction, read from the ``static_assert(SupportType<ActualT, ...>())`` of its ``...Impl`` function
+# under ``impl/basic_api/reg_compute/dav_3510/``. 64-bit types are left out: they need two registers
+# (RegTraitNumTwo), which generated code does not use.
+_R_BIN = "kernel_reg_compute_vec_binary_impl.h"
+_R_SCALAR = "kernel_reg_compute_vec_binary_scalar_impl.h"
+_R_UNARY = "kernel_reg_compute_vec_unary_impl.h"
+_R_CMPSEL = "kernel_reg_compute_vec_cmpsel_impl.h"
+_R_ALL = (U8, I8, U16, I16, U32, I32, F16, F32, BF16)
+
+REG_ROWS: tuple[ApiRow, ...] = (
+    # LoadAlign / StoreAlign (DIST_NORM): SupportBytes<ActualT, 1, 2, 4, 8>
+    ApiRow("LoadAlign", _R_ALL, "kernel_reg_compute_datacopy_load_impl.h"),
+    ApiRow("StoreAlign", _R_ALL, "kernel_reg_compute_datacopy_store_impl.h"),
+    # AddImpl / SubImpl / MaxImpl / MinImpl
+    ApiRow("Add", _R_ALL, _R_BIN),
+    ApiRow("Sub", _R_ALL, _R_BIN),
+    ApiRow("Max", _R_ALL, _R_BIN),
+    ApiRow("Min", _R_ALL, _R_BIN),
+    # MulImpl: no 8-bit types
+    ApiRow("Mul", (U16, I16, U32, I32, F16, F32, BF16), _R_BIN),
+    # DivImpl: no 8-bit types, no bfloat16
+    ApiRow("Div", (U16, I16, U32, I32, F16, F32), _R_BIN),
+    # AddsImpl / MaxsImpl / MinsImpl (also the scalar's type)
+    ApiRow("Adds", _R_ALL, _R_SCALAR),
+    ApiRow("Maxs", _R_ALL, _R_SCALAR),
+    ApiRow("Mins", _R_ALL, _R_SCALAR),
+    # MulsImpl: no 8-bit types, no bfloat16
+    ApiRow("Muls", (U16, I16, U32, I32, F16, F32), _R_SCALAR),
+    # ExpImpl / LogImpl (Ln) / SqrtImpl: half and float
+    ApiRow("Exp", (F16, F32), _R_UNARY),
+    ApiRow("Ln", (F16, F32), _R_UNARY),
+    ApiRow("Sqrt", (F16, F32), _R_UNARY),
+    # AbsImpl (same type), ReluImpl, NegImpl
+    ApiRow("Abs", (I8, I16, I32, F16, F32), _R_UNARY),
+    ApiRow("Relu", (I32, F16, F32), _R_UNARY),
+    ApiRow("Neg", (I8, I16, I32, F16, F32), _R_UNARY),
+    # DuplicateImpl
+    ApiRow("Duplicate", (BOOL, *_R_ALL), "kernel_reg_compute_vec_duplicate_impl.h"),
+    # CompareImpl / CompareScalarImpl
+    ApiRow("Compare", _R_ALL, _R_CMPSEL),
+    ApiRow("Compares", _R_ALL, _R_CMPSEL),
+    # SelectImpl: SupportBytes<ActualT, 1, 2, 4, 8>
+    ApiRow("Select", (BOOL, *_R_ALL), _R_CMPSEL),
+)
+
+REG_BY_API: dict[str, ApiRow] = {row.api: row for row in REG_ROWS}
+
+
+def reg_accepts(api: str, dtype: dt.DType | str) -> bool:
+    """Whether the register instruction ``AscendC::Reg::<api>`` takes elements of ``dtype`` on 3510."""
+    row = REG_BY_API.get(api)
+    return row is not None and row.accepts(dtype)
+
+
+# ---------------------------------------------------------------------------
 # Cast (CastImpl, Level 2, kernel_operator_vec_vconv_impl.h): which (dst, src) pairs take which RoundMode.
 # The count form has no static_assert: an unlisted pair or mode reaches ASCENDC_ASSERT(false) at run time
 # (CPU debug) and does nothing on the device. The conversion runs with SatMode::SAT.
@@ -279,6 +335,13 @@ def render_header() -> str:
                 f"template <class U>\ninline constexpr bool Mask{row.api} = "
                 f"OneOf<U, {', '.join(_cpp(t) for t in row.masks)}>::value;"
             )
+    out += ["", "// Register API (AscendC::Reg), impl/basic_api/reg_compute/dav_3510/"]
+    for row in REG_ROWS:
+        out.append(f"// Reg::{row.api}: {row.source}")
+        out.append(
+            f"template <class T>\ninline constexpr bool AcceptsReg{row.api} = "
+            f"OneOf<T, {', '.join(_cpp(t) for t in row.types)}>::value;"
+        )
     out += [
         "",
         f"// Cast: {CAST_SOURCE} (CastImpl, Level 2)",

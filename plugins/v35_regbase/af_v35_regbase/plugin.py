@@ -11,6 +11,7 @@ from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 from af_v35_regbase.api_calls.reduce import ReduceRegApiCall
 from af_v35_regbase.api_calls.tile_io import LoadRowsRegApiCall
 from af_v35_regbase.api_calls.vector import VecElementwiseRegApiCall
+from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 TWIN_INCLUDE = Path(__file__).parent / "twin" / "include"
 
@@ -20,6 +21,7 @@ API_CALLS = (
     ReduceRegApiCall,
     StoreRegApiCall,
     VecElementwiseRegApiCall,
+    VfChainRegApiCall,
 )
 API_SOURCES = (
     ("af_simt_common", "af_simt_common.h", ()),

@@ -38,6 +38,15 @@ COUNTER_KEYS = {
     "sync_all",
     "block_dim",
     "dcache_misses",
+    "vf_calls",
+    "reg_loads",
+    "reg_stores",
+    "reg_load_bytes",
+    "reg_store_bytes",
+    "reg_compute",
+    "reg_masks",
+    "vector_ub_bytes",
+    "reg_cycles",
     "stage_cores",
 }
 
@@ -1379,7 +1388,13 @@ def test_datacopypad_gm_to_ub_unaligned_len_padding_and_dummy_bytes(move):
     gap = [0x11] * 32  # dstStride = 1 block, left untouched
     assert out.hexes("ub") == block0 + gap + block1 + gap
     assert out.report == counters(
-        gm_read_bytes=20, cachelines_read=1, ub_high_water=128, vector_calls=1, datacopy_calls=1, block_dim=1
+        gm_read_bytes=20,
+        cachelines_read=1,
+        ub_high_water=128,
+        vector_calls=1,
+        vector_ub_bytes=128,  # Duplicate of 64 uint16
+        datacopy_calls=1,
+        block_dim=1,
     )
 
 
@@ -1416,6 +1431,7 @@ def test_datacopypad_ub_to_gm_strides(move):
         cachelines_written=1,
         ub_high_water=256,
         vector_calls=1,
+        vector_ub_bytes=256,  # ArithProgression of 64 floats
         datacopy_calls=1,
         block_dim=1,
     )
@@ -1433,6 +1449,7 @@ def test_datacopy_whole_blocks(move):
         cachelines_written=1,
         ub_high_water=192,
         vector_calls=3,
+        vector_ub_bytes=3 * 64,  # Duplicate of 16 floats, ArithProgression and Duplicate of 32 halves
         datacopy_calls=3,
         block_dim=1,
     )
@@ -1501,7 +1518,11 @@ def test_gather_reads_byte_offsets_and_counts_elements(move):
     offsets = [0, 4, 248, 124, 60, 0, 12, 8]
     assert out.hexes("f") == f32([100 + (4 + o) // 4 for o in offsets])
     assert out.hexes("h") == f16([1, 31, 0])
-    assert out.report == counters(gather_elements=11, vector_calls=4, ub_high_water=384, block_dim=1)
+    # ArithProgression 64 floats, Gather of 8 (dst and offsets), 32 halves, Gather of 3 halves (dst, offsets)
+    vector_ub = 256 + (32 + 32) + 64 + (6 + 12)
+    assert out.report == counters(
+        gather_elements=11, vector_calls=4, vector_ub_bytes=vector_ub, ub_high_water=384, block_dim=1
+    )
 
 
 def test_gather_aborts(move):
@@ -1854,8 +1875,16 @@ def test_elementwise_semantics(vec_all):
 
 
 def test_vector_counters(vec):
+    # per core: Duplicate x2, Add, Muls, Cast (half dst + float src), Compares (src; not the bit mask),
+    # ReduceSum (dst 1, src 64; not the work buffer), Duplicate of 8 offsets, Gather of 5 (dst, offsets), Exp 0
+    per_core = 256 + 256 + 3 * 256 + 2 * 256 + (128 + 256) + 256 + (4 + 256) + 32 + (20 + 20) + 0
     assert run_ok(vec, "count").report == counters(
-        vector_calls=20, gather_elements=10, datacopy_calls=2, ub_high_water=4096, block_dim=2
+        vector_calls=20,
+        vector_ub_bytes=2 * per_core,
+        gather_elements=10,
+        datacopy_calls=2,
+        ub_high_water=4096,
+        block_dim=2,
     )
 
 
@@ -1905,6 +1934,7 @@ def test_simt_thread_indices_hooks_and_counters(runtime):
         cachelines_read=1,
         cachelines_written=3,
         ub_high_water=32,
+        vector_ub_bytes=2 * 32,  # each core Duplicates 8 floats
         vector_calls=2,
         simt_threads=2 * 8 + 2 * 4 + 2048,
         block_dim=2,
@@ -1970,6 +2000,15 @@ def test_counters_json_of_a_known_program(runtime):
         "sync_all",
         "block_dim",
         "dcache_misses",
+        "vf_calls",
+        "reg_loads",
+        "reg_stores",
+        "reg_load_bytes",
+        "reg_store_bytes",
+        "reg_compute",
+        "reg_masks",
+        "vector_ub_bytes",
+        "reg_cycles",
         "stage_cores",
     ]
     assert first == counters(
@@ -1981,6 +2020,7 @@ def test_counters_json_of_a_known_program(runtime):
         cachelines_written=3,  # lines 0 and 4 of 'out' (DataCopyPad) and line 7 (SetValue)
         ub_high_water=2 * 512 + 128,
         vector_calls=4,
+        vector_ub_bytes=2 * 2 * (2 * 512),  # per core Muls and Adds over 128 floats (src and dst)
         datacopy_calls=4,
         sync_all=1,
         block_dim=2,
@@ -2050,6 +2090,7 @@ def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir
         "af_twin/core.h",
         "af_twin/datacopy.h",
         "af_twin/pipe.h",
+        "af_twin/reg.h",
         "af_twin/runtime.h",
         "af_twin/simt.h",
         "af_twin/simt_math_guard.h",

@@ -18,6 +18,7 @@
 #include "af_twin/pipe.h"
 #include "af_twin/datacopy.h"
 #include "af_twin/vector.h"
+#include "af_twin/reg.h"
 #include "af_twin/simt.h"
 #include "af_twin/simt_math_guard.h"
 

@@ -32,7 +32,8 @@ namespace AscendC {
 enum class TPosition { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM, MAX };
 using QuePosition = TPosition;
 
-enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+// UNKNOWN: the register Cast's "no rounding" (widening conversions); the memory-based Cast rejects it.
+enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, UNKNOWN = 0xFF };
 
 enum class CMPMODE { LT = 0, GT, EQ, LE, GE, NE };
 

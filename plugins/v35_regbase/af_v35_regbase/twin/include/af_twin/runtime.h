@@ -70,6 +70,15 @@ struct Counters {
     uint64_t sync_all = 0;
     uint64_t block_dim = 0;
     uint64_t dcache_misses = 0;
+    uint64_t vf_calls = 0;         // asc_vf_call launches (reg.h)
+    uint64_t reg_loads = 0;        // Reg::LoadAlign instructions
+    uint64_t reg_stores = 0;       // Reg::StoreAlign instructions
+    uint64_t reg_load_bytes = 0;   // UB bytes read by them (a whole vector each)
+    uint64_t reg_store_bytes = 0;  // UB bytes written (the masked-on lanes)
+    uint64_t reg_compute = 0;      // computing, compare, select and duplicate register instructions
+    uint64_t reg_masks = 0;        // UpdateMask / CreateMask
+    uint64_t vector_ub_bytes = 0;  // UB operand bytes of the memory-based vector calls (tensor.h UbOperand)
+    uint64_t reg_cycles = 0;       // modelled single-issue cycles of the register instructions (reg.h)
 };
 
 // Per-core counters: plain integers, merged when the core's thread ends.
@@ -84,6 +93,15 @@ struct CoreCounters {
     uint64_t simt = 0;
     uint64_t ubHigh = 0;
     uint64_t dcacheMiss = 0;
+    uint64_t vfCalls = 0;
+    uint64_t regLoads = 0;
+    uint64_t regStores = 0;
+    uint64_t regLoadBytes = 0;
+    uint64_t regStoreBytes = 0;
+    uint64_t regCompute = 0;
+    uint64_t regMasks = 0;
+    uint64_t vectorUbBytes = 0;
+    uint64_t regCycles = 0;
 
     void Merge(const CoreCounters& o) {
         gmRead += o.gmRead;
@@ -95,6 +113,15 @@ struct CoreCounters {
         datacopy += o.datacopy;
         simt += o.simt;
         dcacheMiss += o.dcacheMiss;
+        vfCalls += o.vfCalls;
+        regLoads += o.regLoads;
+        regStores += o.regStores;
+        regLoadBytes += o.regLoadBytes;
+        regStoreBytes += o.regStoreBytes;
+        regCompute += o.regCompute;
+        regMasks += o.regMasks;
+        vectorUbBytes += o.vectorUbBytes;
+        regCycles += o.regCycles;
         ubHigh = std::max(ubHigh, o.ubHigh);
     }
 };
@@ -199,6 +226,7 @@ struct CoreCtx {
     uint32_t syncCount = 0;           // SyncAll calls made by this core
     bool inSimt = false;
     bool vfKernel = false;  // this core launched a VF_CALL: its TPipe budget is VfUbBudget()
+    bool inRegVf = false;   // a SIMD vector function (asc_vf_call) is running
     uint32_t simtLinear = 0;
     uint32_t simtTotal = 0;
     DcacheModel dcache;
@@ -494,7 +522,9 @@ inline void WriteReportJson(FILE* f) {
                  "\"scalar_gm_writes\": %llu, \"cachelines_read\": %llu, \"cachelines_written\": %llu, "
                  "\"ub_high_water\": %llu, \"gather_elements\": %llu, \"vector_calls\": %llu, "
                  "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
-                 "\"dcache_misses\": %llu, \"stage_cores\": [",
+                 "\"dcache_misses\": %llu, \"vf_calls\": %llu, \"reg_loads\": %llu, \"reg_stores\": %llu, "
+                 "\"reg_load_bytes\": %llu, \"reg_store_bytes\": %llu, \"reg_compute\": %llu, "
+                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, \"stage_cores\": [",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -503,7 +533,12 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.ub_high_water), static_cast<unsigned long long>(k.gather_elements),
                  static_cast<unsigned long long>(k.vector_calls), static_cast<unsigned long long>(k.datacopy_calls),
                  static_cast<unsigned long long>(k.simt_threads), static_cast<unsigned long long>(k.sync_all),
-                 static_cast<unsigned long long>(k.block_dim), static_cast<unsigned long long>(k.dcache_misses));
+                 static_cast<unsigned long long>(k.block_dim), static_cast<unsigned long long>(k.dcache_misses),
+                 static_cast<unsigned long long>(k.vf_calls), static_cast<unsigned long long>(k.reg_loads),
+                 static_cast<unsigned long long>(k.reg_stores), static_cast<unsigned long long>(k.reg_load_bytes),
+                 static_cast<unsigned long long>(k.reg_store_bytes), static_cast<unsigned long long>(k.reg_compute),
+                 static_cast<unsigned long long>(k.reg_masks), static_cast<unsigned long long>(k.vector_ub_bytes),
+                 static_cast<unsigned long long>(k.reg_cycles));
     const uint32_t stages = gState.stagesSeen.load();
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
@@ -597,6 +632,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
             ctx.syncCount = 0;
             ctx.inSimt = false;
             ctx.vfKernel = false;
+            ctx.inRegVf = false;
             ctx.dcache.Reset(g.dcacheReserve);
             tCore = &ctx;
             body();
@@ -625,6 +661,15 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     k.datacopy_calls = total.datacopy;
     k.simt_threads = total.simt;
     k.dcache_misses = total.dcacheMiss;
+    k.vf_calls = total.vfCalls;
+    k.reg_loads = total.regLoads;
+    k.reg_stores = total.regStores;
+    k.reg_load_bytes = total.regLoadBytes;
+    k.reg_store_bytes = total.regStoreBytes;
+    k.reg_compute = total.regCompute;
+    k.reg_masks = total.regMasks;
+    k.vector_ub_bytes = total.vectorUbBytes;
+    k.reg_cycles = total.regCycles;
     k.sync_all = g.completed;
     k.block_dim = blockDim;
     for (auto& a : g.gm) {

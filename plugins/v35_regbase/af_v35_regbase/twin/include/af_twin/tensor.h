@@ -299,7 +299,7 @@ inline void UbBytes(const AscendC::LocalTensor<T>& t, uint64_t begin, uint64_t e
          t.GetSize());
 }
 
-// UbStart + the first `elems` elements must lie in the view.
+// UbStart + the first `elems` elements must lie in the view; counts their bytes (vector_ub_bytes).
 template <typename T>
 inline T* UbOperand(const AscendC::LocalTensor<T>& t, uint64_t elems, const char* api, const char* operand) {
     T* p = UbStart(t, api, operand);
@@ -310,6 +310,7 @@ inline T* UbOperand(const AscendC::LocalTensor<T>& t, uint64_t elems, const char
              api, operand, static_cast<unsigned long long>(elems), t.afOffset,
              static_cast<unsigned long long>(t.afOffset + elems * sizeof(T)), TypeName<T>(), t.GetSize(), t.afOffset,
              t.afOffset + t.afBytes);
+    RequireCore(api)->c.vectorUbBytes += elems * sizeof(T);
     return p;
 }
 

@@ -166,6 +166,8 @@ inline Rounding ToRounding(AscendC::RoundMode m) {
             return Rounding::TowardZero;
         case AscendC::RoundMode::CAST_ODD:
             return Rounding::Odd;
+        case AscendC::RoundMode::UNKNOWN:
+            break;
     }
     return Rounding::NearestEven;
 }
@@ -186,6 +188,8 @@ inline const char* RoundModeName(AscendC::RoundMode m) {
             return "CAST_TRUNC";
         case AscendC::RoundMode::CAST_ODD:
             return "CAST_ODD";
+        case AscendC::RoundMode::UNKNOWN:
+            return "UNKNOWN";
     }
     return "invalid";
 }

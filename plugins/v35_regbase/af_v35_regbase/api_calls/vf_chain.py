@@ -1,0 +1,363 @@
+"""VfChainRegApiCall: a run of elementwise ops over one UB tile as one register vector function.
+
+Autofuse's v35 layer wraps a fused subgraph into a ``VfCall``: a ``__simd_vf__``
+function whose loop body is register-level calls. This class does that for a
+run of elementwise ops the scheduler fused (:attr:`Role.VECTOR_CHAIN`): the
+function loops over the tile in vector-length steps, loads each input once
+with an aligned ``Reg::LoadAlign``, computes every op in registers under the
+tail mask of the step (``Reg::UpdateMask``), and stores with ``Reg::StoreAlign``
+only the values later nodes read. The kernel launches it with
+``asc_vf_call<func>(...)``.
+
+A step covers one vector register of the run's widest type: 64 elements when
+the run holds 4-byte values, else 256 bytes of its one element size. In a run
+that mixes 2- and 4-byte values, the 2-byte values sit in the even lanes of
+their registers (``LoadAlign`` ``DIST_UNPACK_B16``, ``StoreAlign``
+``DIST_PACK_B32``, register ``Cast`` with ``RegLayout::ZERO``), and only
+casts and ops computed in float32 touch them.
+
+Each op is computed exactly as its memory-based form computes it
+(:func:`~af_v35_regbase.api_calls.legalize.op_form`), instruction for
+instruction, with the register instruction taking the same dtype:
+
+- ``direct`` / ``relu_maxs``: the instruction in the op's dtype;
+- ``promote``: float16 / bfloat16 inputs cast up to float32 (exact), the op in
+  float32, the result cast back with CAST_RINT;
+- ``cast``: the route's Cast steps, when each is a register Cast the twin and
+  the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
+- ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
+  of a register of ones.
+
+Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
+integers widened to int16, the unsigned reinterpretations, Exp2, Reciprocal,
+64-bit types) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
+says why, and ``afc explain`` prints it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from af_core import dtypes as dt
+from af_core.backend import Role
+from af_core.codegen.api_call import ApiCall
+from af_core.errors import CodegenError
+from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, UNARY, Form, op_form
+from af_v35_regbase.api_calls.vector import scalar_literal
+from af_v35_regbase.api_dtypes import reg_accepts
+
+#: Bytes of one vector register.
+VECTOR_BYTES = 256
+#: ASCIR op -> register instruction, for the ops a run may hold (Neg is Muls by -1 as on the memory path).
+REG_API = {
+    **{op: api for op, api in UNARY.items() if op != "Rsqrt"},
+    **BINARY,
+    **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
+}
+#: Composite ops a run may hold (computed in float32).
+COMPOSITE = {"Sigmoid"}
+_F32, _I32 = dt.float32, dt.int32
+_NARROW_FLOATS = ("float16", "bfloat16")
+
+
+def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | None:
+    """(name, C++ definition) of the register CastTrait for one Cast step, or None when there is none."""
+    if dst == _F32 and src.name in _NARROW_FLOATS and mode == "CAST_NONE":
+        layout, sat, rnd = "ZERO", "UNKNOWN", "UNKNOWN"
+    elif src == _F32 and dst.name in _NARROW_FLOATS and mode not in ("CAST_NONE",):
+        layout, sat, rnd = "ZERO", "NO_SAT", mode
+    elif (
+        dst == _F32
+        and src == _I32
+        and mode in ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
+    ):
+        layout, sat, rnd = "UNKNOWN", "UNKNOWN", mode
+    elif (
+        dst == _I32
+        and src == _F32
+        and mode in ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
+    ):
+        layout, sat, rnd = "UNKNOWN", "SAT", mode
+    else:
+        return None
+    name = f"kAfRegCast_{layout}_{sat}_{rnd}"
+    text = (
+        f"constexpr AscendC::Reg::CastTrait {name} = {{AscendC::Reg::RegLayout::{layout}, "
+        f"AscendC::Reg::SatMode::{sat}, AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::{rnd}}};\n"
+    )
+    return name, text
+
+
+def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
+    return form.steps
+
+
+class VfChainRegApiCall(ApiCall):
+    """Fills :attr:`Role.VECTOR_CHAIN`: a run of elementwise ops as one ``__simd_vf__`` function."""
+
+    name = "VfChainRegApiCall"
+    roles = frozenset({Role.VECTOR_CHAIN})
+
+    @classmethod
+    def supports(cls, op_type: str) -> bool:
+        """Whether ``op_type`` has a register form for some dtype."""
+        return op_type in REG_API or op_type in COMPOSITE or op_type == "Cast"
+
+    @classmethod
+    def rejection(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
+        """Why ``op_type`` on these dtypes cannot join a register vector function, or None when it can."""
+        ins = tuple(dt.get(d) for d in in_dtypes)
+        out = dt.get(out_dtype)
+        if out.is_bool or any(d.is_bool for d in ins):
+            return f"{op_type}: bit-mask tiles have no register form here"
+        if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
+            return f"{op_type} on 64-bit data: 64-bit registers (RegTraitNumTwo) are not generated"
+        form = op_form(op_type, ins, out)
+        kind = form.kind
+        if kind == "cast":
+            if any(step[2] == "VIEW" for step in form.steps):
+                return f"Cast {ins[0].name} -> {out.name} reinterprets bits on the way (no register form)"
+            for to, frm, mode in form.steps:
+                if _cast_trait(to, frm, mode) is None:
+                    return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
+            return None
+        if kind == "composite":
+            if op_type not in COMPOSITE:
+                return f"{op_type} takes a composite memory form with no register form here"
+            return None
+        if op_type not in REG_API:
+            return f"op {op_type} has no register form in the vector function (memory-based call)"
+        if any(d != out for d in ins):
+            return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+        if kind == "promote":
+            api = REG_API[op_type]
+            return None if reg_accepts(api, _F32) else f"the 3510 register {api} does not accept float32"
+        if kind not in ("direct", "relu_maxs"):
+            return (
+                f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
+            )
+        api = "Maxs" if kind == "relu_maxs" else REG_API[op_type]
+        if not reg_accepts(api, out):
+            return f"the 3510 register {api} does not accept {out.name}"
+        return None
+
+    @classmethod
+    def run_rejection(cls, ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
+        """Why these ops (each accepted alone) cannot share one function's vector steps, or None."""
+        widths: set[int] = set()
+        narrow_direct = []
+        for op_type, ins, out in ops:
+            ins = tuple(dt.get(d) for d in ins)
+            out = dt.get(out)
+            widths.update(d.itemsize for d in (*ins, out))
+            form = op_form(op_type, ins, out)
+            if form.kind in ("promote", "composite"):
+                widths.add(4)
+            if form.kind in ("direct", "relu_maxs") and out.itemsize == 2:
+                narrow_direct.append(op_type)
+        if len(widths) == 1:
+            return None
+        if widths == {2, 4} and not narrow_direct:
+            return None
+        if widths == {2, 4}:
+            return (
+                f"{narrow_direct[0]} on 2-byte data next to 4-byte values: one vector step cannot hold both "
+                "full 2-byte registers and 4-byte ones"
+            )
+        return f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values at most"
+
+    # -- code ----------------------------------------------------------------
+    def generate_api_call_string(self) -> str:
+        ctx, node = self.ctx, self.node
+        steps = node.attrs["steps"]
+        lines: list[str] = []
+        in_vars = []
+        for name in node.inputs:
+            take, var = ctx.use(name)
+            lines.append(take)
+            in_vars.append(var)
+        by_step = {s["output"]: s for s in steps}
+        ready = set(node.inputs)
+        out_vars = []
+        for name in node.outputs:
+            lines += self._make_storage(name, by_step, ready)
+            out_vars.append(ctx.vars[name])
+        func = self._define_function(steps)
+        tensors = [*node.outputs, *node.inputs]
+        args = [
+            f"(__ubuf__ {self._ctype(t)}*){v}.GetPhyAddr()" for t, v in zip(tensors, [*out_vars, *in_vars])
+        ]
+        args.append(f"static_cast<uint32_t>({ctx.expr(node.attrs['count'])})")
+        lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
+        lines += [ctx.finish(name) for name in node.outputs]
+        return "\n".join(line for line in lines if line)
+
+    def _dtype(self, tensor: str) -> dt.DType:
+        return self.ctx.impl.tensor(tensor).dtype
+
+    def _ctype(self, tensor: str) -> str:
+        return self._dtype(tensor).cpp
+
+    def _make_storage(self, tensor: str, by_step: dict, ready: set[str]) -> list[str]:
+        """Lines that give ``tensor`` its storage: its own tile, or (in place) the tile of the value it
+        replaces, following the in-place links back to an input or an earlier tile made ready here."""
+        if tensor in ready:
+            return []
+        like = by_step[tensor].get("inplace")
+        lines: list[str] = []
+        if like is not None and like not in ready:
+            if like not in by_step:
+                raise CodegenError(
+                    f"node '{self.node.name}': in-place tile '{like}' is neither read nor made"
+                )
+            lines += self._make_storage(like, by_step, ready)
+        make, _var = self.ctx.produce(tensor, like=like)
+        ready.add(tensor)
+        return [*lines, make]
+
+    def _define_function(self, steps: list[dict]) -> str:
+        """Define the ``__simd_vf__`` function of these steps (once per kernel); returns its name."""
+        node = self.node
+        fn = _Function(self, steps)
+        for i, name in enumerate(node.inputs):
+            fn.load(name, f"src{i}")
+        for step in steps:
+            fn.step(step)
+        for j, name in enumerate(node.outputs):
+            fn.store(name, f"dst{j}")
+        params = [f"__ubuf__ {self._ctype(t)}* dst{j}" for j, t in enumerate(node.outputs)]
+        params += [f"__ubuf__ {self._ctype(t)}* src{i}" for i, t in enumerate(node.inputs)]
+        params.append("uint32_t count")
+        signature = f"({', '.join(params)})\n"
+        body = fn.text()
+        digest = hashlib.sha256((signature + body).encode()).hexdigest()[:12]
+        func = f"AfChainVf_{digest}"
+        what = "; ".join(str(s["op"]) for s in steps)
+        head = f"// register vector function: {self.ctx.comment(what)}\n__simd_vf__ inline void {func}"
+        self.ctx.define(func, head + signature + body)
+        return func
+
+
+class _Function:
+    """The body of one vector function: registers, the per-step instructions, the loop around them."""
+
+    def __init__(self, call: VfChainRegApiCall, steps: list[dict]) -> None:
+        self.call = call
+        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"])}
+        forms = [call_form(call, s) for s in steps]
+        wide = any(d.itemsize == 4 for d in dtypes) or any(f.kind in ("promote", "composite") for f in forms)
+        self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
+        size = 4 if wide else max(d.itemsize for d in dtypes)
+        self.mask_type = {4: "float", 2: "half", 1: "uint8_t"}[size]
+        self.lanes = VECTOR_BYTES // size
+        self.decls: list[str] = []
+        self.body: list[str] = []
+        self.regs: dict[str, str] = {}  # tensor -> register
+
+    def reg(self, dtype: dt.DType) -> str:
+        name = f"r{len(self.decls)}"
+        self.decls.append(f"AscendC::Reg::RegTensor<{dtype.cpp}> {name};")
+        return name
+
+    def load(self, tensor: str, ptr: str) -> None:
+        dtype = self.call._dtype(tensor)
+        r = self.reg(dtype)
+        if self.mixed and dtype.itemsize == 2:
+            self.body.append(
+                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
+                f"({r}, {ptr} + i * {self.lanes});"
+            )
+        else:
+            self.body.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + i * {self.lanes});")
+        self.regs[tensor] = r
+
+    def store(self, tensor: str, ptr: str) -> None:
+        dtype = self.call._dtype(tensor)
+        r = self.regs[tensor]
+        if self.mixed and dtype.itemsize == 2:
+            self.body.append(
+                f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
+                f"({ptr} + i * {self.lanes}, {r}, mask);"
+            )
+        else:
+            self.body.append(f"AscendC::Reg::StoreAlign({ptr} + i * {self.lanes}, {r}, mask);")
+
+    def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
+        found = _cast_trait(to, frm, mode)
+        if found is None:
+            raise CodegenError(
+                f"node '{self.call.node.name}': no register Cast {frm.name} -> {to.name} ({mode})"
+            )
+        trait, text = found
+        # definitions are emitted in key order: "AfChainVf_-..." sorts before every "AfChainVf_<hex>" function
+        self.call.ctx.define(f"AfChainVf_-{trait}", text)
+        dst = self.reg(to)
+        self.body.append(f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);")
+        return dst
+
+    def apply(self, op: str, srcs: list[str], dtype: dt.DType, value: object) -> str:
+        api = REG_API[op]
+        dst = self.reg(dtype)
+        if op in BINARY:
+            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+        elif op in TENSOR_SCALAR:
+            scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
+            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
+        else:
+            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
+        return dst
+
+    def step(self, step: dict) -> None:
+        call = self.call
+        op = step["op"]
+        ins = [call._dtype(t) for t in step["inputs"]]
+        out = call._dtype(step["output"])
+        srcs = [self.regs[t] for t in step["inputs"]]
+        form = call_form(call, step)
+        if form.kind == "direct":
+            r = self.apply(op, srcs, out, step.get("value"))
+        elif form.kind == "relu_maxs":
+            r = self.reg(out)
+            self.body.append(f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);")
+        elif form.kind == "promote":
+            wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
+            r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
+        elif form.kind == "cast":
+            r = srcs[0]
+            for to, frm, mode in _steps_of(form):
+                r = self.cast(r, to, frm, mode)
+        elif form.kind == "composite" and op == "Sigmoid":
+            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
+            t = self.reg(_F32)
+            one = self.reg(_F32)
+            self.body += [
+                f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);",
+                f"AscendC::Reg::Exp({t}, {t}, mask);",
+                f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);",
+                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
+                f"AscendC::Reg::Div({t}, {one}, {t}, mask);",
+            ]
+            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
+        else:
+            raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
+        self.regs[step["output"]] = r
+
+    def text(self) -> str:
+        inner = "\n".join(f"        {line}" for line in self.body)
+        return (
+            "{\n"
+            + "".join(f"    {d}\n" for d in self.decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
+            + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
+            + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"
+            + inner
+            + "\n    }\n}\n"
+        )
+
+
+def call_form(call: VfChainRegApiCall, step: dict) -> Form:
+    """The memory-path form of one step, which its register code mirrors."""
+    ins = tuple(call._dtype(t) for t in step["inputs"])
+    return op_form(step["op"], ins, call._dtype(step["output"]))

@@ -1,0 +1,716 @@
+// af_twin/reg.h
+// Emulates: the register-based vector API of the A5 vector core (namespace AscendC::Reg) that generated
+// vector functions use, and the SIMD VF launch asc_vf_call<func>(args...). A vector register holds 256
+// bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
+//   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
+//   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Duplicate,
+//   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
+//   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
+// Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
+// (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
+// even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
+// vector.h, so a chain gives the same bits in registers and in UB.
+// Checks, at compile time: the element types of every call against the 3510 register table in
+// api_dtypes.h (AcceptsRegX, read from impl/basic_api/reg_compute/dav_3510); the pointer type of
+// LoadAlign / StoreAlign equals the register's element type; only DIST_NORM and RegTraitNumOne; the
+// arguments of asc_vf_call are raw pointers or arithmetic values (the documented limit). At run time:
+// a Reg call outside a VF launched by asc_vf_call (reg-outside-vf); LoadAlign / StoreAlign addresses
+// start 32-byte aligned (ub-misaligned) and the bytes they touch -- all 256 for a load, the masked-on
+// lanes for a store -- lie in one live TPipe buffer of the running core (ub-out-of-bounds); a mask that
+// was never set or was made for another element width (reg-mask); reading a register lane that no
+// instruction under the current mask wrote, e.g. a store whose mask reaches lanes computed under a
+// narrower mask (reg-mask).
+// Counts: vf_calls, reg_loads / reg_stores (instructions) with reg_load_bytes (256 per load) and
+// reg_store_bytes (the masked-on bytes), reg_compute (computing, compare, select, duplicate and cast
+// instructions), reg_masks (UpdateMask / CreateMask), reg_cycles (modelled: each load, store and
+// computing instruction takes ceil(vector elements / the documented elements per cycle), see RegRate;
+// mask instructions are not in that table and count nothing; no dual issue).
+// Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
+// ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
+// Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
+// 64-bit registers (RegTraitNumTwo), other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
+// arguments; the lanes of one instruction are computed in index order.
+#ifndef AF_TWIN_REG_H
+#define AF_TWIN_REG_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "api_dtypes.h"
+#include "core.h"
+#include "runtime.h"
+#include "tensor.h"
+#include "vector.h"
+
+#ifndef __simd_vf__
+#define __simd_vf__
+#endif
+#ifndef __simd_callee__
+#define __simd_callee__
+#endif
+
+namespace AscendC {
+namespace Reg {
+
+enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
+enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
+enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
+enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
+// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM and
+// DIST_PACK_B32 stores (the others fail a static_assert).
+enum class LoadDist {
+    DIST_NORM,
+    DIST_BRC_B8,
+    DIST_BRC_B16,
+    DIST_BRC_B32,
+    DIST_US_B8 = 6,
+    DIST_US_B16,
+    DIST_DS_B8,
+    DIST_DS_B16,
+    DIST_BDINTLV,
+    DIST_DINTLV_B8,
+    DIST_DINTLV_B16,
+    DIST_UNPACK_B8,
+    DIST_UNPACK_B16,
+    DIST_BLK,
+    DIST_E2B_B16,
+    DIST_E2B_B32,
+    DIST_UNPACK_B32,
+    DIST_DINTLV_B32,
+    DIST_UNPACK4_B8,
+    DIST_SPLT4CHN_B8,
+    DIST_SPLT2CHN_B8,
+    DIST_SPLT2CHN_B16,
+};
+enum class StoreDist {
+    DIST_NORM_B8,
+    DIST_NORM_B16,
+    DIST_NORM_B32,
+    DIST_FIRST_ELEMENT_B8,
+    DIST_FIRST_ELEMENT_B16,
+    DIST_FIRST_ELEMENT_B32,
+    DIST_PACK_B16,
+    DIST_PACK_B32,
+    DIST_INTLV_B8,
+    DIST_INTLV_B16,
+    DIST_PACK_B64,
+    DIST_INTLV_B32,
+    DIST_PACK4_B32,
+    DIST_MRG4CHN_B8,
+    DIST_MRG2CHN_B8,
+    DIST_MRG2CHN_B16,
+    DIST_NORM
+};
+struct DefaultType {};
+
+struct CastTrait {
+    RegLayout layoutMode = RegLayout::UNKNOWN;
+    SatMode satMode = SatMode::UNKNOWN;
+    MaskMergeMode mrgMode = MaskMergeMode::UNKNOWN;
+    RoundMode roundMode = RoundMode::UNKNOWN;
+};
+constexpr CastTrait castTrait = {RegLayout::UNKNOWN, SatMode::UNKNOWN, MaskMergeMode::UNKNOWN, RoundMode::UNKNOWN};
+
+struct RegTrait {
+    int REG_NUM = 1;
+};
+constexpr RegTrait RegTraitNumOne = {1};
+constexpr RegTrait RegTraitNumTwo = {2};
+
+constexpr uint32_t kVecBytes = 256;  // one vector register
+
+template <typename T>
+constexpr uint32_t LanesOf() {
+    return kVecBytes / static_cast<uint32_t>(sizeof(T));
+}
+
+template <typename T, const RegTrait& regTrait = RegTraitNumOne>
+struct RegTensor {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                  "RegTensor: the twin emulates registers of 1-, 2- and 4-byte elements only");
+    static_assert(regTrait.REG_NUM == 1, "RegTensor: the twin emulates RegTraitNumOne only");
+    using ActualT = T;
+    static constexpr uint32_t kLanes = LanesOf<T>();
+    RegTensor() { std::memset(afWritten, 0, sizeof afWritten); }
+    // --- twin internals: the lanes and, per lane, whether an instruction wrote it under a mask.
+    T afLane[kLanes]{};
+    bool afWritten[kLanes];
+};
+
+// One predicate per lane of the element width it was made for (afWidth bytes; 0 = never set).
+struct MaskReg {
+    MaskReg() { std::memset(afOn, 0, sizeof afOn); }
+    bool afOn[kVecBytes];
+    uint32_t afWidth = 0;
+};
+
+}  // namespace Reg
+}  // namespace AscendC
+
+namespace AfTwin {
+
+inline CoreCtx* RegCore(const char* api) {
+    CoreCtx* c = RequireCore(api);
+    if (!c->inRegVf)
+        Fail("reg-outside-vf", "Reg::%s called outside a vector function (launch a __simd_vf__ function with "
+             "asc_vf_call)", api);
+    return c;
+}
+
+template <typename T>
+inline void RegCheckMask(const AscendC::Reg::MaskReg& m, const char* api, const char* operand) {
+    if (m.afWidth == 0)
+        Fail("reg-mask", "Reg::%s: mask %s was never set (UpdateMask, CreateMask or Compare make a mask)", api,
+             operand);
+    if (m.afWidth != sizeof(T))
+        Fail("reg-mask", "Reg::%s<%s>: mask %s was made for %u-byte elements, the operands have %u-byte elements",
+             api, TypeName<T>(), operand, m.afWidth, static_cast<unsigned>(sizeof(T)));
+}
+
+template <typename T>
+inline void RegCheckRead(const AscendC::Reg::RegTensor<T>& r, uint32_t lane, const char* api,
+                         const char* operand) {
+    if (!r.afWritten[lane])
+        Fail("reg-mask", "Reg::%s<%s>: lane %u of operand %s was not written by an instruction under a mask that "
+             "covers it (uninitialised register, or a mask wider than the one it was computed under)", api,
+             TypeName<T>(), lane, operand);
+}
+
+// The UB byte offset of a raw UB pointer of the running core; it must be 32-byte aligned and [off, off + n)
+// must lie in one live TPipe buffer.
+inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand) {
+    const uintptr_t q = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(c->arena);
+    if (q < base || q - base >= kPhysicalUb)
+        Fail("ub-out-of-bounds", "Reg::%s: %s address %p is outside this core's UB", api, operand, p);
+    const uint32_t off = static_cast<uint32_t>(q - base);
+    if (off % kUbAlign != 0)
+        Fail("ub-misaligned", "Reg::%s: %s starts at UB byte offset %u, which is not 32-byte aligned", api, operand,
+             off);
+    for (const UbAlloc& a : c->allocs) {
+        if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) return off;
+    }
+    for (const UbAlloc& a : c->allocs) {
+        if (off >= a.offset && off < a.offset + a.bytes)
+            Fail("ub-out-of-bounds", "Reg::%s: %s touches UB bytes [%u, %llu) but its buffer is [%u, %u)", api,
+                 operand, off, static_cast<unsigned long long>(uint64_t{off} + n), a.offset, a.offset + a.bytes);
+    }
+    Fail("ub-out-of-bounds", "Reg::%s: %s at UB byte offset %u lies in no live TPipe buffer", api, operand, off);
+}
+
+// Elements per cycle of one register instruction on Ascend 950 (single issue), from the asc-devkit table
+// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 9, 10, 12); 0 when it lists no rate for the
+// instruction and element type (the instruction then counts one cycle per vector).
+inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
+    auto is = [api](const char* name) { return std::strcmp(api, name) == 0; };
+    if (is("LoadAlign") || is("StoreAlign")) return 256 / size;
+    if (is("Exp") || is("Ln") || is("Sqrt")) return isFloat ? 16 : 0;
+    if (is("Div")) return isFloat ? 16 : 0;
+    if (is("Add") || is("Sub") || is("Adds") || is("Mul") || is("Muls") || is("Abs") || is("Neg")) {
+        if (size == 2) return isFloat ? 128 : 64;
+        if (size == 4) return isFloat ? 64 : 32;
+        return 0;
+    }
+    if (is("Relu")) return size == 2 ? (isFloat ? 128 : 0) : (size == 4 ? 64 : 0);
+    if (is("Max") || is("Min") || is("Maxs") || is("Mins") || is("Compare") || is("Compares") || is("Select") ||
+        is("Duplicate"))
+        return 256 / size;
+    return 0;
+}
+
+// Adds the modelled cycles of one instruction over a vector of `lanes` elements.
+inline void RegCycles(CoreCtx* c, const char* api, uint32_t lanes, uint32_t rate) {
+    (void)api;  // names the instruction at the call site
+    c->c.regCycles += rate == 0 ? 1u : (lanes + rate - 1) / rate;
+}
+
+template <typename T>
+inline void RegCyclesOf(CoreCtx* c, const char* api) {
+    constexpr uint32_t size = static_cast<uint32_t>(sizeof(T));
+    RegCycles(c, api, 256 / size, RegRate(api, size, IsFloatLike<T>::value));
+}
+
+template <typename T, typename F>
+inline void RegMap1(const char* api, AscendC::Reg::RegTensor<T>& dst, const AscendC::Reg::RegTensor<T>& src,
+                    const AscendC::Reg::MaskReg& mask, F f) {
+    CoreCtx* c = RegCore(api);
+    RegCheckMask<T>(mask, api, "mask");
+    ++c->c.regCompute;
+    RegCyclesOf<T>(c, api);
+    AscendC::Reg::RegTensor<T> out;
+    for (uint32_t i = 0; i < AscendC::Reg::LanesOf<T>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        RegCheckRead(src, i, api, "src");
+        out.afLane[i] = f(src.afLane[i]);
+        out.afWritten[i] = true;
+    }
+    dst = out;
+}
+
+template <typename T, typename F>
+inline void RegMap2(const char* api, AscendC::Reg::RegTensor<T>& dst, const AscendC::Reg::RegTensor<T>& src0,
+                    const AscendC::Reg::RegTensor<T>& src1, const AscendC::Reg::MaskReg& mask, F f) {
+    CoreCtx* c = RegCore(api);
+    RegCheckMask<T>(mask, api, "mask");
+    ++c->c.regCompute;
+    RegCyclesOf<T>(c, api);
+    AscendC::Reg::RegTensor<T> out;
+    for (uint32_t i = 0; i < AscendC::Reg::LanesOf<T>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        RegCheckRead(src0, i, api, "src0");
+        RegCheckRead(src1, i, api, "src1");
+        out.afLane[i] = f(src0.afLane[i], src1.afLane[i]);
+        out.afWritten[i] = true;
+    }
+    dst = out;
+}
+
+template <typename T>
+inline T SubOf(T a, T b) {
+    if constexpr (IsFloatLike<T>::value) {
+        return T(static_cast<float>(a) - static_cast<float>(b));
+    } else {
+        return WrapSub(a, b);
+    }
+}
+
+template <typename T>
+inline T DivOf(T a, T b) {
+    if constexpr (IsFloatLike<T>::value) {
+        return T(static_cast<float>(a) / static_cast<float>(b));
+    } else {
+        if (b == 0) Fail("api-params", "Reg::Div: integer division by zero (%s)", TypeName<T>());
+        if constexpr (std::is_signed<T>::value) {
+            if (b == static_cast<T>(-1)) return WrapNeg(a);
+        }
+        return static_cast<T>(a / b);
+    }
+}
+
+template <typename T>
+inline T AbsOf(T a) {
+    if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value) {
+        return T::FromBits(static_cast<uint16_t>(a.bits & 0x7FFFu));
+    } else if constexpr (std::is_same<T, float>::value) {
+        return std::fabs(a);
+    } else if constexpr (std::is_signed<T>::value) {
+        return a < 0 ? WrapNeg(a) : a;
+    } else {
+        return a;
+    }
+}
+
+template <typename T>
+inline T NegOf(T a) {
+    if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value) {
+        return T::FromBits(static_cast<uint16_t>(a.bits ^ 0x8000u));
+    } else if constexpr (std::is_same<T, float>::value) {
+        return -a;
+    } else {
+        return WrapNeg(a);
+    }
+}
+
+template <typename T>
+inline T ReluOf(T a) {
+    using C = typename CalcType<T>::type;
+    return static_cast<C>(a) > C(0) ? a : T(0);
+}
+
+}  // namespace AfTwin
+
+// ---------------------------------------------------------------------------
+// asc_vf_call: runs a __simd_vf__ function on the running core.
+template <typename A>
+struct AfTwinVfArg
+    : std::integral_constant<bool, std::is_pointer<std::decay_t<A>>::value ||
+                                       std::is_arithmetic<std::decay_t<A>>::value ||
+                                       AfTwin::IsFloatLike<std::decay_t<A>>::value> {};
+
+template <auto funcPtr, typename... Args>
+inline void asc_vf_call(Args&&... args) {
+    static_assert((AfTwinVfArg<Args>::value && ...),
+                  "asc_vf_call: a SIMD VF takes raw pointers and basic data types only (no structs, no arrays)");
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("asc_vf_call");
+    if (c->inRegVf || c->inSimt) AfTwin::Fail("api-params", "asc_vf_call: nested vector function launch");
+    ++c->c.vfCalls;
+    c->inRegVf = true;
+    funcPtr(args...);
+    c->inRegVf = false;
+}
+
+namespace AscendC {
+namespace Reg {
+
+// ---------------------------------------------------------------------------
+// Masks.
+
+template <typename T, const RegTrait& regTrait = RegTraitNumOne>
+inline MaskReg UpdateMask(uint32_t& scalarValue) {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "UpdateMask: element type must be b8/b16/b32/b64");
+    static_assert(sizeof(T) != 8, "UpdateMask: the twin emulates 1-, 2- and 4-byte elements only");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("UpdateMask");
+    ++c->c.regMasks;
+    constexpr uint32_t lanes = LanesOf<T>();
+    const uint32_t on = scalarValue < lanes ? scalarValue : lanes;
+    MaskReg m;
+    m.afWidth = sizeof(T);
+    for (uint32_t i = 0; i < on; ++i) m.afOn[i] = true;
+    scalarValue = scalarValue < lanes ? 0u : scalarValue - lanes;
+    return m;
+}
+
+template <typename T, MaskPattern mode = MaskPattern::ALL, const RegTrait& regTrait = RegTraitNumOne>
+inline MaskReg CreateMask() {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "CreateMask: the twin emulates 1-, 2- and "
+                  "4-byte elements only");
+    static_assert(mode != MaskPattern::M3 && mode != MaskPattern::M4, "CreateMask: M3 / M4 are not emulated");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("CreateMask");
+    ++c->c.regMasks;
+    constexpr uint32_t lanes = LanesOf<T>();
+    uint32_t on = lanes;
+    switch (mode) {
+        case MaskPattern::ALL: on = lanes; break;
+        case MaskPattern::ALLF: on = 0; break;
+        case MaskPattern::VL1: on = 1; break;
+        case MaskPattern::VL2: on = 2; break;
+        case MaskPattern::VL3: on = 3; break;
+        case MaskPattern::VL4: on = 4; break;
+        case MaskPattern::VL8: on = 8; break;
+        case MaskPattern::VL16: on = 16; break;
+        case MaskPattern::VL32: on = 32; break;
+        case MaskPattern::VL64: on = 64; break;
+        case MaskPattern::VL128: on = 128; break;
+        case MaskPattern::H: on = lanes / 2; break;
+        case MaskPattern::Q: on = lanes / 4; break;
+        default: break;
+    }
+    if (on > lanes) on = lanes;
+    MaskReg m;
+    m.afWidth = sizeof(T);
+    for (uint32_t i = 0; i < on; ++i) m.afOn[i] = true;
+    return m;
+}
+
+// ---------------------------------------------------------------------------
+// Loads and stores (DIST_NORM: one whole vector, the start 32-byte aligned).
+
+template <typename T = DefaultType, LoadDist dist = LoadDist::DIST_NORM, typename U>
+inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::LoadAlign: the pointer's element type differs from the register's");
+    static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16,
+                  "Reg::LoadAlign: the twin emulates DIST_NORM and DIST_UNPACK_B16 only");
+    static_assert(dist != LoadDist::DIST_UNPACK_B16 || sizeof(ActualT) == 2,
+                  "Reg::LoadAlign: DIST_UNPACK_B16 loads 2-byte elements");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
+    if constexpr (dist == LoadDist::DIST_UNPACK_B16) {
+        // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
+        AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
+        ++c->c.regLoads;
+        c->c.regLoadBytes += kVecBytes / 2;
+        AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>() / 2, 256 / sizeof(ActualT));
+        for (uint32_t j = 0; j < LanesOf<ActualT>() / 2; ++j) {
+            std::memcpy(&dstReg.afLane[2 * j], srcAddr + j, sizeof(ActualT));
+            std::memset(&dstReg.afLane[2 * j + 1], 0, sizeof(ActualT));
+        }
+    } else {
+        AfTwin::RegUbRange(c, srcAddr, kVecBytes, "LoadAlign", "srcAddr");
+        ++c->c.regLoads;
+        c->c.regLoadBytes += kVecBytes;
+        AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
+        std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
+    }
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
+}
+
+template <typename T = DefaultType, StoreDist dist = StoreDist::DIST_NORM, typename U>
+inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::StoreAlign: the pointer's element type differs from the register's");
+    static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32,
+                  "Reg::StoreAlign: the twin emulates DIST_NORM and DIST_PACK_B32 only");
+    static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
+                  "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("StoreAlign");
+    if constexpr (dist == StoreDist::DIST_PACK_B32) {
+        // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
+        AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
+        uint32_t last = 0;
+        uint32_t on = 0;
+        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+            if (!mask.afOn[j]) continue;
+            AfTwin::RegCheckRead(srcReg, 2 * j, "StoreAlign", "srcReg");
+            last = j + 1;
+            ++on;
+        }
+        const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
+        ++c->c.regStores;
+        c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
+        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / 4, 256 / sizeof(ActualT));
+        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+            if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
+        }
+        if (off + last * sizeof(ActualT) > c->dirtyEnd)
+            c->dirtyEnd = off + last * static_cast<uint32_t>(sizeof(ActualT));
+        return;
+    }
+    AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
+    uint32_t last = 0;
+    uint32_t on = 0;
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        AfTwin::RegCheckRead(srcReg, i, "StoreAlign", "srcReg");
+        last = i + 1;
+        ++on;
+    }
+    const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
+    ++c->c.regStores;
+    c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
+    AfTwin::RegCycles(c, "StoreAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        if (mask.afOn[i]) std::memcpy(dstAddr + i, &srcReg.afLane[i], sizeof(ActualT));
+    }
+    if (off + last * sizeof(ActualT) > c->dirtyEnd) c->dirtyEnd = off + last * static_cast<uint32_t>(sizeof(ActualT));
+}
+
+// ---------------------------------------------------------------------------
+// Computing instructions (ZEROING: lanes off the mask are zero and count as unwritten).
+
+#define AF_TWIN_REG_BINARY(NAME, EXPR)                                                                     \
+    template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
+    inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {                                   \
+        using ActualT = typename U::ActualT;                                                               \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,              \
+                      "Reg::" #NAME ": T type is not the register's element type");                        \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");   \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
+        AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
+    }
+
+AF_TWIN_REG_BINARY(Add, AfTwin::AddOf(a, b))
+AF_TWIN_REG_BINARY(Sub, AfTwin::SubOf(a, b))
+AF_TWIN_REG_BINARY(Mul, AfTwin::MulOf(a, b))
+AF_TWIN_REG_BINARY(Div, AfTwin::DivOf(a, b))
+AF_TWIN_REG_BINARY(Max, AfTwin::MaxOf(a, b))
+AF_TWIN_REG_BINARY(Min, AfTwin::MinOf(a, b))
+#undef AF_TWIN_REG_BINARY
+
+#define AF_TWIN_REG_SCALAR(NAME, EXPR)                                                                      \
+    template <typename T = DefaultType, typename U, MaskMergeMode mode = MaskMergeMode::ZEROING, typename S> \
+    inline void NAME(S& dstReg, S& srcReg, U scalarValue, MaskReg& mask) {                                  \
+        using ActualT = typename S::ActualT;                                                                \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,               \
+                      "Reg::" #NAME ": T type is not the register's element type");                         \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");    \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "    \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                           \
+        static_assert(AfTwin::AcceptsReg##NAME<U>, "Reg::" #NAME ": scalar type not accepted by the 3510 "  \
+                      "register implementation (af_twin/api_dtypes.h)");                                    \
+        const ActualT s = static_cast<ActualT>(scalarValue);                                                \
+        AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [s](ActualT a) { return EXPR; });                      \
+    }
+
+AF_TWIN_REG_SCALAR(Adds, AfTwin::AddOf(a, s))
+AF_TWIN_REG_SCALAR(Muls, AfTwin::MulOf(a, s))
+AF_TWIN_REG_SCALAR(Maxs, AfTwin::MaxOf(a, s))
+AF_TWIN_REG_SCALAR(Mins, AfTwin::MinOf(a, s))
+#undef AF_TWIN_REG_SCALAR
+
+#define AF_TWIN_REG_UNARY(NAME, MODE_T, EXPR)                                                             \
+    template <typename T = DefaultType, MODE_T mode = MaskMergeMode::ZEROING, typename U>                 \
+    inline void NAME(U& dstReg, U& srcReg, MaskReg& mask) {                                               \
+        using ActualT = typename U::ActualT;                                                              \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,             \
+                      "Reg::" #NAME ": T type is not the register's element type");                       \
+        static_assert(std::is_same<decltype(mode), MaskMergeMode>::value,                                 \
+                      "Reg::" #NAME ": the twin emulates the MaskMergeMode form only");                   \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "  \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                         \
+        AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [](ActualT a) { return EXPR; });                     \
+    }
+
+AF_TWIN_REG_UNARY(Abs, MaskMergeMode, AfTwin::AbsOf(a))
+AF_TWIN_REG_UNARY(Relu, MaskMergeMode, AfTwin::ReluOf(a))
+AF_TWIN_REG_UNARY(Neg, MaskMergeMode, AfTwin::NegOf(a))
+AF_TWIN_REG_UNARY(Exp, auto, ActualT(std::exp(static_cast<float>(a))))
+AF_TWIN_REG_UNARY(Ln, auto, ActualT(std::log(static_cast<float>(a))))
+AF_TWIN_REG_UNARY(Sqrt, auto, ActualT(std::sqrt(static_cast<float>(a))))
+#undef AF_TWIN_REG_UNARY
+
+// Duplicate: every lane (no mask) or the masked-on lanes get the scalar.
+template <typename T = DefaultType, typename U, typename S>
+inline void Duplicate(S& dstReg, U scalarValue) {
+    using ActualT = typename S::ActualT;
+    static_assert(AfTwin::AcceptsRegDuplicate<ActualT>, "Reg::Duplicate: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Duplicate");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Duplicate");
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        dstReg.afLane[i] = static_cast<ActualT>(scalarValue);
+        dstReg.afWritten[i] = true;
+    }
+}
+
+template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U, typename S>
+inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
+    using ActualT = typename S::ActualT;
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Duplicate: the twin emulates ZEROING only");
+    static_assert(AfTwin::AcceptsRegDuplicate<ActualT>, "Reg::Duplicate: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Duplicate");
+    AfTwin::RegCheckMask<ActualT>(mask, "Duplicate", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Duplicate");
+    S out;
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        out.afLane[i] = static_cast<ActualT>(scalarValue);
+        out.afWritten[i] = true;
+    }
+    dstReg = out;
+}
+
+// Cast: float <-> half / bfloat16_t (the 2-byte elements in the even lanes, RegLayout::ZERO) and
+// float <-> int32_t (lane by lane); the mask is one of the wider type's lanes.
+template <typename D, typename S>
+inline constexpr bool kRegCastPair =
+    (std::is_same<D, float>::value && (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) ||
+    (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) ||
+    (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) ||
+    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value);
+
+template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
+          typename V>
+inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
+    using D = typename S::ActualT;
+    using Src = typename V::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, D>::value,
+                  "Reg::Cast: T is not the destination register's element type");
+    static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, Src>::value,
+                  "Reg::Cast: U is not the source register's element type");
+    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t and float <-> "
+                  "int32_t only");
+    static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
+    constexpr bool widen = sizeof(D) > sizeof(Src);
+    constexpr bool narrow = sizeof(D) < sizeof(Src);
+    static_assert((widen || narrow) ? trait.layoutMode == RegLayout::ZERO : trait.layoutMode == RegLayout::UNKNOWN,
+                  "Reg::Cast: RegLayout::ZERO between 2- and 4-byte types (the twin emulates no other layout), "
+                  "UNKNOWN between types of one size");
+    static_assert(!widen || (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
+                  "Reg::Cast: a widening float conversion is exact: RoundMode::UNKNOWN, SatMode::UNKNOWN");
+    static_assert(!narrow || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
+                              trait.roundMode != RoundMode::CAST_NONE),
+                  "Reg::Cast: a narrowing float conversion takes a RoundMode; the twin emulates SatMode::NO_SAT "
+                  "(overflow to infinity)");
+    static_assert(!std::is_same<D, int32_t>::value ||
+                      (trait.satMode == SatMode::SAT && trait.roundMode != RoundMode::UNKNOWN &&
+                       trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
+                  "Reg::Cast: float -> int32_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                  "SatMode::SAT (saturating, NaN -> 0)");
+    static_assert(!std::is_same<Src, int32_t>::value ||
+                      (trait.satMode == SatMode::UNKNOWN && trait.roundMode != RoundMode::UNKNOWN &&
+                       trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
+                  "Reg::Cast: int32_t -> float takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and SatMode::UNKNOWN");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Cast");
+    using Wide = typename std::conditional<(sizeof(D) > sizeof(Src)), D, Src>::type;
+    AfTwin::RegCheckMask<Wide>(mask, "Cast", "mask");
+    ++c->c.regCompute;
+    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t
+    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), std::is_same<D, int32_t>::value || std::is_same<Src, int32_t>::value ? 32u : 64u);
+    constexpr AscendC::RoundMode mode = trait.roundMode == RoundMode::UNKNOWN ? RoundMode::CAST_NONE : trait.roundMode;
+    S out;
+    for (uint32_t j = 0; j < LanesOf<Wide>(); ++j) {
+        if (!mask.afOn[j]) continue;
+        const uint32_t from = narrow ? j : (widen ? 2 * j : j);
+        const uint32_t to = widen ? j : (narrow ? 2 * j : j);
+        AfTwin::RegCheckRead(srcReg, from, "Cast", "srcReg");
+        out.afLane[to] = AfTwin::CastValue<D, Src>(srcReg.afLane[from], mode);
+        out.afWritten[to] = true;
+    }
+    dstReg = out;
+}
+
+// Compare / Compares: dst lane i is on where mask lane i is on and the comparison holds.
+template <typename T = DefaultType, CMPMODE mode = CMPMODE::EQ, typename U>
+inline void Compare(MaskReg& dst, U& srcReg0, U& srcReg1, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Compare: T type is not the register's element type");
+    static_assert(AfTwin::AcceptsRegCompare<ActualT>, "Reg::Compare: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Compare");
+    AfTwin::RegCheckMask<ActualT>(mask, "Compare", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Compare");
+    MaskReg out;
+    out.afWidth = sizeof(ActualT);
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        AfTwin::RegCheckRead(srcReg0, i, "Compare", "srcReg0");
+        AfTwin::RegCheckRead(srcReg1, i, "Compare", "srcReg1");
+        out.afOn[i] = AfTwin::CompareOne(srcReg0.afLane[i], srcReg1.afLane[i], mode);
+    }
+    dst = out;
+}
+
+template <typename T = DefaultType, CMPMODE mode = CMPMODE::EQ, typename U, typename S>
+inline void Compares(MaskReg& dst, U& srcReg, S scalarValue, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Compares: T type is not the register's element type");
+    static_assert(AfTwin::AcceptsRegCompares<ActualT>, "Reg::Compares: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    static_assert(std::is_convertible<S, ActualT>::value, "Reg::Compares: scalar not convertible to the element type");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Compares");
+    AfTwin::RegCheckMask<ActualT>(mask, "Compares", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Compares");
+    const ActualT s = static_cast<ActualT>(scalarValue);
+    MaskReg out;
+    out.afWidth = sizeof(ActualT);
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        AfTwin::RegCheckRead(srcReg, i, "Compares", "srcReg");
+        out.afOn[i] = AfTwin::CompareOne(srcReg.afLane[i], s, mode);
+    }
+    dst = out;
+}
+
+// Select: dst lane i = mask lane i ? srcReg0 lane i : srcReg1 lane i, over every lane.
+template <typename T = DefaultType, typename U>
+inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Select: T type is not the register's element type");
+    static_assert(AfTwin::AcceptsRegSelect<ActualT>, "Reg::Select: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Select");
+    AfTwin::RegCheckMask<ActualT>(mask, "Select", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<ActualT>(c, "Select");
+    U out;
+    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
+        const U& from = mask.afOn[i] ? srcReg0 : srcReg1;
+        out.afLane[i] = from.afLane[i];
+        out.afWritten[i] = from.afWritten[i];
+    }
+    dstReg = out;
+}
+
+}  // namespace Reg
+}  // namespace AscendC
+
+#endif  // AF_TWIN_REG_H
