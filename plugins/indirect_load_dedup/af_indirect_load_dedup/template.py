@@ -58,8 +58,17 @@ from af_indirect_load_dedup.api_call import DedupGatherApiCall, DedupStoreApiCal
 
 #: Most positions in one chunk: bounds the scalar pass and the hash table in UB.
 CHUNK_MAX = 256
+#: Fewest positions per chunk when whole rows do not fit (rows are then cut into column tiles instead).
+CHUNK_MIN = 16
+#: UB kept for the hash table and the buffers' rounding when sizing chunks of whole rows.
+HASH_RESERVE = 16384
 #: A row is cut into column tiles of at least this many bytes (shorter copies cost more in calls than in bytes).
-MIN_COLUMN_BYTES = 512
+MIN_COLUMN_BYTES = 4096
+#: Shortest row the template takes: one DataCopyPad per distinct row costs 256 bytes of issue cost (the
+#: units of af_core.schedule.cost), at most 1/16 of a 4 KiB row, so without a repeated index the template
+#: stays within about 10% of a gather that reads each line once; shorter rows lose clearly unless most
+#: indices repeat, which the host tiling cannot see.
+MIN_ROW_BYTES = 4096
 #: Most output axes up to the gathered one (the C++ view holds 8).
 MAX_ROW_AXES = 8
 #: A probe pitch (a multiple of 8, so that mask bytes divide) to read the tiles' UB bytes per pitch element.
@@ -78,16 +87,19 @@ def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:
 
 def expected_distinct(chunk, rows) -> sympy.Expr:
     """Expected distinct values among ``chunk`` indices drawn uniformly from ``rows`` rows (integer formula)."""
-    return Max(1, Min(chunk, rows, FloorDiv(2 * chunk * rows, 2 * rows + chunk)))
+    return Max(1, Min(chunk, rows, CeilDiv(2 * chunk * rows, 2 * rows + chunk)))
 
 
 class DedupGatherTemplate:
     """Registered as ``dedup``."""
 
     name = "dedup"
-    buffers = (
-        2  # the gathered tile is double-buffered: one work item's copies overlap the previous one's stores
-    )
+    #: The gathered tile is double-buffered: one work item's copies overlap the previous one's stores.
+    buffers = 2
+    #: Rows shorter than this many bytes are dropped (a constraint ``afc explain`` shows); tests lower it.
+    min_row_bytes = MIN_ROW_BYTES
+    #: Rows are cut into column tiles of at least this many bytes; tests lower it to cut short rows too.
+    min_column_bytes = MIN_COLUMN_BYTES
     #: The stage's axis names: the work items, the loop over them and the split across cores.
     axis_names = ("W", "WT", "Wt", "WTB", "WTb")
 
@@ -155,17 +167,12 @@ class DedupGatherTemplate:
         positions = spec.add(
             "positions", product(row_sizes), "output positions (axes up to the gathered one)"
         )
-        column_min = AlignUp(Max(1, MIN_COLUMN_BYTES // itemsize), align)
+        column_min = AlignUp(Max(1, self.min_column_bytes // itemsize), align)
         spare = Max(
             1, Min(CeilDiv(width, column_min), CORE_NUM)
         )  # most column tiles worth cutting a row into
-        chunk = spec.add(
-            "chunk",
-            Max(1, Min(CHUNK_MAX, CeilDiv(positions, CeilDiv(CORE_NUM, spare)))),
-            "positions per chunk: as many as leave a work item for every core",
-        )
-        hash_size = spec.add("hash_size", 2 * chunk, "slots of the chunk's hash table")
-        chunks = spec.add("chunks", CeilDiv(positions, chunk), "chunks of positions")
+        chunk = field("chunk")
+        hash_size, chunks = field("hash_size"), field("chunks")
         col = field("col")
         pitch = pitch_for(col, chain_dtypes)
 
@@ -261,8 +268,18 @@ class DedupGatherTemplate:
         assign_releases(stage, impl)
         impl.stages = [stage]
 
-        # column tiles: as wide as UB allows for a chunk, narrow enough that every core gets a work item
+        # chunks: as many positions as leave a work item for every core, and no more than fit in UB with
+        # whole rows unless a row alone is too wide (then CHUNK_MIN positions and narrower column tiles)
         per_element = sympy.ceiling(plan.row_bytes.subs(pitch, _PITCH_PROBE) / _PITCH_PROBE)
+        whole_rows = FloorDiv(UB_SIZE - HASH_RESERVE, AlignUp(width, align) * per_element)
+        spec.add(
+            "chunk",
+            Max(1, Min(CHUNK_MAX, CeilDiv(positions, CeilDiv(CORE_NUM, spare)), Max(CHUNK_MIN, whole_rows))),
+            "positions per chunk",
+        )
+        spec.add("hash_size", 2 * chunk, "slots of the chunk's hash table")
+        spec.add("chunks", CeilDiv(positions, chunk), "chunks of positions")
+        # column tiles: as wide as UB allows for a chunk, narrow enough that every core gets a work item
         fit = FloorDiv(Max(0, UB_SIZE - plan.fixed_bytes), chunk * per_element)
         wanted = AlignUp(CeilDiv(width, Max(1, Min(spare, CeilDiv(CORE_NUM, chunks)))), align)
         spec.add("col", Max(align, Min(wanted, FloorDiv(fit, align) * align)), "elements per column tile")
@@ -284,6 +301,12 @@ class DedupGatherTemplate:
             sympy.Lt(width * max(d.itemsize for d in chain_dtypes), 2**31),
             "a row of 2 GiB or more does not fit the copies' 32-bit strides",
         )
+        if self.min_row_bytes > 0:
+            spec.require(
+                sympy.Ge(width * itemsize, self.min_row_bytes),
+                f"rows under {self.min_row_bytes} bytes: a copy call per distinct row costs more than "
+                "deduplication saves unless most indices repeat",
+            )
         spec.score = sympy.Integer(1)
         spec.cost = self._cost(stage, loop, an, table, index, dim, positions, chunk, chunks, width, col_tiles)
         spec.block_dim = used

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import AutofuserOptions
+from af_core.registry import get_registry
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSanitizerError, TwinSession
 
@@ -20,6 +21,18 @@ SETTINGS = settings(max_examples=5, deadline=None, derandomize=True, suppress_he
 CORES = st.sampled_from([1, 2, 5, 48])
 #: How the index values of a run are drawn: the reference's random draw, or an explicit pattern.
 PATTERNS = st.sampled_from(["random", "all_equal", "all_distinct", "few_values"])
+
+
+@pytest.fixture(autouse=True, scope="module")
+def small_rows_and_columns():
+    """Short rows are dropped and cut into columns only from 4 KiB on; lowered here, so that small shapes
+    exercise every path: chunks, column tiles and their tails."""
+    template = get_registry().get("template", "dedup")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(template, "min_row_bytes", 0)
+        patch.setattr(template, "min_column_bytes", 64)
+        yield
+    session.cache_clear()
 
 
 @functools.cache
@@ -150,3 +163,14 @@ def test_out_of_range_index_without_bound_check_is_reported():
     with pytest.raises(TwinSanitizerError) as info:
         s.check(inputs=s.inputs(sizes, arrays={"x": np.zeros((10, 8), np.float32), "idx": idx}), core_num=2)
     assert info.value.kind == "gather-out-of-range"
+
+
+@pytest.mark.parametrize("pattern", ["random", "all_equal", "few_values"])
+def test_column_tiles_with_a_tail(pattern):
+    """Few positions, long rows, 48 cores: rows are cut into column tiles, the last one shorter."""
+    s = session(graphs.index_select_chain, "float16", "int64")
+    sizes = {"N": 7, "H": 1000, "K": 9}
+    fields = solve_scheduled(s.scheduled, sizes, 48).chosen().fields
+    assert fields["col_tiles"] > 1 and 1000 % fields["col"] != 0
+    kw = {"negative_indices": True} if pattern == "random" else {"names": ("x", "idx"), "negative": True}
+    check(s, sizes, 3, 48, pattern=pattern, **kw)
