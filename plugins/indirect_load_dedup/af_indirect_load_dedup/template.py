@@ -26,17 +26,28 @@ distinct rows, not positions), side inputs of the post chain (they are
 indexed by position), index or input chains, gathers whose index varies
 inside a row, strided rows.
 
+Chunks and column tiles: a chunk holds as many positions as leave a work
+item for every core, at most :data:`CHUNK_MAX`, and no more whole rows than
+fit in UB — unless one row alone is too wide, then :data:`CHUNK_MIN`
+positions; column tiles are then as wide as UB allows for the chunk and,
+from rows of ``2 * MIN_COLUMN_BYTES`` on, narrow enough to give every core
+work. The bigger a chunk, the more repeats it catches: repeats across
+chunks are read again.
+
 Score and cost: score 1, the SIMT template's everywhere score, so under the
 seed policy it meets SIMT on modelled cost and yields to SIMD / SK-like
-inside their regions. The modelled cost (units of :mod:`af_core.schedule.cost`)
+inside their regions; under the cost policy the modelled costs decide. Rows
+under :data:`MIN_ROW_BYTES` are dropped by a constraint (``afc explain``
+shows it). The modelled cost (units of :mod:`af_core.schedule.cost`)
 counts, per chunk, the distinct rows the host tiling expects — it cannot
 see index values, so it takes the expected number of distinct values of
 ``chunk`` indices drawn uniformly from the ``R`` rows they can select,
 ``R * (1 - (1 - 1/R)^chunk)``, approximated with integer arithmetic by
-``2 * chunk * R / (2 * R + chunk)`` and capped by ``min(chunk, R)`` — the
-output and index bytes, one API call per distinct row tile copied and per
-position stored (merged copies are not assumed) and the chain's calls per
-work item.
+``ceil(2 * chunk * R / (2 * R + chunk))`` and capped by ``min(chunk, R)``;
+repeated indices (zipf, beams) make the real count lower, distinct ones
+higher — plus the output and index bytes, one API call per distinct row
+tile copied and per position stored (merged copies are not assumed) and
+the chain's calls per work item.
 """
 
 from __future__ import annotations
