@@ -162,6 +162,12 @@ class DedupGatherTemplate:
                 f"the selected rows of table '{table.name}' are not one contiguous block "
                 f"(strides {row_view['inner_strides']})"
             )
+        row_bytes = sympy.sympify(product(list(il.y.size[dim + 1 :])) * il.y.dtype.itemsize)
+        if row_bytes.is_number and int(row_bytes) < self.min_row_bytes:
+            raise Unsupported(
+                f"rows of {int(row_bytes)} bytes, under {self.min_row_bytes}: a copy call per distinct row "
+                "costs more than deduplication saves unless most indices repeat"
+            )
         return [self._case(graph, il, an, table, index, dim)]
 
     def _case(self, graph: HintGraph, il: Node, an, table: Node, index: Node, dim: int) -> Case:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import AutofuserOptions
+from af_core.builders import GraphBuilder, index_select
 from af_core.registry import get_registry
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSanitizerError, TwinSession
@@ -174,3 +175,21 @@ def test_column_tiles_with_a_tail(pattern):
     assert fields["col_tiles"] > 1 and 1000 % fields["col"] != 0
     kw = {"negative_indices": True} if pattern == "random" else {"names": ("x", "idx"), "negative": True}
     check(s, sizes, 3, 48, pattern=pattern, **kw)
+
+
+@pytest.mark.parametrize(
+    "graph,data,index,out,sizes",
+    [
+        ("1g", "a-b", "a_b", "x.y", ("beta", "O", "gamma")),
+        ("class", "t", "block_dim", "class", ("t", "block_dim", "tiling_key")),
+        ("tiling", "main", "x_gm", "workspace", ("core_num", "ub_size", "class")),
+    ],
+)
+def test_odd_but_legal_names(graph, data, index, out, sizes):
+    """Graph, tensor and size names that are C++ keywords or the kernel's own identifiers still build and match."""
+    g = GraphBuilder(graph)
+    x = g.data(data, [sizes[0], sizes[1]], "float32")
+    idx = g.data(index, [sizes[2]], "int64")
+    g.output(g.op("Relu", index_select(x, 0, idx, need_check_negative=True)), out)
+    s = TwinSession(g.build(), DEDUP)
+    check(s, dict(zip(sizes, (37, 5, 11))), 3, 7, negative_indices=True)
