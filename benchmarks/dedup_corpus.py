@@ -79,7 +79,8 @@ def main(argv: list[str]) -> int:
         others = {k: v for k, v in m["cases"].items() if k.split("/")[0] != "dedup"}
         best = min(others, key=lambda k: others[k].cost)
         il = w.graph.nodes_of_type("IndirectLoad")[0]
-        width = eval_int(product(list(il.y.size[int(il.attr.ir_attr.dim) + 1 :])), inputs.sizes)
+        dim = int(il.attr.ir_attr.dim) % len(il.y.size)
+        width = eval_int(product(list(il.y.size[dim + 1 :])), inputs.sizes)
         row_bytes = width * il.y.dtype.itemsize
         installed = m["cases"].get("dedup")
         rows.append(

@@ -28,8 +28,8 @@ inside a row, strided rows.
 
 Chunks and column tiles: a chunk holds as many positions as leave a work
 item for every core, at most :data:`CHUNK_MAX`, and no more whole rows than
-fit in UB — unless one row alone is too wide, then :data:`CHUNK_MIN`
-positions; column tiles are then as wide as UB allows for the chunk and,
+fit in UB — unless fewer than :data:`WHOLE_ROWS_MIN` fit, then
+:data:`CHUNK_MIN` positions; column tiles are then as wide as UB allows for the chunk and,
 from rows of ``2 * MIN_COLUMN_BYTES`` on, narrow enough to give every core
 work. The bigger a chunk, the more repeats it catches: repeats across
 chunks are read again.
@@ -69,7 +69,9 @@ from af_indirect_load_dedup.api_call import DedupGatherApiCall, DedupStoreApiCal
 
 #: Most positions in one chunk: bounds the scalar pass and the hash table in UB.
 CHUNK_MAX = 256
-#: Fewest positions per chunk when whole rows do not fit (rows are then cut into column tiles instead).
+#: A chunk holds whole rows when at least this many fit in UB (no column cut: one copy call per row) ...
+WHOLE_ROWS_MIN = 4
+#: ... else this many positions, over column tiles narrow enough to fit (more calls, more repeats caught).
 CHUNK_MIN = 16
 #: UB kept for the hash table and the buffers' rounding when sizing chunks of whole rows.
 HASH_RESERVE = 16384
@@ -289,9 +291,11 @@ class DedupGatherTemplate:
         # whole rows unless a row alone is too wide (then CHUNK_MIN positions and narrower column tiles)
         per_element = sympy.ceiling(plan.row_bytes.subs(pitch, _PITCH_PROBE) / _PITCH_PROBE)
         whole_rows = FloorDiv(UB_SIZE - HASH_RESERVE, AlignUp(width, align) * per_element)
+        # whole_rows when at least WHOLE_ROWS_MIN fit, else CHUNK_MIN (written with the integer helpers)
+        chunk_cap = Max(whole_rows, CHUNK_MIN * (1 - Min(1, FloorDiv(whole_rows, WHOLE_ROWS_MIN))))
         spec.add(
             "chunk",
-            Max(1, Min(CHUNK_MAX, CeilDiv(positions, CeilDiv(CORE_NUM, spare)), Max(CHUNK_MIN, whole_rows))),
+            Max(1, Min(CHUNK_MAX, CeilDiv(positions, CeilDiv(CORE_NUM, spare)), chunk_cap)),
             "positions per chunk",
         )
         spec.add("hash_size", 2 * chunk, "slots of the chunk's hash table")
