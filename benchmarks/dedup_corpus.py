@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
             [
                 w.name,
                 str(row_bytes),
-                f"{installed.ratio:.2f}" if installed else "- (dropped)",
+                f"{installed.ratio:.2f}" if installed else "- (rows < 4 KiB)",
                 f"{installed.cost / others[best].cost:.2f}" if installed else "-",
                 f"{unfloored[0]:.2f}",
                 f"{unfloored[1] / others[best].cost:.2f}",
