@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from af_core.autofuser import Autofuser, AutofuserOptions
-from af_core.builders import GraphBuilder, gather
+from af_core.builders import GraphBuilder, gather, index_select
 from af_core.errors import ScheduleError
 from af_core.explain import explain
 from af_core.registry import get_registry
@@ -158,3 +158,13 @@ def test_modelled_cost_matches_the_twin_counted_cost_for_uniform_indices(sizes, 
     counted = counted_cost(s, run_with(s, sizes, None, cores))
     modelled = next(r for r in explain(s.scheduled, sizes, cores).rows if r.status == "chosen").cost
     assert abs(modelled - counted) <= 0.1 * counted, (modelled, counted)
+
+
+def test_rows_known_to_be_short_are_rejected_at_schedule():
+    """A constant row size under the floor: no case at all (it could never fit), the reason names the bytes."""
+    g = GraphBuilder("short_static")
+    x = g.data("x", ["N", 16], "float32")
+    g.output(index_select(x, 0, g.data("idx", ["K"], "int32")), "y")
+    with pytest.raises(ScheduleError, match="rows of 64 bytes, under 4096") as info:
+        Autofuser(AutofuserOptions(force_template="dedup")).schedule(g.build())
+    assert [r.plugin for r in info.value.rejections if r.template == "dedup"] == ["af-indirect-load-dedup"]
