@@ -41,6 +41,7 @@ DISTRIBUTIONS = (
     "plugins/indirect_load_simd",
     "plugins/indirect_load_simt",
     "plugins/indirect_load_sklike",
+    "plugins/indirect_load_dedup",
     "examples/af-template-scalar",
     "examples/af-template-rowcopy",
     "frontends/torch",

@@ -1,4 +1,4 @@
-"""All six distributions load together without load errors."""
+"""All seven distributions load together without load errors."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ DISTRIBUTIONS = {
     "indirect_load_simd": "af-indirect-load-simd",
     "indirect_load_simt": "af-indirect-load-simt",
     "indirect_load_sklike": "af-indirect-load-sklike",
+    "indirect_load_dedup": "af-indirect-load-dedup",
 }
 
 
@@ -20,4 +21,4 @@ def test_every_distribution_is_loaded():
     loaded = {p.name: p.distribution for p in registry.manager.plugins()}
     for plugin, dist in DISTRIBUTIONS.items():
         assert loaded.get(plugin) == dist
-    assert set(registry.names("template")) >= {"simd", "simt", "sklike"}
+    assert set(registry.names("template")) >= {"simd", "simt", "sklike", "dedup"}

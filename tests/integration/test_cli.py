@@ -62,6 +62,7 @@ def test_plugins():
         "af-indirect-load-simd",
         "af-indirect-load-simt",
         "af-indirect-load-sklike",
+        "af-indirect-load-dedup",
     ):
         assert dist in proc.stdout
     assert "IndirectLoadRegApiCall" in proc.stdout and "load errors: none" in proc.stdout

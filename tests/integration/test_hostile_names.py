@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from af_core.builders import GraphBuilder, index_select
-from af_core.errors import AscirError
+from af_core.errors import AscirError, TilingError
 from af_core.ir.mermaid import to_mermaid
 from af_core.ir.serialize import to_json
 from af_core.ir.sizes import parse
@@ -45,9 +45,16 @@ def check_every_case(graph, sizes: tuple[str, str, str]) -> TwinSession:
     assert chosen.ok, chosen.describe()
     # the C++ host tiling chose what the Python twin of it chooses, field for field
     assert chosen.twin.struct == solve_scheduled(session.scheduled, inputs.sizes, 7).struct
+    ran = set()
     for case in session.scheduled.cases:
-        run = session.check(inputs=inputs, core_num=7, tiling_key=case.tiling_key)
+        try:
+            run = session.check(inputs=inputs, core_num=7, tiling_key=case.tiling_key)
+        except TilingError as exc:  # a case whose own constraints drop these sizes (dedup: rows under 4 KiB)
+            assert "does not fit" in str(exc), str(exc)
+            continue
         assert run.ok, f"{case.label}: {run.describe()}"
+        ran.add(case.template)
+    assert {"simd", "simt", "sklike"} <= ran, ran
     return session
 
 

@@ -35,9 +35,9 @@ def ids(directory: Path) -> str:
     return directory.relative_to(ROOT).as_posix() or "af-core"
 
 
-def test_eight_distributions_are_checked():
+def test_nine_distributions_are_checked():
     # af-torch (frontends/torch) has its own packaging test in its env: importing it needs torch
-    assert len(DISTRIBUTIONS) == 8
+    assert len(DISTRIBUTIONS) == 9
 
 
 def pyproject_directories(root: Path) -> list[str]:
