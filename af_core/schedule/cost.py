@@ -41,13 +41,14 @@ The host tiling evaluates the same formulas; lower cost is better.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 import sympy
 
 from af_core.ir.sizes import Expr
-from af_core.tiling.spec import CeilDiv, FloorDiv, Min
+from af_core.tiling.spec import CeilDiv, FloorDiv, Min, TilingSpec
 
 LINE_BYTES = 128
 API_CALL_BYTES = 256
@@ -95,7 +96,7 @@ def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
     }
 
 
-def counted_cost(counters: Mapping[str, Expr | int], serialized: bool = False):
+def counted_cost(counters: Mapping[str, Any], serialized: bool = False) -> Any:
     """Cost in bytes from the counters (symbolic formulas or measured integers alike)."""
     cost = (
         counters["read_bytes"]
@@ -134,13 +135,13 @@ class CounterModel:
         """The modelled cost: :func:`counted_cost` of these counters."""
         return sympy.sympify(counted_cost(self.resources(), serialized))
 
-    def apply(self, spec, serialized: bool = False) -> None:
+    def apply(self, spec: TilingSpec, serialized: bool = False) -> None:
         """Add the counters to ``spec.resources`` and set ``spec.cost`` from them."""
         spec.resources.update(self.resources())
         spec.cost = self.cost(serialized)
 
 
-def storage_bytes(sizes, strides, itemsize: int) -> Expr:
+def storage_bytes(sizes: Sequence[Expr], strides: Sequence[Expr], itemsize: int) -> Expr:
     """Bytes a tensor view spans in GM: one element plus (size - 1) x stride per axis (broadcast axes,
     stride 0, add nothing), so a tensor broadcast to a large shape counts its stored bytes once."""
     span = sympy.Integer(1)
