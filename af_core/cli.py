@@ -489,6 +489,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
     )
     console.print(_t(f"policy order: {report.order}"))
+    if report.other_picks:
+        picks = "; ".join(f"{name} -> {label or 'no case fits'}" for name, label in report.other_picks)
+        console.print(_t(f"other selection policies would pick: {picks}"))
     console.print(
         f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
         f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)"

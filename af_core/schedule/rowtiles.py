@@ -32,7 +32,7 @@ from af_core.registry import op_with_role
 from af_core.schedule.cost import LINE_BYTES, storage_bytes
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_core.schedule.tiles import TilePlan, pitch_for
-from af_core.tiling.spec import CeilDiv, Min
+from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
 if TYPE_CHECKING:
     from af_core.codegen.api_call import ApiCall
@@ -322,6 +322,20 @@ class TileBuilder:
         self.write_bytes = self.write_bytes + rows * width * dtype.itemsize
 
 
+def reduce_calls_per_group(group: Expr, inner: Expr, itemsize: int) -> Expr:
+    """API calls the back end's vector reduce issues for one ``[group, inner]`` group of ``itemsize``-byte
+    values: with a kept inner width that fills whole 32-byte blocks, one UB copy and ``group - 1`` Adds;
+    with no inner width and a group of whole blocks, one whole-row reduction; otherwise it folds the
+    group with scalar code (no API call)."""
+    per_block = max(1, 32 // itemsize)
+
+    def whole_blocks(x: Expr) -> Expr:
+        return 1 - Min(1, x - per_block * FloorDiv(x, per_block))
+
+    wide = Min(1, inner - 1)
+    return wide * whole_blocks(inner) * group + (1 - wide) * whole_blocks(group)
+
+
 def add_reduce(
     b: TileBuilder,
     reduce: Node,
@@ -364,9 +378,7 @@ def add_reduce(
         num=1 if cast_back else b.buffers,
     )
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
-    # the vector reduce per tile row: with a kept inner width, a UB copy and group - 1 Adds per group;
-    # without, one whole-row reduction per group (the same issue pattern as the SIMT case's reduce)
-    b.calls_per_row = b.calls_per_row + a_r * (1 + Min(1, i_r - 1) * (r_r - 1))
+    b.calls_per_row = b.calls_per_row + a_r * reduce_calls_per_group(r_r, i_r, cdt.itemsize)
     b.nodes.append(
         ImplNode(
             reduce.name,

@@ -37,6 +37,7 @@ from af_core.schedule.case import Case
 from af_core.schedule.cost import LINE_BYTES, CounterModel, gather_read_bytes, storage_bytes
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.rewrite import hoist_input_chain
+from af_core.schedule.rowtiles import reduce_calls_per_group
 from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, Max, Min, TilingSpec
@@ -273,11 +274,10 @@ class SimtTemplate:
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        # the vector reduce (ReduceRegApiCall): with a kept inner width, one UB copy and group - 1 Adds per
-        # group; without, one whole-row reduction per group; a Mean scales each tile once more. One store
-        # per tile.
-        wide = Min(1, inner - 1)
-        calls = rows * (1 + wide * (group - 1)) + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
+        # the vector reduce per group (reduce_calls_per_group); a Mean scales each tile once more; one store
+        # per tile
+        per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
+        calls = rows * per_group + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
         counters = CounterModel(
             write_bytes=rows * inner * out_dtype.itemsize,
             line_fills=parts.line_fills(total),
