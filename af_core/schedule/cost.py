@@ -165,14 +165,15 @@ def gcd_with_line(stride_bytes: Expr, at_least: int = 1) -> Expr:
     return g
 
 
-def lines_per_run(run_bytes: Expr, stride_bytes: Expr | None = None, itemsize: int = 1) -> Expr:
-    """Average lines a ``run_bytes`` contiguous run touches when runs start ``stride_bytes`` apart.
+def run_line_bytes(run_bytes: Expr, stride_bytes: Expr | None = None, itemsize: int = 1) -> Expr:
+    """Line bytes (128 per line, on average) a ``run_bytes`` contiguous run touches when runs start
+    ``stride_bytes`` apart.
 
     A run at offset ``o`` within its first line touches ``ceil((run + o) / 128)``
     lines; over the offsets a row stride allows (multiples of
-    ``g = gcd(stride, 128)``) that averages ``(run + 128 - g) / 128``. Without
-    a stride, ``g`` is the item size (any element offset). Returned in
-    1/128 units of a line: bytes.
+    ``g = gcd(stride, 128)``) that averages ``(run + 128 - g) / 128`` lines,
+    i.e. ``run + 128 - g`` bytes. Without a stride, ``g`` is the item size
+    (any element offset).
     """
     g = sympy.Integer(itemsize) if stride_bytes is None else gcd_with_line(stride_bytes, itemsize)
     return run_bytes + LINE_BYTES - g
@@ -191,7 +192,7 @@ def gather_read_bytes(
     """Bytes a cache-line-based gather fills when ``cores`` cores split ``index_values`` reads evenly.
 
     Per index value, the lines of its contiguous run (``run_bytes``; at the
-    offsets rows ``stride_bytes`` apart can start at, :func:`lines_per_run`;
+    offsets rows ``stride_bytes`` apart can start at, :func:`run_line_bytes`;
     without a stride, half a line of misalignment on average). When the input
     slices a core's values can point into (its share of ``rows`` outer rows of
     ``slice_bytes`` each, at least one) fit its data cache of
@@ -205,7 +206,7 @@ def gather_read_bytes(
     if stride_bytes is None:
         per_value = LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2
     else:
-        per_value = lines_per_run(run_bytes, stride_bytes, itemsize)
+        per_value = run_line_bytes(run_bytes, stride_bytes, itemsize)
     if rows is None or slice_bytes is None or cache_bytes is None:
         return index_values * per_value
     per_core = CeilDiv(index_values, cores) * per_value
