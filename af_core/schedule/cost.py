@@ -170,12 +170,16 @@ def run_line_bytes(run_bytes: Expr, stride_bytes: Expr | None = None, itemsize: 
     ``stride_bytes`` apart.
 
     A run at offset ``o`` within its first line touches ``ceil((run + o) / 128)``
-    lines; over the offsets a row stride allows (multiples of
-    ``g = gcd(stride, 128)``) that averages ``(run + 128 - g) / 128`` lines,
-    i.e. ``run + 128 - g`` bytes. Without a stride, ``g`` is the item size
-    (any element offset).
+    lines. Runs start at a row (``stride`` bytes apart) plus a whole number
+    of runs into it, so ``o`` is a multiple of ``g = gcd(stride, run, 128)``;
+    over those offsets the lines average ``(run + 128 - g) / 128``, i.e.
+    ``run + 128 - g`` bytes. Without a stride, ``g`` is the item size (any
+    element offset).
     """
-    g = sympy.Integer(itemsize) if stride_bytes is None else gcd_with_line(stride_bytes, itemsize)
+    if stride_bytes is None:
+        g = sympy.Integer(itemsize)
+    else:
+        g = Min(gcd_with_line(stride_bytes, itemsize), gcd_with_line(run_bytes, itemsize))
     return run_bytes + LINE_BYTES - g
 
 
