@@ -41,6 +41,7 @@ The host tiling evaluates the same formulas; lower cost is better.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -156,6 +157,9 @@ def gcd_with_line(stride_bytes: Expr, at_least: int = 1) -> Expr:
     Rows ``stride`` bytes apart start at offsets that are multiples of this
     within a line; a constant when the stride is.
     """
+    stride_bytes = sympy.sympify(stride_bytes)
+    if stride_bytes.is_Integer:
+        return sympy.Integer(max(at_least, math.gcd(int(stride_bytes), LINE_BYTES)))
     g = sympy.Integer(at_least)
     step = at_least
     while step < LINE_BYTES:
@@ -177,9 +181,17 @@ def run_line_bytes(run_bytes: Expr, stride_bytes: Expr | None = None, itemsize: 
     element offset).
     """
     if stride_bytes is None:
-        g = sympy.Integer(itemsize)
+        return run_bytes + LINE_BYTES - itemsize
+    by_run = gcd_with_line(run_bytes, itemsize)
+    if by_run == itemsize or sympy.sympify(stride_bytes) == sympy.sympify(run_bytes):
+        g = by_run  # the run alone already fixes the granularity (an element run, or a whole row)
     else:
-        g = Min(gcd_with_line(stride_bytes, itemsize), gcd_with_line(run_bytes, itemsize))
+        by_stride = gcd_with_line(stride_bytes, itemsize)
+        g = (
+            Min(by_run, by_stride)
+            if not (by_run.is_Integer and by_stride.is_Integer)
+            else min(by_run, by_stride)
+        )
     return run_bytes + LINE_BYTES - g
 
 
