@@ -279,7 +279,7 @@ class SimtTemplate:
         per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
         calls = rows * per_group + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
         counters = CounterModel(
-            write_bytes=rows * inner * out_dtype.itemsize,
+            write_bytes=LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES),
             line_fills=parts.line_fills(total),
             api_calls=calls,
             scalar_accesses=total * parts.lane_loads(),
