@@ -179,8 +179,8 @@ def check_shape_names(graphs: list, sizes: dict[str, int]) -> None:
 
 
 SELECTION_HELP = (
-    "host tiling selection policy: 'seed' (the seed's scores, default), 'cost' (the lowest "
-    "modelled cost) or one a plugin registers (afc plugins lists them)"
+    "host tiling selection policy: 'cost' (the lowest modelled cost, default), 'seed' (the seed's "
+    "scores, then cost) or one a plugin registers (afc plugins lists them)"
 )
 
 
@@ -190,11 +190,11 @@ def check_selection(name: str | None) -> str:
     Checked after parsing rather than by argparse choices: the installed policies come from the plugins,
     which ``afc --help`` must not load.
     """
-    from af_core.policy import PolicyError
+    from af_core.policy import DEFAULT_POLICY, PolicyError
     from af_core.registry import lookup_policy
 
     try:
-        return lookup_policy(name or "seed").name
+        return lookup_policy(name or DEFAULT_POLICY).name
     except PolicyError as exc:
         raise UsageError(f"--selection: {exc}") from None
 
@@ -373,13 +373,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from af_core.output_dir import check_output_dir
 
     sizes = parse_shape(args.shape)
-    check_selection(args.selection)
+    selection = check_selection(args.selection)
     out = Path(args.output)
     check_output_dir(out)
     many = len(args.graph) > 1
     dirs = output_dirs(args.graph, out) if many else [out]
     jobs = [
-        (g, str(d), sizes, args.force_template, args.cores, args.selection, not many)
+        (g, str(d), sizes, args.force_template, args.cores, selection, not many)
         for g, d in zip(args.graph, dirs)
     ]
     console = _console()
@@ -489,6 +489,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
     )
     console.print(_t(f"policy order: {report.order}"))
+    if report.other_picks:
+        picks = "; ".join(f"{name} -> {label or 'no case fits'}" for name, label in report.other_picks)
+        console.print(_t(f"other selection policies would pick: {picks}"))
     console.print(
         f"seed measures: continuous bytes {cont} (>= {m.thresholds.cacheline} x {m.thresholds.cache_thres}?), "
         f"index outer product {outer} (>= {report.core_num} x {m.thresholds.core_thres}?)"
@@ -789,7 +792,7 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
         p.add_argument(
             "--cores", type=_positive_int, default=None, help="core count (default: the platform's)"
         )
-        p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
+        p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)
 
     p = add("compile", "write the generated artifacts")
     p.add_argument("graph", nargs="+", help=".json graphs (data) or .py programs defining `graph` (code)")
@@ -805,7 +808,7 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
         help="output directory (one sub-directory per graph file, named after it, when several are given)",
     )
     p.add_argument("-j", "--jobs", type=_positive_int, default=1, help="compile graphs in N processes")
-    p.add_argument("--selection", default="seed", metavar="POLICY", help=SELECTION_HELP)
+    p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)
     p.set_defaults(func=cmd_compile)
 
     p = add("graph", "draw the graph and each case (stages, workspaces)")

@@ -17,10 +17,11 @@ import attrs
 
 from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
-from af_core.policy import OrderTerm, SelectionPolicy
+from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
+from af_core.registry import get_registry, lookup_policy
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.int64 import Int64Failure, evaluate
-from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve_scheduled
+from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
 
 
 @attrs.frozen
@@ -65,13 +66,15 @@ class ExplainReport:
     rows: tuple[ExplainRow, ...]
     chosen: int | None
     error: str | None = None
-    policy: str = "seed"
+    policy: str = DEFAULT_POLICY
     order: str = ""
     contributions: tuple[ContributionRow, ...] = ()
     diagnostics: tuple[str, ...] = ()
     #: per case (tiling key, template): how its elementwise runs are computed -- which ops a back end fused
     #: into one pass (:attr:`~af_core.backend.Role.VECTOR_CHAIN`) and why the others stay single calls
     vector_chains: tuple[tuple[int, str, str], ...] = ()
+    #: (policy, case label or None) for every other installed selection policy, by name
+    other_picks: tuple[tuple[str, str | None], ...] = ()
 
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
@@ -81,6 +84,12 @@ class ExplainReport:
             f"({self.core_num} cores, UB {self.ub_size} B, selection policy {markdown(self.policy)})\n\n"
             f"Order: {markdown(self.order)}.\n\n"
         )
+        if self.other_picks:
+            picks = "; ".join(
+                f"{markdown(name)} -> {markdown(label) if label else 'no case fits'}"
+                for name, label in self.other_picks
+            )
+            head += f"Other selection policies would pick: {picks}.\n\n"
         lines = [
             "| key | template | plugin | status | score | cost | UB B | workspace B | DCache B | cores | reason |",
             "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -185,7 +194,27 @@ def explain(
             for case in scheduled.cases
             for note in case.impl.meta.get("vector_chains", ())
         ),
+        _other_picks(scheduled, sizes, core_num, ub_size),
     )
+
+
+def _other_picks(
+    scheduled: ScheduleResult, sizes: Mapping[str, int], core_num: int, ub_size: int
+) -> tuple[tuple[str, str | None], ...]:
+    """What every installed policy other than the scheduled one would pick at these sizes."""
+    refs = [CaseRef.of(c) for c in scheduled.cases]
+    out: list[tuple[str, str | None]] = []
+    for name in get_registry().names("selection_policy"):
+        if name == scheduled.policy.name:
+            continue
+        try:
+            result = solve(
+                refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, lookup_policy(name)
+            )
+            out.append((name, result.chosen().label))
+        except TilingError:
+            out.append((name, None))
+    return tuple(out)
 
 
 _LABEL = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import attrs
 
 from af_core.platform import Platform
+from af_core.policy import DEFAULT_POLICY
 
 
 @attrs.define
@@ -24,9 +25,10 @@ class AutofuserOptions:
     caps the GM workspace every case may ask for (default 1 GiB; the scheduler
     adds the constraint to each case, whatever its template). ``selection``
     names the host tiling's policy, one of the installed selection policies
-    (:mod:`af_core.policy`): the core's ``"seed"`` (highest score, ties
-    by modelled cost — the design's rule) and ``"cost"`` (lowest modelled cost
-    among the cases that fit, scores ignored), or one a plugin registers. An
+    (:mod:`af_core.policy`): the core's ``"cost"`` (lowest modelled cost
+    among the cases that fit, scores ignored; the default, chosen on the
+    corpus benchmark) and ``"seed"`` (highest score, ties by modelled cost —
+    the design's rule), or one a plugin registers. An
     unknown name is a :class:`~af_core.policy.PolicyError` listing the
     installed ones.
     """
@@ -40,7 +42,7 @@ class AutofuserOptions:
     cacheline: int | None = None
     kernel_name: str | None = None
     workspace_limit: int | None = None  # bytes; cases needing more are dropped at tiling time
-    selection: str = attrs.field(default="seed")
+    selection: str = attrs.field(default=DEFAULT_POLICY)
 
     @selection.validator
     def _installed_policy(self, attribute: attrs.Attribute[str], value: str) -> None:

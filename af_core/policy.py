@@ -11,7 +11,11 @@ lowest tiling key (the C++ visits cases by increasing key and only replaces
 its pick with a strictly better one).
 
 Policies are registered through the ``af_register_selection_policies`` hook;
-the core registers ``seed`` and ``cost`` itself.
+the core registers ``seed`` and ``cost`` itself. The default is ``cost``
+(:data:`DEFAULT_POLICY`): once the cost model predicts the twin's counters,
+the lowest modelled cost lands within 10% of the best case on more of the
+workload corpus than the seed's scores (BENCHMARKS.md, "Selection on the
+corpus").
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import attrs
 
 from af_core.errors import AfError
 
+#: The policy ``AutofuserOptions.selection`` and ``afc --selection`` use when none is named.
+DEFAULT_POLICY = "cost"
 #: Quantities every case has, whatever its template.
 QUANTITIES = ("score", "cost", "block_dim", "workspace", "tiling_key")
 #: Prefix of a quantity naming one of the case's resource formulas.

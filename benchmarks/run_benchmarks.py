@@ -36,7 +36,7 @@ from af_core.builders import GraphBuilder, embedding, gather
 from af_core.errors import AfError
 from af_core.samples import installed_samples, seed_minimal
 from af_core.testing import chain_graph
-from af_core.tiling.solve import CaseRef, solve, solve_scheduled
+from af_core.tiling.solve import CaseRef, solve
 from af_core.traffic import traffic
 from af_core.twin import TwinSession
 from af_core.twin.runner import TwinRunner
@@ -538,8 +538,20 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
         )
     if not results:
         return {}
-    chosen = solve_scheduled(session.scheduled, sizes, CORES).chosen().label
     refs = [CaseRef.of(c) for c in session.scheduled.cases]
+    chosen = (
+        solve(
+            refs,
+            session.scheduled.size_names,
+            sizes,
+            CORES,
+            session.scheduled.platform.ub_size,
+            session.scheduled.guards,
+            policy="seed",
+        )
+        .chosen()
+        .label
+    )
     by_cost = (
         solve(
             refs,
@@ -669,6 +681,135 @@ def target_summary(stats: list, label: str) -> str:
             f"worst {worst['cases'][worst[policy]].ratio:.2f}x ({worst[policy]})"
         )
     return "\n".join(lines)
+
+
+# -- the cost model's counters against the twin's, and every policy's pick on the corpus -------
+def corpus_runs(progress: Progress) -> list[dict]:
+    """Every corpus workload's cases that fit, each run once on the twin (checked against the reference):
+    per case its twin counters, traffic and predicted counters, and every installed policy's pick."""
+    from af_core.registry import get_registry
+    from af_core.schedule.cost import COUNTER_NAMES, twin_counters
+
+    policies = get_registry().names("selection_policy")
+    out = []
+    workloads = load_workloads()
+    task = progress.add_task("corpus: counters and policies", total=len(workloads))
+    for w in workloads:
+        session = TwinSession(w.graph)
+        inputs = session.inputs({}, seed=1, distribution=w.distribution)
+        sch = session.scheduled
+        refs = [CaseRef.of(c) for c in sch.cases]
+        evaluations = {
+            ev.label: ev
+            for ev in solve(
+                refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards
+            ).evaluations
+        }
+        cases = {}
+        for case in sch.cases:
+            ev = evaluations[case.label]
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+            if not run.ok:
+                raise AssertionError(f"{w.name} {case.label}: {run.describe()}")
+            cases[case.label] = {
+                "measured": twin_counters(run.twin.counters),
+                "predicted": {n: ev.resources.get(n) for n in COUNTER_NAMES},
+                "traffic": traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info),
+                "cost": ev.cost,
+            }
+        picks = {}
+        for name in policies:
+            res = solve(
+                refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards, policy=name
+            )
+            picks[name] = res.chosen().label
+        out.append({"name": w.name, "distribution": w.distribution, "cases": cases, "picks": picks})
+        progress.advance(task)
+    return out
+
+
+def _ratio(predicted, measured) -> str:
+    if predicted is None:
+        return "-"
+    if measured == 0:
+        return "exact" if predicted == 0 else "inf"
+    return f"{predicted / measured:.2f}"
+
+
+def bench_counters(runs: list[dict], within: float = 0.25) -> str:
+    """Predicted (the case's resource formulas) against measured (the twin) for each counter of the
+    contract, per corpus workload and case that fits; a counter is within when both are 0 or their
+    ratio is within 1 +- ``within``."""
+    from af_core.schedule.cost import COUNTERS, counted_cost
+
+    rows = []
+    ok = {c.name: 0 for c in COUNTERS}
+    ok_cost = 0
+    total = 0
+    for r in runs:
+        for label, c in sorted(r["cases"].items()):
+            total += 1
+            row: list[object] = [r["name"], label, r["distribution"]]
+            for counter in COUNTERS:
+                p, m = c["predicted"][counter.name], c["measured"][counter.name]
+                row.append(f"{p} / {m} ({_ratio(p, m)})")
+                good = p is not None and ((p == 0 and m == 0) or (m and abs(p / m - 1) <= within))
+                ok[counter.name] += bool(good)
+            counted = counted_cost(c["measured"])
+            cost_ok = abs(c["cost"] / counted - 1) <= within
+            ok_cost += cost_ok
+            row.append(f"{c['cost']} / {counted} ({c['cost'] / counted:.2f})")
+            rows.append(row)
+    text = table(
+        [
+            "workload",
+            "case",
+            "index values",
+            *[f"{c.name}: predicted / measured" for c in COUNTERS],
+            "modelled / twin-counted cost",
+        ],
+        rows,
+    )
+    lines = [f"- {name}: {n}/{total} case rows within +-{within:.0%}" for name, n in ok.items()]
+    lines.append(f"- modelled cost against twin-counted cost: {ok_cost}/{total} within +-{within:.0%}")
+    return text + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
+
+
+def bench_policies(runs: list[dict], slack: float = 1.10) -> str:
+    """Every installed policy's pick per corpus workload, against the best case by twin-counted cost and
+    by measured bytes."""
+    from af_core.policy import DEFAULT_POLICY
+
+    names = sorted({p for r in runs for p in r["picks"]})
+    within = {n: [0, 0] for n in names}
+    rows = []
+    for r in runs:
+        cases = r["cases"]
+        best_cost = min(cases, key=lambda k: cases[k]["traffic"].cost)
+        best_bytes = min(cases, key=lambda k: cases[k]["traffic"].measured)
+        row: list[object] = [r["name"], best_cost, best_bytes]
+        for n in names:
+            t = cases[r["picks"][n]]["traffic"]
+            by_cost = t.cost / cases[best_cost]["traffic"].cost
+            by_bytes = t.measured / cases[best_bytes]["traffic"].measured
+            within[n][0] += by_cost <= slack
+            within[n][1] += by_bytes <= slack
+            row += [r["picks"][n], f"{by_cost:.2f}", f"{by_bytes:.2f}"]
+        rows.append(row)
+    headers = ["workload", "best (twin-counted cost)", "best (measured bytes)"]
+    for n in names:
+        mark = " (default)" if n == DEFAULT_POLICY else ""
+        headers += [f"{n}{mark} picks", f"{n}: cost / best", f"{n}: bytes / least"]
+    lines = [
+        f"- {n}{' (default)' if n == DEFAULT_POLICY else ''}: within {slack - 1:.0%} of the best case in "
+        f"{within[n][0]}/{len(runs)} workloads by twin-counted cost, {within[n][1]}/{len(runs)} by measured bytes"
+        for n in names
+    ]
+    return (
+        table(headers, rows) + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
+    )
 
 
 # -- where the excess goes: per-core data caches ----------------------------------------
@@ -901,6 +1042,8 @@ SECTIONS = (
     "repeat",
     "unfused",
     "selection",
+    "counters",
+    "policies",
 )
 #: Sections run only when asked for with --only.
 EXTRA_SECTIONS = ("optlevel",)
@@ -960,6 +1103,15 @@ def main(argv: list[str]) -> int:
                 "## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
                 + bench_selection(progress)
             )
+        if "counters" in only or "policies" in only:
+            runs = corpus_runs(progress)
+            if "counters" in only:
+                parts.append(
+                    "## The cost model's counters against the twin's (corpus, every case that fits)\n\n"
+                    + bench_counters(runs)
+                )
+            if "policies" in only:
+                parts.append("## Selection on the corpus: every policy's pick\n\n" + bench_policies(runs))
     markdown = "\n\n".join(parts) + "\n"
     if args.output:
         Path(args.output).write_text(markdown)

@@ -1,33 +1,198 @@
-"""The modelled cost that breaks ties between candidates of equal score.
+"""The cost model: counters a case predicts, and one combination that turns counters into cost.
 
-Units are bytes of global-memory traffic; every other effect is converted to
-bytes with the constants below (rough A5 figures, documented so a template
-author can reason about them):
+Two separate parts, so each can be checked on its own:
 
-- ``gm_bytes``: bytes the case moves between GM and UB (DataCopy / DataCopyPad),
-  including workspaces written and read back;
-- ``cachelines``: scattered accesses (SIMT lanes, scalar reads) cost a whole
-  sector each: :data:`SECTOR_BYTES` per access;
-- ``api_calls``: every API call issued per tile has a fixed issue cost of
-  :data:`API_CALL_BYTES`;
-- ``serialized``: a case that cannot overlap copies with compute (single
-  buffering) pays a quarter more.
+1. **Counters** (:data:`COUNTERS`). Each case predicts, as named resource
+   formulas of its tiling spec (shown by ``afc explain`` and in
+   ``proto.json``), the counters the CPU twin measures when it runs the
+   case: bytes DataCopy reads from GM, bytes written to GM, line fills of
+   the per-core data cache, API calls and scalar GM accesses.
+   :func:`twin_counters` reads the same quantities from a twin report, so
+   prediction and measurement compare name by name (the ``counters``
+   benchmark section does it on the whole corpus).
+2. **Cost** (:func:`counted_cost`): bytes, where every counter other than
+   bytes is converted with the constants below. The same function applied
+   to the twin's counters is the *twin-counted cost* that benchmarks rank
+   cases by, so the modelled cost and the measured one differ only by how
+   well the counters are predicted.
 
-The host tiling evaluates the same formula; lower is better.
+The constants and where they come from:
+
+- :data:`LINE_BYTES` (128): a data-cache line fill moves one 128-byte line
+  from GM (the line size of the A5 SIMT data cache, the twin's cache model).
+- :data:`API_CALL_BYTES` (256): the fixed issue cost of one API call
+  (vector or DataCopy), expressed as the bytes a core would have moved in the
+  same time. This is a project estimate, not a measured A5 figure: it is
+  the order of a call's scalar set-up (tens of cycles) at the bandwidth a
+  core's copy engine sustains (a few bytes per cycle). The twin counts the
+  calls; it cannot time them.
+- :data:`SCALAR_ACCESS_BYTES` (0): scalar and SIMT GM accesses that hit the
+  data cache. They are predicted and counted, but weigh nothing: their
+  traffic is already in the line fills, and we have no figure for their
+  issue cost that is better than none.
+- :data:`SERIALIZED_NUM` / :data:`SERIALIZED_DEN` (5/4): a case that cannot
+  overlap copies with compute (single buffering) pays a quarter more. Not
+  a counter: the twin runs pipes in program order and cannot see overlap,
+  so the twin-counted cost leaves this factor out and a single-buffered
+  case's modelled cost is 1.25x its twin-counted one by construction.
+
+The host tiling evaluates the same formulas; lower cost is better.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
 import sympy
 
 from af_core.ir.sizes import Expr
-from af_core.tiling.spec import CeilDiv, FloorDiv, Min
-
-SECTOR_BYTES = 32
-API_CALL_BYTES = 256
-
+from af_core.tiling.spec import CeilDiv, FloorDiv, Min, TilingSpec
 
 LINE_BYTES = 128
+API_CALL_BYTES = 256
+SCALAR_ACCESS_BYTES = 0
+SERIALIZED_NUM, SERIALIZED_DEN = 5, 4
+#: Bytes per scattered access in :func:`modelled_cost` (the former model: one 32-byte sector each).
+SECTOR_BYTES = 32
+
+
+@attrs.frozen
+class Counter:
+    """One counter of the contract: the resource name a case predicts it under, and how the twin counts it."""
+
+    name: str
+    twin: str
+    about: str
+
+
+COUNTERS: tuple[Counter, ...] = (
+    Counter(
+        "read_bytes", "gm_read_bytes", "bytes DataCopy / DataCopyPad move GM -> UB (workspaces included)"
+    ),
+    Counter(
+        "write_bytes",
+        "max(gm_write_bytes, 128 x cachelines_written)",
+        "bytes written to GM, at line granularity (DataCopy stores, or lane stores counted by lines)",
+    ),
+    Counter("line_fills", "dcache_misses", "128-byte line fills of the per-core data cache (SIMT, GetValue)"),
+    Counter("api_calls", "vector_calls + datacopy_calls", "vector and DataCopy API calls, all cores"),
+    Counter(
+        "scalar_accesses", "scalar_gm_reads + scalar_gm_writes", "scalar and SIMT-lane GM reads and writes"
+    ),
+)
+COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
+
+
+def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
+    """The contract's counters from a twin report (``WriteReportJson`` keys)."""
+    return {
+        "read_bytes": int(report["gm_read_bytes"]),
+        "write_bytes": max(int(report["gm_write_bytes"]), LINE_BYTES * int(report["cachelines_written"])),
+        "line_fills": int(report["dcache_misses"]),
+        "api_calls": int(report.get("vector_calls", 0)) + int(report.get("datacopy_calls", 0)),
+        "scalar_accesses": int(report.get("scalar_gm_reads", 0)) + int(report.get("scalar_gm_writes", 0)),
+    }
+
+
+def counted_cost(counters: Mapping[str, Any], serialized: bool = False) -> Any:
+    """Cost in bytes from the counters (symbolic formulas or measured integers alike)."""
+    cost = (
+        counters["read_bytes"]
+        + counters["write_bytes"]
+        + LINE_BYTES * counters["line_fills"]
+        + API_CALL_BYTES * counters["api_calls"]
+        + SCALAR_ACCESS_BYTES * counters["scalar_accesses"]
+    )
+    if not serialized:
+        return cost
+    if isinstance(cost, int):
+        return cost + cost * (SERIALIZED_NUM - SERIALIZED_DEN) // SERIALIZED_DEN
+    return cost + FloorDiv(cost * (SERIALIZED_NUM - SERIALIZED_DEN), SERIALIZED_DEN)
+
+
+@attrs.frozen
+class CounterModel:
+    """A case's predicted counters; :meth:`apply` records them on a tiling spec with the cost they give.
+
+    Each field is a formula over the case's sizes and tiling fields (an int
+    for a constant), predicting the twin counter of the same name in
+    :data:`COUNTERS` for one launch on all cores.
+    """
+
+    read_bytes: Expr = 0
+    write_bytes: Expr = 0
+    line_fills: Expr = 0
+    api_calls: Expr = 0
+    scalar_accesses: Expr = 0
+
+    def resources(self) -> dict[str, Expr]:
+        """The counters as resource formulas, keyed by counter name."""
+        return {name: sympy.sympify(getattr(self, name)) for name in COUNTER_NAMES}
+
+    def cost(self, serialized: bool = False) -> Expr:
+        """The modelled cost: :func:`counted_cost` of these counters."""
+        return sympy.sympify(counted_cost(self.resources(), serialized))
+
+    def apply(self, spec: TilingSpec, serialized: bool = False) -> None:
+        """Add the counters to ``spec.resources`` and set ``spec.cost`` from them."""
+        spec.resources.update(self.resources())
+        spec.cost = self.cost(serialized)
+
+
+def storage_bytes(sizes: Sequence[Expr], strides: Sequence[Expr], itemsize: int) -> Expr:
+    """Bytes a tensor view spans in GM: one element plus (size - 1) x stride per axis (broadcast axes,
+    stride 0, add nothing), so a tensor broadcast to a large shape counts its stored bytes once."""
+    span = sympy.Integer(1)
+    for size, stride in zip(sizes, strides):
+        span = span + (sympy.sympify(size) - 1) * sympy.sympify(stride)
+    return span * itemsize
+
+
+def gcd_with_line(stride_bytes: Expr, at_least: int = 1) -> Expr:
+    """gcd(stride, 128) as a formula (a power of two), for a stride that is a multiple of ``at_least``.
+
+    Rows ``stride`` bytes apart start at offsets that are multiples of this
+    within a line; a constant when the stride is.
+    """
+    stride_bytes = sympy.sympify(stride_bytes)
+    if stride_bytes.is_Integer:
+        return sympy.Integer(max(at_least, math.gcd(int(stride_bytes), LINE_BYTES)))
+    g = sympy.Integer(at_least)
+    step = at_least
+    while step < LINE_BYTES:
+        multiple = 1 - Min(1, stride_bytes - 2 * step * FloorDiv(stride_bytes, 2 * step))
+        g = g + step * multiple
+        step *= 2
+    return g
+
+
+def run_line_bytes(run_bytes: Expr, stride_bytes: Expr | None = None, itemsize: int = 1) -> Expr:
+    """Line bytes (128 per line, on average) a ``run_bytes`` contiguous run touches when runs start
+    ``stride_bytes`` apart.
+
+    A run at offset ``o`` within its first line touches ``ceil((run + o) / 128)``
+    lines. Runs start at a row (``stride`` bytes apart) plus a whole number
+    of runs into it, so ``o`` is a multiple of ``g = gcd(stride, run, 128)``;
+    over those offsets the lines average ``(run + 128 - g) / 128``, i.e.
+    ``run + 128 - g`` bytes. Without a stride, ``g`` is the item size (any
+    element offset).
+    """
+    if stride_bytes is None:
+        return run_bytes + LINE_BYTES - itemsize
+    by_run = gcd_with_line(run_bytes, itemsize)
+    if by_run == itemsize or sympy.sympify(stride_bytes) == sympy.sympify(run_bytes):
+        g = by_run  # the run alone already fixes the granularity (an element run, or a whole row)
+    else:
+        by_stride = gcd_with_line(stride_bytes, itemsize)
+        g = (
+            Min(by_run, by_stride)
+            if not (by_run.is_Integer and by_stride.is_Integer)
+            else min(by_run, by_stride)
+        )
+    return run_bytes + LINE_BYTES - g
 
 
 def gather_read_bytes(
@@ -37,19 +202,27 @@ def gather_read_bytes(
     slice_bytes: Expr | None = None,
     cores: Expr = 1,
     cache_bytes: int | None = None,
+    stride_bytes: Expr | None = None,
+    itemsize: int = 1,
 ) -> Expr:
-    """Bytes a cache-line-based gather reads when ``cores`` cores split ``index_values`` reads evenly.
+    """Bytes a cache-line-based gather fills when ``cores`` cores split ``index_values`` reads evenly.
 
-    Per index value, the lines of its contiguous run (``run_bytes`` at a random
-    offset: ``run_bytes / 128`` lines plus half a line of misalignment on
-    average). When the input slices a core's values can point into (its share
-    of ``rows`` outer rows of ``slice_bytes`` each, at least one) fit its data
-    cache of ``cache_bytes``, a line it fetched once serves every later value
-    in it, so the core reads at most those slices; when they do not fit,
-    random reads evict each other and every value pays for its lines. The data
-    caches are per core: two cores reading one line both pay for it.
+    Per index value, the lines of its contiguous run (``run_bytes``; at the
+    offsets rows ``stride_bytes`` apart can start at, :func:`run_line_bytes`;
+    without a stride, half a line of misalignment on average). When the input
+    slices a core's values can point into (its share of ``rows`` outer rows of
+    ``slice_bytes`` each, at least one) fit its data cache of
+    ``cache_bytes``, a line it fetched once serves every later value in it, so
+    the core reads at most those slices; when they do not fit, random reads
+    evict each other and every value pays for its lines. The data caches are
+    per core: two cores reading one line both pay for it. Index values are
+    assumed uniform: repeats (a skewed distribution) that the cache serves are
+    not seen, so skewed workloads fill fewer lines than this predicts.
     """
-    per_value = LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2
+    if stride_bytes is None:
+        per_value = LINE_BYTES * CeilDiv(run_bytes, LINE_BYTES) + LINE_BYTES // 2
+    else:
+        per_value = run_line_bytes(run_bytes, stride_bytes, itemsize)
     if rows is None or slice_bytes is None or cache_bytes is None:
         return index_values * per_value
     per_core = CeilDiv(index_values, cores) * per_value
@@ -61,6 +234,11 @@ def gather_read_bytes(
 def modelled_cost(
     gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False
 ) -> Expr:
+    """The former one-formula cost (bytes + a sector per scattered access + a fixed cost per API call).
+
+    Kept for templates that do not predict counters; :class:`CounterModel` is
+    the contract the built-in templates follow.
+    """
     cost = (
         sympy.sympify(gm_bytes)
         + SECTOR_BYTES * sympy.sympify(scattered)

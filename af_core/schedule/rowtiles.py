@@ -32,8 +32,10 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, expand_polynomial, product
 from af_core.ops.opdef import CAST
 from af_core.registry import op_with_role
+from af_core.schedule.cost import LINE_BYTES, storage_bytes
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_core.schedule.tiles import TilePlan, pitch_for
+from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
 if TYPE_CHECKING:
     from af_core.codegen.api_call import ApiCall
@@ -150,6 +152,14 @@ class TileBuilder:
             tuple[str, int, str], str
         ] = {}  # (dtype, ordinal, pitch) -> tile shared by the nodes
         self.gm_bytes: Expr = sympy.Integer(0)  # modelled GM traffic of the loads and stores
+        # the same traffic split into the counters of af_core.schedule.cost: DataCopy reads (dense
+        # views), writes, and scalar GetValue reads of strided / broadcast views with their line fills
+        self.read_bytes: Expr = sympy.Integer(0)
+        self.write_bytes: Expr = sympy.Integer(0)
+        self.scalar_reads: Expr = sympy.Integer(0)
+        self.line_fills: Expr = sympy.Integer(0)
+        # API calls a node issues per row of the tile on top of its one call per tile (the Gather's offsets)
+        self.calls_per_row: Expr = sympy.Integer(0)
 
     def gm_tensor(self, node: Node) -> str:
         """Declare a Data (or Output) node as a GM tensor of the ImplGraph; returns its name."""
@@ -193,6 +203,13 @@ class TileBuilder:
         width = product(view["inner_sizes"])
         per_element = dtype.itemsize if dense(view) else 32  # a scalar GM read costs a sector
         self.gm_bytes = self.gm_bytes + rows * width * per_element
+        if dense(view):
+            self.read_bytes = self.read_bytes + rows * width * dtype.itemsize
+        else:  # one GetValue per element through the data cache; each line of the tensor filled about once
+            data = self.graph.node(view["data"])
+            self.scalar_reads = self.scalar_reads + rows * width
+            stored = storage_bytes(data.y.size, data.y.strides, dtype.itemsize)
+            self.line_fills = self.line_fills + CeilDiv(stored, LINE_BYTES)
         self.tensor_of[node.name] = name
         below = node
         while below.op.compute_type == "broadcast":
@@ -312,6 +329,21 @@ class TileBuilder:
             )
         )
         self.gm_bytes = self.gm_bytes + rows * width * dtype.itemsize
+        self.write_bytes = self.write_bytes + rows * width * dtype.itemsize
+
+
+def reduce_calls_per_group(group: Expr, inner: Expr, itemsize: int) -> Expr:
+    """API calls the back end's vector reduce issues for one ``[group, inner]`` group of ``itemsize``-byte
+    values: with a kept inner width that fills whole 32-byte blocks, one UB copy and ``group - 1`` Adds;
+    with no inner width and a group of whole blocks, one whole-row reduction; otherwise it folds the
+    group with scalar code (no API call)."""
+    per_block = max(1, 32 // itemsize)
+
+    def whole_blocks(x: Expr) -> Expr:
+        return 1 - Min(1, x - per_block * FloorDiv(x, per_block))
+
+    wide = Min(1, inner - 1)
+    return wide * whole_blocks(inner) * group + (1 - wide) * whole_blocks(group)
 
 
 def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[ImplNode], list[str]]:
@@ -442,6 +474,7 @@ def add_reduce(
         num=1 if cast_back else b.buffers,
     )
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
+    b.calls_per_row = b.calls_per_row + a_r * reduce_calls_per_group(r_r, i_r, cdt.itemsize)
     b.nodes.append(
         ImplNode(
             reduce.name,

@@ -10,7 +10,7 @@ field.
 
 Choice rule (also in the C++): drop cases whose constraints fail, then rank
 the others by the selection policy's lexicographic order
-(:mod:`af_core.policy`; ``seed``: highest score, then lowest modelled
+(:mod:`af_core.policy`; default ``cost``: lowest modelled cost; ``seed``: highest score, then lowest modelled
 cost), full ties going to the lowest tiling key. A policy that ranks by a
 resource evaluates that formula with the same int64 contract; a case that
 lacks it, or whose value leaves int64, does not fit under that policy.
@@ -25,7 +25,7 @@ import attrs
 import sympy
 
 from af_core.errors import TilingError
-from af_core.policy import SelectionPolicy
+from af_core.policy import DEFAULT_POLICY, SelectionPolicy
 from af_core.registry import lookup_policy
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
@@ -245,7 +245,7 @@ def solve(
     core_num: int,
     ub_size: int,
     guards: Sequence[Guard] = (),
-    policy: SelectionPolicy | str = "seed",
+    policy: SelectionPolicy | str = DEFAULT_POLICY,
 ) -> TilingResult:
     """Evaluate every case for concrete sizes and pick one, like the C++ does.
 

@@ -201,7 +201,7 @@ def test_every_case_runs_when_its_key_is_forced(sessions):
 
 def test_run_graph_is_one_session_check(sessions):
     sizes = {"a0": 4, "a1": 6, "b0": 3, "b1": 20}
-    once = run_graph(offset_chain(), sizes, seed=3, core_num=5)
+    once = run_graph(offset_chain(), sizes, seed=3, core_num=5, options=AutofuserOptions(selection="seed"))
     again = sessions("gather2d").check(sizes, seed=3, core_num=5)
     assert once.ok, once.describe()
     assert once.twin.tiling_key == again.twin.tiling_key
@@ -225,7 +225,7 @@ def test_forcing_the_refusing_template_fails_with_its_reason():
 
 def test_generated_artifacts_are_deterministic(sessions):
     first = sessions("embedding").result.files()
-    fuser = Autofuser(AutofuserOptions())
+    fuser = Autofuser(AutofuserOptions(selection="seed"))
     again = fuser.generate(fuser.schedule(GRAPHS["embedding"]())).files()
     assert again == first
     assert "fake_lanes/tiled" in first["kernel.cpp"] and "FakeStoreRows" in first["kernel.cpp"]
@@ -235,10 +235,10 @@ _DIGESTS = """
 import hashlib, json, sys
 sys.path.insert(0, sys.argv[1])
 import fake_backend
-from af_core.autofuser import Autofuser
+from af_core.autofuser import Autofuser, AutofuserOptions
 from fake_backend.graphs import offset_chain
 with fake_backend.installed():
-    fuser = Autofuser()
+    fuser = Autofuser(AutofuserOptions(selection="seed"))
     files = fuser.generate(fuser.schedule(offset_chain())).files()
 print(json.dumps({name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())}))
 """

@@ -216,7 +216,10 @@ def test_explain_under_each_selection_policy(tmp_path):
         rows = [line.split("│") for line in proc.stdout.splitlines() if "chosen" in line]
         assert len(rows) == 1, proc.stdout
         chosen[policy] = rows[0][2].strip()
-    assert "highest score" in afc("explain", str(path), "--shape", shape).stdout
+    default = afc("explain", str(path), "--shape", shape, "--cores", "48").stdout
+    assert "selection policy cost" in default and "lowest modelled cost" in default
+    # beside the pick, what the other installed policy would pick
+    assert f"other selection policies would pick: seed -> {chosen['seed']}" in default, default
     assert chosen["seed"].startswith("simd") and chosen["cost"] == "simt", chosen
     proc = afc("explain", str(path), "--shape", shape, "--selection", "fastest")
     assert (

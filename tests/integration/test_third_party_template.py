@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from af_core.options import AutofuserOptions
 from af_core.registry import get_registry
 from af_core.testing import chain_graph
 from af_core.twin import TwinSession
@@ -14,7 +15,10 @@ pytestmark = pytest.mark.twin
 
 def test_discovered_scored_dispatched_and_correct():
     assert get_registry().entry("template", "scalar_loop").distribution == "af-template-scalar"
-    session = TwinSession(chain_graph(rank=3, dim=2, dtype="float16", post=("Abs",)))
+    # its score claims tiny outputs: the seed policy (highest score first) honours the claim
+    session = TwinSession(
+        chain_graph(rank=3, dim=2, dtype="float16", post=("Abs",)), AutofuserOptions(selection="seed")
+    )
     keys = {c.label: c.tiling_key for c in session.scheduled.cases}
     assert {"scalar_loop", "simt", "simd/db", "sklike"} <= set(keys)
     tiny = {"a0": 2, "a1": 3, "a2": 9, "b0": 2, "b1": 3, "b2": 4}

@@ -83,7 +83,10 @@ def test_seed_policy_long_rows_are_its_region():
 @needs_simt
 @pytest.mark.twin
 def test_cost_policy_decides_on_modelled_cost():
-    assert chosen("cost", LONG_ROWS) == "rowcopy"
+    # long rows: SIMT's predicted counters make it the cheaper case, as the twin counts it (test below)
+    assert chosen("cost", LONG_ROWS) == "simt"
+    rows = {r.template: r for r in explain(session("cost").scheduled, LONG_ROWS, 8).rows}
+    assert rows["rowcopy"].status == "candidate" and rows["rowcopy"].cost > rows["simt"].cost
     assert chosen("cost", SHORT_ROWS) != "rowcopy"
     rows = {r.template: r for r in explain(session("cost").scheduled, SHORT_ROWS, 8).rows}
     assert rows["rowcopy"].status == "candidate"
@@ -109,8 +112,9 @@ def test_modelled_cost_matches_the_twin_counted_cost(sizes, cores):
 
 @needs_simt
 @pytest.mark.twin
-def test_simt_model_is_above_its_twin_count_on_row_gathers():
-    """docs/writing-templates.md §8: why rowcopy wins the cost policy for long rows (update the page if this fails)."""
+def test_simt_model_tracks_its_twin_count_on_row_gathers():
+    """docs/writing-templates.md §8: why SIMT, not rowcopy, wins the cost policy for long rows (update the page
+    if this fails)."""
     counted = {}
     for template in ("rowcopy", "simt"):
         s = TwinSession(
@@ -123,7 +127,7 @@ def test_simt_model_is_above_its_twin_count_on_row_gathers():
         ).cost
         modelled = next(r for r in explain(s.scheduled, LONG_ROWS, 8).rows if r.status == "chosen").cost
         if template == "simt":
-            assert modelled > counted["simt"]
+            assert abs(modelled - counted["simt"]) <= 0.05 * counted["simt"], (modelled, counted)
             assert run.twin.counter("datacopy_calls") == 0 and run.twin.counter("vector_calls") == 0
     assert counted["simt"] < counted["rowcopy"] < 1.1 * counted["simt"]
 

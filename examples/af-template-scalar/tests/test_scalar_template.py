@@ -53,7 +53,8 @@ def test_forced_runs_match_the_reference(kw):
 
 
 def test_chosen_by_dispatch_for_tiny_outputs_only():
-    s = TwinSession(chain_graph(rank=2, dim=1, post=("Relu",)))
+    """Its score claims tiny outputs: the seed policy (highest score first) honours the claim."""
+    s = TwinSession(chain_graph(rank=2, dim=1, post=("Relu",)), AutofuserOptions(selection="seed"))
     labels = {c.tiling_key: c.label for c in s.scheduled.cases}
     assert "scalar_loop" in labels.values()
     tiny = {"a0": 2, "a1": 5, "b0": 2, "b1": 3}

@@ -31,7 +31,7 @@ from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import product
 from af_core.schedule.case import Case
-from af_core.schedule.cost import modelled_cost
+from af_core.schedule.cost import CounterModel
 from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
 from af_core.schedule.measures import main_input
@@ -211,6 +211,12 @@ class SimdTemplate:
             (2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True)
         )
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
-        spec.cost = modelled_cost(b.gm_bytes, api_calls=tiles * loop_calls, serialized=buffers == 1)
+        CounterModel(
+            read_bytes=b.read_bytes,
+            write_bytes=b.write_bytes,
+            line_fills=b.line_fills,
+            api_calls=tiles * loop_calls + rows * b.calls_per_row,
+            scalar_accesses=b.scalar_reads,
+        ).apply(spec, serialized=buffers == 1)
         spec.block_dim = used
         return Case(self.name, variant, graph, impl, spec, meta={"buffers": buffers})

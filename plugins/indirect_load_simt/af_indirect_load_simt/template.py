@@ -34,14 +34,16 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides, product
 from af_core.ops.core_ops import reduced_axes
 from af_core.schedule.case import Case
-from af_core.schedule.cost import gather_read_bytes, modelled_cost
+from af_core.schedule.cost import LINE_BYTES, CounterModel, gather_read_bytes, storage_bytes
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.rewrite import hoist_input_chain
+from af_core.schedule.rowtiles import reduce_calls_per_group
 from af_core.schedule.template import Rejected, ScheduleContext
 from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, Max, Min, TilingSpec
+from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, Max, Min, TilingSpec
 
 MIN_LANES_PER_CORE = 256
+SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)
 SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
 
 
@@ -99,18 +101,20 @@ class SimtTemplate:
             out.append(Rejected(self.name, f"the UB-reduce case needs {exc}; the lane-reduce case remains"))
         return out
 
-    def _case(self, parts: _Parts, variant: str, stage: Stage, spec: TilingSpec, ub_bytes, cost) -> Case:
+    def _case(
+        self, parts: _Parts, variant: str, stage: Stage, spec: TilingSpec, ub_bytes, counters: CounterModel
+    ) -> Case:
         spec.resources = {
             "ub_bytes": ub_bytes,
             "dcache_bytes": sympy.Integer(parts.dcache),
             "workspace_bytes": sympy.Integer(0),
         }
+        counters.apply(spec)
         spec.require(
             sympy.Le(ub_bytes, parts.ub_limit),
             "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel",
         )
         spec.score = sympy.Integer(1)
-        spec.cost = cost
         spec.block_dim = sympy.Symbol("used_cores", integer=True)
         parts.impl.stages = [stage]
         parts.impl.meta = {
@@ -166,12 +170,21 @@ class SimtTemplate:
         )
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
-        gathered = parts.gathered_bytes(reads)
-        cost = modelled_cost(
-            gathered + reads * parts.index_dtype.itemsize + total * parts.output.y.dtype.itemsize,
-            scattered=total if parts.reduce is not None else 0,
+        out_bytes = total * parts.output.y.dtype.itemsize
+        fills = parts.line_fills(reads)
+        if parts.reduce is not None and len(parts.sizes) - 1 in parts.reduce_axes():
+            # Each lane walks its own row; the VF's threads advance in lockstep, so a step touches one
+            # line per thread. Past half the data cache (4-way sets overflow well before it is full)
+            # a line is evicted before the thread's next step reaches it: every read fills a line.
+            threads = Min(per_core, SIMT_MAX_THREADS)
+            thrash = Min(1, FloorDiv(threads * LINE_BYTES, parts.dcache // 2 + 1))
+            fills = fills + thrash * (parts.thrashing_fills(reads, per_output) - fills)
+        counters = CounterModel(
+            write_bytes=LINE_BYTES * CeilDiv(out_bytes, LINE_BYTES),
+            line_fills=fills,
+            scalar_accesses=reads * parts.lane_loads() + total,
         )
-        return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), cost)
+        return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), counters)
 
     def _tiled_reduce(self, parts: _Parts) -> Case:
         """Lanes fill UB with whole reduce groups, a vector reduce finishes each tile."""
@@ -261,11 +274,17 @@ class SimtTemplate:
         stage.nodes = [*nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        gathered = parts.gathered_bytes(total)
-        cost = modelled_cost(
-            gathered + total * parts.index_dtype.itemsize + rows * inner * out_dtype.itemsize
+        # the vector reduce per group (reduce_calls_per_group); a Mean scales each tile once more; one store
+        # per tile
+        per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
+        calls = rows * per_group + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
+        counters = CounterModel(
+            write_bytes=LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES),
+            line_fills=parts.line_fills(total),
+            api_calls=calls,
+            scalar_accesses=total * parts.lane_loads(),
         )
-        return self._case(parts, "default", stage, spec, ub_bytes, cost)
+        return self._case(parts, "default", stage, spec, ub_bytes, counters)
 
 
 class _Parts:
@@ -319,6 +338,60 @@ class _Parts:
         _gm_tensors(other.impl, self.graph)
         return other
 
+    def lane_loads(self) -> int:
+        """GM reads a lane makes per value: one per Load of the graph (index, gathered and side inputs)."""
+        return len([n for n in self.graph.nodes() if n.op.compute_type == "load"])
+
+    def _side_bytes(self) -> tuple[sympy.Expr, sympy.Expr]:
+        """(index bytes, side-input bytes): tensors the lanes read that are not gathered."""
+        gathered = {self.graph.producer(g, "x1").name for g in self.gathers}
+        index_data = self._data(self.graph.producer(self.gathers[0], "x2"))
+        index, side = sympy.Integer(0), sympy.Integer(0)
+        for load in self.graph.nodes():
+            if load.op.compute_type != "load":
+                continue
+            data = self.graph.producer(load, "x")
+            if load.name in gathered or any(
+                self._data(self.graph.producer(g, "x1")) is data for g in self.gathers
+            ):
+                continue
+            nbytes = storage_bytes(data.y.size, data.y.strides, data.y.dtype.itemsize)
+            if data is index_data:
+                index = index + nbytes
+            else:
+                side = side + nbytes
+        return index, side
+
+    def _data(self, node: Node) -> Node:
+        while node.op.compute_type not in ("load", "data"):
+            node = self.graph.producer(node, node.op.inputs[0])
+        return self.graph.producer(node, "x") if node.op.compute_type == "load" else node
+
+    def line_fills(self, reads: sympy.Expr) -> sympy.Expr:
+        """Data-cache line fills for ``reads`` value reads: the gathered lines, plus the index and side
+        inputs' lines once (consecutive lanes read them in order)."""
+        index, side = self._side_bytes()
+        return (
+            CeilDiv(self.gathered_bytes(reads), LINE_BYTES)
+            + CeilDiv(index, LINE_BYTES)
+            + CeilDiv(side, LINE_BYTES)
+        )
+
+    def thrashing_fills(self, reads: sympy.Expr, group) -> sympy.Expr:
+        """Line fills when the cache keeps nothing between two steps of a lane: every gathered read fills
+        a line, and an index that changes along the reduced axes fills its lines again at every step
+        (neighbouring lanes share one when their index rows are shorter than a line)."""
+        index, side = self._side_bytes()
+        isz = self.index_dtype.itemsize
+        varies = sympy.Integer(0) if self.run() != 1 else sympy.Integer(1)
+        index_steps = FloorDiv(reads * Min(LINE_BYTES, group * isz), LINE_BYTES * group) * group
+        return (
+            reads * len(self.gathers)
+            + varies * index_steps
+            + (1 - varies) * CeilDiv(index, LINE_BYTES)
+            + CeilDiv(side, LINE_BYTES)
+        )
+
     def gathered_bytes(self, reads: sympy.Expr) -> sympy.Expr:
         """Modelled bytes the gathers read through the data cache for ``reads`` element reads."""
         run = self.run()
@@ -330,6 +403,7 @@ class _Parts:
             source = self.graph.producer(g, "x1")
             slice_bytes = product(list(source.y.size[dim:])) * isz
             outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
+            stride = sympy.sympify(self._data_strides(source)[dim]) * isz
             total = total + gather_read_bytes(
                 CeilDiv(reads, run),
                 run * isz,
@@ -337,6 +411,8 @@ class _Parts:
                 slice_bytes,
                 sympy.Symbol("used_cores", integer=True),
                 self.dcache,
+                stride_bytes=stride,
+                itemsize=isz,
             )
         return total
 

@@ -23,9 +23,9 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
+from af_core.ir.sizes import Expr, contiguous_strides, product
 from af_core.schedule.case import Case
-from af_core.schedule.cost import modelled_cost
+from af_core.schedule.cost import CounterModel
 from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
@@ -279,10 +279,17 @@ class SkLikeTemplate:
             offset = offset + AlignUp(size, WS_ALIGN)
         total = spec.add("workspace_bytes", offset, "workspace the stages exchange data through")
         calls = sympy.Integer(0)
+        counted: dict[str, Expr] = {"read": sympy.Integer(0), "write": sympy.Integer(0)}
+        counted.update(fills=sympy.Integer(0), scalar=sympy.Integer(0))
         for i, st in enumerate(stages):
             st.stage.sync_before = i > 0
             gm_bytes = gm_bytes + st.b.gm_bytes
             calls = calls + st.tiles * len([n for n in st.stage.nodes if n.loop_axis and n.api_call])
+            calls = calls + st.rows * st.b.calls_per_row
+            counted["read"] += st.b.read_bytes
+            counted["write"] += st.b.write_bytes
+            counted["fills"] += st.b.line_fills
+            counted["scalar"] += st.b.scalar_reads
         impl.stages = [st.stage for st in stages]
         impl.meta = {**impl.meta, "stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]
@@ -296,5 +303,11 @@ class SkLikeTemplate:
         # the seed's SK-like region: long contiguous rows, too few outer indices to share among cores
         region = sympy.And(ctx.measures.cache_ok(), sympy.Not(ctx.measures.core_ok()))
         spec.score = sympy.Piecewise((2, region), (-1, True))
-        spec.cost = modelled_cost(gm_bytes, api_calls=calls)
+        CounterModel(
+            read_bytes=counted["read"],
+            write_bytes=counted["write"],
+            line_fills=counted["fills"],
+            api_calls=calls,
+            scalar_accesses=counted["scalar"],
+        ).apply(spec)
         return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})
