@@ -105,6 +105,27 @@ def test_half_chains_compute_in_float_registers_like_the_memory_path(dtype):
     assert run.twin.counter("vf_calls") > 0
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_2byte_direct_ops_without_a_register_form_in_their_dtype_run_in_float_registers(dtype):
+    """Neg on bfloat16 (the register Muls takes no bfloat16) and a 2-byte Mul next to float32 values (one
+    vector step holds 64 float lanes) compute in float32 registers and round once, as the memory path's
+    2-byte calls do: the same bits."""
+    graph = chain_graph(
+        rank=2, dim=0, dtype=dtype, pre=("Neg", "Abs"), post=("Mul(side)", "Cast(float32)", "Exp")
+    )
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [
+        "2 op(s) Neg ('neg'), Abs ('abs') in one VfChainRegApiCall",
+        "3 op(s) Mul ('mul'), Cast ('cast'), Exp ('exp') in one VfChainRegApiCall",
+    ], notes
+    run = session.check(SIZES, seed=8, core_num=4)
+    assert run.ok, run.describe()
+    assert run.twin.counter("vf_calls") > 0
+
+
 def test_kernels_are_identical_whatever_the_hash_seed():
     script = (
         "from af_core.autofuser import Autofuser, AutofuserOptions\n"
@@ -126,8 +147,8 @@ def test_kernels_are_identical_whatever_the_hash_seed():
 
 
 def test_corpus_coverage_the_readme_states():
-    """README: on the workload corpus the SIMD and SK-like cases have 37 runs on the register path and 9
-    ops outside them, for three reasons."""
+    """README: on the workload corpus the SIMD and SK-like cases have 37 runs on the register path and 3
+    ops outside them (Maxs on int64)."""
     from collections import Counter
 
     from af_core.workloads import load_workloads
@@ -147,9 +168,6 @@ def test_corpus_coverage_the_readme_states():
     assert fused == 37
     assert others == {
         "Maxs on 64-bit data: 64-bit registers (RegTraitNumTwo) are not generated": 3,
-        "the 3510 register Muls does not accept bfloat16": 3,
-        "Mul on 2-byte data next to 4-byte values: one vector step cannot hold both full 2-byte registers and "
-        "4-byte ones": 3,
     }
 
 

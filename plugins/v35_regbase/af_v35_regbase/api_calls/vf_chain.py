@@ -20,7 +20,10 @@ Each op is computed exactly as its memory-based form computes it
 (:func:`~af_v35_regbase.api_calls.legalize.op_form`), instruction for
 instruction, with the register instruction taking the same dtype:
 
-- ``direct`` / ``relu_maxs``: the instruction in the op's dtype;
+- ``direct`` / ``relu_maxs``: the instruction in the op's dtype; for the
+  float16 / bfloat16 ops of :data:`ROUNDS_ONCE` whose register instruction
+  takes no such dtype, or in a run with 4-byte values, Cast up, the
+  instruction in float32 and Cast back (the same bits, see ROUNDS_ONCE);
 - ``promote``: float16 / bfloat16 inputs cast up to float32 (exact), the op in
   float32, the result cast back with CAST_RINT;
 - ``cast``: the route's Cast steps, when each is a register Cast the twin and
@@ -57,6 +60,11 @@ REG_API = {
 }
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
+#: Ops whose float16 / bfloat16 ``direct`` memory form a vector function may compute in float32 registers
+#: (Cast up, the op, Cast back with CAST_RINT): each float32 result is correctly rounded or exact, and
+#: float32 holds more than twice the 2-byte types' precision plus two bits, so the second rounding gives
+#: the same bits as the op rounded once in the 2-byte type -- what the memory path computes.
+ROUNDS_ONCE = frozenset({"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg"})
 _F32, _I32 = dt.float32, dt.int32
 _NARROW_FLOATS = ("float16", "bfloat16")
 
@@ -87,6 +95,17 @@ def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | No
         f"AscendC::Reg::SatMode::{sat}, AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::{rnd}}};\n"
     )
     return name, text
+
+
+def _promotable(op_type: str, out: dt.DType) -> bool:
+    """Whether a ``direct`` op on ``out`` may run in float32 registers with the same bits (ROUNDS_ONCE)."""
+    return out.name in _NARROW_FLOATS and op_type in ROUNDS_ONCE and reg_accepts(REG_API[op_type], _F32)
+
+
+def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
+    """Whether a ``direct`` op has a register form in float32 only (e.g. Neg on bfloat16: register Muls
+    takes no bfloat16)."""
+    return form.kind == "direct" and _promotable(op_type, out) and not reg_accepts(REG_API[op_type], out)
 
 
 def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
@@ -138,7 +157,7 @@ class VfChainRegApiCall(ApiCall):
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
             )
         api = "Maxs" if kind == "relu_maxs" else REG_API[op_type]
-        if not reg_accepts(api, out):
+        if not reg_accepts(api, out) and not _promotable(op_type, out):
             return f"the 3510 register {api} does not accept {out.name}"
         return None
 
@@ -152,9 +171,9 @@ class VfChainRegApiCall(ApiCall):
             out = dt.get(out)
             widths.update(d.itemsize for d in (*ins, out))
             form = op_form(op_type, ins, out)
-            if form.kind in ("promote", "composite"):
+            if form.kind in ("promote", "composite") or _f32_only(op_type, form, out):
                 widths.add(4)
-            if form.kind in ("direct", "relu_maxs") and out.itemsize == 2:
+            if form.kind in ("direct", "relu_maxs") and out.itemsize == 2 and not _promotable(op_type, out):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
             return None
@@ -246,7 +265,11 @@ class _Function:
         self.call = call
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"])}
         forms = [call_form(call, s) for s in steps]
-        wide = any(d.itemsize == 4 for d in dtypes) or any(f.kind in ("promote", "composite") for f in forms)
+        in_f32 = any(
+            f.kind in ("promote", "composite") or _f32_only(s["op"], f, call._dtype(s["output"]))
+            for s, f in zip(steps, forms)
+        )
+        wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {4: "float", 2: "half", 1: "uint8_t"}[size]
@@ -315,7 +338,14 @@ class _Function:
         out = call._dtype(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
         form = call_form(call, step)
-        if form.kind == "direct":
+        if (
+            form.kind == "direct"
+            and _promotable(op, out)
+            and (self.mixed or not reg_accepts(REG_API[op], out))
+        ):
+            wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
+            r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
+        elif form.kind == "direct":
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)
