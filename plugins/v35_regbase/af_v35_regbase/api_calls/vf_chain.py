@@ -28,12 +28,14 @@ instruction, with the register instruction taking the same dtype:
   float32, the result cast back with CAST_RINT;
 - ``cast``: the route's Cast steps, when each is a register Cast the twin and
   the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
+- 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
+  3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
   of a register of ones.
 
 Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
 integers widened to int16, the unsigned reinterpretations, Exp2, Reciprocal,
-64-bit types) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
+the other 64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
 says why, and ``afc explain`` prints it.
 """
 
@@ -130,9 +132,14 @@ class VfChainRegApiCall(ApiCall):
         out = dt.get(out_dtype)
         if out.is_bool or any(d.is_bool for d in ins):
             return f"{op_type}: bit-mask tiles have no register form here"
-        if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
-            return f"{op_type} on 64-bit data: 64-bit registers (RegTraitNumTwo) are not generated"
         form = op_form(op_type, ins, out)
+        if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
+            api = REG_API.get(op_type, op_type)
+            if form.kind != "direct" or any(d != out for d in ins) or not reg_accepts(api, out):
+                return (
+                    f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
+                )
+            return None
         kind = form.kind
         if kind == "cast":
             if any(step[2] == "VIEW" for step in form.steps):
@@ -184,7 +191,10 @@ class VfChainRegApiCall(ApiCall):
                 f"{narrow_direct[0]} on 2-byte data next to 4-byte values: one vector step cannot hold both "
                 "full 2-byte registers and 4-byte ones"
             )
-        return f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values at most"
+        return (
+            f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values together, "
+            "8-byte values only alone"
+        )
 
     # -- code ----------------------------------------------------------------
     def generate_api_call_string(self) -> str:
@@ -272,7 +282,7 @@ class _Function:
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         size = 4 if wide else max(d.itemsize for d in dtypes)
-        self.mask_type = {4: "float", 2: "half", 1: "uint8_t"}[size]
+        self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
         self.decls: list[str] = []
         self.body: list[str] = []
