@@ -187,6 +187,8 @@ REG_ROWS: tuple[ApiRow, ...] = (
     ApiRow("Neg", (I8, I16, I32, F16, F32), _R_UNARY),
     # DuplicateImpl
     ApiRow("Duplicate", (BOOL, *_R_ALL, *_R_B64), "kernel_reg_compute_vec_duplicate_impl.h"),
+    # TruncateImpl (kernel_reg_compute_vec_vconv_impl.h): half, float, bfloat16 (the vector path's modes)
+    ApiRow("Truncate", (F16, F32, BF16), "kernel_reg_compute_vec_vconv_impl.h"),
     # CompareImpl / CompareScalarImpl
     ApiRow("Compare", _R_ALL, _R_CMPSEL),
     ApiRow("Compares", _R_ALL, _R_CMPSEL),

@@ -69,14 +69,14 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
 
 def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
     graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Floor", "Abs", "Relu"), name="vf_mixed"
+        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
     )
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert notes == [
         "1 op(s) Sigmoid ('sigmoid') in one VfChainRegApiCall",
-        "Floor ('floor') stays a single vector call: op Floor has no register form in the vector function "
-        "(memory-based call)",
+        "Exp2 ('exp2') stays a single vector call: Exp2 takes a composite memory form with no register form "
+        "here",
         "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
     ], notes
     run = session.check(SIZES, seed=5, core_num=3)
@@ -145,6 +145,21 @@ def test_int64_max_and_min_run_in_64bit_registers(template):
     assert run.twin.counter("reg_compute") == 16 * run.twin.counter("reg_stores")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_floor_ceil_round_are_register_truncates(dtype):
+    """Floor / Ceil / Round: the register Truncate with the memory path's RoundMode (in float32 registers
+    next to the float32 values of a promoted Muls, exact either way)."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, pre=("Floor",), post=("Mul(3.7)", "Round", "Ceil"))
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Truncate<" in kernel and "RoundMode::CAST_FLOOR" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert [n.split(" (")[0] for n in notes] == ["1 op(s) Floor", "3 op(s) Muls"], notes
+    run = session.check(SIZES, seed=10, core_num=4)
+    assert run.ok, run.describe()
+
+
 def test_kernels_are_identical_whatever_the_hash_seed():
     script = (
         "from af_core.autofuser import Autofuser, AutofuserOptions\n"
@@ -192,13 +207,13 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
     graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Floor", "Abs", "Relu"), name="vf_mixed"
+        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
     )
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
-        t == "simd" and note.startswith("Floor ('floor') stays a single vector call") for t, note in notes
+        t == "simd" and note.startswith("Exp2 ('exp2') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()

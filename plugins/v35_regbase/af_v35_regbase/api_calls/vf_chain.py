@@ -33,7 +33,8 @@ instruction, with the register instruction taking the same dtype:
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
   of a register of ones.
 
-Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
+Floor / Ceil / Round are the register ``Truncate`` with the memory path's
+RoundMode. Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
 integers widened to int16, the unsigned reinterpretations, Exp2, Reciprocal,
 the other 64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
 says why, and ``afc explain`` prints it.
@@ -48,7 +49,7 @@ from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
-from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, UNARY, Form, op_form
+from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, TRUNCATE, UNARY, Form, op_form
 from af_v35_regbase.api_calls.vector import scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
 
@@ -59,6 +60,7 @@ REG_API = {
     **{op: api for op, api in UNARY.items() if op != "Rsqrt"},
     **BINARY,
     **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
+    **{op: "Truncate" for op in TRUNCATE},
 }
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
@@ -66,7 +68,9 @@ COMPOSITE = {"Sigmoid"}
 #: (Cast up, the op, Cast back with CAST_RINT): each float32 result is correctly rounded or exact, and
 #: float32 holds more than twice the 2-byte types' precision plus two bits, so the second rounding gives
 #: the same bits as the op rounded once in the 2-byte type -- what the memory path computes.
-ROUNDS_ONCE = frozenset({"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg"})
+ROUNDS_ONCE = frozenset(
+    {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg", "Relu", "Floor", "Ceil", "Round"}
+)
 _F32, _I32 = dt.float32, dt.int32
 _NARROW_FLOATS = ("float16", "bfloat16")
 
@@ -334,6 +338,10 @@ class _Function:
         dst = self.reg(dtype)
         if op in BINARY:
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+        elif op in TRUNCATE:
+            self.body.append(
+                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);"
+            )
         elif op in TENSOR_SCALAR:
             scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")

@@ -188,6 +188,9 @@ inline constexpr bool AcceptsRegNeg = OneOf<T, int8_t, int16_t, int32_t, half, f
 // Reg::Duplicate: kernel_reg_compute_vec_duplicate_impl.h
 template <class T>
 inline constexpr bool AcceptsRegDuplicate = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
+// Reg::Truncate: kernel_reg_compute_vec_vconv_impl.h
+template <class T>
+inline constexpr bool AcceptsRegTruncate = OneOf<T, half, float, bfloat16_t>::value;
 // Reg::Compare: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
 inline constexpr bool AcceptsRegCompare = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;

@@ -3,7 +3,7 @@
 // vector functions use, and the SIMD VF launch asc_vf_call<func>(args...). A vector register holds 256
 // bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
 //   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
-//   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Duplicate,
+//   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
@@ -592,6 +592,24 @@ AF_TWIN_REG_UNARY(Exp, auto, ActualT(std::exp(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Ln, auto, ActualT(std::log(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Sqrt, auto, ActualT(std::sqrt(static_cast<float>(a))))
 #undef AF_TWIN_REG_UNARY
+
+// Truncate<T, roundMode>: each masked-on lane rounded to an integral value of its type, as the memory-based
+// Truncate computes it (CAST_NONE rounds like CAST_RINT, as the 3510 TruncateImpl does).
+template <typename T = DefaultType, RoundMode roundMode = RoundMode::CAST_NONE,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>
+inline void Truncate(S& dstReg, S& srcReg, MaskReg& mask) {
+    using ActualT = typename S::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Truncate: T type is not the register's element type");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Truncate: the 3510 implementation takes ZEROING only");
+    static_assert(AfTwin::AcceptsRegTruncate<ActualT>, "Reg::Truncate: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    static_assert(roundMode == RoundMode::CAST_NONE || ((AfTwin::kTruncateModes >> static_cast<unsigned>(roundMode)) & 1u),
+                  "Reg::Truncate: round mode not emulated");
+    constexpr RoundMode kMode = roundMode == RoundMode::CAST_NONE ? RoundMode::CAST_RINT : roundMode;
+    AfTwin::RegMap1("Truncate", dstReg, srcReg, mask,
+                    [](ActualT a) { return ActualT(AfTwin::RoundIntegral<kMode>(static_cast<float>(a))); });
+}
 
 // Duplicate: every lane (no mask) or the masked-on lanes get the scalar.
 template <typename T = DefaultType, typename U, typename S>
