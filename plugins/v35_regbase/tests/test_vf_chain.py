@@ -160,6 +160,21 @@ def test_floor_ceil_round_are_register_truncates(dtype):
     assert run.ok, run.describe()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_reciprocal_and_rsqrt_are_float_divs_of_ones(dtype):
+    """Reciprocal / Rsqrt have no register instruction: Duplicate(1) and Div (after Sqrt) in float32, the
+    bits of the memory path's Reciprocal / Rsqrt on the twin."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, pre=("Abs", "Add(0.5)", "Rsqrt"), post=("Reciprocal",))
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Div(" in kernel and "AscendC::Reg::Sqrt(" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert [n.split(" (")[0] for n in notes] == ["3 op(s) Abs", "1 op(s) Reciprocal"], notes
+    run = session.check(SIZES, seed=11, core_num=4)
+    assert run.ok, run.describe()
+
+
 def test_kernels_are_identical_whatever_the_hash_seed():
     script = (
         "from af_core.autofuser import Autofuser, AutofuserOptions\n"

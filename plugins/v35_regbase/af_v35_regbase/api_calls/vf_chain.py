@@ -34,9 +34,12 @@ instruction, with the register instruction taking the same dtype:
   of a register of ones.
 
 Floor / Ceil / Round are the register ``Truncate`` with the memory path's
-RoundMode. Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
-integers widened to int16, the unsigned reinterpretations, Exp2, Reciprocal,
-the other 64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
+RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
+``Div`` of a register of ones, after a ``Sqrt`` for Rsqrt, in float32.
+
+Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
+integers widened to int16, the unsigned reinterpretations, Exp2, the other
+64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
 says why, and ``afc explain`` prints it.
 """
 
@@ -64,6 +67,9 @@ REG_API = {
 }
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
+#: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
+#: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).
+RECIPROCALS = {"Reciprocal", "Rsqrt"}
 #: Ops whose float16 / bfloat16 ``direct`` memory form a vector function may compute in float32 registers
 #: (Cast up, the op, Cast back with CAST_RINT): each float32 result is correctly rounded or exact, and
 #: float32 holds more than twice the 2-byte types' precision plus two bits, so the second rounding gives
@@ -156,6 +162,8 @@ class VfChainRegApiCall(ApiCall):
             if op_type not in COMPOSITE:
                 return f"{op_type} takes a composite memory form with no register form here"
             return None
+        if op_type in RECIPROCALS and kind in ("direct", "promote") and out.is_float:
+            return None if all(d == out for d in ins) else f"{op_type} mixes dtypes"
         if op_type not in REG_API:
             return f"op {op_type} has no register form in the vector function (memory-based call)"
         if any(d != out for d in ins):
@@ -182,9 +190,11 @@ class VfChainRegApiCall(ApiCall):
             out = dt.get(out)
             widths.update(d.itemsize for d in (*ins, out))
             form = op_form(op_type, ins, out)
-            if form.kind in ("promote", "composite") or _f32_only(op_type, form, out):
+            in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
+            if in_f32 or _f32_only(op_type, form, out):
                 widths.add(4)
-            if form.kind in ("direct", "relu_maxs") and out.itemsize == 2 and not _promotable(op_type, out):
+            narrow = form.kind in ("direct", "relu_maxs") and out.itemsize == 2
+            if narrow and not in_f32 and not _promotable(op_type, out):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
             return None
@@ -280,7 +290,9 @@ class _Function:
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"])}
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
-            f.kind in ("promote", "composite") or _f32_only(s["op"], f, call._dtype(s["output"]))
+            f.kind in ("promote", "composite")
+            or s["op"] in RECIPROCALS
+            or _f32_only(s["op"], f, call._dtype(s["output"]))
             for s, f in zip(steps, forms)
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
@@ -356,7 +368,19 @@ class _Function:
         out = call._dtype(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
         form = call_form(call, step)
-        if (
+        if op in RECIPROCALS:
+            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
+            t = self.reg(_F32)
+            one = self.reg(_F32)
+            if op == "Rsqrt":
+                self.body.append(f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+                x = t
+            self.body += [
+                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
+                f"AscendC::Reg::Div({t}, {one}, {x}, mask);",
+            ]
+            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
+        elif (
             form.kind == "direct"
             and _promotable(op, out)
             and (self.mixed or not reg_accepts(REG_API[op], out))
