@@ -147,31 +147,34 @@ BY_API: dict[str, ApiRow] = {row.api: row for row in ROWS}
 # ---------------------------------------------------------------------------
 # The register API (namespace AscendC::Reg) that vector functions use: the element types of each
 # instruction, read from the ``static_assert(SupportType<ActualT, ...>())`` of its ``...Impl`` function
-# under ``impl/basic_api/reg_compute/dav_3510/``. 64-bit types are left out: they need two registers
-# (RegTraitNumTwo), which generated code does not use.
+# under ``impl/basic_api/reg_compute/dav_3510/``. 64-bit types are listed where generated code uses them:
+# a RegTensor<int64_t> (RegTraitNumOne) holds 32 elements in one register; LoadAlign / StoreAlign move
+# its 256 bytes, Max / Min unpack it into a register pair and Compare + Select there, Maxs / Mins are
+# Duplicate + Max / Min. The other instructions' 64-bit forms are not generated and not listed.
 _R_BIN = "kernel_reg_compute_vec_binary_impl.h"
 _R_SCALAR = "kernel_reg_compute_vec_binary_scalar_impl.h"
 _R_UNARY = "kernel_reg_compute_vec_unary_impl.h"
 _R_CMPSEL = "kernel_reg_compute_vec_cmpsel_impl.h"
 _R_ALL = (U8, I8, U16, I16, U32, I32, F16, F32, BF16)
+_R_B64 = (I64, U64)
 
 REG_ROWS: tuple[ApiRow, ...] = (
     # LoadAlign / StoreAlign (DIST_NORM): SupportBytes<ActualT, 1, 2, 4, 8>
-    ApiRow("LoadAlign", _R_ALL, "kernel_reg_compute_datacopy_load_impl.h"),
-    ApiRow("StoreAlign", _R_ALL, "kernel_reg_compute_datacopy_store_impl.h"),
+    ApiRow("LoadAlign", (*_R_ALL, *_R_B64), "kernel_reg_compute_datacopy_load_impl.h"),
+    ApiRow("StoreAlign", (*_R_ALL, *_R_B64), "kernel_reg_compute_datacopy_store_impl.h"),
     # AddImpl / SubImpl / MaxImpl / MinImpl
     ApiRow("Add", _R_ALL, _R_BIN),
     ApiRow("Sub", _R_ALL, _R_BIN),
-    ApiRow("Max", _R_ALL, _R_BIN),
-    ApiRow("Min", _R_ALL, _R_BIN),
+    ApiRow("Max", (*_R_ALL, *_R_B64), _R_BIN),
+    ApiRow("Min", (*_R_ALL, *_R_B64), _R_BIN),
     # MulImpl: no 8-bit types
     ApiRow("Mul", (U16, I16, U32, I32, F16, F32, BF16), _R_BIN),
     # DivImpl: no 8-bit types, no bfloat16
     ApiRow("Div", (U16, I16, U32, I32, F16, F32), _R_BIN),
     # AddsImpl / MaxsImpl / MinsImpl (also the scalar's type)
     ApiRow("Adds", _R_ALL, _R_SCALAR),
-    ApiRow("Maxs", _R_ALL, _R_SCALAR),
-    ApiRow("Mins", _R_ALL, _R_SCALAR),
+    ApiRow("Maxs", (*_R_ALL, *_R_B64), _R_SCALAR),
+    ApiRow("Mins", (*_R_ALL, *_R_B64), _R_SCALAR),
     # MulsImpl: no 8-bit types, no bfloat16
     ApiRow("Muls", (U16, I16, U32, I32, F16, F32), _R_SCALAR),
     # ExpImpl / LogImpl (Ln) / SqrtImpl: half and float
@@ -183,7 +186,9 @@ REG_ROWS: tuple[ApiRow, ...] = (
     ApiRow("Relu", (I32, F16, F32), _R_UNARY),
     ApiRow("Neg", (I8, I16, I32, F16, F32), _R_UNARY),
     # DuplicateImpl
-    ApiRow("Duplicate", (BOOL, *_R_ALL), "kernel_reg_compute_vec_duplicate_impl.h"),
+    ApiRow("Duplicate", (BOOL, *_R_ALL, *_R_B64), "kernel_reg_compute_vec_duplicate_impl.h"),
+    # TruncateImpl (kernel_reg_compute_vec_vconv_impl.h): half, float, bfloat16 (the vector path's modes)
+    ApiRow("Truncate", (F16, F32, BF16), "kernel_reg_compute_vec_vconv_impl.h"),
     # CompareImpl / CompareScalarImpl
     ApiRow("Compare", _R_ALL, _R_CMPSEL),
     ApiRow("Compares", _R_ALL, _R_CMPSEL),

@@ -550,6 +550,7 @@ ILLEGAL = {
     "muls_bf16": "Reg::RegTensor<bfloat16_t> q; Reg::Muls(q, q, static_cast<bfloat16_t>(2.0f), mask);",
     "load_type_mismatch": "Reg::RegTensor<half> q; Reg::LoadAlign(q, src);",
     "relu_int16": "Reg::RegTensor<int16_t> q; Reg::Relu(q, q, mask);",
+    "truncate_int32": "Reg::RegTensor<int32_t> q; Reg::Truncate<int32_t, RoundMode::CAST_FLOOR>(q, q, mask);",
 }
 
 ILLEGAL_SKELETON = (
@@ -584,8 +585,21 @@ def test_twin_rejects_illegal_register_calls_at_compile_time(twin_compile, name)
     assert "static assertion failed" in str(info.value) or "static_assert" in str(info.value)
 
 
-def test_twin_accepts_the_skeleton_with_legal_calls(twin_compile):
-    twin_compile(ILLEGAL_SKELETON % "Reg::Exp(a, a, mask);" + "int main() { return 0; }\n")
+# Calls both the twin and the official headers accept (the forms vector functions generate).
+LEGAL = {
+    "exp": "Reg::Exp(a, a, mask);",
+    "truncate_floor": "Reg::Truncate<float, RoundMode::CAST_FLOOR>(a, a, mask);",
+    "maxs_int64": (
+        "uint32_t m = 32; Reg::MaskReg m64 = Reg::UpdateMask<int64_t>(m); Reg::RegTensor<int64_t> q;"
+        " Reg::LoadAlign(q, (__ubuf__ int64_t*)src); Reg::Maxs(q, q, static_cast<int64_t>(0), m64);"
+        " Reg::Min(q, q, q, m64); Reg::StoreAlign((__ubuf__ int64_t*)src, q, m64); (void)mask;"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEGAL))
+def test_twin_accepts_the_skeleton_with_legal_calls(twin_compile, name):
+    twin_compile(ILLEGAL_SKELETON % LEGAL[name] + "int main() { return 0; }\n")
 
 
 @pytest.fixture(scope="module")
@@ -603,8 +617,9 @@ def test_vector_functions_pass_the_official_check(checker):
     assert result.ok, result.describe()
 
 
-def test_official_skeleton_passes_with_a_legal_call(checker):
-    result = checker.check(ILLEGAL_SKELETON % "Reg::Exp(a, a, mask);")
+@pytest.mark.parametrize("name", sorted(LEGAL))
+def test_official_skeleton_passes_with_a_legal_call(checker, name):
+    result = checker.check(ILLEGAL_SKELETON % LEGAL[name])
     assert result.ok, result.describe()
 
 

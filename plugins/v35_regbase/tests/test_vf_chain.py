@@ -69,14 +69,14 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
 
 def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
     graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Floor", "Abs", "Relu"), name="vf_mixed"
+        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
     )
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert notes == [
         "1 op(s) Sigmoid ('sigmoid') in one VfChainRegApiCall",
-        "Floor ('floor') stays a single vector call: op Floor has no register form in the vector function "
-        "(memory-based call)",
+        "Exp2 ('exp2') stays a single vector call: Exp2 takes a composite memory form with no register form "
+        "here",
         "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
     ], notes
     run = session.check(SIZES, seed=5, core_num=3)
@@ -105,6 +105,76 @@ def test_half_chains_compute_in_float_registers_like_the_memory_path(dtype):
     assert run.twin.counter("vf_calls") > 0
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_2byte_direct_ops_without_a_register_form_in_their_dtype_run_in_float_registers(dtype):
+    """Neg on bfloat16 (the register Muls takes no bfloat16) and a 2-byte Mul next to float32 values (one
+    vector step holds 64 float lanes) compute in float32 registers and round once, as the memory path's
+    2-byte calls do: the same bits."""
+    graph = chain_graph(
+        rank=2, dim=0, dtype=dtype, pre=("Neg", "Abs"), post=("Mul(side)", "Cast(float32)", "Exp")
+    )
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [
+        "2 op(s) Neg ('neg'), Abs ('abs') in one VfChainRegApiCall",
+        "3 op(s) Mul ('mul'), Cast ('cast'), Exp ('exp') in one VfChainRegApiCall",
+    ], notes
+    run = session.check(SIZES, seed=8, core_num=4)
+    assert run.ok, run.describe()
+    assert run.twin.counter("vf_calls") > 0
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_int64_max_and_min_run_in_64bit_registers(template):
+    """An int64 index clamped with Mins / Maxs: RegTensor<int64_t> (32 lanes a step), each as Duplicate +
+    Min / Max like the 3510 MinsImpl / MaxsImpl, the same values as the memory path's calls."""
+    graph = chain_graph(
+        rank=2, dim=0, index_dtype="int64", index_pre=("Minimum(5)", "Maximum(0)"), name="vf_i64"
+    )
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::RegTensor<int64_t>" in kernel and "UpdateMask<int64_t>" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == ["2 op(s) Mins ('mins'), Maxs ('maxs') in one VfChainRegApiCall"], notes
+    run = session.check(SIZES, seed=9, core_num=4)
+    assert run.ok, run.describe()
+    # per 32-lane step: 1 load, Duplicate + 7 for Min, Duplicate + 7 for Max, 1 store
+    assert run.twin.counter("reg_compute") == 16 * run.twin.counter("reg_stores")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_floor_ceil_round_are_register_truncates(dtype):
+    """Floor / Ceil / Round: the register Truncate with the memory path's RoundMode (in float32 registers
+    next to the float32 values of a promoted Muls, exact either way)."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, pre=("Floor",), post=("Mul(3.7)", "Round", "Ceil"))
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Truncate<" in kernel and "RoundMode::CAST_FLOOR" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert [n.split(" (")[0] for n in notes] == ["1 op(s) Floor", "3 op(s) Muls"], notes
+    run = session.check(SIZES, seed=10, core_num=4)
+    assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_reciprocal_and_rsqrt_are_float_divs_of_ones(dtype):
+    """Reciprocal / Rsqrt have no register instruction: Duplicate(1) and Div (after Sqrt) in float32, the
+    bits of the memory path's Reciprocal / Rsqrt on the twin."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, pre=("Abs", "Add(0.5)", "Rsqrt"), post=("Reciprocal",))
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Div(" in kernel and "AscendC::Reg::Sqrt(" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert [n.split(" (")[0] for n in notes] == ["3 op(s) Abs", "1 op(s) Reciprocal"], notes
+    run = session.check(SIZES, seed=11, core_num=4)
+    assert run.ok, run.describe()
+
+
 def test_kernels_are_identical_whatever_the_hash_seed():
     script = (
         "from af_core.autofuser import Autofuser, AutofuserOptions\n"
@@ -126,8 +196,8 @@ def test_kernels_are_identical_whatever_the_hash_seed():
 
 
 def test_corpus_coverage_the_readme_states():
-    """README: on the workload corpus the SIMD and SK-like cases have 37 runs on the register path and 9
-    ops outside them, for three reasons."""
+    """README: on the workload corpus every elementwise op of the SIMD and SK-like cases is in one of 40
+    register runs."""
     from collections import Counter
 
     from af_core.workloads import load_workloads
@@ -144,26 +214,21 @@ def test_corpus_coverage_the_readme_states():
                     fused += 1
                 else:
                     others[note.split(": ", 1)[1]] += 1
-    assert fused == 37
-    assert others == {
-        "Maxs on 64-bit data: 64-bit registers (RegTraitNumTwo) are not generated": 3,
-        "the 3510 register Muls does not accept bfloat16": 3,
-        "Mul on 2-byte data next to 4-byte values: one vector step cannot hold both full 2-byte registers and "
-        "4-byte ones": 3,
-    }
+    assert fused == 40
+    assert others == {}
 
 
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
     graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Floor", "Abs", "Relu"), name="vf_mixed"
+        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
     )
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
-        t == "simd" and note.startswith("Floor ('floor') stays a single vector call") for t, note in notes
+        t == "simd" and note.startswith("Exp2 ('exp2') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()

@@ -20,17 +20,26 @@ Each op is computed exactly as its memory-based form computes it
 (:func:`~af_v35_regbase.api_calls.legalize.op_form`), instruction for
 instruction, with the register instruction taking the same dtype:
 
-- ``direct`` / ``relu_maxs``: the instruction in the op's dtype;
+- ``direct`` / ``relu_maxs``: the instruction in the op's dtype; for the
+  float16 / bfloat16 ops of :data:`ROUNDS_ONCE` whose register instruction
+  takes no such dtype, or in a run with 4-byte values, Cast up, the
+  instruction in float32 and Cast back (the same bits, see ROUNDS_ONCE);
 - ``promote``: float16 / bfloat16 inputs cast up to float32 (exact), the op in
   float32, the result cast back with CAST_RINT;
 - ``cast``: the route's Cast steps, when each is a register Cast the twin and
   the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
+- 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
+  3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
   of a register of ones.
 
+Floor / Ceil / Round are the register ``Truncate`` with the memory path's
+RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
+``Div`` of a register of ones, after a ``Sqrt`` for Rsqrt, in float32.
+
 Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
-integers widened to int16, the unsigned reinterpretations, Exp2, Reciprocal,
-64-bit types) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
+integers widened to int16, the unsigned reinterpretations, Exp2, the other
+64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
 says why, and ``afc explain`` prints it.
 """
 
@@ -43,7 +52,7 @@ from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
-from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, UNARY, Form, op_form
+from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, TRUNCATE, UNARY, Form, op_form
 from af_v35_regbase.api_calls.vector import scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
 
@@ -54,9 +63,20 @@ REG_API = {
     **{op: api for op, api in UNARY.items() if op != "Rsqrt"},
     **BINARY,
     **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
+    **{op: "Truncate" for op in TRUNCATE},
 }
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
+#: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
+#: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).
+RECIPROCALS = {"Reciprocal", "Rsqrt"}
+#: Ops whose float16 / bfloat16 ``direct`` memory form a vector function may compute in float32 registers
+#: (Cast up, the op, Cast back with CAST_RINT): each float32 result is correctly rounded or exact, and
+#: float32 holds more than twice the 2-byte types' precision plus two bits, so the second rounding gives
+#: the same bits as the op rounded once in the 2-byte type -- what the memory path computes.
+ROUNDS_ONCE = frozenset(
+    {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg", "Relu", "Floor", "Ceil", "Round"}
+)
 _F32, _I32 = dt.float32, dt.int32
 _NARROW_FLOATS = ("float16", "bfloat16")
 
@@ -89,6 +109,17 @@ def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | No
     return name, text
 
 
+def _promotable(op_type: str, out: dt.DType) -> bool:
+    """Whether a ``direct`` op on ``out`` may run in float32 registers with the same bits (ROUNDS_ONCE)."""
+    return out.name in _NARROW_FLOATS and op_type in ROUNDS_ONCE and reg_accepts(REG_API[op_type], _F32)
+
+
+def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
+    """Whether a ``direct`` op has a register form in float32 only (e.g. Neg on bfloat16: register Muls
+    takes no bfloat16)."""
+    return form.kind == "direct" and _promotable(op_type, out) and not reg_accepts(REG_API[op_type], out)
+
+
 def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
     return form.steps
 
@@ -111,9 +142,14 @@ class VfChainRegApiCall(ApiCall):
         out = dt.get(out_dtype)
         if out.is_bool or any(d.is_bool for d in ins):
             return f"{op_type}: bit-mask tiles have no register form here"
-        if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
-            return f"{op_type} on 64-bit data: 64-bit registers (RegTraitNumTwo) are not generated"
         form = op_form(op_type, ins, out)
+        if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
+            api = REG_API.get(op_type, op_type)
+            if form.kind != "direct" or any(d != out for d in ins) or not reg_accepts(api, out):
+                return (
+                    f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
+                )
+            return None
         kind = form.kind
         if kind == "cast":
             if any(step[2] == "VIEW" for step in form.steps):
@@ -126,6 +162,8 @@ class VfChainRegApiCall(ApiCall):
             if op_type not in COMPOSITE:
                 return f"{op_type} takes a composite memory form with no register form here"
             return None
+        if op_type in RECIPROCALS and kind in ("direct", "promote") and out.is_float:
+            return None if all(d == out for d in ins) else f"{op_type} mixes dtypes"
         if op_type not in REG_API:
             return f"op {op_type} has no register form in the vector function (memory-based call)"
         if any(d != out for d in ins):
@@ -138,7 +176,7 @@ class VfChainRegApiCall(ApiCall):
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
             )
         api = "Maxs" if kind == "relu_maxs" else REG_API[op_type]
-        if not reg_accepts(api, out):
+        if not reg_accepts(api, out) and not _promotable(op_type, out):
             return f"the 3510 register {api} does not accept {out.name}"
         return None
 
@@ -152,9 +190,11 @@ class VfChainRegApiCall(ApiCall):
             out = dt.get(out)
             widths.update(d.itemsize for d in (*ins, out))
             form = op_form(op_type, ins, out)
-            if form.kind in ("promote", "composite"):
+            in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
+            if in_f32 or _f32_only(op_type, form, out):
                 widths.add(4)
-            if form.kind in ("direct", "relu_maxs") and out.itemsize == 2:
+            narrow = form.kind in ("direct", "relu_maxs") and out.itemsize == 2
+            if narrow and not in_f32 and not _promotable(op_type, out):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
             return None
@@ -165,7 +205,10 @@ class VfChainRegApiCall(ApiCall):
                 f"{narrow_direct[0]} on 2-byte data next to 4-byte values: one vector step cannot hold both "
                 "full 2-byte registers and 4-byte ones"
             )
-        return f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values at most"
+        return (
+            f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values together, "
+            "8-byte values only alone"
+        )
 
     # -- code ----------------------------------------------------------------
     def generate_api_call_string(self) -> str:
@@ -246,10 +289,16 @@ class _Function:
         self.call = call
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"])}
         forms = [call_form(call, s) for s in steps]
-        wide = any(d.itemsize == 4 for d in dtypes) or any(f.kind in ("promote", "composite") for f in forms)
+        in_f32 = any(
+            f.kind in ("promote", "composite")
+            or s["op"] in RECIPROCALS
+            or _f32_only(s["op"], f, call._dtype(s["output"]))
+            for s, f in zip(steps, forms)
+        )
+        wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         size = 4 if wide else max(d.itemsize for d in dtypes)
-        self.mask_type = {4: "float", 2: "half", 1: "uint8_t"}[size]
+        self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
         self.decls: list[str] = []
         self.body: list[str] = []
@@ -301,6 +350,10 @@ class _Function:
         dst = self.reg(dtype)
         if op in BINARY:
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+        elif op in TRUNCATE:
+            self.body.append(
+                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);"
+            )
         elif op in TENSOR_SCALAR:
             scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
@@ -315,7 +368,26 @@ class _Function:
         out = call._dtype(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
         form = call_form(call, step)
-        if form.kind == "direct":
+        if op in RECIPROCALS:
+            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
+            t = self.reg(_F32)
+            one = self.reg(_F32)
+            if op == "Rsqrt":
+                self.body.append(f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+                x = t
+            self.body += [
+                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
+                f"AscendC::Reg::Div({t}, {one}, {x}, mask);",
+            ]
+            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
+        elif (
+            form.kind == "direct"
+            and _promotable(op, out)
+            and (self.mixed or not reg_accepts(REG_API[op], out))
+        ):
+            wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
+            r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
+        elif form.kind == "direct":
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)

@@ -133,10 +133,10 @@ inline constexpr bool AcceptsTruncate = OneOf<T, half, float, bfloat16_t>::value
 // Register API (AscendC::Reg), impl/basic_api/reg_compute/dav_3510/
 // Reg::LoadAlign: kernel_reg_compute_datacopy_load_impl.h
 template <class T>
-inline constexpr bool AcceptsRegLoadAlign = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegLoadAlign = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::StoreAlign: kernel_reg_compute_datacopy_store_impl.h
 template <class T>
-inline constexpr bool AcceptsRegStoreAlign = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegStoreAlign = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Add: kernel_reg_compute_vec_binary_impl.h
 template <class T>
 inline constexpr bool AcceptsRegAdd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
@@ -145,10 +145,10 @@ template <class T>
 inline constexpr bool AcceptsRegSub = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
 // Reg::Max: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMax = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegMax = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Min: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMin = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegMin = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Mul: kernel_reg_compute_vec_binary_impl.h
 template <class T>
 inline constexpr bool AcceptsRegMul = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
@@ -160,10 +160,10 @@ template <class T>
 inline constexpr bool AcceptsRegAdds = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
 // Reg::Maxs: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMaxs = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegMaxs = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Mins: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMins = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegMins = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Muls: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
 inline constexpr bool AcceptsRegMuls = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float>::value;
@@ -187,7 +187,10 @@ template <class T>
 inline constexpr bool AcceptsRegNeg = OneOf<T, int8_t, int16_t, int32_t, half, float>::value;
 // Reg::Duplicate: kernel_reg_compute_vec_duplicate_impl.h
 template <class T>
-inline constexpr bool AcceptsRegDuplicate = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegDuplicate = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
+// Reg::Truncate: kernel_reg_compute_vec_vconv_impl.h
+template <class T>
+inline constexpr bool AcceptsRegTruncate = OneOf<T, half, float, bfloat16_t>::value;
 // Reg::Compare: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
 inline constexpr bool AcceptsRegCompare = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;

@@ -3,7 +3,7 @@
 // vector functions use, and the SIMD VF launch asc_vf_call<func>(args...). A vector register holds 256
 // bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
 //   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
-//   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Duplicate,
+//   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
@@ -28,8 +28,10 @@
 // mask instructions are not in that table and count nothing; no dual issue).
 // Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
 // ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
+// 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
+// StoreAlign (DIST_NORM), Duplicate, Max / Min and Maxs / Mins (Duplicate + Max / Min, as MaxsImpl does).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// 64-bit registers (RegTraitNumTwo), other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
+// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -129,8 +131,8 @@ constexpr uint32_t LanesOf() {
 
 template <typename T, const RegTrait& regTrait = RegTraitNumOne>
 struct RegTensor {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
-                  "RegTensor: the twin emulates registers of 1-, 2- and 4-byte elements only");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "RegTensor: the twin emulates registers of 1-, 2-, 4- and 8-byte elements only");
     static_assert(regTrait.REG_NUM == 1, "RegTensor: the twin emulates RegTraitNumOne only");
     using ActualT = T;
     static constexpr uint32_t kLanes = LanesOf<T>();
@@ -352,7 +354,7 @@ template <typename T, const RegTrait& regTrait = RegTraitNumOne>
 inline MaskReg UpdateMask(uint32_t& scalarValue) {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                   "UpdateMask: element type must be b8/b16/b32/b64");
-    static_assert(sizeof(T) != 8, "UpdateMask: the twin emulates 1-, 2- and 4-byte elements only");
+    static_assert(sizeof(T) != 8 || regTrait.REG_NUM == 1, "UpdateMask: the twin emulates RegTraitNumOne");
     AfTwin::CoreCtx* c = AfTwin::RegCore("UpdateMask");
     ++c->c.regMasks;
     constexpr uint32_t lanes = LanesOf<T>();
@@ -499,13 +501,37 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
     }
 
+// 64-bit elements (RegTraitNumOne, 32 lanes): the 3510 implementation takes Add / Sub / Max / Min of them as
+// a sequence over a register pair; the twin emulates Max / Min (Maxs / Mins build on them) and counts the
+// sequence MaxOperator / MinOperator issues: two B64TraitOneToTraitTwo, Compare, Select, Duplicate, Select and
+// B64TraitTwoToTraitOne (seven computing instructions; the MaskPack is a mask instruction). The throughput
+// table lists no 64-bit rates, so each counts one cycle.
+#define AF_TWIN_REG_BINARY64(NAME, EXPR)                                                                   \
+    template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
+    inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {                                   \
+        using ActualT = typename U::ActualT;                                                               \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,              \
+                      "Reg::" #NAME ": T type is not the register's element type");                        \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");   \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
+        if constexpr (sizeof(ActualT) == 8) {                                                              \
+            AfTwin::CoreCtx* c = AfTwin::RegCore(#NAME);                                                   \
+            ++c->c.regMasks;                                                                               \
+            c->c.regCompute += 6;                                                                          \
+            c->c.regCycles += 6;                                                                           \
+        }                                                                                                  \
+        AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
+    }
+
 AF_TWIN_REG_BINARY(Add, AfTwin::AddOf(a, b))
 AF_TWIN_REG_BINARY(Sub, AfTwin::SubOf(a, b))
 AF_TWIN_REG_BINARY(Mul, AfTwin::MulOf(a, b))
 AF_TWIN_REG_BINARY(Div, AfTwin::DivOf(a, b))
-AF_TWIN_REG_BINARY(Max, AfTwin::MaxOf(a, b))
-AF_TWIN_REG_BINARY(Min, AfTwin::MinOf(a, b))
+AF_TWIN_REG_BINARY64(Max, AfTwin::MaxOf(a, b))
+AF_TWIN_REG_BINARY64(Min, AfTwin::MinOf(a, b))
 #undef AF_TWIN_REG_BINARY
+#undef AF_TWIN_REG_BINARY64
 
 #define AF_TWIN_REG_SCALAR(NAME, EXPR)                                                                      \
     template <typename T = DefaultType, typename U, MaskMergeMode mode = MaskMergeMode::ZEROING, typename S> \
@@ -519,14 +545,32 @@ AF_TWIN_REG_BINARY(Min, AfTwin::MinOf(a, b))
         static_assert(AfTwin::AcceptsReg##NAME<U>, "Reg::" #NAME ": scalar type not accepted by the 3510 "  \
                       "register implementation (af_twin/api_dtypes.h)");                                    \
         const ActualT s = static_cast<ActualT>(scalarValue);                                                \
-        AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [s](ActualT a) { return EXPR; });                      \
+        if constexpr (sizeof(ActualT) == 8) {                                                               \
+            /* MaxsImpl / MinsImpl on 64-bit elements: Duplicate the scalar, then the binary instruction */  \
+            AfTwin::RegCore(#NAME);                                                                         \
+            S scalarReg;                                                                                    \
+            Duplicate(scalarReg, s, mask);                                                                  \
+            AF_TWIN_REG_SCALAR64_##NAME(dstReg, srcReg, scalarReg, mask);                                   \
+        } else {                                                                                            \
+            AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [s](ActualT a) { return EXPR; });                  \
+        }                                                                                                   \
     }
+
+// (the 64-bit forms call Duplicate, defined below, found at instantiation by argument-dependent lookup)
+#define AF_TWIN_REG_SCALAR64_Adds(d, s0, s1, m) static_assert(sizeof(d) == 0, "Reg::Adds: 64-bit not emulated")
+#define AF_TWIN_REG_SCALAR64_Muls(d, s0, s1, m) static_assert(sizeof(d) == 0, "Reg::Muls: 64-bit not emulated")
+#define AF_TWIN_REG_SCALAR64_Maxs(d, s0, s1, m) Max(d, s0, s1, m)
+#define AF_TWIN_REG_SCALAR64_Mins(d, s0, s1, m) Min(d, s0, s1, m)
 
 AF_TWIN_REG_SCALAR(Adds, AfTwin::AddOf(a, s))
 AF_TWIN_REG_SCALAR(Muls, AfTwin::MulOf(a, s))
 AF_TWIN_REG_SCALAR(Maxs, AfTwin::MaxOf(a, s))
 AF_TWIN_REG_SCALAR(Mins, AfTwin::MinOf(a, s))
 #undef AF_TWIN_REG_SCALAR
+#undef AF_TWIN_REG_SCALAR64_Adds
+#undef AF_TWIN_REG_SCALAR64_Muls
+#undef AF_TWIN_REG_SCALAR64_Maxs
+#undef AF_TWIN_REG_SCALAR64_Mins
 
 #define AF_TWIN_REG_UNARY(NAME, MODE_T, EXPR)                                                             \
     template <typename T = DefaultType, MODE_T mode = MaskMergeMode::ZEROING, typename U>                 \
@@ -548,6 +592,24 @@ AF_TWIN_REG_UNARY(Exp, auto, ActualT(std::exp(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Ln, auto, ActualT(std::log(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Sqrt, auto, ActualT(std::sqrt(static_cast<float>(a))))
 #undef AF_TWIN_REG_UNARY
+
+// Truncate<T, roundMode>: each masked-on lane rounded to an integral value of its type, as the memory-based
+// Truncate computes it (CAST_NONE rounds like CAST_RINT, as the 3510 TruncateImpl does).
+template <typename T = DefaultType, RoundMode roundMode = RoundMode::CAST_NONE,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>
+inline void Truncate(S& dstReg, S& srcReg, MaskReg& mask) {
+    using ActualT = typename S::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Truncate: T type is not the register's element type");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Truncate: the 3510 implementation takes ZEROING only");
+    static_assert(AfTwin::AcceptsRegTruncate<ActualT>, "Reg::Truncate: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    static_assert(roundMode == RoundMode::CAST_NONE || ((AfTwin::kTruncateModes >> static_cast<unsigned>(roundMode)) & 1u),
+                  "Reg::Truncate: round mode not emulated");
+    constexpr RoundMode kMode = roundMode == RoundMode::CAST_NONE ? RoundMode::CAST_RINT : roundMode;
+    AfTwin::RegMap1("Truncate", dstReg, srcReg, mask,
+                    [](ActualT a) { return ActualT(AfTwin::RoundIntegral<kMode>(static_cast<float>(a))); });
+}
 
 // Duplicate: every lane (no mask) or the masked-on lanes get the scalar.
 template <typename T = DefaultType, typename U, typename S>
