@@ -247,6 +247,35 @@ def test_2byte_compares_with_a_scalar_the_dtype_cannot_hold(dtype):
     assert "(VecElementwiseRegApiCall)" not in session.result.kernel
 
 
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_index_pre_wraps_negative_indices_in_registers(template):
+    """Where(index < 0, index + n, index) on int32 indices: Compares, Adds and Select in one index-pre vector
+    function, the reference's gather on random sizes with negative indices."""
+    g = GraphBuilder("wrap_negative_vf")
+    x = g.data("x", ["a0", 7], "float32")
+    index = g.data("index", ["b0", "b1"], "int32")
+    index = g.op("Where", g.op("Lts", index, value=0), g.op("Adds", index, value=7), index)
+    g.output(g.op("Abs", gather(x, 1, index)), "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "3 op(s) Lts ('lts'), Adds ('adds'), Where ('where') in one VfChainRegApiCall" in notes, notes
+    assert "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>" in session.result.kernel
+    for k, (a0, b0, b1) in enumerate([(5, 3, 11), (1, 1, 70), (8, 8, 129)]):
+        run = session.check({"a0": a0, "b0": b0, "b1": b1}, seed=20 + k, core_num=3, negative_indices=True)
+        assert run.ok, run.describe()
+        assert (run.inputs.logical["index"] < 0).any()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_masked_chains_match_the_reference_on_random_shapes(template):
+    from af_core.testing import random_runs
+
+    session = TwinSession(masked_graph("float32", "int32"), AutofuserOptions(force_template=template))
+    for run_seed, sizes, cores in random_runs(23, 2, 0, 3, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+
+
 def test_a_comparison_read_outside_its_run_stays_a_memory_call_with_the_reason():
     """A bool value cannot leave the registers: a Gts also read by LogicalNot (no register form) stays a
     bit-mask tile, and so does the Where reading it; ops around them still form runs."""
