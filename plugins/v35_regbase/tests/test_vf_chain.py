@@ -394,3 +394,20 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
         t == "simd" and note.startswith("Exp2 ('exp2') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()
+
+
+def test_explain_says_why_a_comparison_stays_a_memory_call():
+    from af_core.explain import explain
+
+    scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(masked_graph("float16", "int32"))
+    report = explain(scheduled, SIZES)
+    notes = [note for _key, template, note in report.vector_chains if template == "simd"]
+    assert any(
+        n.startswith("Nes ('nes') stays a single vector call: its bool result is read outside the run")
+        for n in notes
+    ), notes
+    assert (
+        "4 op(s) Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') in one VfChainRegApiCall"
+        in notes
+    )
+    assert "Elementwise chains:" in report.markdown()
