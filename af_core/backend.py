@@ -41,7 +41,8 @@ class Role(enum.StrEnum):
     GATHER = "gather"
     #: A run of elementwise ops over one UB tile computed in one pass (e.g. one register vector function):
     #: ``rejection`` says per op and dtypes whether it may join a run; the node's ``attrs["steps"]`` lists
-    #: the ops in order, its inputs are the tiles read from outside the run, its outputs the tiles read after.
+    #: the ops in order, its inputs are the tiles read from outside the run, its outputs the tiles read after;
+    #: values of the dtypes ``run_local_dtypes`` names never cross a run's edge.
     VECTOR_CHAIN = "vector_chain"
 
 

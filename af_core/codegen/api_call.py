@@ -63,6 +63,17 @@ class ApiCall:
         return None
 
     @classmethod
+    def run_local_dtypes(cls) -> frozenset[str]:
+        """For :attr:`Role.VECTOR_CHAIN`: names of the dtypes whose values may live only inside a run.
+
+        A run may hold such a value where it has no tile form of its own (e.g.
+        a predicate kept in a mask register): a node making one joins a run
+        only when every node reading it is in the same run, and a node reading
+        one only when its maker is. Empty by default: every value may cross.
+        """
+        return frozenset()
+
+    @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()

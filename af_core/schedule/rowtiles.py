@@ -236,6 +236,9 @@ class TileBuilder:
         if reason is not None:
             raise Unsupported(f"op {node.type} ('{node.name}') has no legal vector form: {reason}")
         attrs: dict = {"count": self.actual * pitch}
+        if dtype.is_bool or any(d.is_bool for d in in_dtypes):
+            # bool values are bit-mask tiles of another dtype: keep the graph's dtypes for the chain fusion
+            attrs["graph_dtypes"] = [*(d.name for d in in_dtypes), dtype.name]
         if "value" in node.op.attr_specs:
             attrs["value"] = node.attr.ir_attr.value
         first = self.graph.producer(node, node.op.inputs[0])
@@ -351,7 +354,10 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
 
     A node joins a run when the chain ApiCall accepts its op and dtypes (``rejection`` is None) and the
     ops of the run with it (``run_rejection`` is None, same ``count``); the others stay single vector
-    calls, and a note says why. The chain node reads
+    calls, and a note says why. Values of the chain's ``run_local_dtypes`` (e.g. predicates held in
+    mask registers) must not cross a run's edge: a pre-pass plans the runs, takes out every node that
+    makes such a value read outside its run or reads one made outside it, and plans again until no node
+    is taken out (each pass only takes nodes out, so it ends). The chain node reads
     the tiles its steps take from outside the run and writes the tiles later nodes read (an internal value
     that no later node reads is never stored); the replaced nodes stay as documentation (``fused_into``).
     Returns the new node list and the notes, in node order.
@@ -359,17 +365,69 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
     if not installed(Role.VECTOR_CHAIN):
         return nodes, []
     chain = api_call_for(Role.VECTOR_CHAIN)
+    local = chain.run_local_dtypes()
+    held_out: dict[str, str] = {}
+    while True:
+        out, notes, runs = _plan_runs(nodes, impl, chain, held_out)
+        found = _edge_crossings(nodes, runs, local, impl) if local else {}
+        if not found:
+            return out, notes
+        held_out.update(found)
+
+
+def _signature(node: ImplNode, impl: ImplGraph) -> tuple[str, tuple[dt.DType, ...], dt.DType]:
+    """(op, input dtypes, output dtype) as the schedule checked them: the graph's dtypes when the node
+    records them (``graph_dtypes``: a bool value is a bit-mask tile of another dtype), else its tiles'."""
+    names = node.attrs.get("graph_dtypes")
+    if names is not None:
+        return node.op_type, tuple(dt.get(n) for n in names[:-1]), dt.get(names[-1])
+    return node.op_type, tuple(impl.tensor(t).dtype for t in node.inputs), impl.tensor(node.outputs[0]).dtype
+
+
+def _edge_crossings(
+    nodes: list[ImplNode], runs: list[list[ImplNode]], local: frozenset[str], impl: ImplGraph
+) -> dict[str, str]:
+    """The fused nodes whose run-local values would cross their run's edge, each with the reason."""
+    readers: dict[str, list[str]] = {}
+    for n in nodes:
+        if n.fused_into is None:
+            for t in n.inputs:
+                readers.setdefault(t, []).append(n.name)
+    found: dict[str, str] = {}
+    for run in runs:
+        members = {n.name for n in run}
+        made = {o for n in run for o in n.outputs}
+        for n in run:
+            _op, ins, out_dtype = _signature(n, impl)
+            if out_dtype.name in local:
+                outside = sorted(r for r in readers.get(n.outputs[0], ()) if r not in members)
+                if outside:
+                    found[n.name] = (
+                        f"its {out_dtype.name} result is read outside the run (by {', '.join(map(repr, outside))})"
+                        " and cannot leave registers"
+                    )
+                    continue
+            for t, d in zip(n.inputs, ins):
+                if d.name in local and t not in made:
+                    found[n.name] = f"it reads the {d.name} value {t!r}, made outside the run"
+                    break
+    return found
+
+
+def _plan_runs(
+    nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
+) -> tuple[list[ImplNode], list[str], list[list[ImplNode]]]:
+    """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs."""
     vector = api_call_for(Role.VECTOR_OP).name
     notes: list[str] = []
     out: list[ImplNode] = []
     run: list[ImplNode] = []
-
-    def in_dtypes(node: ImplNode) -> tuple[dt.DType, ...]:
-        return tuple(impl.tensor(t).dtype for t in node.inputs)
+    runs: list[list[ImplNode]] = []
 
     def flush(rest: list[ImplNode]) -> None:
         if not run:
             return
+        runs.append(list(run))
         made = {o for n in run for o in n.outputs}
         read_later = {t for n in rest for t in n.inputs}
         ins: list[str] = []
@@ -408,14 +466,11 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
         )
         run.clear()
 
-    def signature(node: ImplNode) -> tuple[str, tuple[dt.DType, ...], dt.DType]:
-        return node.op_type, in_dtypes(node), impl.tensor(node.outputs[0]).dtype
-
     for i, node in enumerate(nodes):
         if node.api_call == vector and len(node.outputs) == 1:
-            reason = chain.rejection(*signature(node))
+            reason = held_out.get(node.name) or chain.rejection(*_signature(node, impl))
             if reason is None and run:
-                together = chain.run_rejection([signature(n) for n in [*run, node]])
+                together = chain.run_rejection([_signature(n, impl) for n in [*run, node]])
                 if together is not None or run[0].attrs["count"] != node.attrs["count"]:
                     flush(nodes[i:])
                     notes.append(
@@ -429,7 +484,7 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
         flush(nodes[i:])
         out.append(node)
     flush([])
-    return out, notes
+    return out, notes, runs
 
 
 def add_reduce(

@@ -13,8 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 from af_core.autofuser import Autofuser, AutofuserOptions
+from af_core.builders import GraphBuilder, gather
 from af_core.testing import chain_graph
 from af_core.twin import TwinSession
 
@@ -175,6 +177,157 @@ def test_reciprocal_and_rsqrt_are_float_divs_of_ones(dtype):
     assert run.ok, run.describe()
 
 
+def masked_graph(dtype: str, ids_dtype: str, reduce: bool = True):
+    """A masked-mean-like post chain: Where(ids != -1, y, zero), then Where(y > 0.5, y, side) and
+    Where(y < side, side, y) (a scalar Compares and a tensor Compare of gathered values), summed per row."""
+    g = GraphBuilder(f"masked_{dtype}_{ids_dtype}")
+    x = g.data("x", ["a0", "a1"], dtype)
+    y = gather(x, 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], ids_dtype)
+    zero = g.data("zero", ["b0", "b1"], dtype)
+    side = g.data("side", ["b0", "b1"], dtype)
+    y = g.op("Where", g.op("Nes", ids, value=-1), y, zero)
+    y = g.op("Where", g.op("Gts", y, value=0.5), y, side)
+    y = g.op("Where", g.op("Lt", y, side), side, y)
+    if reduce:
+        y = g.reduce("Sum", y, [1])
+    g.output(y, "y")
+    return g.build()
+
+
+MASKED_RUN = (
+    "6 op(s) Nes ('nes'), Where ('where'), Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') "
+    "in one VfChainRegApiCall"
+)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(
+    ("dtype", "ids_dtype"), [("float32", "int32"), ("float16", "int16"), ("bfloat16", "int16")]
+)
+def test_compare_and_where_run_in_registers_with_mask_registers(template, dtype, ids_dtype):
+    """Compare / Compares into a MaskReg and Where as Reg::Select by it, inside one vector function: no
+    bit-mask tile, no memory-based call, and the memory path's bits on the twin."""
+    session = TwinSession(masked_graph(dtype, ids_dtype), AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Compares<" in kernel and "AscendC::Reg::Compare<" in kernel
+    assert kernel.count("AscendC::Reg::Select(") == 3
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes[0] == MASKED_RUN, notes
+    # 2-byte sums are taken in float32: the Cast up cannot join the run of 2-byte masks (another note)
+    assert all("Cast (" in n for n in notes[1:]) and len(notes) == (1 if dtype == "float32" else 4), notes
+    chain = next(n for n in session.scheduled.cases[0].impl.stages[-1].nodes if n.op_type == "VectorChain")
+    assert len(chain.outputs) == 1  # only the last Where's values leave the registers
+    for seed in (12, 13):
+        run = session.check(SIZES, seed=seed, core_num=4)
+        assert run.ok, run.describe()
+        assert run.twin.counter("vf_calls") > 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_2byte_compares_with_a_scalar_the_dtype_cannot_hold(dtype):
+    """Values next to 0.5 +- one 2-byte step and ids equal to the pad: the register Compares takes the
+    scalar the memory path's Compares takes, so the twin agrees with the reference on every lane."""
+    import numpy as np
+
+    graph = masked_graph(dtype, "int16", reduce=False)
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    sizes = {"a0": 2, "a1": 8, "b0": 2, "b1": 8}
+    x = np.array(
+        [[0.5, 0.49951171875, 0.50048828125, 0.498046875, 0.501953125, -0.0, float("nan"), 1.0]] * 2,
+        dtype=np.float16 if dtype == "float16" else np.float32,
+    )
+    ids = np.array([[-1, 0, -1, 3, 4, -1, 6, 7], [0, -1, 2, -1, 4, 5, -1, 7]], dtype=np.int16)
+    zero = np.zeros((2, 8), dtype=x.dtype)
+    side = np.full((2, 8), 0.25, dtype=x.dtype)
+    arrays = {"x": x, "index": np.array([[1] * 8, [0] * 8]), "ids": ids, "zero": zero, "side": side}
+    run = session.check(sizes, inputs=session.inputs(sizes, arrays=arrays))
+    assert run.ok, run.describe()
+    assert "(VecElementwiseRegApiCall)" not in session.result.kernel
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_index_pre_wraps_negative_indices_in_registers(template):
+    """Where(index < 0, index + n, index) on int32 indices: Compares, Adds and Select in one index-pre vector
+    function, the reference's gather on random sizes with negative indices."""
+    g = GraphBuilder("wrap_negative_vf")
+    x = g.data("x", ["a0", 7], "float32")
+    index = g.data("index", ["b0", "b1"], "int32")
+    index = g.op("Where", g.op("Lts", index, value=0), g.op("Adds", index, value=7), index)
+    g.output(g.op("Abs", gather(x, 1, index)), "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "3 op(s) Lts ('lts'), Adds ('adds'), Where ('where') in one VfChainRegApiCall" in notes, notes
+    assert "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>" in session.result.kernel
+    for k, (a0, b0, b1) in enumerate([(5, 3, 11), (1, 1, 70), (8, 8, 129)]):
+        run = session.check({"a0": a0, "b0": b0, "b1": b1}, seed=20 + k, core_num=3, negative_indices=True)
+        assert run.ok, run.describe()
+        assert (run.inputs.logical["index"] < 0).any()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_masked_chains_match_the_reference_on_random_shapes(template):
+    from af_core.testing import random_runs
+
+    session = TwinSession(masked_graph("float32", "int32"), AutofuserOptions(force_template=template))
+    for run_seed, sizes, cores in random_runs(23, 2, 0, 3, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+
+
+def test_a_comparison_read_outside_its_run_stays_a_memory_call_with_the_reason():
+    """A bool value cannot leave the registers: a Gts also read by LogicalNot (no register form) stays a
+    bit-mask tile, and so does the Where reading it; ops around them still form runs."""
+    g = GraphBuilder("mask_escapes")
+    x = g.data("x", ["a0", "a1"], "float32")
+    y = gather(x, 0, g.data("index", ["b0", "b1"], "int32"))
+    side = g.data("side", ["b0", "b1"], "float32")
+    gt = g.op("Gts", g.op("Abs", y), value=0.5)
+    y = g.op("Where", gt, y, side)
+    y = g.op("Where", g.op("LogicalNot", gt), g.op("Exp", y), y)
+    g.output(y, "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [
+        "1 op(s) Abs ('abs') in one VfChainRegApiCall",
+        "Gts ('gts') stays a single vector call: its bool result is read outside the run (by 'logicalnot') "
+        "and cannot leave registers",
+        "Where ('where') stays a single vector call: it reads the bool value 'gts_mask', made outside the run",
+        "LogicalNot ('logicalnot') stays a single vector call: LogicalNot: bit-mask tiles of logical ops have "
+        "no register form here",
+        "1 op(s) Exp ('exp') in one VfChainRegApiCall",
+        "Where ('where_1') stays a single vector call: it reads the bool value 'logicalnot_mask', made "
+        "outside the run",
+    ], notes
+    run = session.check(SIZES, seed=14, core_num=3)
+    assert run.ok, run.describe()
+
+
+def test_a_mask_register_needs_one_element_size_in_the_run():
+    """float16 data masked by int32 ids: a 4-byte mask cannot select 2-byte lanes, so the Nes and its Where
+    stay memory calls (the notes say why), with the same result."""
+    session = TwinSession(masked_graph("float16", "int32"), AutofuserOptions(force_template="simd"))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes[0].startswith("Nes ('nes') stays a single vector call: its bool result is read outside"), (
+        notes
+    )
+    assert notes[1] == (
+        "Where ('where') stays a single vector call: it reads the bool value 'nes_mask', made outside the run"
+    )
+    assert (
+        "4 op(s) Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') in one VfChainRegApiCall"
+        in notes
+    )
+    assert VfChainRegApiCall.run_rejection(
+        [("Nes", ("int32",), "bool"), ("Where", ("bool", "float16", "float16"), "float16")]
+    ) == (
+        "Nes makes or reads a mask register, which holds one element size; the run holds element sizes [2, 4]"
+    )
+    run = session.check(SIZES, seed=15, core_num=4)
+    assert run.ok, run.describe()
+
+
 def test_kernels_are_identical_whatever_the_hash_seed():
     script = (
         "from af_core.autofuser import Autofuser, AutofuserOptions\n"
@@ -183,16 +336,25 @@ def test_kernels_are_identical_whatever_the_hash_seed():
         " post=('Abs', 'Sub(side)', 'Relu'), name='vf_chains')\n"
         "f = Autofuser(AutofuserOptions())\n"
         "print(f.generate(f.schedule(g)).kernel)\n"
+        "from test_vf_chain import masked_graph\n"
+        "print(f.generate(f.schedule(masked_graph('float16', 'int16'))).kernel)\n"
     )
     outs = []
     for seed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         outs.append(
-            subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True).stdout
+            subprocess.run(
+                [sys.executable, "-c", script],
+                env=env,
+                capture_output=True,
+                text=True,
+                cwd=os.path.dirname(__file__),
+            ).stdout
         )
     assert outs[0] and outs[0] == outs[1]
     assert "asc_vf_call<" in outs[0]
     assert outs[0].count("__simd_vf__") >= 2
+    assert "AscendC::Reg::Compares<half, AscendC::CMPMODE::GT>" in outs[0]
 
 
 def test_corpus_coverage_the_readme_states():
@@ -230,5 +392,22 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
         t == "simd" and note.startswith("Exp2 ('exp2') stays a single vector call") for t, note in notes
+    )
+    assert "Elementwise chains:" in report.markdown()
+
+
+def test_explain_says_why_a_comparison_stays_a_memory_call():
+    from af_core.explain import explain
+
+    scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(masked_graph("float16", "int32"))
+    report = explain(scheduled, SIZES)
+    notes = [note for _key, template, note in report.vector_chains if template == "simd"]
+    assert any(
+        n.startswith("Nes ('nes') stays a single vector call: its bool result is read outside the run")
+        for n in notes
+    ), notes
+    assert (
+        "4 op(s) Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') in one VfChainRegApiCall"
+        in notes
     )
     assert "Elementwise chains:" in report.markdown()

@@ -37,10 +37,22 @@ Floor / Ceil / Round are the register ``Truncate`` with the memory path's
 RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
 ``Div`` of a register of ones, after a ``Sqrt`` for Rsqrt, in float32.
 
-Every other form (comparisons into bit masks, Where, bitwise ops, 8-bit
-integers widened to int16, the unsigned reinterpretations, Exp2, the other
-64-bit ops) stays a memory-based call; :meth:`VfChainRegApiCall.rejection`
-says why, and ``afc explain`` prints it.
+Comparisons (Gt / Ge / Lt / Le / Eq / Ne, and their scalar forms) are a
+register ``Compare`` / ``Compares`` into a ``MaskReg``, and Where is a
+``Select`` by that mask. A bool value has no register tile form, so
+:meth:`VfChainRegApiCall.run_local_dtypes` names ``bool``: the fusion keeps a
+comparison in a run only when every reader of its result is in the same run,
+and a Where only when its condition is made there. The masks are per element
+width, so a run holding them has one element size (no unpacked 2-byte
+values). The memory path compares into a bit-mask tile and selects by it; the
+register path makes the same predicate per lane (the same scalar as
+:func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
+Compares) and selects the same bits.
+
+Every other form (comparisons read outside their run, logical ops on masks,
+bitwise ops, 8-bit integers widened to int16, the unsigned reinterpretations,
+Exp2, the other 64-bit ops) stays a memory-based call;
+:meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
 """
 
 from __future__ import annotations
@@ -52,8 +64,17 @@ from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
-from af_v35_regbase.api_calls.legalize import BINARY, TENSOR_SCALAR, TRUNCATE, UNARY, Form, op_form
-from af_v35_regbase.api_calls.vector import scalar_literal
+from af_v35_regbase.api_calls.legalize import (
+    BINARY,
+    COMPARE,
+    COMPARE_SCALAR,
+    TENSOR_SCALAR,
+    TRUNCATE,
+    UNARY,
+    Form,
+    op_form,
+)
+from af_v35_regbase.api_calls.vector import compare_scalar, scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
 
 #: Bytes of one vector register.
@@ -120,6 +141,27 @@ def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
     return form.kind == "direct" and _promotable(op_type, out) and not reg_accepts(REG_API[op_type], out)
 
 
+def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Why an op making or reading a bool value cannot join a run, or None (Compare / Compares into a
+    mask register, Where as a Select by one)."""
+    if op_type in COMPARE or op_type in COMPARE_SCALAR:
+        api = "Compare" if op_type in COMPARE else "Compares"
+        src = ins[0]
+        if not out.is_bool or any(d != src for d in ins):
+            return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+        if not op_form(op_type, ins, out).legal or not reg_accepts(api, src):
+            return f"the 3510 register {api} does not accept {src.name}"
+        return None
+    if op_type == "Where":
+        cond, data = ins[0], ins[1:]
+        if not cond.is_bool or out.is_bool or any(d != out for d in data):
+            return f"Where mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+        if not op_form(op_type, ins, out).legal or not reg_accepts("Select", out):
+            return f"the 3510 register Select does not accept {out.name}"
+        return None
+    return f"{op_type}: bit-mask tiles of logical ops have no register form here"
+
+
 def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
     return form.steps
 
@@ -141,7 +183,7 @@ class VfChainRegApiCall(ApiCall):
         ins = tuple(dt.get(d) for d in in_dtypes)
         out = dt.get(out_dtype)
         if out.is_bool or any(d.is_bool for d in ins):
-            return f"{op_type}: bit-mask tiles have no register form here"
+            return _mask_rejection(op_type, ins, out)
         form = op_form(op_type, ins, out)
         if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
             api = REG_API.get(op_type, op_type)
@@ -181,13 +223,23 @@ class VfChainRegApiCall(ApiCall):
         return None
 
     @classmethod
+    def run_local_dtypes(cls) -> frozenset[str]:
+        """``bool``: a comparison's result lives in a mask register, which no tile outside the run holds."""
+        return frozenset({"bool"})
+
+    @classmethod
     def run_rejection(cls, ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
         """Why these ops (each accepted alone) cannot share one function's vector steps, or None."""
         widths: set[int] = set()
         narrow_direct = []
+        masked = []
         for op_type, ins, out in ops:
             ins = tuple(dt.get(d) for d in ins)
             out = dt.get(out)
+            if out.is_bool or any(d.is_bool for d in ins):
+                masked.append(op_type)
+                widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
+                continue
             widths.update(d.itemsize for d in (*ins, out))
             form = op_form(op_type, ins, out)
             in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
@@ -198,6 +250,11 @@ class VfChainRegApiCall(ApiCall):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
             return None
+        if masked:
+            return (
+                f"{masked[0]} makes or reads a mask register, which holds one element size; the run holds "
+                f"element sizes {sorted(widths)}"
+            )
         if widths == {2, 4} and not narrow_direct:
             return None
         if widths == {2, 4}:
@@ -287,7 +344,10 @@ class _Function:
 
     def __init__(self, call: VfChainRegApiCall, steps: list[dict]) -> None:
         self.call = call
-        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"])}
+        #: tensor -> mask register, for the comparison results (never loaded nor stored)
+        self.masks: dict[str, str] = {}
+        mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
+        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
             f.kind in ("promote", "composite")
@@ -322,6 +382,11 @@ class _Function:
         self.regs[tensor] = r
 
     def store(self, tensor: str, ptr: str) -> None:
+        if tensor in self.masks:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the comparison result {tensor!r} is read after the function; "
+                "a mask register has no tile to store to"
+            )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
         if self.mixed and dtype.itemsize == 2:
@@ -361,9 +426,53 @@ class _Function:
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
         return dst
 
+    def compare(self, step: dict) -> None:
+        """A comparison into a mask register, under the step mask (lanes past the tail are off)."""
+        op = step["op"]
+        src_t = self.call._dtype(step["inputs"][0])
+        srcs = [self.regs[t] for t in step["inputs"]]
+        m = f"m{len(self.masks)}"
+        self.masks[step["output"]] = m
+        if op in COMPARE:
+            mode = COMPARE[op]
+            self.body.append(
+                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);"
+            )
+            return
+        mode = COMPARE_SCALAR[op]
+        value = float(step["value"])
+        scalar = (
+            f"static_cast<{src_t.cpp}>({compare_scalar(mode, value, src_t)})"
+            if src_t.is_float
+            else scalar_literal(value, src_t)
+        )
+        self.body.append(
+            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);"
+        )
+
+    def select(self, step: dict) -> None:
+        """Where as a register Select by the mask its condition's comparison made in this function."""
+        cond, *data = step["inputs"]
+        if cond not in self.masks:
+            raise CodegenError(
+                f"node '{self.call.node.name}': Where '{step['name']}' reads the condition {cond!r}, which "
+                "no comparison of this function makes"
+            )
+        r = self.reg(self.call._dtype(step["output"]))
+        self.body.append(
+            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});"
+        )
+        self.regs[step["output"]] = r
+
     def step(self, step: dict) -> None:
         call = self.call
         op = step["op"]
+        if _compares(op):
+            self.compare(step)
+            return
+        if op == "Where":
+            self.select(step)
+            return
         ins = [call._dtype(t) for t in step["inputs"]]
         out = call._dtype(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
@@ -421,12 +530,17 @@ class _Function:
             "{\n"
             + "".join(f"    {d}\n" for d in self.decls)
             + "    AscendC::Reg::MaskReg mask;\n"
+            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
             + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
             + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
             + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"
             + inner
             + "\n    }\n}\n"
         )
+
+
+def _compares(op: str) -> bool:
+    return op in COMPARE or op in COMPARE_SCALAR
 
 
 def call_form(call: VfChainRegApiCall, step: dict) -> Form:
