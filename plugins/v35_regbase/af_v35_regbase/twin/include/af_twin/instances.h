@@ -1,7 +1,7 @@
 // af_twin/instances.h
 // Build time only, no behaviour: the template instances that nearly every
 // generated kernel uses (the queues of the VECIN / VECOUT positions at depth 1
-// and 2, the VECCALC buffer, LocalTensor / GlobalTensor, DataCopyPad and the
+// and 2 and their InitBuffer, the VECCALC buffer, LocalTensor / GlobalTensor, DataCopyPad and the
 // queue and buffer member templates for the common element types, the twin's
 // own std::vector instances), compiled once instead of in every kernel.
 //
@@ -39,6 +39,7 @@
 
 #define AF_TWIN_QUE(P, D)                                                                      \
     AF_TWIN_INSTANCE class AscendC::TQue<P, D>;                                                \
+    AF_TWIN_INSTANCE void AscendC::TPipe::InitBuffer(AscendC::TQue<P, D>&, uint8_t, uint32_t); \
     AF_TWIN_QUE_TYPE(P, D, half)                                                               \
     AF_TWIN_QUE_TYPE(P, D, bfloat16_t)                                                         \
     AF_TWIN_QUE_TYPE(P, D, float)                                                              \
@@ -65,6 +66,7 @@ AF_TWIN_QUE(AscendC::TPosition::VECIN, 2)
 AF_TWIN_QUE(AscendC::TPosition::VECOUT, 1)
 AF_TWIN_QUE(AscendC::TPosition::VECOUT, 2)
 AF_TWIN_INSTANCE class AscendC::TBuf<AscendC::TPosition::VECCALC>;
+AF_TWIN_INSTANCE void AscendC::TPipe::InitBuffer(AscendC::TBuf<AscendC::TPosition::VECCALC>&, uint32_t);
 AF_TWIN_ELEMENT(half)
 AF_TWIN_ELEMENT(bfloat16_t)
 AF_TWIN_ELEMENT(float)
