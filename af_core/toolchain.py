@@ -54,6 +54,12 @@ STANDARD = "-std=c++17"
 OPTIMIZE = "-Og"
 #: The twin's define: code under ``#if defined(AF_CPU_TWIN)`` is compiled.
 TWIN_DEFINES = ("-DAF_CPU_TWIN=1",)
+#: The twin's common template instances (``af_twin/instances.h``): declared extern in a translation unit
+#: compiled with the first define, defined in the one object compiled with the second. A twin build
+#: compiles its kernel with the first and the harness main with the second, so the kernel's compile
+#: does not generate code for them again (about a sixth of its compiler time, see BENCHMARKS.md).
+TWIN_EXTERN_INSTANCES = "-DAF_TWIN_EXTERN_INSTANCES=1"
+TWIN_INSTANTIATE = "-DAF_TWIN_INSTANTIATE=1"
 #: The warnings the twin headers' own tests compile with (warnings are errors there).
 STRICT_WARNINGS = ("-Wall", "-Wextra", "-Werror")
 #: The warnings the generated host tiling must pass.

@@ -5,7 +5,9 @@ A build compiles ``kernel.cpp`` and, at the same time, ``tiling.cpp`` +
 links them with the harness main. What does not depend on the graph is built
 once per twin-header content, flag set and compiler and kept in the cache
 beside the builds: the twin headers precompiled (``pch-<key>``) and the
-harness main's object (``harness-<key>``). Everything goes through
+harness main's object (``harness-<key>``), which also holds the twin's
+common template instances (``af_twin/instances.h``) that the kernel's
+compile declares extern instead of generating again. Everything goes through
 :mod:`af_core.toolchain` (the compiler, the flags, the parallel compiles,
 the messages of a failing compile).
 
@@ -161,7 +163,13 @@ class TwinRunner:
         self.jobs = jobs
         self.use_pch = pch
         self.build_flags = toolchain.TWIN.replace(
-            sanitize=sanitize, optimize=optimize or toolchain.TWIN.optimize
+            sanitize=sanitize,
+            optimize=optimize or toolchain.TWIN.optimize,
+            defines=(*toolchain.TWIN_DEFINES, toolchain.TWIN_EXTERN_INSTANCES),
+        )
+        #: the harness main's flags: it defines the common template instances the kernels declare extern
+        self.main_flags = self.build_flags.replace(
+            defines=(*toolchain.TWIN_DEFINES, toolchain.TWIN_INSTANTIATE)
         )
         self._lock = threading.Lock()
 
@@ -187,6 +195,7 @@ class TwinRunner:
         return _digest(
             toolchain.compiler_version(self.cxx),
             " ".join(self.flags()),
+            " ".join(self.main_flags.args()),
             toolchain.tree_digest(dirs),
             MAIN_SOURCE.read_text(encoding="utf-8"),
             GRAPH_HEADER.read_text(encoding="utf-8"),
@@ -218,7 +227,7 @@ class TwinRunner:
         def build_main() -> None:
             start = time.perf_counter()
             _compile_atomically(
-                MAIN_SOURCE, main_dir, MAIN_OBJECT, self.build_flags, [str(HARNESS_DIR), *dirs], self.cxx
+                MAIN_SOURCE, main_dir, MAIN_OBJECT, self.main_flags, [str(HARNESS_DIR), *dirs], self.cxx
             )
             timings["harness main"] = time.perf_counter() - start
 

@@ -20,6 +20,7 @@
 #include "af_twin/vector.h"
 #include "af_twin/reg.h"
 #include "af_twin/simt.h"
+#include "af_twin/instances.h"
 #include "af_twin/simt_math_guard.h"
 
 #endif  // AF_TWIN_KERNEL_OPERATOR_H
