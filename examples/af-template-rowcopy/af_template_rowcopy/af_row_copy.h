@@ -20,79 +20,28 @@
 #ifndef AF_ROW_COPY_H
 #define AF_ROW_COPY_H
 
-constexpr int32_t AF_ROW_COPY_MAX_DIMS = 8;
-
-#if defined(AF_CPU_TWIN)
-#define AF_ROW_COPY_INDEX_ERROR(i, n)                                                                  \
-    AfTwin::Fail("gather-out-of-range", "row copy: index %lld is outside [0, %lld) and need_check_bound " \
-                 "is off", static_cast<long long>(i), static_cast<long long>(n))
-#else
-#define AF_ROW_COPY_INDEX_ERROR(i, n) ((void)0)
-#endif
-
-struct AfRowCopyView {
-    int32_t rank;                                 // output axes up to and including the gathered one
-    int64_t sizes[AF_ROW_COPY_MAX_DIMS];          // their output sizes
-    int64_t indexStrides[AF_ROW_COPY_MAX_DIMS];   // element strides of the index tensor on them
-    int64_t tableStrides[AF_ROW_COPY_MAX_DIMS];   // element strides of the table on them
-    int64_t extent;                               // table size of the gathered axis
-    int64_t width;                                // elements per row, contiguous in the table
-    bool checkNegative;
-    bool checkBound;
-};
-
-__aicore__ inline int64_t AfRowCopyAlign32(int64_t bytes) { return (bytes + 31) / 32 * 32; }
-
-// Element offset of the i-th (row-major) coordinate of `sizes` under `strides`.
-__aicore__ inline int64_t AfRowCopyOffset(const int64_t* sizes, const int64_t* strides, int32_t rank, int64_t i)
-{
-    int64_t offset = 0;
-    for (int32_t d = rank - 1; d >= 0; --d) {
-        offset += (i % sizes[d]) * strides[d];
-        i /= sizes[d];
-    }
-    return offset;
-}
-
-// Table element offset of output row `row`; -1 when its index is out of range.
-template <typename I>
-__aicore__ inline int64_t AfRowCopySource(const AscendC::GlobalTensor<I>& index, const AfRowCopyView& v, int64_t row)
-{
-    const int64_t at = AfRowCopyOffset(v.sizes, v.indexStrides, v.rank, row);
-    int64_t idx = static_cast<int64_t>(index.GetValue(static_cast<uint64_t>(at)));
-    if (v.checkNegative && idx < 0) {
-        idx += v.extent;
-    }
-    if (idx < 0 || idx >= v.extent) {
-        if (!v.checkBound) {
-            AF_ROW_COPY_INDEX_ERROR(idx, v.extent);
-        }
-        return -1;
-    }
-    const int64_t outer = row / v.sizes[v.rank - 1];
-    return AfRowCopyOffset(v.sizes, v.tableStrides, v.rank - 1, outer) + idx * v.tableStrides[v.rank - 1];
-}
+// AfRowSelectView, AfRowSelectSource and AfRowSelectAlign32 come from the API source `af_row_select` (af-v35-regbase).
 
 template <typename T, typename I>
 __aicore__ inline void AfRowCopy(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& table,
-                                 const AscendC::GlobalTensor<I>& index, const AfRowCopyView& v, int64_t firstRow,
+                                 const AscendC::GlobalTensor<I>& index, const AfRowSelectView& v, int64_t firstRow,
                                  int64_t rows, int64_t pitch)
 {
     const int64_t size = static_cast<int64_t>(sizeof(T));
     const int64_t bytes = v.width * size;
-    const uint8_t right = static_cast<uint8_t>((AfRowCopyAlign32(bytes) - bytes) / size);
+    const uint8_t right = static_cast<uint8_t>((AfRowSelectAlign32(bytes) - bytes) / size);
     const AscendC::DataCopyPadExtParams<T> pad(true, 0, right, static_cast<T>(0));
-    const uint32_t dstGap = static_cast<uint32_t>((pitch * size - AfRowCopyAlign32(bytes)) / 32);
+    const uint32_t dstGap = static_cast<uint32_t>((pitch * size - AfRowSelectAlign32(bytes)) / 32);
     const int64_t step = v.tableStrides[v.rank - 1];
     const bool mergeable = step >= v.width && step > 0;
     bool zeroRows = false;
-    int64_t src = rows > 0 ? AfRowCopySource(index, v, firstRow) : 0;
+    int64_t src = rows > 0 ? AfRowSelectSource(index, v, firstRow) : 0;
     int64_t r = 0;
     while (r < rows) {
         int64_t run = 1;
         int64_t next = 0;
         while (r + run < rows) {
-            next = AfRowCopySource(index, v, firstRow + r + run);
+            next = AfRowSelectSource(index, v, firstRow + r + run);
             if (src < 0 || !mergeable || run >= 4095 || next != src + run * step) {
                 break;
             }
@@ -109,7 +58,7 @@ __aicore__ inline void AfRowCopy(const AscendC::LocalTensor<T>& dst, const Ascen
         r += run;
         src = next;
     }
-    const int64_t filled = AfRowCopyAlign32(bytes) / size;
+    const int64_t filled = AfRowSelectAlign32(bytes) / size;
     if (!zeroRows && pitch <= filled) {
         return;
     }
@@ -117,7 +66,7 @@ __aicore__ inline void AfRowCopy(const AscendC::LocalTensor<T>& dst, const Ascen
     AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
     for (int64_t k = 0; k < rows; ++k) {
-        if (zeroRows && AfRowCopySource(index, v, firstRow + k) < 0) {
+        if (zeroRows && AfRowSelectSource(index, v, firstRow + k) < 0) {
             AscendC::Duplicate(dst[static_cast<uint32_t>(k * pitch)], static_cast<T>(0), static_cast<int32_t>(pitch));
         } else if (pitch > filled) {
             AscendC::Duplicate(dst[static_cast<uint32_t>(k * pitch + filled)], static_cast<T>(0),

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from af_v35_regbase.row_select import render_row_select
+
 from af_core.codegen.api_call import ApiCall
 
 #: The API source the call inlines (registered by this distribution's plugin module).
@@ -32,19 +34,7 @@ class RowCopyApiCall(ApiCall):
         out = self.node.outputs[0]
         view = a["view"]
         name = ctx.unique("rowview")
-        lines = [f"AfRowCopyView {name}{{}};", f"{name}.rank = {len(view['sizes'])};"]
-        for key, member in (
-            ("sizes", "sizes"),
-            ("index_strides", "indexStrides"),
-            ("table_strides", "tableStrides"),
-        ):
-            lines += [f"{name}.{member}[{i}] = {ctx.expr(value)};" for i, value in enumerate(view[key])]
-        lines += [
-            f"{name}.extent = {ctx.expr(view['extent'])};",
-            f"{name}.width = {ctx.expr(view['width'])};",
-            f"{name}.checkNegative = {'true' if view['check_negative'] else 'false'};",
-            f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};",
-        ]
+        lines = render_row_select(ctx, name, view)
         ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
         itype = ctx.cpp_type(ctx.impl.tensor(index).dtype)
         make, dst = ctx.produce(out)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from af_v35_regbase.row_select import ROW_SELECT_SOURCE
+
 from af_core import hookimpl
 from af_core.codegen.api_source import ApiSource
 from af_template_rowcopy.api_call import ROW_COPY_SOURCE, RowCopyApiCall
@@ -23,4 +25,6 @@ def af_register_api_calls(register):
 
 @hookimpl
 def af_register_api_sources(register):
-    register(ApiSource.from_package(ROW_COPY_SOURCE, "af_template_rowcopy", "af_row_copy.h"))
+    register(
+        ApiSource.from_package(ROW_COPY_SOURCE, "af_template_rowcopy", "af_row_copy.h", (ROW_SELECT_SOURCE,))
+    )

@@ -31,6 +31,7 @@ under the cost policy the modelled cost alone decides.
 from __future__ import annotations
 
 import sympy
+from af_v35_regbase.row_select import ROW_SELECT_MAX_AXES
 
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
@@ -47,8 +48,8 @@ from af_template_rowcopy.api_call import RowCopyApiCall
 
 #: Rows of at least this many bytes are the template's region under the seed policy.
 LONG_ROW_BYTES = 512
-#: Most output axes up to the gathered one (the C++ view holds 8).
-MAX_ROW_AXES = 8
+#: Most output axes up to the gathered one (what an AfRowSelectView holds).
+MAX_ROW_AXES = ROW_SELECT_MAX_AXES
 
 
 def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:

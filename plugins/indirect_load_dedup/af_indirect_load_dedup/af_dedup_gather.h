@@ -26,64 +26,13 @@
 #ifndef AF_DEDUP_GATHER_H
 #define AF_DEDUP_GATHER_H
 
-constexpr int32_t AF_DEDUP_MAX_DIMS = 8;
-
-#if defined(AF_CPU_TWIN)
-#define AF_DEDUP_INDEX_ERROR(i, n)                                                                        \
-    AfTwin::Fail("gather-out-of-range", "dedup gather: index %lld is outside [0, %lld) and need_check_bound " \
-                 "is off", static_cast<long long>(i), static_cast<long long>(n))
-#else
-#define AF_DEDUP_INDEX_ERROR(i, n) ((void)0)
-#endif
-
-struct AfDedupView {
-    int32_t rank;                              // output axes up to and including the gathered one
-    int64_t sizes[AF_DEDUP_MAX_DIMS];          // their output sizes
-    int64_t indexStrides[AF_DEDUP_MAX_DIMS];   // element strides of the index tensor on them
-    int64_t tableStrides[AF_DEDUP_MAX_DIMS];   // element strides of the table on them
-    int64_t extent;                            // table size of the gathered axis
-    int64_t width;                             // elements per row, contiguous in the table
-    bool checkNegative;
-    bool checkBound;
-};
-
-__aicore__ inline int64_t AfDedupAlign32(int64_t bytes) { return (bytes + 31) / 32 * 32; }
-
-// Element offset of the i-th (row-major) coordinate of `sizes` under `strides`.
-__aicore__ inline int64_t AfDedupOffset(const int64_t* sizes, const int64_t* strides, int32_t rank, int64_t i)
-{
-    int64_t offset = 0;
-    for (int32_t d = rank - 1; d >= 0; --d) {
-        offset += (i % sizes[d]) * strides[d];
-        i /= sizes[d];
-    }
-    return offset;
-}
-
-// Table element offset of the row position `row` selects; -1 when its index is out of range.
-template <typename I>
-__aicore__ inline int64_t AfDedupSource(const AscendC::GlobalTensor<I>& index, const AfDedupView& v, int64_t row)
-{
-    const int64_t at = AfDedupOffset(v.sizes, v.indexStrides, v.rank, row);
-    int64_t idx = static_cast<int64_t>(index.GetValue(static_cast<uint64_t>(at)));
-    if (v.checkNegative && idx < 0) {
-        idx += v.extent;
-    }
-    if (idx < 0 || idx >= v.extent) {
-        if (!v.checkBound) {
-            AF_DEDUP_INDEX_ERROR(idx, v.extent);
-        }
-        return -1;
-    }
-    const int64_t outer = row / v.sizes[v.rank - 1];
-    return AfDedupOffset(v.sizes, v.tableStrides, v.rank - 1, outer) + idx * v.tableStrides[v.rank - 1];
-}
+// AfRowSelectView, AfRowSelectSource and AfRowSelectAlign32 come from the API source `af_row_select` (af-v35-regbase).
 
 // Numbers the distinct sources of positions [firstRow, firstRow + rows); returns how many there are.
 template <typename I>
 __aicore__ inline int64_t AfDedupSlots(const AscendC::LocalTensor<int64_t>& keys,
                                        const AscendC::LocalTensor<int32_t>& ids,
-                                       const AscendC::GlobalTensor<I>& index, const AfDedupView& v, int64_t firstRow,
+                                       const AscendC::GlobalTensor<I>& index, const AfRowSelectView& v, int64_t firstRow,
                                        int64_t rows, int64_t hashSize)
 {
     for (int64_t h = 0; h < hashSize; ++h) {
@@ -91,7 +40,7 @@ __aicore__ inline int64_t AfDedupSlots(const AscendC::LocalTensor<int64_t>& keys
     }
     int64_t distinct = 0;
     for (int64_t p = 0; p < rows; ++p) {
-        const int64_t source = AfDedupSource(index, v, firstRow + p);
+        const int64_t source = AfRowSelectSource(index, v, firstRow + p);
         const int64_t key = source + 2;
         int64_t h = static_cast<int64_t>(((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ULL) >> 20) %
                                          static_cast<uint64_t>(hashSize));
@@ -121,15 +70,15 @@ __aicore__ inline int64_t AfDedupSlots(const AscendC::LocalTensor<int64_t>& keys
 // With zeroFill the whole tile (tileRows rows) is zeroed first, so that vector ops over it read no stale data.
 template <typename T>
 __aicore__ inline void AfDedupLoad(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& table,
-                                   const AscendC::LocalTensor<int64_t>& keys, const AfDedupView& v, int64_t hashSize,
+                                   const AscendC::LocalTensor<int64_t>& keys, const AfRowSelectView& v, int64_t hashSize,
                                    int64_t distinct, int64_t column, int64_t columns, int64_t pitch, int64_t tileRows,
                                    bool zeroFill)
 {
     const int64_t size = static_cast<int64_t>(sizeof(T));
     const int64_t bytes = columns * size;
-    const uint8_t right = static_cast<uint8_t>((AfDedupAlign32(bytes) - bytes) / size);
+    const uint8_t right = static_cast<uint8_t>((AfRowSelectAlign32(bytes) - bytes) / size);
     const AscendC::DataCopyPadExtParams<T> pad(true, 0, right, static_cast<T>(0));
-    const uint32_t dstGap = static_cast<uint32_t>((pitch * size - AfDedupAlign32(bytes)) / 32);
+    const uint32_t dstGap = static_cast<uint32_t>((pitch * size - AfRowSelectAlign32(bytes)) / 32);
     const int64_t step = v.tableStrides[v.rank - 1];
     const bool mergeable = step >= v.width && step > 0;
     if (zeroFill) {
@@ -175,7 +124,7 @@ __aicore__ inline void AfDedupStore(const AscendC::GlobalTensor<T>& out, const A
 {
     const int64_t size = static_cast<int64_t>(sizeof(T));
     const int64_t bytes = columns * size;
-    const uint32_t srcGap = static_cast<uint32_t>((pitch * size - AfDedupAlign32(bytes)) / 32);
+    const uint32_t srcGap = static_cast<uint32_t>((pitch * size - AfRowSelectAlign32(bytes)) / 32);
     const uint32_t dstGap = static_cast<uint32_t>((width - columns) * size);
     int64_t p = 0;
     while (p < rows) {

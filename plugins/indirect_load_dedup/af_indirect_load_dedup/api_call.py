@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from af_v35_regbase.row_select import render_row_select
+
 from af_core.codegen.api_call import ApiCall
 
 #: The API source both calls inline (registered by this distribution's plugin module).
@@ -37,19 +39,7 @@ class DedupGatherApiCall(ApiCall):
         tile, keys, ids = self.node.outputs
         view = a["view"]
         name = ctx.unique("dedupview")
-        lines = [f"AfDedupView {name}{{}};", f"{name}.rank = {len(view['sizes'])};"]
-        for key, member in (
-            ("sizes", "sizes"),
-            ("index_strides", "indexStrides"),
-            ("table_strides", "tableStrides"),
-        ):
-            lines += [f"{name}.{member}[{i}] = {ctx.expr(value)};" for i, value in enumerate(view[key])]
-        lines += [
-            f"{name}.extent = {ctx.expr(view['extent'])};",
-            f"{name}.width = {ctx.expr(view['width'])};",
-            f"{name}.checkNegative = {'true' if view['check_negative'] else 'false'};",
-            f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};",
-        ]
+        lines = render_row_select(ctx, name, view)
         ctype = ctx.cpp_type(ctx.impl.tensor(tile).dtype)
         itype = ctx.cpp_type(ctx.impl.tensor(index).dtype)
         make_tile, dst = ctx.produce(tile)

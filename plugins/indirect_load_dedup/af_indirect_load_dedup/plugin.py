@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from af_v35_regbase.row_select import ROW_SELECT_SOURCE
+
 from af_core import hookimpl
 from af_core.codegen.api_source import ApiSource
 from af_indirect_load_dedup.api_call import DEDUP_SOURCE, DedupGatherApiCall, DedupStoreApiCall
@@ -24,4 +26,8 @@ def af_register_api_calls(register):
 
 @hookimpl
 def af_register_api_sources(register):
-    register(ApiSource.from_package(DEDUP_SOURCE, "af_indirect_load_dedup", "af_dedup_gather.h"))
+    register(
+        ApiSource.from_package(
+            DEDUP_SOURCE, "af_indirect_load_dedup", "af_dedup_gather.h", (ROW_SELECT_SOURCE,)
+        )
+    )

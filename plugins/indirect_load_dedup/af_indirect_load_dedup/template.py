@@ -53,6 +53,7 @@ the chain's calls per work item.
 from __future__ import annotations
 
 import sympy
+from af_v35_regbase.row_select import ROW_SELECT_MAX_AXES
 
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
@@ -82,8 +83,8 @@ MIN_COLUMN_BYTES = 4096
 #: stays within about 10% of a gather that reads each line once; shorter rows lose clearly unless most
 #: indices repeat, which the host tiling cannot see.
 MIN_ROW_BYTES = 4096
-#: Most output axes up to the gathered one (the C++ view holds 8).
-MAX_ROW_AXES = 8
+#: Most output axes up to the gathered one (what an AfRowSelectView holds).
+MAX_ROW_AXES = ROW_SELECT_MAX_AXES
 #: A probe pitch (a multiple of 8, so that mask bytes divide) to read the tiles' UB bytes per pitch element.
 _PITCH_PROBE = 256
 

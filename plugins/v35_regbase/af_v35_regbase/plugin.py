@@ -28,6 +28,7 @@ API_SOURCES = (
     ("af_reduce", "af_reduce.h", ()),
     ("af_tile_io", "af_tile_io.h", ()),
     ("af_gather", "af_gather.h", ("af_tile_io",)),
+    ("af_row_select", "af_row_select.h", ()),
 )
 
 # The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
