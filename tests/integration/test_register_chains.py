@@ -336,7 +336,7 @@ def test_kernels_are_identical_whatever_the_hash_seed():
         " post=('Abs', 'Sub(side)', 'Relu'), name='vf_chains')\n"
         "f = Autofuser(AutofuserOptions())\n"
         "print(f.generate(f.schedule(g)).kernel)\n"
-        "from test_vf_chain import masked_graph\n"
+        "from test_register_chains import masked_graph\n"
         "print(f.generate(f.schedule(masked_graph('float16', 'int16'))).kernel)\n"
     )
     outs = []
