@@ -140,5 +140,7 @@ def traffic(
     info: GraphInfo | None = None,
 ) -> Traffic:
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
-    calls = counters.get("vector_calls", 0) + counters.get("datacopy_calls", 0)
+    from af_core.schedule.cost import twin_counters
+
+    calls = twin_counters(counters)["api_calls"]
     return Traffic(minimum, per_lane, measured_bytes(counters), calls)
