@@ -31,7 +31,7 @@ under the cost policy the modelled cost alone decides.
 from __future__ import annotations
 
 import sympy
-from af_v35_regbase.row_select import ROW_SELECT_MAX_AXES
+from af_v35_regbase.row_select import RowSelect, row_select
 
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
@@ -40,7 +40,7 @@ from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
-from af_core.schedule.rowtiles import TileBuilder, add_reduce, dense, view_head, view_of
+from af_core.schedule.rowtiles import TileBuilder, add_reduce, view_head, view_of
 from af_core.schedule.template import ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec, field
@@ -48,18 +48,6 @@ from af_template_rowcopy.api_call import RowCopyApiCall
 
 #: Rows of at least this many bytes are the template's region under the seed policy.
 LONG_ROW_BYTES = 512
-#: Most output axes up to the gathered one (what an AfRowSelectView holds).
-MAX_ROW_AXES = ROW_SELECT_MAX_AXES
-
-
-def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:
-    """The Data node a gather port reads, when the port is fed by a plain Load."""
-    if port_node.op.compute_type != "load":
-        raise Unsupported(
-            f"the {what} of the gather is '{port_node.name}' ({port_node.type}); the row copy reads "
-            f"the {what} from GM as stored, so it must come straight from a Load"
-        )
-    return graph.producer(port_node, "x")
 
 
 def reduce_axes_in_row(an, dim: int) -> tuple[int, int]:
@@ -101,32 +89,11 @@ class RowCopyTemplate:
         for node in graph.nodes():
             if node.op.compute_type == "data" and node.y.dtype.is_bool:
                 raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
-        dim = an.dim
-        if dim + 1 > MAX_ROW_AXES:
-            raise Unsupported(
-                f"the gathered axis is axis {dim}; the row copy numbers rows over at most {MAX_ROW_AXES} axes"
-            )
-        table = _loaded_data(graph, graph.producer(il, "x1"), "table")
-        index = _loaded_data(graph, graph.producer(il, "x2"), "index")
-        out_sizes = list(il.y.size)
-        index_strides = list(index.y.strides)
-        varying = [i for i in range(dim + 1, an.rank) if sympy.sympify(index_strides[i]) != 0]
-        if varying:
-            raise Unsupported(
-                f"index '{index.name}' varies along axes {varying} after dim {dim}; the row copy "
-                "needs one index value per row (embedding / index_select)"
-            )
-        row_view = {"inner_sizes": out_sizes[dim + 1 :], "inner_strides": list(table.y.strides[dim + 1 :])}
-        if not dense(row_view):
-            raise Unsupported(
-                f"the selected rows of table '{table.name}' are not one contiguous block "
-                f"(strides {row_view['inner_strides']})"
-            )
-        return [self._case(graph, il, an, ctx, table, index, dim)]
+        rs = row_select(graph, il, an.dim, "the row copy")
+        return [self._case(graph, il, an, ctx, rs)]
 
-    def _case(
-        self, graph: HintGraph, il: Node, an, ctx: ScheduleContext, table: Node, index: Node, dim: int
-    ) -> Case:
+    def _case(self, graph: HintGraph, il: Node, an, ctx: ScheduleContext, rs: RowSelect) -> Case:
+        table, index, dim, view = rs.table, rs.index, rs.dim, rs.view
         out_sizes = list(il.y.size)
         row_sizes = out_sizes[: dim + 1]
         width = product(out_sizes[dim + 1 :])
@@ -157,15 +124,6 @@ class RowCopyTemplate:
         gathered = plan.tile(
             f"{il.name}_rows", il.y.dtype, pitch, position="VECIN", que=True, num=self.buffers
         )
-        view = {
-            "sizes": row_sizes,
-            "index_strides": list(index.y.strides[: dim + 1]),
-            "table_strides": list(table.y.strides[: dim + 1]),
-            "extent": table.y.size[dim],
-            "width": width,
-            "check_negative": bool(il.attr.ir_attr.need_check_negative),
-            "check_bound": bool(il.attr.ir_attr.need_check_bound),
-        }
         b.nodes.append(
             ImplNode(
                 il.name,

@@ -53,7 +53,7 @@ the chain's calls per work item.
 from __future__ import annotations
 
 import sympy
-from af_v35_regbase.row_select import ROW_SELECT_MAX_AXES
+from af_v35_regbase.row_select import RowSelect, row_select
 
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
@@ -62,7 +62,7 @@ from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
 from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
-from af_core.schedule.rowtiles import TileBuilder, dense
+from af_core.schedule.rowtiles import TileBuilder
 from af_core.schedule.template import ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
 from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, FloorDiv, Max, Min, TilingSpec, field
@@ -83,20 +83,8 @@ MIN_COLUMN_BYTES = 4096
 #: stays within about 10% of a gather that reads each line once; shorter rows lose clearly unless most
 #: indices repeat, which the host tiling cannot see.
 MIN_ROW_BYTES = 4096
-#: Most output axes up to the gathered one (what an AfRowSelectView holds).
-MAX_ROW_AXES = ROW_SELECT_MAX_AXES
 #: A probe pitch (a multiple of 8, so that mask bytes divide) to read the tiles' UB bytes per pitch element.
 _PITCH_PROBE = 256
-
-
-def _loaded_data(graph: HintGraph, port_node: Node, what: str) -> Node:
-    """The Data node a gather port reads, when the port is fed by a plain Load."""
-    if port_node.op.compute_type != "load":
-        raise Unsupported(
-            f"the {what} of the gather is '{port_node.name}' ({port_node.type}); the dedup gather reads "
-            f"the {what} from GM as stored, so it must come straight from a Load"
-        )
-    return graph.producer(port_node, "x")
 
 
 def expected_distinct(chunk, rows) -> sympy.Expr:
@@ -142,38 +130,18 @@ class DedupGatherTemplate:
                 f"the post chain reads {[n.name for n in side]}, indexed by output position; the dedup "
                 "gather runs the chain once per distinct row, so only chains without side inputs fit"
             )
-        dim = an.dim
-        if dim + 1 > MAX_ROW_AXES:
-            raise Unsupported(
-                f"the gathered axis is axis {dim}; the dedup gather numbers positions over at most "
-                f"{MAX_ROW_AXES} axes"
-            )
-        table = _loaded_data(graph, graph.producer(il, "x1"), "table")
-        index = _loaded_data(graph, graph.producer(il, "x2"), "index")
-        varying = [i for i in range(dim + 1, an.rank) if sympy.sympify(index.y.strides[i]) != 0]
-        if varying:
-            raise Unsupported(
-                f"index '{index.name}' varies along axes {varying} after dim {dim}; the dedup gather "
-                "needs one index value per row (embedding / index_select)"
-            )
-        row_view = {
-            "inner_sizes": list(il.y.size[dim + 1 :]),
-            "inner_strides": list(table.y.strides[dim + 1 :]),
-        }
-        if not dense(row_view):
-            raise Unsupported(
-                f"the selected rows of table '{table.name}' are not one contiguous block "
-                f"(strides {row_view['inner_strides']})"
-            )
+        rs = row_select(graph, il, an.dim, "the dedup gather")
+        dim = rs.dim
         row_bytes = sympy.sympify(product(list(il.y.size[dim + 1 :])) * il.y.dtype.itemsize)
         if row_bytes.is_number and int(row_bytes) < self.min_row_bytes:
             raise Unsupported(
                 f"rows of {int(row_bytes)} bytes, under {self.min_row_bytes}: a copy call per distinct row "
                 "costs more than deduplication saves unless most indices repeat"
             )
-        return [self._case(graph, il, an, table, index, dim)]
+        return [self._case(graph, il, an, rs)]
 
-    def _case(self, graph: HintGraph, il: Node, an, table: Node, index: Node, dim: int) -> Case:
+    def _case(self, graph: HintGraph, il: Node, an, rs: RowSelect) -> Case:
+        table, index, dim, view = rs.table, rs.index, rs.dim, rs.view
         out_sizes = list(il.y.size)
         row_sizes = out_sizes[: dim + 1]
         width = product(out_sizes[dim + 1 :])
@@ -222,15 +190,6 @@ class DedupGatherTemplate:
         )
         keys = plan.fixed(f"{il.name}_keys", dt.int64, hash_size + chunk)
         ids = plan.fixed(f"{il.name}_ids", dt.int32, hash_size + chunk)
-        view = {
-            "sizes": row_sizes,
-            "index_strides": list(index.y.strides[: dim + 1]),
-            "table_strides": list(table.y.strides[: dim + 1]),
-            "extent": table.y.size[dim],
-            "width": width,
-            "check_negative": bool(il.attr.ir_attr.need_check_negative),
-            "check_bound": bool(il.attr.ir_attr.need_check_bound),
-        }
         b.nodes.append(
             ImplNode(
                 il.name,

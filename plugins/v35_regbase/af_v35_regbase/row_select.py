@@ -14,8 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from af_core.errors import Unsupported
+
 if TYPE_CHECKING:
     from af_core.codegen.kernel import KernelContext
+    from af_core.ir.graph import HintGraph, Node
 
 #: The API source name of ``af_row_select.h`` (registered by this plugin); list it in an API source's
 #: ``requires`` to use ``AfRowSelectView`` / ``AfRowSelectSource`` there.
@@ -50,3 +55,68 @@ def render_row_select(ctx: KernelContext, name: str, view: Mapping[str, Any]) ->
         f"{name}.checkBound = {'true' if view['check_bound'] else 'false'};",
     ]
     return lines
+
+
+@attrs.frozen
+class RowSelect:
+    """What a whole-row template reads for one gather: the table and index Data nodes, the gathered
+    axis, and the row view (:func:`render_row_select` prints it)."""
+
+    table: Node
+    index: Node
+    dim: int
+    view: dict[str, Any]
+
+
+def _loaded_data(graph: HintGraph, port_node: Node, what: str, who: str) -> Node:
+    """The Data node a gather port reads, when the port is fed by a plain Load."""
+    if port_node.op.compute_type != "load":
+        raise Unsupported(
+            f"the {what} of the gather is '{port_node.name}' ({port_node.type}); {who} reads "
+            f"the {what} from GM as stored, so it must come straight from a Load"
+        )
+    return graph.producer(port_node, "x")
+
+
+def row_select(graph: HintGraph, gather: Node, dim: int, who: str) -> RowSelect:
+    """The row view of ``gather`` (an IndirectLoad along ``dim``) for a template that copies whole rows.
+
+    Raises :class:`~af_core.errors.Unsupported`, naming ``who`` (e.g. "the row copy"), when the gather
+    is not one: more output axes up to ``dim`` than a view holds, a table or index that is not loaded
+    straight from GM, an index that varies inside a row, or rows that are not one contiguous block.
+    """
+    import sympy
+
+    from af_core.ir.sizes import product
+    from af_core.schedule.rowtiles import dense
+
+    if dim + 1 > ROW_SELECT_MAX_AXES:
+        raise Unsupported(
+            f"the gathered axis is axis {dim}; {who} numbers rows over at most {ROW_SELECT_MAX_AXES} axes"
+        )
+    table = _loaded_data(graph, graph.producer(gather, "x1"), "table", who)
+    index = _loaded_data(graph, graph.producer(gather, "x2"), "index", who)
+    out_sizes = list(gather.y.size)
+    varying = [i for i in range(dim + 1, len(out_sizes)) if sympy.sympify(index.y.strides[i]) != 0]
+    if varying:
+        raise Unsupported(
+            f"index '{index.name}' varies along axes {varying} after dim {dim}; {who} "
+            "needs one index value per row (embedding / index_select)"
+        )
+    inner = {"inner_sizes": out_sizes[dim + 1 :], "inner_strides": list(table.y.strides[dim + 1 :])}
+    if not dense(inner):
+        raise Unsupported(
+            f"the selected rows of table '{table.name}' are not one contiguous block "
+            f"(strides {inner['inner_strides']})"
+        )
+    ir_attr = gather.attr.ir_attr
+    view = {
+        "sizes": out_sizes[: dim + 1],
+        "index_strides": list(index.y.strides[: dim + 1]),
+        "table_strides": list(table.y.strides[: dim + 1]),
+        "extent": table.y.size[dim],
+        "width": product(out_sizes[dim + 1 :]),
+        "check_negative": bool(ir_attr.need_check_negative),
+        "check_bound": bool(ir_attr.need_check_bound),
+    }
+    return RowSelect(table, index, dim, view)
