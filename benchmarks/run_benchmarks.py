@@ -539,35 +539,18 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
     if not results:
         return {}
     refs = [CaseRef.of(c) for c in session.scheduled.cases]
-    chosen = (
-        solve(
-            refs,
-            session.scheduled.size_names,
-            sizes,
-            CORES,
-            session.scheduled.platform.ub_size,
-            session.scheduled.guards,
-            policy="seed",
+    sched = session.scheduled
+    picks = {
+        policy: solve(
+            refs, sched.size_names, sizes, CORES, sched.platform.ub_size, sched.guards, policy=policy
         )
         .chosen()
         .label
-    )
-    by_cost = (
-        solve(
-            refs,
-            session.scheduled.size_names,
-            sizes,
-            CORES,
-            session.scheduled.platform.ub_size,
-            session.scheduled.guards,
-            policy="cost",
-        )
-        .chosen()
-        .label
-    )
+        for policy in ("seed", "cost")
+    }
     rule = seed_rule_choice(session, sizes, results)
     best = min(results, key=lambda k: results[k].cost)
-    return {"cases": results, "seed": chosen, "cost": by_cost, "rule": rule, "best": best}
+    return {"cases": results, **picks, "rule": rule, "best": best}
 
 
 def seed_rule_choice(session: TwinSession, sizes, results) -> str:

@@ -74,22 +74,10 @@ class RowCopyTemplate:
 
     def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case]:
         an = ctx.analyze(graph)
-        if il.y.dtype.is_bool:
-            raise Unsupported("bool tables are not supported")
-        if an.input_chain:
-            raise Unsupported(
-                f"ops {[n.name for n in an.input_chain]} sit between the table and the gather; "
-                "the row copy copies table rows as stored"
-            )
-        if an.index_chain:
-            raise Unsupported(
-                f"ops {[n.name for n in an.index_chain]} sit between the index and the gather; "
-                "the row copy reads index values as stored"
-            )
+        rs = row_select(graph, il, an, "the row copy")
         for node in graph.nodes():
             if node.op.compute_type == "data" and node.y.dtype.is_bool:
                 raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
-        rs = row_select(graph, il, an.dim, "the row copy")
         return [self._case(graph, il, an, ctx, rs)]
 
     def _case(self, graph: HintGraph, il: Node, an, ctx: ScheduleContext, rs: RowSelect) -> Case:

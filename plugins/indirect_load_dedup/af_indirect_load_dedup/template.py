@@ -107,18 +107,7 @@ class DedupGatherTemplate:
 
     def propose(self, graph: HintGraph, il: Node, ctx: ScheduleContext) -> list[Case]:
         an = ctx.analyze(graph)
-        if il.y.dtype.is_bool:
-            raise Unsupported("bool tables are not supported")
-        if an.input_chain:
-            raise Unsupported(
-                f"ops {[n.name for n in an.input_chain]} sit between the table and the gather; "
-                "the dedup gather copies table rows as stored"
-            )
-        if an.index_chain:
-            raise Unsupported(
-                f"ops {[n.name for n in an.index_chain]} sit between the index and the gather; "
-                "the dedup gather reads index values as stored"
-            )
+        rs = row_select(graph, il, an, "the dedup gather")
         if an.reduce is not None:
             raise Unsupported(
                 f"reduce '{an.reduce.name}' follows the gather; the dedup gather keeps one tile row per "
@@ -130,7 +119,6 @@ class DedupGatherTemplate:
                 f"the post chain reads {[n.name for n in side]}, indexed by output position; the dedup "
                 "gather runs the chain once per distinct row, so only chains without side inputs fit"
             )
-        rs = row_select(graph, il, an.dim, "the dedup gather")
         dim = rs.dim
         row_bytes = sympy.sympify(product(list(il.y.size[dim + 1 :])) * il.y.dtype.itemsize)
         if row_bytes.is_number and int(row_bytes) < self.min_row_bytes:

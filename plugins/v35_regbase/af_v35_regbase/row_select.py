@@ -21,6 +21,7 @@ from af_core.errors import Unsupported
 if TYPE_CHECKING:
     from af_core.codegen.kernel import KernelContext
     from af_core.ir.graph import HintGraph, Node
+    from af_core.schedule.analysis import FusionAnalysis
 
 #: The API source name of ``af_row_select.h`` (registered by this plugin); list it in an API source's
 #: ``requires`` to use ``AfRowSelectView`` / ``AfRowSelectSource`` there.
@@ -78,18 +79,33 @@ def _loaded_data(graph: HintGraph, port_node: Node, what: str, who: str) -> Node
     return graph.producer(port_node, "x")
 
 
-def row_select(graph: HintGraph, gather: Node, dim: int, who: str) -> RowSelect:
-    """The row view of ``gather`` (an IndirectLoad along ``dim``) for a template that copies whole rows.
+def row_select(graph: HintGraph, gather: Node, an: FusionAnalysis, who: str) -> RowSelect:
+    """The row view of ``gather`` (the IndirectLoad ``an`` analysed) for a template that copies whole rows.
 
     Raises :class:`~af_core.errors.Unsupported`, naming ``who`` (e.g. "the row copy"), when the gather
-    is not one: more output axes up to ``dim`` than a view holds, a table or index that is not loaded
-    straight from GM, an index that varies inside a row, or rows that are not one contiguous block.
+    is not one: a bool table, ops between the table or the index and the gather (rows and index values
+    are read as stored), more output axes up to the gathered one than a view holds, a table or index
+    that is not loaded straight from GM, an index that varies inside a row, or rows that are not one
+    contiguous block.
     """
     import sympy
 
     from af_core.ir.sizes import product
     from af_core.schedule.rowtiles import dense
 
+    if gather.y.dtype.is_bool:
+        raise Unsupported("bool tables are not supported")
+    if an.input_chain:
+        raise Unsupported(
+            f"ops {[n.name for n in an.input_chain]} sit between the table and the gather; "
+            f"{who} copies table rows as stored"
+        )
+    if an.index_chain:
+        raise Unsupported(
+            f"ops {[n.name for n in an.index_chain]} sit between the index and the gather; "
+            f"{who} reads index values as stored"
+        )
+    dim = an.dim
     if dim + 1 > ROW_SELECT_MAX_AXES:
         raise Unsupported(
             f"the gathered axis is axis {dim}; {who} numbers rows over at most {ROW_SELECT_MAX_AXES} axes"

@@ -7,6 +7,7 @@ from af_v35_regbase.row_select import row_select
 
 from af_core.builders import GraphBuilder, embedding, gather
 from af_core.errors import Unsupported
+from af_core.schedule.analysis import analyze
 
 
 def _gather_node(graph):
@@ -19,7 +20,7 @@ def test_embedding_rows_give_the_table_offsets_of_whole_rows():
     ids = g.data("ids", ["B", "L"], "int64")
     g.output(embedding(w, ids, need_check_bound=True), "y")
     graph = g.build()
-    rs = row_select(graph, _gather_node(graph), 1, "the test template")
+    rs = row_select(graph, _gather_node(graph), analyze(graph), "the test template")
     assert (rs.table.name, rs.index.name, rs.dim) == ("w", "ids", 1)
     shown = {k: [str(x) for x in v] if isinstance(v, list) else v for k, v in rs.view.items()}
     # output rows [B, L]; ids read at their own strides; the table broadcast over B, a row D apart
@@ -39,4 +40,4 @@ def test_an_index_that_varies_inside_a_row_is_refused_naming_the_template():
     with pytest.raises(
         Unsupported, match="index 'idx' varies along axes \\[1\\].*the test template needs one"
     ):
-        row_select(graph, _gather_node(graph), 0, "the test template")
+        row_select(graph, _gather_node(graph), analyze(graph), "the test template")
