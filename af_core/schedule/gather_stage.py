@@ -118,7 +118,7 @@ def add_gather(
     gather_api = gather_call.name
     note = gather_call.form_note("IndirectLoad", (il.y.dtype, index_dtype), il.y.dtype)
     if note is not None:
-        b.impl.meta.setdefault("vector_chains", []).append(f"IndirectLoad ({il.name!r}): {note}")
+        b.impl.meta.setdefault("gather_forms", []).append(f"IndirectLoad ({il.name!r}): {note}")
     plan = b.plan
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)

@@ -1,4 +1,6 @@
-// Byte offsets for AscendC::Gather on an IndirectLoad tile (SIMD and SK-like).
+// Byte offsets for AscendC::Gather on an IndirectLoad tile (SIMD and SK-like). Instantiated with a
+// 1-byte T (uint8_t) they are element indices, the unit of the register Gather (Reg::Gather) that the tile
+// gather uses for 2- and 4-byte data; every formula below then reads sizeof(T) = 1.
 //
 // A tile holds `rows` output rows; a row is the output dims from `dim` on
 // (AfGatherGeom::sizes, row-major, rows `outPitch` elements apart). The input

@@ -3,6 +3,7 @@
 // vector functions use, and the SIMD VF launch asc_vf_call<func>(args...). A vector register holds 256
 // bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
 //   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
+//   the register Gather (Reg::Gather from a UB base by element indices, see its section at the end),
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
@@ -790,9 +791,9 @@ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
 // of another width, an index lane under the mask that no instruction wrote (reg-mask); an element read that
 // leaves the live TPipe buffer holding baseAddr (gather-out-of-range).
 // Counts: one register load (reg_loads), the gathered bytes (masked-on lanes * sizeof(T1)) in
-// reg_load_bytes and the masked-on lanes in gather_elements (as the memory-based Gather counts its elements), and
-// reg_cycles ceil(lanes / rate) with the table-1 rate of 离散搬入（Gather）: b8 -> b16 64, b16 64, b32 32
-// elements per cycle.
+// reg_load_bytes and the masked-on lanes in gather_elements (as the memory-based Gather counts its
+// elements), and reg_cycles ceil(lanes / rate) with the table-1 rate of 离散搬入（Gather）: b8 -> b16 64,
+// b16 64, b32 32 elements per cycle.
 
 namespace AfTwin {
 
