@@ -474,3 +474,43 @@ def test_official_headers_reject_the_illegal_gathers(checker, name):
     first = result.first_error
     assert first.origin == "official", result.describe()
     assert "reg_compute" in first.file, first.file
+
+
+def test_a_2byte_index_beyond_uint16_is_reported_before_the_gather(twin_compile):
+    """The tile gather of 2-byte data checks its indices on the twin (AfGatherIndexFits16 in af_gather.h)."""
+    from af_v35_regbase.api import __file__ as api_init
+
+    header = (Path(api_init).parent / "af_gather.h").read_text()
+    program = (
+        HEAD
+        + "#define AF_MAX_DIMS 8\n"
+        + header
+        + r"""
+int main(int argc, char**) {
+    const uint32_t top = argc > 1 ? 65536u : 65535u;
+    AfTwin::Launch(1, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> bi;
+        pipe.InitBuffer(bi, 256);
+        LocalTensor<int32_t> idx = bi.Get<int32_t>();
+        Duplicate(idx, 7, 64);
+        PipeBarrier<PIPE_V>();
+        SetFlag<HardEvent::V_S>(EVENT_ID0);
+        WaitFlag<HardEvent::V_S>(EVENT_ID0);
+        idx.SetValue(9, static_cast<int32_t>(top));
+        SetFlag<HardEvent::S_V>(EVENT_ID0);
+        WaitFlag<HardEvent::S_V>(EVENT_ID0);
+        AfGatherIndexFits16(idx, 64, "emb");
+    });
+    return 0;
+}
+"""
+    )
+    run = twin_compile(program)
+    rc, _out, err = run()
+    assert rc == 0, err
+    rc, _out, err = run("over")
+    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
+    assert rc == 86 and len(matches) == 1, err
+    assert matches[0]["kind"] == "gather-offset-packing", err
+    assert "emb: element 9 of the tile gathers source element 65536" in matches[0]["message"], err

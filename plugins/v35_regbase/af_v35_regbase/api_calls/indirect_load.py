@@ -229,6 +229,8 @@ class IndirectLoadRegApiCall(ApiCall):
         if in_registers:
             func = self._define_gather_vf(data)
             index_t = "uint16_t" if data.itemsize == 2 else "uint32_t"
+            if data.itemsize == 2:
+                lines.append(f"AfGatherIndexFits16({off}, {count}, {ctx.c_string(name)});")
             lines.append(
                 f"asc_vf_call<{func}>((__ubuf__ {data_t}*){out}.GetPhyAddr(), "
                 f"(__ubuf__ {data_t}*){src}.GetPhyAddr(), (__ubuf__ {index_t}*){off}.GetPhyAddr(), "
