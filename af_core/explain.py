@@ -75,6 +75,9 @@ class ExplainReport:
     vector_chains: tuple[tuple[int, str, str], ...] = ()
     #: (policy, case label or None) for every other installed selection policy, by name
     other_picks: tuple[tuple[str, str | None], ...] = ()
+    #: per case (tiling key, template): which instruction form moves its gathered tiles and why
+    #: (:meth:`~af_core.codegen.api_call.ApiCall.form_note` of the gather role)
+    gather_forms: tuple[tuple[int, str, str], ...] = ()
 
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
@@ -111,6 +114,11 @@ class ExplainReport:
             lines += ["", "Elementwise chains:", ""] + [
                 f"- key {key} ({markdown(template)}): {markdown(note)}"
                 for key, template, note in self.vector_chains
+            ]
+        if self.gather_forms:
+            lines += ["", "Gather forms:", ""] + [
+                f"- key {key} ({markdown(template)}): {markdown(note)}"
+                for key, template, note in self.gather_forms
             ]
         tail = f"\n\n{markdown(self.error)}\n" if self.error else "\n"
         return head + "\n".join(lines) + tail
@@ -195,6 +203,11 @@ def explain(
             for note in case.impl.meta.get("vector_chains", ())
         ),
         _other_picks(scheduled, sizes, core_num, ub_size),
+        tuple(
+            (case.tiling_key, case.template, str(note))
+            for case in scheduled.cases
+            for note in case.impl.meta.get("gather_forms", ())
+        ),
     )
 
 

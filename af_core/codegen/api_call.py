@@ -74,6 +74,15 @@ class ApiCall:
         return frozenset()
 
     @classmethod
+    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None:
+        """Which form the class generates for ``op_type`` on these dtypes and why, for ``afc explain``.
+
+        E.g. the gather role's note on which instruction moves a tile's data. None (the default): nothing
+        to report.
+        """
+        return None
+
+    @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()
