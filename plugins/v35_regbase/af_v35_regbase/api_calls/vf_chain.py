@@ -60,6 +60,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+import sympy
+
 from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
@@ -267,10 +269,63 @@ class VfChainRegApiCall(ApiCall):
             "8-byte values only alone"
         )
 
+    @classmethod
+    def reduce_rejection(cls, kind: str, dtype, inner: object, ops) -> str | None:
+        """Why a reduce of ``kind`` over ``dtype`` tiles viewed as ``[rows, group, inner]`` cannot end a
+        run of ``ops`` (empty: the reduce alone) in one vector function, or None when it can.
+
+        Only a reduce over a kept inner width is generated (an accumulate of the group's rows, see
+        :func:`reduce_steps`); its loads are block-masked ``LoadAlign`` (b8 / b16 / b32), each group row
+        32-byte aligned, so ``inner`` must be a known multiple of one 32-byte block; the run's vector step
+        must be one register of ``dtype`` (no unpacked 2-byte values)."""
+        red = dt.get(dtype)
+        if kind not in REDUCE_KINDS:
+            return f"no register reduce of kind {kind}"
+        if red.is_bool or red.itemsize not in (1, 2, 4):
+            return f"a register reduce of {red.name}: the block-masked LoadAlign takes b8 / b16 / b32 only"
+        if kind == "Mean" and not red.is_float:
+            return "an integer Mean floor-divides a wide sum; no register form"
+        for api in reduce_apis(kind):
+            if not reg_accepts(api, red):
+                return f"the 3510 register {api} does not accept {red.name}"
+        if sympy.sympify(inner) == 1:
+            return (
+                "a reduce over the innermost axis needs the horizontal Reg::Reduce (its result in lane 0, a "
+                "float sum in binary-tree order unlike the memory path's fold); not generated"
+            )
+        per_block = 32 // red.itemsize
+        if sympy.simplify(sympy.Mod(sympy.sympify(inner), per_block)) != 0:
+            return (
+                f"the kept inner width {inner} is not known to fill whole 32-byte blocks of {red.name}: "
+                "the group rows would not start aligned"
+            )
+        if not ops:
+            return None
+        widths: set[int] = set()
+        for op_type, ins, out in ops:
+            ins = tuple(dt.get(d) for d in ins)
+            out = dt.get(out)
+            widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
+            form = op_form(op_type, ins, out)
+            if (
+                form.kind in ("promote", "composite")
+                or op_type in RECIPROCALS
+                or _f32_only(op_type, form, out)
+            ):
+                widths.add(4)
+        if widths != {red.itemsize}:
+            return (
+                f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
+                "which has no block-masked form"
+            )
+        return None
+
     # -- code ----------------------------------------------------------------
     def generate_api_call_string(self) -> str:
         ctx, node = self.ctx, self.node
         steps = node.attrs["steps"]
+        if "reduce" in node.attrs:
+            return self._reduce_call(steps)
         lines: list[str] = []
         in_vars = []
         for name in node.inputs:
@@ -291,6 +346,34 @@ class VfChainRegApiCall(ApiCall):
         args.append(f"static_cast<uint32_t>({ctx.expr(node.attrs['count'])})")
         lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
         lines += [ctx.finish(name) for name in node.outputs]
+        return "\n".join(line for line in lines if line)
+
+    def _reduce_call(self, steps: list[dict]) -> str:
+        """The launch of a vector function that computes the run and reduces its last value."""
+        ctx, node = self.ctx, self.node
+        red = node.attrs["reduce"]
+        lines: list[str] = []
+        in_vars = []
+        for name in node.inputs:
+            take, var = ctx.use(name)
+            lines.append(take)
+            in_vars.append(var)
+        (out,) = node.outputs
+        make, out_var = ctx.produce(out)
+        lines.append(make)
+        func = self._define_function(steps, red)
+        args = [
+            f"(__ubuf__ {self._ctype(t)}*){v}.GetPhyAddr()"
+            for t, v in zip([out, *node.inputs], [out_var, *in_vars])
+        ]
+        args += [
+            f"static_cast<uint32_t>({ctx.expr(red[key])})"
+            for key in ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
+        ]
+        if red["kind"] == "Mean":
+            args.append(f"static_cast<float>(1.0 / static_cast<double>({ctx.expr(red['group'])}))")
+        lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
+        lines.append(ctx.finish(out))
         return "\n".join(line for line in lines if line)
 
     def _dtype(self, tensor: str) -> dt.DType:
@@ -316,24 +399,31 @@ class VfChainRegApiCall(ApiCall):
         ready.add(tensor)
         return [*lines, make]
 
-    def _define_function(self, steps: list[dict]) -> str:
-        """Define the ``__simd_vf__`` function of these steps (once per kernel); returns its name."""
+    def _define_function(self, steps: list[dict], reduce: dict | None = None) -> str:
+        """Define the ``__simd_vf__`` function of these steps, and of the reduce that ends them if any
+        (once per kernel); returns its name."""
         node = self.node
-        fn = _Function(self, steps)
+        fn = _Function(self, steps, reduce)
         for i, name in enumerate(node.inputs):
             fn.load(name, f"src{i}")
         for step in steps:
             fn.step(step)
-        for j, name in enumerate(node.outputs):
-            fn.store(name, f"dst{j}")
+        if reduce is None:
+            for j, name in enumerate(node.outputs):
+                fn.store(name, f"dst{j}")
         params = [f"__ubuf__ {self._ctype(t)}* dst{j}" for j, t in enumerate(node.outputs)]
         params += [f"__ubuf__ {self._ctype(t)}* src{i}" for i, t in enumerate(node.inputs)]
-        params.append("uint32_t count")
+        if reduce is None:
+            params.append("uint32_t count")
+        else:
+            params += [f"uint32_t {p}" for p in _REDUCE_PARAMS]
+            if reduce["kind"] == "Mean":
+                params.append("float scale")
         signature = f"({', '.join(params)})\n"
-        body = fn.text()
+        body = fn.text() if reduce is None else fn.reduce_text(reduce)
         digest = hashlib.sha256((signature + body).encode()).hexdigest()[:12]
         func = f"AfChainVf_{digest}"
-        what = "; ".join(str(s["op"]) for s in steps)
+        what = "; ".join([*(str(s["op"]) for s in steps), *([reduce["kind"]] if reduce else [])])
         head = f"// register vector function: {self.ctx.comment(what)}\n__simd_vf__ inline void {func}"
         self.ctx.define(func, head + signature + body)
         return func
@@ -342,12 +432,17 @@ class VfChainRegApiCall(ApiCall):
 class _Function:
     """The body of one vector function: registers, the per-step instructions, the loop around them."""
 
-    def __init__(self, call: VfChainRegApiCall, steps: list[dict]) -> None:
+    def __init__(self, call: VfChainRegApiCall, steps: list[dict], reduce: dict | None = None) -> None:
         self.call = call
+        #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
+        self.offset = "o"
+        self.reduce = reduce
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
+        if reduce is not None:
+            dtypes.add(call._dtype(reduce["output"]))
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
             f.kind in ("promote", "composite")
@@ -360,6 +455,8 @@ class _Function:
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
+        if reduce is None:
+            self.offset = f"i * {self.lanes}"
         self.decls: list[str] = []
         self.body: list[str] = []
         self.regs: dict[str, str] = {}  # tensor -> register
@@ -372,13 +469,19 @@ class _Function:
     def load(self, tensor: str, ptr: str) -> None:
         dtype = self.call._dtype(tensor)
         r = self.reg(dtype)
-        if self.mixed and dtype.itemsize == 2:
+        if self.reduce is not None:
+            # only the 32-byte blocks the mask reaches: a group row's tail reads nothing past its data
+            self.body.append(
+                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY>"
+                f"({r}, {ptr} + {self.offset}, 1u, mask);"
+            )
+        elif self.mixed and dtype.itemsize == 2:
             self.body.append(
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
-                f"({r}, {ptr} + i * {self.lanes});"
+                f"({r}, {ptr} + {self.offset});"
             )
         else:
-            self.body.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + i * {self.lanes});")
+            self.body.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
         self.regs[tensor] = r
 
     def store(self, tensor: str, ptr: str) -> None:
@@ -392,10 +495,10 @@ class _Function:
         if self.mixed and dtype.itemsize == 2:
             self.body.append(
                 f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"({ptr} + i * {self.lanes}, {r}, mask);"
+                f"({ptr} + {self.offset}, {r}, mask);"
             )
         else:
-            self.body.append(f"AscendC::Reg::StoreAlign({ptr} + i * {self.lanes}, {r}, mask);")
+            self.body.append(f"AscendC::Reg::StoreAlign({ptr} + {self.offset}, {r}, mask);")
 
     def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
         found = _cast_trait(to, frm, mode)
@@ -537,6 +640,80 @@ class _Function:
             + inner
             + "\n    }\n}\n"
         )
+
+    def reduce_text(self, reduce: dict) -> str:
+        """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
+        kind = reduce["kind"]
+        dtype = self.call._dtype(reduce["output"])
+        value = self.regs[reduce["input"]]
+        acc = self.reg(dtype)
+        first, fold = reduce_steps(kind, dtype, acc, value)
+        lanes = self.lanes
+        inner = "\n".join(f"                {line}" for line in self.body)
+        scale = f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n" if kind == "Mean" else ""
+        return (
+            "{\n"
+            + "".join(f"    {d}\n" for d in self.decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + f"    const uint32_t chunks = (inner + {lanes - 1}u) / {lanes}u;\n"
+            + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
+            + "    for (uint32_t a = 0; a < rows; ++a) {\n"
+            + "        uint32_t left = inner;\n"
+            + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
+            + f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n"
+            + "            for (uint32_t g = 0; g < group; ++g) {\n"
+            + f"                const uint32_t o = t * src_pitch + (a * group + g) * inner + c * {lanes}u;\n"
+            + inner
+            + "\n                if (g == 0) {\n"
+            + f"                    {first}\n"
+            + "                } else {\n"
+            + f"                    {fold}\n"
+            + "                }\n"
+            + "            }\n"
+            + scale
+            + f"            AscendC::Reg::StoreAlign(dst0 + t * dst_pitch + a * inner + c * {lanes}u, {acc}, mask);\n"
+            + "        }\n"
+            + "    }\n"
+            + "    }\n"
+            + "}\n"
+        )
+
+
+#: Reduce kinds a vector function computes.
+REDUCE_KINDS = ("Sum", "Mean", "Max", "Min")
+_REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
+
+
+def reduce_apis(kind: str) -> tuple[str, ...]:
+    """The register instructions a reduce of ``kind`` issues (:func:`reduce_steps`)."""
+    if kind == "Sum":
+        return ("Adds", "Add")
+    if kind == "Mean":
+        return ("Adds", "Add", "Muls")
+    return (kind,)
+
+
+def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str, str]:
+    """(first, fold): the instruction that starts the accumulator ``acc`` from the group's row 0 and the one
+    that folds each later row into it.
+
+    ``out[r, i] = x[r, 0, i] op x[r, 1, i] op ... op x[r, group - 1, i]``, left to right, each op the
+    register Add / Max / Min of the tile's dtype -- the order and the per-element rules of the memory path's
+    accumulate (``AfReduceRows`` with a kept inner width: DataCopy of row 0, then one Add / Max / Min per
+    row), so both give the same bits. Row 0 is copied as ``x + (-0.0)`` for float sums (exact for every
+    value, -0 and NaN included), ``x + 0`` for integer sums and ``max(x, x)`` / ``min(x, x)`` otherwise; a
+    Mean then scales the sum by ``1 / group`` in float32, as the memory path's Muls does."""
+    if kind in ("Sum", "Mean"):
+        zero = "static_cast<float>(-0.0)" if dtype.is_float else f"static_cast<{dtype.cpp}>(0)"
+        return (
+            f"AscendC::Reg::Adds({acc}, {value}, {zero}, mask);",
+            f"AscendC::Reg::Add({acc}, {acc}, {value}, mask);",
+        )
+    return (
+        f"AscendC::Reg::{kind}({acc}, {value}, {value}, mask);",
+        f"AscendC::Reg::{kind}({acc}, {acc}, {value}, mask);",
+    )
 
 
 def _compares(op: str) -> bool:

@@ -772,6 +772,48 @@ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
     dstReg = out;
 }
 
+// ---------------------------------------------------------------------------
+// Register reduce section: the block-strided load a register reduce reads its group rows with.
+
+enum class DataCopyMode { DATA_BLOCK_COPY };
+
+// LoadAlign<T, DATA_BLOCK_COPY>(dst, src, dataBlockStride, mask): eight 32-byte data blocks, block k from
+// src + k * dataBlockStride blocks, to register bytes [32k, 32k + 32). As the official page says, a block with
+// no masked-on element is not read (its lanes are zero, and the twin marks them unwritten), so a tail needs no
+// bytes past its data; a block with one masked-on element is read whole. Checks: b8 / b16 / b32 elements
+// (the 3510 DataCopyImpl's static_assert), a mask of the element width, src 32-byte aligned, every block read
+// inside one live TPipe buffer. Counts one register load with the bytes of the blocks read; its cycles use the
+// documented rate of 非连续对齐搬入 (half the contiguous rate: 32 b32 elements per cycle).
+template <typename T = DefaultType, DataCopyMode dataMode, typename U>
+inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr, uint32_t dataBlockStride, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::LoadAlign: the pointer's element type differs from the register's");
+    static_assert(sizeof(ActualT) == 1 || sizeof(ActualT) == 2 || sizeof(ActualT) == 4,
+                  "Reg::LoadAlign (DATA_BLOCK_COPY): the 3510 implementation takes b8 / b16 / b32 only");
+    static_assert(dataMode == DataCopyMode::DATA_BLOCK_COPY, "Reg::LoadAlign: DATA_BLOCK_COPY only");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
+    AfTwin::RegCheckMask<ActualT>(mask, "LoadAlign", "mask");
+    constexpr uint32_t perBlock = 32 / sizeof(ActualT);
+    U out;
+    uint32_t read = 0;
+    for (uint32_t k = 0; k < kVecBytes / 32; ++k) {
+        bool any = false;
+        for (uint32_t j = 0; j < perBlock; ++j) any = any || mask.afOn[k * perBlock + j];
+        if (!any) continue;
+        __ubuf__ T* block = srcAddr + static_cast<uint64_t>(k) * dataBlockStride * perBlock;
+        AfTwin::RegUbRange(c, block, 32, "LoadAlign", "srcAddr block");
+        std::memcpy(&out.afLane[k * perBlock], block, 32);
+        for (uint32_t j = 0; j < perBlock; ++j) out.afWritten[k * perBlock + j] = true;
+        ++read;
+    }
+    if (read == 0) AfTwin::RegUbRange(c, srcAddr, 0, "LoadAlign", "srcAddr");  // still an aligned UB address
+    ++c->c.regLoads;
+    c->c.regLoadBytes += uint64_t{read} * 32;
+    AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 128 / sizeof(ActualT));
+    dstReg = out;
+}
+
 }  // namespace Reg
 }  // namespace AscendC
 
