@@ -53,6 +53,16 @@ Every other form (comparisons read outside their run, logical ops on masks,
 bitwise ops, 8-bit integers widened to int16, the unsigned reinterpretations,
 Exp2, the other 64-bit ops) stays a memory-based call;
 :meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
+
+A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``)
+ends the run whose last value it reduces, or runs alone in a function of its
+own (:meth:`VfChainRegApiCall.reduce_rejection` says when): each group row is
+loaded with the block-masked ``LoadAlign`` (``DataCopyMode::DATA_BLOCK_COPY``:
+only the 32-byte blocks the tail mask reaches are read), the chain computed
+in registers and folded into an accumulator in the memory path's order
+(:func:`reduce_steps`), so the value never goes through UB. A reduce over the
+innermost axis (the horizontal ``Reg::Reduce``) stays the memory-based
+``ReduceRegApiCall``, with the reason in ``afc explain``.
 """
 
 from __future__ import annotations
