@@ -75,10 +75,14 @@ class ApiCall:
 
     @classmethod
     def reduce_rejection(
-        cls, kind: str, dtype: DType, inner: object, ops: Sequence[tuple[str, Sequence[DType], DType]]
+        cls,
+        kind: str,
+        dtype: DType,
+        view: tuple[object, object, object],
+        ops: Sequence[tuple[str, Sequence[DType], DType]],
     ) -> str | None:
         """For :attr:`Role.VECTOR_CHAIN`: why a reduce of ``kind`` over tiles of ``dtype`` viewed as
-        ``[rows, group, inner]`` (``inner`` a formula over sizes) cannot end a run of ``ops`` (empty: the
+        ``view`` = ``(rows, group, inner)`` (formulas over sizes) cannot end a run of ``ops`` (empty: the
         reduce alone), or None when it can. By default a chain computes no reduce."""
         return f"{cls.name} computes no reduce"
 

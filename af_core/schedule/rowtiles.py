@@ -500,9 +500,8 @@ def _plan_runs(
 
     def reduce_reason(node: ImplNode, ops: list[ImplNode]) -> str | None:
         dtype = impl.tensor(node.outputs[0]).dtype
-        return chain.reduce_rejection(
-            node.attrs["kind"], dtype, node.attrs["inner"], [_signature(n, impl) for n in ops]
-        )
+        view = (node.attrs["rows"], node.attrs["group"], node.attrs["inner"])
+        return chain.reduce_rejection(node.attrs["kind"], dtype, view, [_signature(n, impl) for n in ops])
 
     def take_reduce(i: int, node: ImplNode) -> None:
         """Put the reduce ``node`` (at ``nodes[i]``) into the run before it, into a chain of its own, or leave it."""

@@ -280,31 +280,39 @@ class VfChainRegApiCall(ApiCall):
         )
 
     @classmethod
-    def reduce_rejection(cls, kind: str, dtype, inner: object, ops) -> str | None:
-        """Why a reduce of ``kind`` over ``dtype`` tiles viewed as ``[rows, group, inner]`` cannot end a
-        run of ``ops`` (empty: the reduce alone) in one vector function, or None when it can.
+    def reduce_rejection(cls, kind: str, dtype, view, ops) -> str | None:
+        """Why a reduce of ``kind`` over ``dtype`` tiles viewed as ``view`` = ``(rows, group, inner)``
+        cannot end a run of ``ops`` (empty: the reduce alone) in one vector function, or None when it can.
 
-        Only a reduce over a kept inner width is generated (an accumulate of the group's rows, see
-        :func:`reduce_steps`); its loads are block-masked ``LoadAlign`` (b8 / b16 / b32), each group row
-        32-byte aligned, so ``inner`` must be a known multiple of one 32-byte block; the run's vector step
-        must be one register of ``dtype`` (no unpacked 2-byte values)."""
+        Over a kept inner width the group rows are accumulated (:func:`reduce_steps`); over the innermost
+        axis (``inner`` 1) the group is accumulated lane-wise and folded by ``Reg::Reduce``
+        (:func:`horizontal_steps`), for one row per tile row. The loads are block-masked ``LoadAlign``
+        (b8 / b16 / b32), each group row or group 32-byte aligned: ``inner`` must be a known multiple of one
+        32-byte block, or ``rows`` known to be 1; the run's vector step must be one register of ``dtype``
+        (no unpacked 2-byte values)."""
         red = dt.get(dtype)
+        rows, group, inner = (sympy.sympify(v) for v in view)
         if kind not in REDUCE_KINDS:
             return f"no register reduce of kind {kind}"
         if red.is_bool or red.itemsize not in (1, 2, 4):
             return f"a register reduce of {red.name}: the block-masked LoadAlign takes b8 / b16 / b32 only"
         if kind == "Mean" and not red.is_float:
             return "an integer Mean floor-divides a wide sum; no register form"
-        for api in reduce_apis(kind):
+        horizontal = inner == 1
+        for api in reduce_apis(kind, horizontal):
             if not reg_accepts(api, red):
                 return f"the 3510 register {api} does not accept {red.name}"
-        if sympy.sympify(inner) == 1:
-            return (
-                "a reduce over the innermost axis needs the horizontal Reg::Reduce (its result in lane 0, a "
-                "float sum in binary-tree order unlike the memory path's fold); not generated"
-            )
+        if horizontal:
+            takes = REG_REDUCE["SUM" if kind in ("Sum", "Mean") else "MAX"]
+            if red.name not in takes:
+                return f"the 3510 register Reduce ({_REDUCE_TYPE[kind]}) does not accept {red.name}"
         per_block = 32 // red.itemsize
-        if sympy.simplify(sympy.Mod(sympy.sympify(inner), per_block)) != 0:
+        if horizontal and rows != 1 and sympy.simplify(sympy.Mod(group, per_block)) != 0:
+            return (
+                f"a reduce over the innermost axis of {rows} groups per tile row whose width {group} is not "
+                f"known to fill whole 32-byte blocks of {red.name}: the groups would not start aligned"
+            )
+        if not horizontal and sympy.simplify(sympy.Mod(inner, per_block)) != 0:
             return (
                 f"the kept inner width {inner} is not known to fill whole 32-byte blocks of {red.name}: "
                 "the group rows would not start aligned"
@@ -430,7 +438,12 @@ class VfChainRegApiCall(ApiCall):
             if reduce["kind"] == "Mean":
                 params.append("float scale")
         signature = f"({', '.join(params)})\n"
-        body = fn.text() if reduce is None else fn.reduce_text(reduce)
+        if reduce is None:
+            body = fn.text()
+        elif sympy.sympify(reduce["inner"]) == 1:
+            body = fn.horizontal_text(reduce)
+        else:
+            body = fn.reduce_text(reduce)
         digest = hashlib.sha256((signature + body).encode()).hexdigest()[:12]
         func = f"AfChainVf_{digest}"
         what = "; ".join([*(str(s["op"]) for s in steps), *([reduce["kind"]] if reduce else [])])
@@ -689,19 +702,87 @@ class _Function:
             + "}\n"
         )
 
+    def horizontal_text(self, reduce: dict) -> str:
+        """The function body of a run ending in a reduce over the innermost axis (:func:`horizontal_steps`)."""
+        kind = reduce["kind"]
+        dtype = self.call._dtype(reduce["output"])
+        value = self.regs[reduce["input"]]
+        acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
+        first, fold, reducer = horizontal_steps(kind, dtype, acc, tmp, value)
+        lanes = self.lanes
+        inner = "\n".join(f"            {line}" for line in self.body)
+        scale = f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n" if kind == "Mean" else ""
+        return (
+            "{\n"
+            + "".join(f"    {d}\n" for d in self.decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + "    AscendC::Reg::MaskReg full;\n"
+            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + f"    AscendC::Reg::MaskReg one = AscendC::Reg::CreateMask<{self.mask_type}, "
+            + "AscendC::Reg::MaskPattern::VL1>();\n"
+            + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
+            + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
+            + "    for (uint32_t a = 0; a < rows; ++a) {\n"
+            + "        uint32_t head = group;\n"
+            + f"        full = AscendC::Reg::UpdateMask<{self.mask_type}>(head);\n"
+            + "        uint32_t left = group;\n"
+            + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
+            + f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n"
+            + f"            const uint32_t o = t * src_pitch + a * group + c * {lanes}u;\n"
+            + inner
+            + "\n            if (c == 0) {\n"
+            + f"                {first}\n"
+            + "            } else {\n"
+            + f"                {fold}\n"
+            + "            }\n"
+            + "        }\n"
+            + f"        {reducer}({res}, {acc}, full);\n"
+            + scale
+            + f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
+            + f"{8 * dtype.itemsize}>(dst0 + t * dst_pitch + a, {res}, one);\n"
+            + "    }\n"
+            + "    }\n"
+            + "}\n"
+        )
+
 
 #: Reduce kinds a vector function computes.
 REDUCE_KINDS = ("Sum", "Mean", "Max", "Min")
 _REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
+_REDUCE_TYPE = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
+#: The same-type forms of ``Reg::Reduce`` the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl accept
+#: (their static_asserts; MIN takes the MAX list), as far as the twin emulates them (no 64-bit registers).
+REG_REDUCE = {
+    "SUM": frozenset({"float16", "float32", "int32", "uint32"}),
+    "MAX": frozenset({"int16", "uint16", "float16", "float32", "int32", "uint32"}),
+}
 
 
-def reduce_apis(kind: str) -> tuple[str, ...]:
-    """The register instructions a reduce of ``kind`` issues (:func:`reduce_steps`)."""
-    if kind == "Sum":
-        return ("Adds", "Add")
-    if kind == "Mean":
-        return ("Adds", "Add", "Muls")
-    return (kind,)
+def reduce_apis(kind: str, horizontal: bool = False) -> tuple[str, ...]:
+    """The register instructions (other than loads, stores and ``Reg::Reduce``) a reduce of ``kind``
+    issues (:func:`reduce_steps`, :func:`horizontal_steps`)."""
+    fold = ("Adds", "Add") if kind in ("Sum", "Mean") else (kind,)
+    return (*fold, *(("Select",) if horizontal else ()), *(("Muls",) if kind == "Mean" else ()))
+
+
+def horizontal_steps(kind: str, dtype: dt.DType, acc: str, tmp: str, value: str) -> tuple[str, str, str]:
+    """(first, fold, reduce) of a reduce over the innermost axis, one group of ``group`` elements.
+
+    The group is walked in vectors: vector 0 starts the accumulator (as in :func:`reduce_steps`), each
+    later vector ``c`` is folded in lane by lane under its mask and a ``Select`` keeps the lanes past a
+    tail, so lane ``j`` holds ``x[j] op x[j + L] op x[j + 2L] ...`` (``L`` lanes, left to right); then
+    ``Reg::Reduce`` folds the lanes into lane 0. For Max / Min and integer sums the order does not change
+    the result. A float sum is therefore summed in this order -- per lane along the group, then the
+    binary tree the official Reduce page documents (lanes (0, 1), (2, 3), ... first) -- which is not the
+    memory path's (a ``ReduceSum`` of the group, or a scalar fold when the group does not fill 32-byte
+    blocks); the twin emulates exactly this order and the result stays within the contract's tolerance of
+    the reference."""
+    first, _fold = reduce_steps(kind, dtype, acc, value)
+    op = "Add" if kind in ("Sum", "Mean") else kind
+    fold = (
+        f"AscendC::Reg::{op}({tmp}, {acc}, {value}, mask); AscendC::Reg::Select({acc}, {tmp}, {acc}, mask);"
+    )
+    return first, fold, f"AscendC::Reg::Reduce<AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}>"
 
 
 def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str, str]:

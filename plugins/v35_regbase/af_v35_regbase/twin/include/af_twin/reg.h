@@ -6,7 +6,8 @@
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
-//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
+//   DataCopyMode::DATA_BLOCK_COPY> (see the register reduce section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -37,6 +38,7 @@
 #define AF_TWIN_REG_H
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -55,14 +57,19 @@
 #endif
 
 namespace AscendC {
+#ifndef AF_TWIN_REDUCE_TYPE
+#define AF_TWIN_REDUCE_TYPE
+enum class ReduceType { NONE = -1, SUM = 0, MAX, MIN };  // impl/utils/common_types.h
+#endif
 namespace Reg {
 
+using ReduceType = AscendC::ReduceType;
 enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM and
-// DIST_PACK_B32 stores (the others fail a static_assert).
+// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM,
+// DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -440,11 +447,37 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                   "Reg::StoreAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32,
-                  "Reg::StoreAlign: the twin emulates DIST_NORM and DIST_PACK_B32 only");
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 ||
+                  dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16,
+                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 only");
     static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
                   "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
+    static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B32 || sizeof(ActualT) == 4,
+                  "Reg::StoreAlign: DIST_FIRST_ELEMENT_B32 stores a b32 element");
+    static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B16 || sizeof(ActualT) == 2,
+                  "Reg::StoreAlign: DIST_FIRST_ELEMENT_B16 stores a b16 element");
     AfTwin::CoreCtx* c = AfTwin::RegCore("StoreAlign");
+    if constexpr (dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16) {
+        // lane 0 to dstAddr, the mask ignored (as the StoreDist table says); dstAddr aligned to the element
+        // size only (the table's alignment column), the element inside one live TPipe buffer
+        (void)mask;
+        AfTwin::RegCheckRead(srcReg, 0, "StoreAlign", "srcReg");
+        const uintptr_t q = reinterpret_cast<uintptr_t>(dstAddr);
+        if (q % sizeof(ActualT) != 0)
+            AfTwin::Fail("ub-misaligned", "Reg::StoreAlign: a first-element store to %p, not %u-byte aligned",
+                         static_cast<const void*>(dstAddr), static_cast<unsigned>(sizeof(ActualT)));
+        const uintptr_t base = q - q % AfTwin::kUbAlign;  // the check below wants a 32-byte start
+        const uint32_t lead = static_cast<uint32_t>(q - base);
+        const uint32_t off = AfTwin::RegUbRange(c, reinterpret_cast<const void*>(base), lead + sizeof(ActualT),
+                                                "StoreAlign", "dstAddr");
+        ++c->c.regStores;
+        c->c.regStoreBytes += sizeof(ActualT);
+        AfTwin::RegCycles(c, "StoreAlign", 1, 256 / sizeof(ActualT));
+        std::memcpy(dstAddr, &srcReg.afLane[0], sizeof(ActualT));
+        if (off + lead + sizeof(ActualT) > c->dirtyEnd)
+            c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
+        return;
+    }
     if constexpr (dist == StoreDist::DIST_PACK_B32) {
         // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
         AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
@@ -811,6 +844,109 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr, uint32_t dataBlockStride, 
     ++c->c.regLoads;
     c->c.regLoadBytes += uint64_t{read} * 32;
     AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 128 / sizeof(ActualT));
+    dstReg = out;
+}
+
+// Reg::Reduce<type>(dst, src, mask): the masked-on lanes of src reduced to lane 0 of dst (ZEROING, the one
+// mode the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl take). What the official Reduce page documents:
+// SUM adds in a binary tree -- lanes (0, 1), (2, 3), ... first, then the pair sums pairwise, up to one value --
+// with masked-off lanes taken as 0; MAX / MIN take masked-off lanes as the type's lowest / highest value, give
+// NaN when any masked-on lane is NaN, max(-0, +0) = +0 and min(-0, +0) = -0, and put the index of the first
+// extreme (or of the first NaN) in lane 1, as a value of the element type's bits. The twin emulates the
+// same-type forms of the 3510 table (SUM: half, float, int32_t, uint32_t; MAX / MIN: int16_t, uint16_t, half,
+// float, int32_t, uint32_t; not the widening int16_t -> int32_t sum nor 64-bit registers) and marks lane 0
+// (and lane 1 for MAX / MIN) written: the other lanes are zero and count as unwritten. Each lane is read only
+// when the mask reaches it. Counts one computing instruction at the documented rate (one vector per cycle).
+template <ReduceType type = ReduceType::SUM, typename T = DefaultType, typename U = DefaultType,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S, typename V>
+inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
+    using D = typename S::ActualT;
+    using E = typename V::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, D>::value, "Reg::Reduce: T type is not correct");
+    static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, E>::value, "Reg::Reduce: U type is not correct");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Reduce: the 3510 implementation takes ZEROING only");
+    static_assert(type == ReduceType::SUM || type == ReduceType::MAX || type == ReduceType::MIN,
+                  "Reg::Reduce: SUM, MAX or MIN");
+    static_assert(type != ReduceType::SUM || std::is_same<D, E>::value || (std::is_same<D, int32_t>::value &&
+                  std::is_same<E, int16_t>::value) || (std::is_same<D, uint32_t>::value && std::is_same<E, uint16_t>::value),
+                  "Reg::Reduce: SUM takes the same type, or int16_t / uint16_t summed into int32_t / uint32_t");
+    static_assert(type == ReduceType::SUM || std::is_same<D, E>::value,
+                  "Reg::Reduce: MAX / MIN give the source's type");
+    static_assert(type != ReduceType::SUM || AfTwin::OneOf<E, int16_t, uint16_t, int32_t, uint32_t, half, float,
+                  int64_t, uint64_t>::value, "Reg::Reduce: SUM does not accept this type on 3510");
+    static_assert(type == ReduceType::SUM || AfTwin::OneOf<E, int16_t, uint16_t, int32_t, uint32_t, half, float,
+                  int64_t, uint64_t>::value, "Reg::Reduce: MAX / MIN do not accept this type on 3510");
+    static_assert(std::is_same<D, E>::value && sizeof(E) != 8,
+                  "Reg::Reduce: the twin emulates the same-type forms of b16 / b32 registers only");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Reduce");
+    AfTwin::RegCheckMask<E>(mask, "Reduce", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCycles(c, "Reduce", LanesOf<E>(), LanesOf<E>());
+    constexpr uint32_t lanes = LanesOf<E>();
+    S out;
+    if constexpr (type == ReduceType::SUM) {
+        E level[lanes];
+        for (uint32_t i = 0; i < lanes; ++i) {
+            if (mask.afOn[i]) AfTwin::RegCheckRead(srcReg, i, "Reduce", "srcReg");
+            level[i] = mask.afOn[i] ? srcReg.afLane[i] : E(0);
+        }
+        for (uint32_t n = lanes; n > 1; n /= 2) {
+            for (uint32_t k = 0; k < n / 2; ++k) level[k] = AfTwin::AddOf(level[2 * k], level[2 * k + 1]);
+        }
+        out.afLane[0] = level[0];
+        out.afWritten[0] = true;
+    } else {
+        using C = typename AfTwin::CalcType<E>::type;
+        bool found = false;
+        E best{};
+        uint32_t where = 0;
+        for (uint32_t i = 0; i < lanes; ++i) {
+            if (!mask.afOn[i]) continue;
+            AfTwin::RegCheckRead(srcReg, i, "Reduce", "srcReg");
+            const E v = srcReg.afLane[i];
+            if (found && AfTwin::IsNan(best)) continue;
+            bool take = !found || AfTwin::IsNan(v);
+            if (!take) {
+                const C a = static_cast<C>(v);
+                const C b = static_cast<C>(best);
+                if (type == ReduceType::MAX) {
+                    take = a > b || (a == b && a == C(0) && std::signbit(static_cast<double>(b)) &&
+                                     !std::signbit(static_cast<double>(a)));
+                } else {
+                    take = a < b || (a == b && a == C(0) && !std::signbit(static_cast<double>(b)) &&
+                                     std::signbit(static_cast<double>(a)));
+                }
+            }
+            if (take) {
+                best = v;
+                where = i;
+                found = true;
+            }
+        }
+        if (!found) {
+            // no lane on: the type's lowest (MAX) / highest (MIN) finite value, the "MIN" / "MAX" of the
+            // documented boundary table (-65504 / 65504 for half, -+3.4028235e38 for float)
+            if constexpr (AfTwin::IsFloatLike<E>::value) {
+                const float big = std::is_same<E, half>::value ? 65504.0f : std::numeric_limits<float>::max();
+                best = E(type == ReduceType::MAX ? -big : big);
+            } else {
+                best = type == ReduceType::MAX ? std::numeric_limits<E>::lowest() : std::numeric_limits<E>::max();
+            }
+        } else if (AfTwin::IsNan(best)) {
+            best = E(std::numeric_limits<float>::quiet_NaN());
+        }
+        out.afLane[0] = best;
+        E index;
+        if constexpr (sizeof(E) == 2) {
+            const uint16_t bits = static_cast<uint16_t>(where);
+            std::memcpy(&index, &bits, 2);
+        } else {
+            const uint32_t bits = where;
+            std::memcpy(&index, &bits, 4);
+        }
+        out.afLane[1] = index;
+        out.afWritten[0] = out.afWritten[1] = true;
+    }
     dstReg = out;
 }
 
