@@ -150,6 +150,40 @@ __simd_vf__ inline void ChainCastI32(__ubuf__ int32_t* z, __ubuf__ int32_t* x, _
         Reg::StoreAlign(z + i * 64, a, mask);
     }
 }
+
+// Reg::Reduce of the first 50 lanes of x (SUM, MAX, MIN) and of y (MAX), each value stored with a
+// first-element store at a 4-byte aligned address, and the MAX / MIN results with their index lane.
+__simd_vf__ inline void ReduceF32(__ubuf__ float* z, __ubuf__ float* x, __ubuf__ float* y, uint32_t count,
+                                  uint16_t repeats)
+{
+    Reg::RegTensor<float> a;
+    Reg::RegTensor<float> b;
+    Reg::RegTensor<float> s;
+    Reg::RegTensor<float> mx;
+    Reg::RegTensor<float> mn;
+    Reg::RegTensor<float> my;
+    Reg::RegTensor<float> zero;
+    uint32_t n = 50;
+    Reg::MaskReg m50 = Reg::UpdateMask<float>(n);
+    Reg::MaskReg all = Reg::CreateMask<float>();
+    Reg::MaskReg one = Reg::CreateMask<float, Reg::MaskPattern::VL1>();
+    Reg::MaskReg two = Reg::CreateMask<float, Reg::MaskPattern::VL2>();
+    Reg::LoadAlign(a, x);
+    Reg::LoadAlign(b, y);
+    Reg::Reduce<Reg::ReduceType::SUM>(s, a, m50);
+    Reg::Reduce<Reg::ReduceType::MAX>(mx, a, m50);
+    Reg::Reduce<Reg::ReduceType::MIN>(mn, a, m50);
+    Reg::Reduce<Reg::ReduceType::MAX>(my, b, m50);
+    Reg::Duplicate(zero, 0.0f, all);
+    for (uint16_t i = 0; i < repeats; ++i) Reg::StoreAlign(z + i * 64, zero, all);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 1, s, one);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 2, mx, one);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 3, mn, one);
+    Reg::StoreAlign(z + 64, mx, two);
+    Reg::StoreAlign(z + 72, mn, two);
+    Reg::StoreAlign(z + 80, my, two);
+    (void)count;
+}
 """
 
 # Run-time misuse: each aborts the twin.
@@ -316,6 +350,10 @@ void RunChain(Mem mem) {
     AfTwin::WriteReportJson(stdout);
 }
 
+void MemNone(LocalTensor<float>& m, LocalTensor<float>&, LocalTensor<float>&, Buf&) {
+    Duplicate(m, 0.0f, static_cast<int32_t>(kCount));
+}
+
 void MemF32(LocalTensor<float>& m, LocalTensor<float>& x, LocalTensor<float>& y, Buf& scratch) {
     LocalTensor<float> u = scratch.Get<float>();
     const int32_t n = kCount;
@@ -411,6 +449,7 @@ int main(int argc, char** argv) {
     else if (c == "past_buffer") RunBad<PastBuffer>();
     else if (c == "store_past_buffer") RunBad<StorePastBuffer>();
     else if (c == "block_tail") RunBad<BlockTail>();
+    else if (c == "reduce_f32") RunChain<float, ReduceF32>(MemNone);
     else if (c == "block_past_buffer") RunBad<BlockPastBuffer>();
     else if (c == "block_unread") RunBad<BlockUnread>();
     else if (c == "mask_never_set") RunBad<MaskNeverSet>();
@@ -579,6 +618,34 @@ def test_misuse_aborts_with_a_named_error(program, case):
     assert text in matches[0]["message"], err
 
 
+def _tree_sum(lanes: np.ndarray) -> np.float32:
+    level = lanes.astype(np.float32)
+    while level.size > 1:
+        level = (level[0::2] + level[1::2]).astype(np.float32)
+    return level[0]
+
+
+def test_reduce_sums_in_the_documented_tree_and_keeps_the_extreme_with_its_index(program):
+    """Reg::Reduce over 50 of 64 lanes: SUM in the official page's binary tree with the 14 masked-off lanes
+    as 0 (bit for bit), MAX with max(-0, +0) = +0 and a masked-off 5.0 ignored, MIN with the index of the
+    minimum in lane 1, MAX of a vector holding NaN gives NaN and the NaN's index; first-element stores at
+    4-byte aligned addresses."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-4, -1, N).astype(np.float32)
+    x[3], x[7], x[60] = np.float32(-0.0), np.float32(0.0), np.float32(5.0)
+    y = rng.uniform(-4, 4, N).astype(np.float32)
+    y[20] = np.nan
+    reg, _mem, report = _run_chain(program, "reduce_f32", x, y)
+    lanes = np.where(np.arange(64) < 50, x[:64], np.float32(0))
+    assert reg[1].view(np.uint32) == _tree_sum(lanes).view(np.uint32)
+    assert reg[2] == 0 and not np.signbit(reg[2]) and reg[64] == reg[2]
+    assert reg[3] == x[:50].min() and reg[72] == reg[3]
+    assert reg[73:74].view(np.uint32)[0] == int(np.argmin(x[:50]))
+    assert np.isnan(reg[80]) and reg[81:82].view(np.uint32)[0] == 20
+    assert reg[0] == 0 and reg[4] == 0  # first-element stores write one element
+    assert report["reg_compute"] == 4 + 1  # the Reduces and the Duplicate
+
+
 def test_a_block_masked_load_reads_only_the_blocks_its_mask_reaches(program):
     """The tail of a buffer loaded block-masked: one 32-byte block read, no bytes past the buffer, and one
     register load of 32 bytes counted (2 cycles at the documented 32 b32 elements per cycle)."""
@@ -596,6 +663,8 @@ ILLEGAL = {
     "load_type_mismatch": "Reg::RegTensor<half> q; Reg::LoadAlign(q, src);",
     "relu_int16": "Reg::RegTensor<int16_t> q; Reg::Relu(q, q, mask);",
     "truncate_int32": "Reg::RegTensor<int32_t> q; Reg::Truncate<int32_t, RoundMode::CAST_FLOOR>(q, q, mask);",
+    "reduce_sum_int16": "Reg::RegTensor<int16_t> q; Reg::Reduce<Reg::ReduceType::SUM>(q, q, mask);",
+    "reduce_max_int8": "Reg::RegTensor<int8_t> q; Reg::Reduce<Reg::ReduceType::MAX>(q, q, mask);",
     "block_load_int64": (
         "Reg::RegTensor<int64_t> q; Reg::LoadAlign<int64_t, Reg::DataCopyMode::DATA_BLOCK_COPY>"
         "(q, (__ubuf__ int64_t*)src, 1u, mask);"
@@ -638,6 +707,11 @@ def test_twin_rejects_illegal_register_calls_at_compile_time(twin_compile, name)
 LEGAL = {
     "exp": "Reg::Exp(a, a, mask);",
     "block_load": "Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, src, 1u, mask);",
+    "reduce_sum": "Reg::Reduce<Reg::ReduceType::SUM>(a, a, mask);",
+    "reduce_min_first_element": (
+        "Reg::Reduce<Reg::ReduceType::MIN>(a, a, mask); "
+        "Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(src + 1, a, mask);"
+    ),
     "truncate_floor": "Reg::Truncate<float, RoundMode::CAST_FLOOR>(a, a, mask);",
     "maxs_int64": (
         "uint32_t m = 32; Reg::MaskReg m64 = Reg::UpdateMask<int64_t>(m); Reg::RegTensor<int64_t> q;"

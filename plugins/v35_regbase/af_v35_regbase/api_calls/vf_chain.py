@@ -60,8 +60,10 @@ own (:meth:`VfChainRegApiCall.reduce_rejection` says when): each group row is
 loaded with the block-masked ``LoadAlign`` (``DataCopyMode::DATA_BLOCK_COPY``:
 only the 32-byte blocks the tail mask reaches are read), the chain computed
 in registers and folded into an accumulator in the memory path's order
-(:func:`reduce_steps`), so the value never goes through UB. A reduce over the
-innermost axis (the horizontal ``Reg::Reduce``) stays the memory-based
+(:func:`reduce_steps`), so the value never goes through UB. Over the innermost
+axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes
+(:func:`horizontal_steps`, whose docstring gives the float sum order). Where
+the register form has none the reduce stays the memory-based
 ``ReduceRegApiCall``, with the reason in ``afc explain``.
 """
 

@@ -7,7 +7,8 @@
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
-//   DataCopyMode::DATA_BLOCK_COPY> (see the register reduce section at the end).
+//   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
+//   register reduce section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -32,7 +33,7 @@
 // 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
 // StoreAlign (DIST_NORM), Duplicate, Max / Min and Maxs / Mins (Duplicate + Max / Min, as MaxsImpl does).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
+// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, register Gather, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -867,13 +868,15 @@ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
     static_assert(mode == MaskMergeMode::ZEROING, "Reg::Reduce: the 3510 implementation takes ZEROING only");
     static_assert(type == ReduceType::SUM || type == ReduceType::MAX || type == ReduceType::MIN,
                   "Reg::Reduce: SUM, MAX or MIN");
-    static_assert(type != ReduceType::SUM || std::is_same<D, E>::value || (std::is_same<D, int32_t>::value &&
-                  std::is_same<E, int16_t>::value) || (std::is_same<D, uint32_t>::value && std::is_same<E, uint16_t>::value),
-                  "Reg::Reduce: SUM takes the same type, or int16_t / uint16_t summed into int32_t / uint32_t");
+    // SUM: the (dst, src) pairs of ReduceSumImpl's static_assert
+    static_assert(type != ReduceType::SUM ||
+                  (std::is_same<D, int32_t>::value && std::is_same<E, int16_t>::value) ||
+                  (std::is_same<D, uint32_t>::value && std::is_same<E, uint16_t>::value) ||
+                  (std::is_same<D, E>::value && AfTwin::OneOf<E, int32_t, uint32_t, half, float, int64_t,
+                                                               uint64_t>::value),
+                  "Reg::Reduce: SUM does not accept this (dst, src) type pair on 3510");
     static_assert(type == ReduceType::SUM || std::is_same<D, E>::value,
                   "Reg::Reduce: MAX / MIN give the source's type");
-    static_assert(type != ReduceType::SUM || AfTwin::OneOf<E, int16_t, uint16_t, int32_t, uint32_t, half, float,
-                  int64_t, uint64_t>::value, "Reg::Reduce: SUM does not accept this type on 3510");
     static_assert(type == ReduceType::SUM || AfTwin::OneOf<E, int16_t, uint16_t, int32_t, uint32_t, half, float,
                   int64_t, uint64_t>::value, "Reg::Reduce: MAX / MIN do not accept this type on 3510");
     static_assert(std::is_same<D, E>::value && sizeof(E) != 8,
