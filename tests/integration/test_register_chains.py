@@ -429,3 +429,28 @@ def test_explain_says_why_a_comparison_stays_a_memory_call():
         in notes
     )
     assert "Elementwise chains:" in report.markdown()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dtype", ["int32", "int16", "uint8"])
+def test_bitwise_ops_are_register_and_or_xor_not(template, dtype):
+    """BitwiseAnd / Or / Xor / Not join the run as the register And / Or / Xor / Not in the tile's own
+    type (the memory path computes them on the int16 view of the same bytes): one function, no memory call,
+    twin == reference."""
+    graph = chain_graph(
+        rank=2,
+        dim=0,
+        dtype=dtype,
+        post=("BitwiseAnd(side)", "BitwiseNot", "BitwiseXor(side)", "BitwiseOr(side)"),
+        name=f"vf_bits_{dtype}",
+    )
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    for api in ("And", "Not", "Xor", "Or"):
+        assert f"AscendC::Reg::{api}(" in kernel, api
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = [n for case in session.scheduled.cases for n in case.impl.meta.get("vector_chains", ())]
+    assert any(n.startswith("4 op(s) BitwiseAnd ('bitwiseand')") for n in notes), notes
+    for seed in (21, 22):
+        run = session.check(SIZES, seed=seed, core_num=3)
+        assert run.ok, run.describe()

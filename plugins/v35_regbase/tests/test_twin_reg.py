@@ -663,6 +663,8 @@ ILLEGAL = {
     "load_type_mismatch": "Reg::RegTensor<half> q; Reg::LoadAlign(q, src);",
     "relu_int16": "Reg::RegTensor<int16_t> q; Reg::Relu(q, q, mask);",
     "truncate_int32": "Reg::RegTensor<int32_t> q; Reg::Truncate<int32_t, RoundMode::CAST_FLOOR>(q, q, mask);",
+    "and_float": "Reg::And(a, a, a, mask);",
+    "xor_bf16": "Reg::RegTensor<bfloat16_t> q; Reg::Xor(q, q, q, mask);",
     "reduce_sum_int16": "Reg::RegTensor<int16_t> q; Reg::Reduce<Reg::ReduceType::SUM>(q, q, mask);",
     "reduce_max_int8": "Reg::RegTensor<int8_t> q; Reg::Reduce<Reg::ReduceType::MAX>(q, q, mask);",
     "block_load_int64": (
@@ -708,6 +710,8 @@ LEGAL = {
     "exp": "Reg::Exp(a, a, mask);",
     "block_load": "Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, src, 1u, mask);",
     "reduce_sum": "Reg::Reduce<Reg::ReduceType::SUM>(a, a, mask);",
+    "not_float": "Reg::Not(a, a, mask);",
+    "and_int32": "Reg::RegTensor<int32_t> q; Reg::Duplicate(q, 7, mask); Reg::And(q, q, q, mask);",
     "reduce_min_first_element": (
         "Reg::Reduce<Reg::ReduceType::MIN>(a, a, mask); "
         "Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(src + 1, a, mask);"

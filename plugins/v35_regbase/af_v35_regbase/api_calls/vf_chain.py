@@ -49,8 +49,12 @@ register path makes the same predicate per lane (the same scalar as
 :func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
 Compares) and selects the same bits.
 
+Bitwise ops (BitwiseAnd / Or / Xor / Not) are the register ``And`` / ``Or`` /
+``Xor`` / ``Not`` in the tile's own integer type: the same bits as the memory
+path's calls on the int16 view of the same bytes.
+
 Every other form (comparisons read outside their run, logical ops on masks,
-bitwise ops, 8-bit integers widened to int16, the unsigned reinterpretations,
+8-bit integers widened to int16, the unsigned reinterpretations,
 Exp2, the other 64-bit ops) stays a memory-based call;
 :meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
 
@@ -80,6 +84,7 @@ from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
+    BITWISE,
     COMPARE,
     COMPARE_SCALAR,
     TENSOR_SCALAR,
@@ -99,7 +104,11 @@ REG_API = {
     **BINARY,
     **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
     **{op: "Truncate" for op in TRUNCATE},
+    **BITWISE,
 }
+#: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
+#: memory path computes on the int16 view of the same bytes).
+BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
 #: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
@@ -227,6 +236,9 @@ class VfChainRegApiCall(ApiCall):
         if kind == "promote":
             api = REG_API[op_type]
             return None if reg_accepts(api, _F32) else f"the 3510 register {api} does not accept float32"
+        if kind == "bits":
+            api = REG_API[op_type]
+            return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
         if kind not in ("direct", "relu_maxs"):
             return (
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
@@ -259,7 +271,7 @@ class VfChainRegApiCall(ApiCall):
             in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
             if in_f32 or _f32_only(op_type, form, out):
                 widths.add(4)
-            narrow = form.kind in ("direct", "relu_maxs") and out.itemsize == 2
+            narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
             if narrow and not in_f32 and not _promotable(op_type, out):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
@@ -541,7 +553,7 @@ class _Function:
     def apply(self, op: str, srcs: list[str], dtype: dt.DType, value: object) -> str:
         api = REG_API[op]
         dst = self.reg(dtype)
-        if op in BINARY:
+        if op in BINARY or op in BITWISE_BINARY:
             self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
         elif op in TRUNCATE:
             self.body.append(
@@ -624,7 +636,7 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif form.kind == "direct":
+        elif form.kind in ("direct", "bits"):
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)

@@ -8,7 +8,7 @@
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
-//   register reduce section at the end).
+//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -951,6 +951,48 @@ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
         out.afWritten[0] = out.afWritten[1] = true;
     }
     dstReg = out;
+}
+
+// ---------------------------------------------------------------------------
+// Bitwise instructions (a run's BitwiseAnd / Or / Xor / Not): And / Or / Xor of two registers and Not of one,
+// on the bits of each masked-on lane, in the element types of the 3510 AndImpl / OrImpl / XorImpl / NotImpl
+// (af_twin/api_dtypes.h; their 64-bit pair forms are not emulated). The throughput table gives one vector per
+// cycle for each (256 / sizeof(T) elements): RegRate lists no rate, which counts the same one cycle.
+
+#define AF_TWIN_REG_BITS2(NAME, OP)                                                                        \
+    template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
+    inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {                                   \
+        using ActualT = typename U::ActualT;                                                               \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,              \
+                      "Reg::" #NAME ": T type is not the register's element type");                        \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");   \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
+        AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask,                                             \
+                        [](ActualT a, ActualT b) { return static_cast<ActualT>(a OP b); });               \
+    }
+
+AF_TWIN_REG_BITS2(And, &)
+AF_TWIN_REG_BITS2(Or, |)
+AF_TWIN_REG_BITS2(Xor, ^)
+#undef AF_TWIN_REG_BITS2
+
+template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>
+inline void Not(U& dstReg, U& srcReg, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Not: T type is not the register's element type");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Not: the twin emulates ZEROING only");
+    static_assert(AfTwin::AcceptsRegNot<ActualT>, "Reg::Not: element type not accepted by the 3510 register "
+                  "implementation (af_twin/api_dtypes.h)");
+    AfTwin::RegMap1("Not", dstReg, srcReg, mask, [](ActualT a) {
+        unsigned char bytes[sizeof(ActualT)];
+        std::memcpy(bytes, &a, sizeof(ActualT));
+        for (unsigned char& b : bytes) b = static_cast<unsigned char>(~b);
+        ActualT r;
+        std::memcpy(&r, bytes, sizeof(ActualT));
+        return r;
+    });
 }
 
 }  // namespace Reg
