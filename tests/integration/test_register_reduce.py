@@ -1,8 +1,8 @@
 """The reduce of a post chain inside the register vector function (VfChainRegApiCall with ``attrs["reduce"]``).
 
 A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``) ends the run of the post chain
-in the SIMD and SK-like templates: one ``__simd_vf__`` function loads each group row with a block-masked
-``LoadAlign``, computes the chain in registers and folds the row into an accumulator with Add / Max / Min
+in the SIMD and SK-like templates: one ``__simd_vf__`` function loads each group row with ``LoadAlign``
+(block-masked for a tail), computes the chain in registers and folds the row into an accumulator with Add / Max / Min
 -- left to right, as the memory path's ``AfReduceRows`` folds, so the bits are the memory path's. Over the
 innermost axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes (the documented
 binary tree). Where the register form has none (groups or group rows not known to start on 32-byte

@@ -61,8 +61,9 @@ Exp2, the other 64-bit ops) stays a memory-based call;
 A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``)
 ends the run whose last value it reduces, or runs alone in a function of its
 own (:meth:`VfChainRegApiCall.reduce_rejection` says when): each group row is
-loaded with the block-masked ``LoadAlign`` (``DataCopyMode::DATA_BLOCK_COPY``:
-only the 32-byte blocks the tail mask reaches are read), the chain computed
+loaded with ``LoadAlign`` (a tail with the block-masked form,
+``DataCopyMode::DATA_BLOCK_COPY``: only the 32-byte blocks the tail mask
+reaches are read, nothing past the tile), the chain computed
 in registers and folded into an accumulator in the memory path's order
 (:func:`reduce_steps`), so the value never goes through UB. Over the innermost
 axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes
@@ -474,6 +475,9 @@ class _Function:
         #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
         self.offset = "o"
         self.reduce = reduce
+        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked)
+        self.full_loads: list[str] = []
+        self.tail_loads: list[str] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
@@ -507,8 +511,10 @@ class _Function:
         dtype = self.call._dtype(tensor)
         r = self.reg(dtype)
         if self.reduce is not None:
-            # only the 32-byte blocks the mask reaches: a group row's tail reads nothing past its data
-            self.body.append(
+            # a whole vector of data: the contiguous load; a tail: only the 32-byte blocks the mask reaches
+            # (nothing past the data), at the documented half rate of the block-strided load
+            self.full_loads.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
+            self.tail_loads.append(
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY>"
                 f"({r}, {ptr} + {self.offset}, 1u, mask);"
             )
@@ -678,6 +684,20 @@ class _Function:
             + "\n    }\n}\n"
         )
 
+    def _reduce_body(self, whole: str, indent: str) -> str:
+        """The loads (contiguous when ``whole``, the C++ condition that the step's vector is all data, else
+        block-masked) and the steps of one vector of a reduce."""
+        loads = (
+            [f"if ({whole}) {{"]
+            + [f"    {line}" for line in self.full_loads]
+            + ["} else {"]
+            + [f"    {line}" for line in self.tail_loads]
+            + ["}"]
+            if self.full_loads
+            else []
+        )
+        return "\n".join(f"{indent}{line}" for line in [*loads, *self.body])
+
     def reduce_text(self, reduce: dict) -> str:
         """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
         kind = reduce["kind"]
@@ -686,7 +706,7 @@ class _Function:
         acc = self.reg(dtype)
         first, fold = reduce_steps(kind, dtype, acc, value)
         lanes = self.lanes
-        inner = "\n".join(f"                {line}" for line in self.body)
+        inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= inner", " " * 16)
         scale = f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n" if kind == "Mean" else ""
         return (
             "{\n"
@@ -724,7 +744,7 @@ class _Function:
         acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
         first, fold, reducer = horizontal_steps(kind, dtype, acc, tmp, value)
         lanes = self.lanes
-        inner = "\n".join(f"            {line}" for line in self.body)
+        inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= group", " " * 12)
         scale = f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n" if kind == "Mean" else ""
         return (
             "{\n"
