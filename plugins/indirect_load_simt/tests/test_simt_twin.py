@@ -273,3 +273,33 @@ def test_integer_mean_floor_divides_like_the_reference(dtype):
         for k in range(2):
             run = s.check(gather_sizes(rng, 3, 1), seed=k, core_num=CORES[k], tiling_key=key)
             assert run.ok, (label, run.describe())
+
+
+@pytest.mark.parametrize(
+    "steps,core_num,threads,used",
+    [
+        # groups of 24 float32 lanes: a step reads an index line and one input line (2 lines, 256 B);
+        # 20 steps -> 5120 B per group, 3 groups in half the 32 KiB cache, but at least 256 lanes: 11 groups
+        (20, 2, 264, 2),  # 960 outputs, 480 per core (20 groups)
+        (20, 3, 264, 3),  # 320 per core rounded up to 14 groups = 336
+        (20, 5, 264, 4),  # 192 -> at least 256 -> 11 groups = 264 per core, 4 cores
+        # 2 steps -> 512 B per group, 32 groups fit: 768 threads
+        (2, 1, 768, 1),
+    ],
+)
+def test_lane_reduce_launches_whole_groups_that_fit_the_data_cache(steps, core_num, threads, used):
+    s = session(rank=3, dim=1, reduce=("Mean", (1,)))
+    key = keys(s)["simt/lanes"]
+    sizes = {"a0": 40, "a1": 30, "a2": 24, "b0": 40, "b1": steps, "b2": 24}
+    run = s.check(sizes, seed=steps, core_num=core_num, tiling_key=key)
+    assert run.ok, run.describe()
+    assert run.twin.block_dim == used
+    shares = _shares(960, core_num, 24)
+    assert len(shares) == used
+    assert run.twin.counter("simt_threads") == sum(min(c, threads) for c in shares)
+
+
+def _shares(total: int, core_num: int, group: int) -> list[int]:
+    """Outputs per used core: equal shares of at least 256, rounded up to whole groups (the last less)."""
+    per = group * -(-max(-(-total // core_num), 256) // group)
+    return [min(per, total - c * per) for c in range(-(-total // per))]
