@@ -183,7 +183,9 @@ class SimtTemplate:
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
         out_bytes = total * parts.output.y.dtype.itemsize
-        fills = parts.line_fills(reads)
+        # a group of lanes sharing a row reads its lines together, and the groups that run at once keep
+        # them for the group's whole reduce (lane_threads): each group is a reader of its own
+        fills = parts.line_fills(reads, None if group is None else CeilDiv(total, group))
         if parts.reduce is not None and len(parts.sizes) - 1 in parts.reduce_axes():
             # Each lane walks its own row; the VF's threads advance in lockstep, so a step touches one
             # line per thread. Past half the data cache (4-way sets overflow well before it is full)
@@ -379,12 +381,13 @@ class _Parts:
             node = self.graph.producer(node, node.op.inputs[0])
         return self.graph.producer(node, "x") if node.op.compute_type == "load" else node
 
-    def line_fills(self, reads: sympy.Expr) -> sympy.Expr:
+    def line_fills(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
         """Data-cache line fills for ``reads`` value reads: the gathered lines, plus the index and side
-        inputs' lines once (consecutive lanes read them in order)."""
+        inputs' lines once (consecutive lanes read them in order). ``readers``: how many independent
+        readers split the reads (each with the whole data cache while it runs); the used cores by default."""
         index, side = self._side_bytes()
         return (
-            CeilDiv(self.gathered_bytes(reads), LINE_BYTES)
+            CeilDiv(self.gathered_bytes(reads, readers), LINE_BYTES)
             + CeilDiv(index, LINE_BYTES)
             + CeilDiv(side, LINE_BYTES)
         )
@@ -404,8 +407,9 @@ class _Parts:
             + CeilDiv(side, LINE_BYTES)
         )
 
-    def gathered_bytes(self, reads: sympy.Expr) -> sympy.Expr:
-        """Modelled bytes the gathers read through the data cache for ``reads`` element reads."""
+    def gathered_bytes(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
+        """Modelled bytes the gathers read through the data cache for ``reads`` element reads, split over
+        ``readers`` (the used cores by default)."""
         run = self.run()
         dim = int(self.il.attr.ir_attr.dim)
         rows = product(list(self.sizes[:dim]))
@@ -413,20 +417,36 @@ class _Parts:
         for g in self.gathers:
             isz = g.y.dtype.itemsize
             source = self.graph.producer(g, "x1")
-            slice_bytes = product(list(source.y.size[dim:])) * isz
+            view = self._view_strides(source)
+            # a side input broadcast along the gathered slice (a mask [B, L, 1]) spans only its stored bytes,
+            # and one index value reads one of its elements however long the run is
+            slice_bytes = storage_bytes(list(source.y.size[dim:]), view[dim:], isz)
+            run_elements = run if any(sympy.sympify(s) != 0 for s in view[dim + 1 :]) else 1
             outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
             stride = sympy.sympify(self._data_strides(source)[dim]) * isz
             total = total + gather_read_bytes(
                 CeilDiv(reads, run),
-                run * isz,
+                run_elements * isz,
                 None if outer_broadcast else rows,
                 slice_bytes,
-                sympy.Symbol("used_cores", integer=True),
+                sympy.Symbol("used_cores", integer=True) if readers is None else readers,
                 self.dcache,
                 stride_bytes=stride,
                 itemsize=isz,
             )
         return total
+
+    def _view_strides(self, node: Node) -> list:
+        """Strides of the input a gather reads, as viewed at ``node``'s sizes (0 along broadcast axes)."""
+        strides = self._data_strides(node)
+        data = node
+        while data.op.compute_type not in ("load", "data"):
+            data = self.graph.producer(data, "x")
+        sizes = data.y.size
+        return [
+            0 if sympy.sympify(sizes[a]) == 1 and sympy.sympify(node.y.size[a]) != 1 else strides[a]
+            for a in range(len(strides))
+        ]
 
     def _data_strides(self, node: Node) -> list:
         while node.op.compute_type == "broadcast":
