@@ -44,12 +44,29 @@ from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, Max, Min, 
 
 MIN_LANES_PER_CORE = 256
 SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)
+SMALL_CASE_THREADS = 128  # fewest threads vf_threads halves down to
 SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
 
 
 def vf_ub_limit(platform) -> sympy.Expr:
     """UB a VF_CALL kernel may use, data cache included: the usable UB, capped at physical UB - reserve."""
     return Min(UB_SIZE, platform.ub_total - SYSTEM_RESERVE)
+
+
+def vf_threads(total: sympy.Expr) -> sympy.Expr:
+    """Threads of a gather VF over ``total`` lanes, chosen as the official GatherV2 SIMT tiling for A5
+    (arch35) chooses its ``threadNum``: 2048, halved (not below 128) while fewer than half the cores would
+    get a round of them. A core then takes whole rounds, so a small output runs on fewer cores, each
+    reading its index and side lines once, instead of on every core with a few lanes each.
+    """
+    half = Max(1, FloorDiv(CORE_NUM, 2))
+    threads = sympy.Integer(SMALL_CASE_THREADS)
+    step = SMALL_CASE_THREADS
+    while step < SIMT_MAX_THREADS:
+        step *= 2
+        # 1 when ceil(total / step) >= half: a round of ``step`` threads still reaches half the cores
+        threads = threads + (step // 2) * Min(1, FloorDiv(CeilDiv(total, step), half))
+    return threads
 
 
 def _fused_nodes(graph: HintGraph) -> list[Node]:
@@ -132,7 +149,19 @@ class SimtTemplate:
         out_sizes = list(parts.output.y.size)
         total = spec.add("total", product(out_sizes), "output elements")
         group = parts.lane_group() if variant == "lanes" else None
-        if group is None:
+        if parts.reduce is None:
+            # one lane per gathered element, as the official GatherV2 SIMT tiling splits its output
+            # a core's lanes are whole rounds of these threads (one round unless 2048 threads do not reach
+            # every core), so the VF launches min(lanes, 2048) threads as before
+            threads = spec.add(
+                "lane_threads", vf_threads(total), "threads of the VF (a core's lanes per round)"
+            )
+            per_core = spec.add(
+                "per_core",
+                Max(threads * CeilDiv(CeilDiv(total, CORE_NUM), threads), MIN_LANES_PER_CORE),
+                "elements per core: whole rounds of the VF's threads, at least 256 lanes of work",
+            )
+        elif group is None:
             per_core = spec.add(
                 "per_core",
                 Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
@@ -228,8 +257,15 @@ class SimtTemplate:
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
+        # a tile is at least a round of the VF's threads (vf_threads of every gathered element), so a small
+        # output runs on fewer cores, as in the linear case
+        lanes_per_group = group * inner
         row_tiles.add_fields(
-            spec, plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold", unit="groups"
+            spec,
+            plan.max_rows(parts.ub_limit - parts.dcache),
+            "most groups a tile can hold",
+            unit="groups",
+            at_least=CeilDiv(vf_threads(rows * lanes_per_group), lanes_per_group),
         )
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
