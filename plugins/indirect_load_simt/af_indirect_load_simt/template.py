@@ -16,6 +16,18 @@ With a reduce there are two cases:
 - ``lanes``: every lane computes one output element, looping over the
   reduced coordinates itself; no UB, any reduce axes, any group size.
 
+How the lanes are split over the cores:
+
+- without a reduce, a core takes whole rounds of the VF's threads, their
+  number chosen as the official GatherV2 SIMT tiling for A5 chooses it
+  (:func:`vf_threads`): a small output runs on fewer cores instead of a few
+  lanes on every core, each of which would read its own index and side
+  lines; the UB reduce's tiles hold at least one such round;
+- the lane reduce over a middle axis splits at whole groups of lanes that
+  share a row (the kept axes after the reduced ones) and launches only as
+  many groups at once as keep their lines in half the data cache
+  (:meth:`_Parts.lane_threads`).
+
 A 32 KiB data-cache reserve is recorded on the case and counted against UB:
 a kernel that launches ``VF_CALL`` may give ``TPipe`` at most the physical UB
 minus the 8 KiB system reserve minus the data cache (official SIMT
