@@ -14,6 +14,10 @@
 - ``per_lane``: a naive kernel where every output element fetches its input
   element as its own 32-byte sector (no cacheline reuse), plus index and
   output bytes.
+- per-core bound (:func:`per_core_bound_bytes`): the minimum for a given
+  split of the output over cores, each core reading what its own positions
+  need once; what a schedule with that split and private caches cannot go
+  below.
 """
 
 from __future__ import annotations
