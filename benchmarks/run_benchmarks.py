@@ -37,7 +37,7 @@ from af_core.errors import AfError
 from af_core.samples import installed_samples, seed_minimal
 from af_core.testing import chain_graph
 from af_core.tiling.solve import CaseRef, solve
-from af_core.traffic import traffic
+from af_core.traffic import per_core_bound_bytes, traffic
 from af_core.twin import TwinSession
 from af_core.twin.runner import TwinRunner
 from af_core.workloads import load_workloads
@@ -828,14 +828,27 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
                 res.chosen().label,
                 run.twin.counters.get("block_dim", cores),
                 traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info),
+                core_share(res.chosen(), run),
             )
-        label, used, many = figures[CORES]
+        label, used, many, share = figures[CORES]
         if many.ratio <= over:
             continue
         one = figures[1][2]
         excess = many.measured - many.minimum
         gone = (many.measured - one.measured) / excess if excess else 0.0
-        rows.append([w.name, label, used, f"{many.ratio:.2f}", f"{one.ratio:.2f}", f"{100 * gone:.0f}%"])
+        least = per_core_bound_bytes(session.graph, inputs, run.reference, share, session.scheduled.info)
+        rows.append(
+            [
+                w.name,
+                label,
+                used,
+                f"{many.ratio:.2f}",
+                f"{one.ratio:.2f}",
+                f"{100 * gone:.0f}%",
+                share,
+                f"{least / many.minimum:.2f}",
+            ]
+        )
     return table(
         [
             "workload",
@@ -844,9 +857,21 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
             "x min on 48 cores",
             "x min on 1 core",
             "excess gone on 1 core",
+            "outputs per core",
+            "x min if each core read each line of its positions once",
         ],
         rows,
     )
+
+
+def core_share(chosen, run) -> int:
+    """Output elements per core of a run: the case's ``per_core`` tiling field (the SIMT cases), else the
+    output split evenly over the cores the run used."""
+    if "per_core" in chosen.fields:
+        return int(chosen.fields["per_core"])
+    outputs = sum(int(v.size) for v in run.reference.values())
+    used = max(1, int(run.twin.counters.get("block_dim", 1)))
+    return -(-outputs // used)
 
 
 # -- fused against unfused -------------------------------------------------------------

@@ -96,11 +96,20 @@ class RowTiles:
         *,
         unit: str = "rows",
         used_doc: str = "cores with work",
+        at_least: Expr = 1,
     ) -> sympy.Symbol:
-        """Append the five fields to ``spec`` (``fit`` is ``tile_max``); returns the ``tile_max`` symbol."""
+        """Append the five fields to ``spec`` (``fit`` is ``tile_max``); returns the ``tile_max`` symbol.
+
+        ``at_least``: rows a tile should hold even when that leaves cores idle (a template's minimum work
+        per core); ``tile_max`` still caps it: ``tile = max(1, min(tile_max, max(at_least, ceil(rows /
+        core_num))))``.
+        """
         p = self.prefix
         tile_max = spec.add(f"{p}tile_max", fit, fit_doc)
-        spec.add(f"{p}tile", Max(1, Min(tile_max, CeilDiv(self.rows, CORE_NUM))), f"{unit} per tile")
+        share = CeilDiv(self.rows, CORE_NUM)
+        if sympy.sympify(at_least) != 1:
+            share = Max(at_least, share)
+        spec.add(f"{p}tile", Max(1, Min(tile_max, share)), f"{unit} per tile")
         spec.add(f"{p}tiles", CeilDiv(self.rows, self.tile), "tiles")
         spec.add(f"{p}tiles_per_core", CeilDiv(self.tiles, CORE_NUM), "tiles per core")
         spec.add(f"{p}used_cores", CeilDiv(self.tiles, self.tiles_per_core), used_doc)

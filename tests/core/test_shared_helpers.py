@@ -64,6 +64,22 @@ def test_the_five_field_tile_rule(rows, fit, cores, expect):
     assert fields["tiles"] == math.ceil(rows / fields["tile"])
 
 
+@pytest.mark.parametrize(
+    "rows, fit, at_least, expect",
+    [
+        (200, 64, 8, dict(tile=8, tiles=25, used_cores=25)),  # 5 rows a core would be too little work
+        (200, 6, 8, dict(tile=6, tiles=34, used_cores=34)),  # UB still caps the tile
+        (1000, 64, 8, dict(tile=21, tiles=48, used_cores=48)),  # enough rows: every core, as before
+    ],
+)
+def test_a_minimum_of_rows_per_tile_leaves_cores_idle(rows, fit, at_least, expect):
+    spec = TilingSpec()
+    row_tiles = RowTiles(spec.add("rows", rows), "O", "O")
+    row_tiles.add_fields(spec, fit, "fits UB", at_least=at_least)
+    fields = _evaluate(spec, core_num=48, ub_size=1 << 18)
+    assert {k: fields[k] for k in expect} == expect
+
+
 def test_prefixed_fields_and_the_axis_list_of_a_row_tiled_stage():
     spec = TilingSpec()
     row_tiles = RowTiles(spec.add("gather_rows", 40), "GR", "G", prefix="gather_")

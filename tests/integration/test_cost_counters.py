@@ -122,3 +122,34 @@ def test_explain_shows_what_every_other_policy_would_pick():
     seed_pick = solve_scheduled(Autofuser(AutofuserOptions(selection="seed")).schedule(graph), sizes, 48)
     assert dict(report.other_picks) == {"seed": seed_pick.chosen().label}
     assert f"Other selection policies would pick: seed -> {seed_pick.chosen().label}" in report.markdown()
+
+
+def _masked_mean(batch: int, length: int, width: int, picks: int):
+    """The SIM masked-mean pattern: x [B, L, D] * mask [B, L, 1], gathered along L, Mean over the picks."""
+    from af_core.workloads import build_graph
+
+    return build_graph(
+        {
+            "name": "masked_mean",
+            "op": "gather",
+            "input": {"shape": [batch, length, width], "dtype": "float32"},
+            "index": {"shape": [batch, picks], "dtype": "int64", "distribution": "unique_per_row"},
+            "dim": 1,
+            "pre_input": [f"Mul(side:mask[{batch},{length},1])"],
+            "pre_index": [],
+            "post": [],
+            "reduce": {"op": "Mean", "axes": [1]},
+        }
+    )
+
+
+def test_the_lane_reduce_predicts_line_fills_of_groups_sharing_a_row():
+    """32 lanes share a batch row; the groups that run at once keep their rows' lines for the whole reduce,
+    and the mask broadcast along D spans 360 B per row, not 90 x 32 elements."""
+    session = TwinSession(_masked_mean(512, 90, 32, 50), AutofuserOptions(force_template="simt"))
+    _inputs, cases = _predicted_and_measured(session, distribution="unique_per_row")
+    for label in ("simt", "simt/lanes"):
+        predicted, measured, _ev = cases[label]
+        for name in ("read_bytes", "write_bytes", "scalar_accesses", "api_calls"):
+            assert predicted[name] == measured[name], (label, name, predicted[name], measured[name])
+        assert _near(predicted["line_fills"], measured["line_fills"]), (label, predicted, measured)

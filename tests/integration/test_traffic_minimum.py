@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from af_core.builders import GraphBuilder, embedding
+from af_core.builders import GraphBuilder, embedding, gather
 from af_core.inputs import pack_inputs
 from af_core.ir.validate import validate
 from af_core.reference.interpreter import evaluate
-from af_core.traffic import minimum_bytes, used_indices
+from af_core.traffic import minimum_bytes, per_core_bound_bytes, used_indices
 
 ROWS = 100
 
@@ -113,3 +113,75 @@ def test_evaluate_nodes_needs_only_the_inputs_upstream_of_the_asked_nodes():
         evaluate_nodes(graph, only_ids, ["y"], inputs.sizes)
     with pytest.raises(AscirError, match="no such node"):
         evaluate_nodes(graph, only_ids, ["nowhere"], inputs.sizes)
+
+
+def bound(ids: list[int], width: int, per_core: int) -> int:
+    graph = embedding_graph(width)
+    info = validate(graph)
+    inputs = run_inputs(graph, ids, width)
+    outputs = evaluate(graph, inputs.logical, inputs.sizes, info=info)
+    return per_core_bound_bytes(graph, inputs, outputs, per_core, info)
+
+
+@pytest.mark.parametrize(
+    "per_core,lines,ids_read",
+    [
+        (192, 3, 6),  # one core: rows 3, 5, 7 -> the minimum's 3 lines
+        (64, 4, 6),  # two rows per core: {3, 3} {5, 7} {7, 7} -> 1 + 2 + 1 lines
+        (96, 3, 6),  # three rows per core: {3, 3, 5} {7, 7, 7} -> 2 + 1
+        (16, 12, 12),  # half a row per core: each of 12 cores reads its row's line and its id
+    ],
+)
+def test_the_per_core_bound_counts_each_line_once_per_core(per_core, lines, ids_read):
+    ids = [3, 3, 5, 7, 7, 7]  # rows of 32 float32, one line each; 6 x 32 outputs
+    assert bound(ids, 32, per_core) == lines * 128 + ids_read * 8 + 6 * 32 * 4
+
+
+def _reduce_case(post_side: bool):
+    """x [2, 5, 32] float32 (a line per row) gathered along axis 1 by rows {1, 1, 4} and {0, 2, 2}: Sum over
+    the picks, or (``post_side``) times target [2, 1, 32] and Sum over the row."""
+    g = GraphBuilder("bound_reduce")
+    x = g.data("x", [2, 5, 32], "float32")
+    index = g.data("index", [2, 3, 32], "int64")
+    y = gather(x, 1, index)
+    if post_side:
+        y = g.op("Mul", y, g.broadcast(g.data("target", [2, 1, 32], "float32"), [2, 3, 32]))
+    g.output(g.reduce("Sum", y, [2] if post_side else [1]), "y")
+    graph = g.build()
+    info = validate(graph)
+    rows = np.array([[1, 1, 4], [0, 2, 2]], np.int64)
+    arrays = {
+        "x": np.zeros((2, 5, 32), np.float32),
+        "index": np.broadcast_to(rows[:, :, None], (2, 3, 32)).copy(),
+    }
+    if post_side:
+        arrays["target"] = np.ones((2, 1, 32), np.float32)
+    inputs = pack_inputs(graph, arrays, {})
+    return graph, info, inputs, evaluate(graph, inputs.logical, inputs.sizes, info=info)
+
+
+def test_the_per_core_bound_maps_reduced_positions_to_their_output_element():
+    graph, info, inputs, outputs = _reduce_case(post_side=False)
+    rest = 2 * 3 * 32 * 8 + 2 * 32 * 4  # the index (each element used by one position) and the output
+    assert minimum_bytes(graph, inputs, outputs, info)[0] == 4 * 128 + rest
+    # 32 outputs per core: one core per batch row, each reads its 2 distinct lines once
+    assert per_core_bound_bytes(graph, inputs, outputs, 32, info) == 4 * 128 + rest
+    # 16 per core: both halves of a batch row read its 2 lines
+    assert per_core_bound_bytes(graph, inputs, outputs, 16, info) == 8 * 128 + rest
+    # everything on one core
+    assert per_core_bound_bytes(graph, inputs, outputs, 64, info) == 4 * 128 + rest
+    with pytest.raises(ValueError, match="at least 1"):
+        per_core_bound_bytes(graph, inputs, outputs, 0, info)
+
+
+def test_the_per_core_bound_counts_a_side_row_once_per_core_that_uses_it():
+    # output [2, 3, 1]: one pick per core reads its x line and the 128 B target row of its batch row
+    graph, info, inputs, outputs = _reduce_case(post_side=True)
+    index_bytes, out_bytes = 2 * 3 * 32 * 8, 6 * 4
+    assert minimum_bytes(graph, inputs, outputs, info)[0] == 4 * 128 + index_bytes + 2 * 128 + out_bytes
+    assert (
+        per_core_bound_bytes(graph, inputs, outputs, 1, info) == 6 * 128 + index_bytes + 6 * 128 + out_bytes
+    )
+    # 3 outputs per core: one core per batch row
+    three = per_core_bound_bytes(graph, inputs, outputs, 3, info)
+    assert three == 4 * 128 + index_bytes + 2 * 128 + out_bytes

@@ -16,6 +16,18 @@ With a reduce there are two cases:
 - ``lanes``: every lane computes one output element, looping over the
   reduced coordinates itself; no UB, any reduce axes, any group size.
 
+How the lanes are split over the cores:
+
+- without a reduce, a core takes whole rounds of the VF's threads, their
+  number chosen as the official GatherV2 SIMT tiling for A5 chooses it
+  (:func:`vf_threads`): a small output runs on fewer cores instead of a few
+  lanes on every core, each of which would read its own index and side
+  lines; the UB reduce's tiles hold at least one such round;
+- the lane reduce over a middle axis splits at whole groups of lanes that
+  share a row (the kept axes after the reduced ones) and launches only as
+  many groups at once as keep their lines in half the data cache
+  (:meth:`_Parts.lane_threads`).
+
 A 32 KiB data-cache reserve is recorded on the case and counted against UB:
 a kernel that launches ``VF_CALL`` may give ``TPipe`` at most the physical UB
 minus the 8 KiB system reserve minus the data cache (official SIMT
@@ -44,12 +56,29 @@ from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, Max, Min, 
 
 MIN_LANES_PER_CORE = 256
 SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)
+SMALL_CASE_THREADS = 128  # fewest threads vf_threads halves down to
 SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
 
 
 def vf_ub_limit(platform) -> sympy.Expr:
     """UB a VF_CALL kernel may use, data cache included: the usable UB, capped at physical UB - reserve."""
     return Min(UB_SIZE, platform.ub_total - SYSTEM_RESERVE)
+
+
+def vf_threads(total: sympy.Expr) -> sympy.Expr:
+    """Threads of a gather VF over ``total`` lanes, chosen as the official GatherV2 SIMT tiling for A5
+    (arch35) chooses its ``threadNum``: 2048, halved (not below 128) while fewer than half the cores would
+    get a round of them. A core then takes whole rounds, so a small output runs on fewer cores, each
+    reading its index and side lines once, instead of on every core with a few lanes each.
+    """
+    half = Max(1, FloorDiv(CORE_NUM, 2))
+    threads = sympy.Integer(SMALL_CASE_THREADS)
+    step = SMALL_CASE_THREADS
+    while step < SIMT_MAX_THREADS:
+        step *= 2
+        # 1 when ceil(total / step) >= half: a round of ``step`` threads still reaches half the cores
+        threads = threads + (step // 2) * Min(1, FloorDiv(CeilDiv(total, step), half))
+    return threads
 
 
 def _fused_nodes(graph: HintGraph) -> list[Node]:
@@ -131,11 +160,31 @@ class SimtTemplate:
         spec = TilingSpec()
         out_sizes = list(parts.output.y.size)
         total = spec.add("total", product(out_sizes), "output elements")
-        per_core = spec.add(
-            "per_core",
-            Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
-            "elements per core (at least 256 lanes of work)",
-        )
+        group = parts.lane_group() if variant == "lanes" else None
+        if parts.reduce is None:
+            # one lane per gathered element, as the official GatherV2 SIMT tiling splits its output
+            # a core's lanes are whole rounds of these threads (one round unless 2048 threads do not reach
+            # every core), so the VF launches min(lanes, 2048) threads as before
+            threads = spec.add(
+                "lane_threads", vf_threads(total), "threads of the VF (a core's lanes per round)"
+            )
+            per_core = spec.add(
+                "per_core",
+                Max(threads * CeilDiv(CeilDiv(total, CORE_NUM), threads), MIN_LANES_PER_CORE),
+                "elements per core: whole rounds of the VF's threads, at least 256 lanes of work",
+            )
+        elif group is None:
+            per_core = spec.add(
+                "per_core",
+                Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE),
+                "elements per core (at least 256 lanes of work)",
+            )
+        else:
+            per_core = spec.add(
+                "per_core",
+                group * CeilDiv(Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE), group),
+                "elements per core (at least 256 lanes of work), whole groups of lanes sharing a row",
+            )
         spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
         axes = [
             ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
@@ -152,9 +201,13 @@ class SimtTemplate:
         per_output = 1
         if parts.reduce is not None:
             axes_r = parts.reduce_axes()
-            group = product([parts.sizes[a] for a in axes_r])
-            attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": group}
-            per_output = group
+            reduced = product([parts.sizes[a] for a in axes_r])
+            attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": reduced}
+            per_output = reduced
+        if group is not None:
+            attrs["threads"] = spec.add(
+                "lane_threads", parts.lane_threads(group, per_output), "threads of the lane-reduce VF"
+            )
         node = ImplNode(
             parts.il.name,
             "IndirectLoad",
@@ -171,7 +224,9 @@ class SimtTemplate:
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
         reads = total * per_output
         out_bytes = total * parts.output.y.dtype.itemsize
-        fills = parts.line_fills(reads)
+        # a group of lanes sharing a row reads its lines together, and the groups that run at once keep
+        # them for the group's whole reduce (lane_threads): each group is a reader of its own
+        fills = parts.line_fills(reads, None if group is None else CeilDiv(total, group))
         if parts.reduce is not None and len(parts.sizes) - 1 in parts.reduce_axes():
             # Each lane walks its own row; the VF's threads advance in lockstep, so a step touches one
             # line per thread. Past half the data cache (4-way sets overflow well before it is full)
@@ -214,8 +269,15 @@ class SimtTemplate:
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
         ub_bytes = parts.dcache + plan.ub_bytes()
+        # a tile is at least a round of the VF's threads (vf_threads of every gathered element), so a small
+        # output runs on fewer cores, as in the linear case
+        lanes_per_group = group * inner
         row_tiles.add_fields(
-            spec, plan.max_rows(parts.ub_limit - parts.dcache), "most groups a tile can hold", unit="groups"
+            spec,
+            plan.max_rows(parts.ub_limit - parts.dcache),
+            "most groups a tile can hold",
+            unit="groups",
+            at_least=CeilDiv(vf_threads(rows * lanes_per_group), lanes_per_group),
         )
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
@@ -367,12 +429,13 @@ class _Parts:
             node = self.graph.producer(node, node.op.inputs[0])
         return self.graph.producer(node, "x") if node.op.compute_type == "load" else node
 
-    def line_fills(self, reads: sympy.Expr) -> sympy.Expr:
+    def line_fills(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
         """Data-cache line fills for ``reads`` value reads: the gathered lines, plus the index and side
-        inputs' lines once (consecutive lanes read them in order)."""
+        inputs' lines once (consecutive lanes read them in order). ``readers``: how many independent
+        readers split the reads (each with the whole data cache while it runs); the used cores by default."""
         index, side = self._side_bytes()
         return (
-            CeilDiv(self.gathered_bytes(reads), LINE_BYTES)
+            CeilDiv(self.gathered_bytes(reads, readers), LINE_BYTES)
             + CeilDiv(index, LINE_BYTES)
             + CeilDiv(side, LINE_BYTES)
         )
@@ -392,8 +455,9 @@ class _Parts:
             + CeilDiv(side, LINE_BYTES)
         )
 
-    def gathered_bytes(self, reads: sympy.Expr) -> sympy.Expr:
-        """Modelled bytes the gathers read through the data cache for ``reads`` element reads."""
+    def gathered_bytes(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
+        """Modelled bytes the gathers read through the data cache for ``reads`` element reads, split over
+        ``readers`` (the used cores by default)."""
         run = self.run()
         dim = int(self.il.attr.ir_attr.dim)
         rows = product(list(self.sizes[:dim]))
@@ -401,20 +465,36 @@ class _Parts:
         for g in self.gathers:
             isz = g.y.dtype.itemsize
             source = self.graph.producer(g, "x1")
-            slice_bytes = product(list(source.y.size[dim:])) * isz
+            view = self._view_strides(source)
+            # a side input broadcast along the gathered slice (a mask [B, L, 1]) spans only its stored bytes,
+            # and one index value reads one of its elements however long the run is
+            slice_bytes = storage_bytes(list(source.y.size[dim:]), view[dim:], isz)
+            run_elements = run if any(sympy.sympify(s) != 0 for s in view[dim + 1 :]) else 1
             outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
             stride = sympy.sympify(self._data_strides(source)[dim]) * isz
             total = total + gather_read_bytes(
                 CeilDiv(reads, run),
-                run * isz,
+                run_elements * isz,
                 None if outer_broadcast else rows,
                 slice_bytes,
-                sympy.Symbol("used_cores", integer=True),
+                sympy.Symbol("used_cores", integer=True) if readers is None else readers,
                 self.dcache,
                 stride_bytes=stride,
                 itemsize=isz,
             )
         return total
+
+    def _view_strides(self, node: Node) -> list:
+        """Strides of the input a gather reads, as viewed at ``node``'s sizes (0 along broadcast axes)."""
+        strides = self._data_strides(node)
+        data = node
+        while data.op.compute_type not in ("load", "data"):
+            data = self.graph.producer(data, "x")
+        sizes = data.y.size
+        return [
+            0 if sympy.sympify(sizes[a]) == 1 and sympy.sympify(node.y.size[a]) != 1 else strides[a]
+            for a in range(len(strides))
+        ]
 
     def _data_strides(self, node: Node) -> list:
         while node.op.compute_type == "broadcast":
@@ -435,6 +515,31 @@ class _Parts:
                 break
             run = run * self.sizes[axis]
         return run
+
+    def lane_group(self) -> sympy.Expr | None:
+        """Lanes of the lane reduce that share one row of the index and of every gathered input: the
+        kept axes after the reduced ones (``None`` when the last axis is reduced, or without a reduce)."""
+        if self.reduce is None:
+            return None
+        axes = self.reduce_axes()
+        if len(self.sizes) - 1 in axes:
+            return None
+        return product(list(self.sizes[axes[-1] + 1 :]))
+
+    def lane_threads(self, group: sympy.Expr, steps: sympy.Expr) -> sympy.Expr:
+        """Threads of the lane-reduce VF: as many groups of ``group`` lanes as keep the lines they touch
+        over their ``steps`` reduce steps within half the data cache, at least one group and 256 lanes
+        (whole groups), at most the VF's 2048.
+
+        The lanes advance in lockstep: at each step every running group reads its index line and the
+        lines of one gathered value run per input. A line a group reads again later in its reduce (a
+        repeated index value, or a side row several values fall in) survives only when the running
+        groups do not sweep the data cache in between; with 2048 threads and 32-lane groups, 64 rows
+        evict each other (``sim_nv_masked_mean_k50``: 1.82x the minimum, 1.08x at 256 threads).
+        """
+        step_lines = 1 + sum(CeilDiv(group * g.y.dtype.itemsize, LINE_BYTES) for g in self.gathers)
+        running = Max(1, FloorDiv(self.dcache // 2, LINE_BYTES * step_lines * steps))
+        return Min(SIMT_MAX_THREADS, group * Max(running, CeilDiv(MIN_LANES_PER_CORE, group)))
 
     def reduce_axes(self) -> tuple[int, ...]:
         assert self.reduce is not None  # asked only for a graph with a reduce

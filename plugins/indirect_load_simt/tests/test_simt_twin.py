@@ -63,8 +63,38 @@ def test_large_split_uses_many_cores():
     sizes = {"a0": 300, "a1": 50, "b0": 300, "b1": 70}
     run = s.check(sizes, seed=5, core_num=48)
     assert run.ok, run.describe()
-    assert run.twin.block_dim == 48
-    assert run.twin.counter("simt_threads") >= 300 * 70 // 48
+    # 21000 lanes: rounds of 1024 threads would reach 21 cores, fewer than half of 48; rounds of 512
+    # reach 42, so each core takes one round of 512 threads
+    assert run.twin.block_dim == 42
+    assert run.twin.counter("simt_threads") == 300 * 70
+
+
+@pytest.mark.parametrize(
+    "total,core_num,threads",
+    [
+        (131072, 48, 2048),  # 64 rounds of 2048 reach more than 24 cores
+        (21000, 48, 512),
+        (12800, 48, 512),  # 25 rounds of 512, 13 of 1024
+        (2000, 48, 128),  # even 128 threads give only 16 rounds: the floor
+        (100, 1, 2048),  # one core: half of it is no core, nothing to spread
+        (4096, 8, 1024),  # 4 rounds of 1024 reach half of 8 cores, 2 of 2048 do not
+    ],
+)
+def test_vf_threads_follow_the_official_halving_rule(total, core_num, threads):
+    from af_indirect_load_simt.template import vf_threads
+
+    from af_core.tiling.spec import CORE_NUM
+
+    assert int(vf_threads(total).subs(CORE_NUM, core_num)) == threads
+
+
+def test_a_small_gather_takes_whole_rounds_of_threads_on_fewer_cores():
+    s = session(rank=2, dim=1)
+    sizes = {"a0": 40, "a1": 50, "b0": 40, "b1": 320}  # 12800 lanes: 512 threads, 25 cores
+    run = s.check(sizes, seed=6, core_num=48)
+    assert run.ok, run.describe()
+    assert run.twin.block_dim == 25
+    assert run.twin.counter("simt_threads") == 12800
 
 
 PRE8 = ("Abs", "Muls(0.5)", "Exp", "Adds(1.0)", "Log", "Sqrt", "Relu", "Neg")
@@ -273,3 +303,33 @@ def test_integer_mean_floor_divides_like_the_reference(dtype):
         for k in range(2):
             run = s.check(gather_sizes(rng, 3, 1), seed=k, core_num=CORES[k], tiling_key=key)
             assert run.ok, (label, run.describe())
+
+
+@pytest.mark.parametrize(
+    "steps,core_num,threads,used",
+    [
+        # groups of 24 float32 lanes: a step reads an index line and one input line (2 lines, 256 B);
+        # 20 steps -> 5120 B per group, 3 groups in half the 32 KiB cache, but at least 256 lanes: 11 groups
+        (20, 2, 264, 2),  # 960 outputs, 480 per core (20 groups)
+        (20, 3, 264, 3),  # 320 per core rounded up to 14 groups = 336
+        (20, 5, 264, 4),  # 192 -> at least 256 -> 11 groups = 264 per core, 4 cores
+        # 2 steps -> 512 B per group, 32 groups fit: 768 threads
+        (2, 1, 768, 1),
+    ],
+)
+def test_lane_reduce_launches_whole_groups_that_fit_the_data_cache(steps, core_num, threads, used):
+    s = session(rank=3, dim=1, reduce=("Mean", (1,)))
+    key = keys(s)["simt/lanes"]
+    sizes = {"a0": 40, "a1": 30, "a2": 24, "b0": 40, "b1": steps, "b2": 24}
+    run = s.check(sizes, seed=steps, core_num=core_num, tiling_key=key)
+    assert run.ok, run.describe()
+    assert run.twin.block_dim == used
+    shares = _shares(960, core_num, 24)
+    assert len(shares) == used
+    assert run.twin.counter("simt_threads") == sum(min(c, threads) for c in shares)
+
+
+def _shares(total: int, core_num: int, group: int) -> list[int]:
+    """Outputs per used core: equal shares of at least 256, rounded up to whole groups (the last less)."""
+    per = group * -(-max(-(-total // core_num), 256) // group)
+    return [min(per, total - c * per) for c in range(-(-total // per))]

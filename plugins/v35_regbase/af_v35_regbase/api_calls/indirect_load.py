@@ -117,12 +117,14 @@ class IndirectLoadRegApiCall(ApiCall):
         ctx.define(name, text)
         start, count = ctx.expr(attrs["start"]), ctx.expr(attrs["count"])
         args = ", ".join([out_ptr, *ptr_args, "laneStart", "laneCount", *int_args])
+        # a template may launch fewer threads than the VF allows (``threads``, a formula in [1, 2048])
+        most = ctx.expr(attrs["threads"]) if attrs.get("threads") is not None else "AF_SIMT_MAX_THREADS"
         lines += [
             "{",
             f"    const int64_t laneStart = {start};",
             f"    const int64_t laneCount = {count};",
             "    if (laneCount > 0) {",
-            "        const uint32_t threads = static_cast<uint32_t>(AfMin(laneCount, AF_SIMT_MAX_THREADS));",
+            f"        const uint32_t threads = static_cast<uint32_t>(AfMin(laneCount, {most}));",
             f"        AscendC::Simt::VF_CALL<{name}>(AscendC::Simt::Dim3(threads), {args});",
             "    }",
             "}",
