@@ -2,7 +2,8 @@
 
 For every corpus workload and each of the SIMD and SK-like cases that runs at the workload's shape, the
 kernel is generated twice -- as shipped (each run of elementwise ops one register vector function) and
-with the optional ``vector_chain`` role hidden from the scheduler (every op one memory-based vector call,
+with the optional ``vector_chain`` role hidden from the scheduler and the register tile gather off (every
+elementwise op and the reduce one memory-based vector call, the gather the memory-based ``AscendC::Gather``:
 the kernels before register vector functions) -- and both run on the CPU twin, which must agree with the
 reference. Per output element it prints: UB bytes the vector work moves (memory-based calls: their
 operand bytes, ``vector_ub_bytes``; register path: ``reg_load_bytes`` + ``reg_store_bytes`` on top of the
@@ -18,6 +19,8 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
+from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
+
 from af_core.autofuser import AutofuserOptions
 from af_core.errors import AfError
 from af_core.schedule import rowtiles
@@ -29,13 +32,16 @@ CORES = 48
 
 @contextmanager
 def memory_path_only():
-    """Hide the vector_chain role from the scheduler: every elementwise op stays one vector call."""
-    installed = rowtiles.installed
+    """Hide the vector_chain role from the scheduler (every elementwise op and reduce stays one vector call)
+    and turn the register tile gather off."""
+    installed, gather = rowtiles.installed, IndirectLoadRegApiCall.register_gather
     rowtiles.installed = lambda role: False  # type: ignore[assignment]
+    IndirectLoadRegApiCall.register_gather = False
     try:
         yield
     finally:
         rowtiles.installed = installed  # type: ignore[assignment]
+        IndirectLoadRegApiCall.register_gather = gather
 
 
 def measure(graph, distribution, template: str) -> dict[str, float] | None:
