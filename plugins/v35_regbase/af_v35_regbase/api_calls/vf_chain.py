@@ -58,12 +58,17 @@ Exp2, the other 64-bit ops) stays a memory-based call;
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import attrs
 
 from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
+from af_core.ir.sizes import Expr
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
     COMPARE,
@@ -76,6 +81,7 @@ from af_v35_regbase.api_calls.legalize import (
 )
 from af_v35_regbase.api_calls.vector import compare_scalar, scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
+from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
 
 #: Bytes of one vector register.
 VECTOR_BYTES = 256
@@ -99,6 +105,8 @@ ROUNDS_ONCE = frozenset(
     {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg", "Relu", "Floor", "Ceil", "Round"}
 )
 _F32, _I32 = dt.float32, dt.int32
+#: element size -> the dtype name of the UpdateMask of a step (the mask type of text())
+_MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
 
 
@@ -316,16 +324,18 @@ class VfChainRegApiCall(ApiCall):
         ready.add(tensor)
         return [*lines, make]
 
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
+        """``reg_instructions`` and ``reg_cycles`` of one launch: the instructions of the function
+        :meth:`generate_api_call_string` writes for ``node`` (:func:`chain_mix`), once per vector step
+        of its ``count`` elements (:mod:`af_v35_regbase.reg_cost`)."""
+        per_step, step_lanes = chain_mix(node, impl)
+        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(node.attrs["count"], step_lanes))
+
     def _define_function(self, steps: list[dict]) -> str:
         """Define the ``__simd_vf__`` function of these steps (once per kernel); returns its name."""
         node = self.node
-        fn = _Function(self, steps)
-        for i, name in enumerate(node.inputs):
-            fn.load(name, f"src{i}")
-        for step in steps:
-            fn.step(step)
-        for j, name in enumerate(node.outputs):
-            fn.store(name, f"dst{j}")
+        fn = _build(_Source(node, self.ctx.impl, self.ctx.define), steps)
         params = [f"__ubuf__ {self._ctype(t)}* dst{j}" for j, t in enumerate(node.outputs)]
         params += [f"__ubuf__ {self._ctype(t)}* src{i}" for i, t in enumerate(node.inputs)]
         params.append("uint32_t count")
@@ -339,10 +349,47 @@ class VfChainRegApiCall(ApiCall):
         return func
 
 
-class _Function:
-    """The body of one vector function: registers, the per-step instructions, the loop around them."""
+@attrs.frozen
+class _Source:
+    """What a vector function is built from: the chain node, the tensors' dtypes, where definitions go
+    (the kernel's, or nowhere when only its instructions are wanted)."""
 
-    def __init__(self, call: VfChainRegApiCall, steps: list[dict]) -> None:
+    node: ImplNode
+    impl: ImplGraph
+    define: Callable[[str, str], object]
+
+    def _dtype(self, tensor: str) -> dt.DType:
+        return self.impl.tensor(tensor).dtype
+
+
+def _build(source: _Source, steps: list[dict]) -> _Function:
+    """The vector function of a chain node: its loads, each step's instructions, its stores."""
+    fn = _Function(source, steps)
+    for i, name in enumerate(source.node.inputs):
+        fn.load(name, f"src{i}")
+    for step in steps:
+        fn.step(step)
+    for j, name in enumerate(source.node.outputs):
+        fn.store(name, f"dst{j}")
+    return fn
+
+
+def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
+    """(register instructions of one vector step, elements per step) of the function a chain node
+    generates: the same build as code generation, with the definitions discarded."""
+    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"])
+    return reg_cost.mix(fn.instrs), fn.lanes
+
+
+class _Function:
+    """The body of one vector function: registers, the per-step instructions, the loop around them.
+
+    Every ``AscendC::Reg`` call of the loop body goes through :meth:`emit`, which records its
+    :class:`~af_v35_regbase.reg_cost.RegInstr` (the cost model counts those); :meth:`text` refuses a
+    body holding a call that was not recorded.
+    """
+
+    def __init__(self, call: _Source, steps: list[dict]) -> None:
         self.call = call
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
@@ -363,6 +410,13 @@ class _Function:
         self.decls: list[str] = []
         self.body: list[str] = []
         self.regs: dict[str, str] = {}  # tensor -> register
+        #: the register instructions of one loop iteration, the step's UpdateMask (written by text()) first
+        self.instrs: list[reg_cost.RegInstr] = [RegInstr("UpdateMask", _MASK_DTYPES[size], MASK)]
+
+    def emit(self, instr: reg_cost.RegInstr, line: str) -> None:
+        """Append one register call to the loop body and record its instruction."""
+        self.instrs.append(instr)
+        self.body.append(line)
 
     def reg(self, dtype: dt.DType) -> str:
         name = f"r{len(self.decls)}"
@@ -373,12 +427,16 @@ class _Function:
         dtype = self.call._dtype(tensor)
         r = self.reg(dtype)
         if self.mixed and dtype.itemsize == 2:
-            self.body.append(
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
-                f"({r}, {ptr} + i * {self.lanes});"
+                f"({r}, {ptr} + i * {self.lanes});",
             )
         else:
-            self.body.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + i * {self.lanes});")
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD),
+                f"AscendC::Reg::LoadAlign({r}, {ptr} + i * {self.lanes});",
+            )
         self.regs[tensor] = r
 
     def store(self, tensor: str, ptr: str) -> None:
@@ -390,12 +448,16 @@ class _Function:
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
         if self.mixed and dtype.itemsize == 2:
-            self.body.append(
+            self.emit(
+                RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
                 f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"({ptr} + i * {self.lanes}, {r}, mask);"
+                f"({ptr} + i * {self.lanes}, {r}, mask);",
             )
         else:
-            self.body.append(f"AscendC::Reg::StoreAlign({ptr} + i * {self.lanes}, {r}, mask);")
+            self.emit(
+                RegInstr("StoreAlign", dtype.name, STORE),
+                f"AscendC::Reg::StoreAlign({ptr} + i * {self.lanes}, {r}, mask);",
+            )
 
     def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
         found = _cast_trait(to, frm, mode)
@@ -405,25 +467,30 @@ class _Function:
             )
         trait, text = found
         # definitions are emitted in key order: "AfChainVf_-..." sorts before every "AfChainVf_<hex>" function
-        self.call.ctx.define(f"AfChainVf_-{trait}", text)
+        self.call.define(f"AfChainVf_-{trait}", text)
         dst = self.reg(to)
-        self.body.append(f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);")
+        self.emit(
+            RegInstr("Cast", to.name, src=frm.name),
+            f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);",
+        )
         return dst
 
     def apply(self, op: str, srcs: list[str], dtype: dt.DType, value: object) -> str:
         api = REG_API[op]
         dst = self.reg(dtype)
+        instr = RegInstr(api, dtype.name)
         if op in BINARY:
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
         elif op in TRUNCATE:
-            self.body.append(
-                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);"
+            self.emit(
+                instr,
+                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);",
             )
         elif op in TENSOR_SCALAR:
             scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
         else:
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
         return dst
 
     def compare(self, step: dict) -> None:
@@ -435,8 +502,9 @@ class _Function:
         self.masks[step["output"]] = m
         if op in COMPARE:
             mode = COMPARE[op]
-            self.body.append(
-                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);"
+            self.emit(
+                RegInstr("Compare", src_t.name),
+                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);",
             )
             return
         mode = COMPARE_SCALAR[op]
@@ -446,8 +514,9 @@ class _Function:
             if src_t.is_float
             else scalar_literal(value, src_t)
         )
-        self.body.append(
-            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);"
+        self.emit(
+            RegInstr("Compares", src_t.name),
+            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);",
         )
 
     def select(self, step: dict) -> None:
@@ -459,8 +528,9 @@ class _Function:
                 "no comparison of this function makes"
             )
         r = self.reg(self.call._dtype(step["output"]))
-        self.body.append(
-            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});"
+        self.emit(
+            RegInstr("Select", self.call._dtype(step["output"]).name),
+            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});",
         )
         self.regs[step["output"]] = r
 
@@ -482,12 +552,13 @@ class _Function:
             t = self.reg(_F32)
             one = self.reg(_F32)
             if op == "Rsqrt":
-                self.body.append(f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+                self.emit(RegInstr("Sqrt", _F32.name), f"AscendC::Reg::Sqrt({t}, {x}, mask);")
                 x = t
-            self.body += [
+            self.emit(
+                RegInstr("Duplicate", _F32.name),
                 f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Div({t}, {one}, {x}, mask);",
-            ]
+            )
+            self.emit(RegInstr("Div", _F32.name), f"AscendC::Reg::Div({t}, {one}, {x}, mask);")
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         elif (
             form.kind == "direct"
@@ -500,7 +571,10 @@ class _Function:
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)
-            self.body.append(f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);")
+            self.emit(
+                RegInstr("Maxs", out.name),
+                f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);",
+            )
         elif form.kind == "promote":
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
@@ -512,19 +586,26 @@ class _Function:
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
             t = self.reg(_F32)
             one = self.reg(_F32)
-            self.body += [
-                f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);",
-                f"AscendC::Reg::Exp({t}, {t}, mask);",
-                f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Div({t}, {one}, {t}, mask);",
-            ]
+            f32 = _F32.name
+            self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);")
+            self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({t}, {t}, mask);")
+            self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);")
+            self.emit(
+                RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);"
+            )
+            self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         else:
             raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
         self.regs[step["output"]] = r
 
     def text(self) -> str:
+        calls = sum(line.lstrip().startswith("AscendC::Reg::") for line in self.body)
+        if calls != len(self.instrs) - 1:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the vector function writes {calls} register calls but records "
+                f"{len(self.instrs) - 1} instructions (append through _Function.emit)"
+            )
         inner = "\n".join(f"        {line}" for line in self.body)
         return (
             "{\n"
@@ -543,7 +624,7 @@ def _compares(op: str) -> bool:
     return op in COMPARE or op in COMPARE_SCALAR
 
 
-def call_form(call: VfChainRegApiCall, step: dict) -> Form:
+def call_form(call: VfChainRegApiCall | _Source, step: dict) -> Form:
     """The memory-path form of one step, which its register code mirrors."""
     ins = tuple(call._dtype(t) for t in step["inputs"])
     return op_form(step["op"], ins, call._dtype(step["output"]))

@@ -205,17 +205,20 @@ inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const ch
 
 // Elements per cycle of one register instruction on Ascend 950 (single issue), from the asc-devkit table
 // docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 9, 10, 12); 0 when it lists no rate for the
-// instruction and element type (the instruction then counts one cycle per vector).
+// instruction and element type (the instruction then counts one cycle per vector). The cost model's copy of
+// the table is af_v35_regbase/reg_cost.py; plugins/v35_regbase/tests/test_reg_cost.py compares the two.
 inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
     auto is = [api](const char* name) { return std::strcmp(api, name) == 0; };
     if (is("LoadAlign") || is("StoreAlign")) return 256 / size;
     if (is("Exp") || is("Ln") || is("Sqrt")) return isFloat ? 16 : 0;
     if (is("Div")) return isFloat ? 16 : 0;
     if (is("Add") || is("Sub") || is("Adds") || is("Mul") || is("Muls") || is("Abs") || is("Neg")) {
+        if (size == 1) return 128;  // int8_t / uint8_t (Mul / Muls take no 8-bit type)
         if (size == 2) return isFloat ? 128 : 64;
         if (size == 4) return isFloat ? 64 : 32;
         return 0;
     }
+    if (is("Truncate")) return isFloat ? (size == 4 ? 32 : 64) : 0;  // table 10
     if (is("Relu")) return size == 2 ? (isFloat ? 128 : 0) : (size == 4 ? 64 : 0);
     if (is("Max") || is("Min") || is("Maxs") || is("Mins") || is("Compare") || is("Compares") || is("Select") ||
         is("Duplicate"))
