@@ -1,0 +1,141 @@
+"""Register instructions and cycles: the cost model's prediction against the twin's count.
+
+Differential: each SIMD / SK-like case predicts ``reg_instructions`` and ``reg_cycles`` (resource
+formulas of its tiling spec, from ``VfChainRegApiCall.predicted_counters`` summed over its tiles) and
+the twin counts the same quantities while it runs the case (``reg_loads + reg_stores + reg_compute +
+reg_masks`` and ``reg_cycles``). Both come from the instructions the vector functions really issue, at
+the documented throughput (af_v35_regbase.reg_cost), so they must be equal -- exactly, for every
+dtype, for runs mixing 2- and 4-byte values, for 64-bit runs, for mask registers, and with tail tiles
+and tail vector steps. A SIMT case issues no register instruction and predicts none.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from af_core.autofuser import Autofuser
+from af_core.schedule.cost import REG_CYCLE_BYTES, counted_cost, twin_counters
+from af_core.testing import chain_graph
+from af_core.tiling.solve import CaseRef, solve
+from af_core.twin import TwinSession
+
+pytestmark = pytest.mark.twin
+CORES = 4
+# rows are not a multiple of the cores, the rows not a multiple of 64 or 128 elements: tail tiles and steps
+SIZES = {"a0": 37, "a1": 70, "b0": 29, "b1": 70}
+REG = ("reg_instructions", "reg_cycles")
+
+
+def _compare(graph, sizes=SIZES, seed: int = 3) -> dict[str, tuple[dict, dict]]:
+    """{case label: (predicted, measured)} of every case that fits, each run and checked on the twin."""
+    session = TwinSession(graph)
+    inputs = session.inputs(sizes, seed=seed)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
+    out = {}
+    for case, ev in zip(sch.cases, evs):
+        if not ev.fits or case.template not in ("simd", "sklike", "simt"):
+            continue
+        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+        assert run.ok, run.describe()
+        measured = twin_counters(run.twin.counters)
+        out[case.label] = ({n: ev.resources[n] for n in REG}, {n: measured[n] for n in REG})
+    return out
+
+
+GRAPHS = {
+    "float32 post chain": dict(rank=2, dim=0, post=("Exp", "Add(side)", "Relu")),
+    "float32 pre / index / post chains": dict(
+        rank=2, dim=0, pre=("Mul(0.5)", "Exp"), index_pre=("Abs",), post=("Abs", "Sub(side)", "Relu")
+    ),
+    "float16 Sigmoid next to Abs": dict(rank=2, dim=0, dtype="float16", post=("Sigmoid", "Abs", "Relu")),
+    "bfloat16 Neg in float32, mixed 2/4-byte run": dict(
+        rank=2, dim=0, dtype="bfloat16", pre=("Neg", "Abs"), post=("Mul(side)", "Cast(float32)", "Exp")
+    ),
+    "float16 Truncates": dict(
+        rank=2, dim=0, dtype="float16", pre=("Floor",), post=("Mul(3.7)", "Round", "Ceil")
+    ),
+    "float32 Reciprocal / Rsqrt": dict(rank=2, dim=0, pre=("Abs", "Add(0.5)", "Rsqrt"), post=("Reciprocal",)),
+    "int32 data": dict(rank=2, dim=0, dtype="int32", post=("Abs", "Mul(3)", "Maximum(side)")),
+    "int64 index clamp": dict(rank=2, dim=0, index_dtype="int64", index_pre=("Minimum(5)", "Maximum(0)")),
+    "float32 chain before a reduce": dict(rank=3, dim=1, post=("Sigmoid",), reduce=("Sum", (2,))),
+}
+
+
+def _sizes(spec: dict) -> dict[str, int]:
+    if spec["rank"] == 3:
+        return {"a0": 7, "a1": 40, "a2": 33, "b0": 7, "b1": 10, "b2": 33}
+    return SIZES
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_simd_and_sklike_predict_the_twins_register_counts_exactly(name):
+    spec = GRAPHS[name]
+    cases = _compare(chain_graph(name="reg_cycles", **spec), _sizes(spec))
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (name, label, predicted, measured)
+        if label.startswith(("simd", "sklike")):
+            assert measured["reg_cycles"] > 0, (name, label)
+        else:  # SIMT computes its chains in lanes: no register instruction
+            assert measured == {"reg_instructions": 0, "reg_cycles": 0}, (name, label)
+
+
+def test_masked_selects_predict_the_twins_register_counts_exactly():
+    """Compare / Compares into mask registers and Where as Select (one element size, 2-byte data)."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder("masked")
+    x = g.data("x", ["a0", "a1"], "float16")
+    y = gather(x, 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], "int16")
+    zero = g.data("zero", ["b0", "b1"], "float16")
+    y = g.op("Where", g.op("Nes", ids, value=-1), y, zero)
+    y = g.op("Where", g.op("Gts", y, value=0.5), y, zero)
+    g.output(y, "y")
+    cases = _compare(g.build())
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in cases.items():
+        assert predicted == measured, (label, predicted, measured)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.integers(1, 60),
+    width=st.integers(1, 150),
+    dtype=st.sampled_from(["float32", "float16", "bfloat16"]),
+)
+def test_any_shape_predicts_the_twins_register_counts_exactly(rows, width, dtype):
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=("Abs", "Add(side)", "Exp"), name=f"reg_any_{dtype}")
+    cases = _compare(graph, {"a0": rows + 3, "a1": width, "b0": rows, "b1": width}, seed=rows)
+    for label, (predicted, measured) in cases.items():
+        assert predicted == measured, (label, rows, width, predicted, measured)
+
+
+def test_the_register_cycles_weigh_in_the_modelled_and_the_counted_cost():
+    graph = chain_graph(rank=2, dim=0, post=("Exp", "Add(side)", "Relu"), name="reg_cost")
+    session = TwinSession(graph)
+    inputs = session.inputs(SIZES, seed=3)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
+    case, ev = next((c, e) for c, e in zip(sch.cases, evs) if c.label == "sklike")
+    assert ev.resources["reg_cycles"] > 0
+    without = {**ev.resources, "reg_cycles": 0}
+    assert ev.cost - counted_cost(without) == REG_CYCLE_BYTES * ev.resources["reg_cycles"]
+    run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+    measured = twin_counters(run.twin.counters)
+    assert counted_cost(measured) - counted_cost({**measured, "reg_cycles": 0}) == (
+        REG_CYCLE_BYTES * measured["reg_cycles"]
+    )
+
+
+def test_the_prediction_is_a_formula_of_the_sizes():
+    """proto.json holds the formulas: the same case predicts at every shape without rescheduling."""
+    scheduled = Autofuser().schedule(chain_graph(rank=2, dim=0, post=("Exp",), name="reg_formula"))
+    sk = next(c for c in scheduled.cases if c.template == "sklike")
+    formula = sk.tiling.resources["reg_cycles"]
+    assert {"b1", "post_tile", "post_tiles", "post_rows"} <= {str(s) for s in formula.free_symbols}
