@@ -139,3 +139,41 @@ def test_the_prediction_is_a_formula_of_the_sizes():
     sk = next(c for c in scheduled.cases if c.template == "sklike")
     formula = sk.tiling.resources["reg_cycles"]
     assert {"b1", "post_tile", "post_tiles", "post_rows"} <= {str(s) for s in formula.free_symbols}
+
+
+def test_explain_shows_each_cases_register_cycles_and_their_bytes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from af_core.explain import COUNTER_HEADERS, explain
+    from af_core.ir.serialize import to_json
+    from af_core.schedule.cost import COUNTER_NAMES
+
+    graph = chain_graph(rank=2, dim=0, post=("Relu", "Exp"), name="reg_explain")
+    report = explain(Autofuser().schedule(graph), SIZES, CORES)
+    rows = {r.case: r for r in report.counters}
+    at = COUNTER_NAMES.index("reg_cycles")
+    cycles = rows["sklike"].values[at]
+    assert cycles > 0 and rows["sklike"].reg_cycle_bytes == REG_CYCLE_BYTES * cycles
+    assert rows["simt"].values[at] == 0 and rows["simt"].reg_cycle_bytes == 0
+    assert (
+        "reg_cycles term (B)" in report.markdown() and f"| {REG_CYCLE_BYTES * cycles} |" in report.markdown()
+    )
+    # the command prints the same table
+    path = tmp_path / "g.json"
+    path.write_text(to_json(graph))
+    shape = ",".join(f"{k}={v}" for k, v in SIZES.items())
+    env = {"COLUMNS": "250", **os.environ}
+    proc = subprocess.run(
+        [sys.executable, "-m", "af_core", "explain", str(path), "--shape", shape, "--cores", str(CORES)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "predicted counters" in proc.stdout
+    tables = [[c.strip() for c in line.split("│")[1:-1]] for line in proc.stdout.splitlines() if "│" in line]
+    sklike = [cells for cells in tables if len(cells) == len(COUNTER_HEADERS) and cells[1] == "sklike"]
+    assert sklike and sklike[0][-2:] == [str(cycles), str(REG_CYCLE_BYTES * cycles)], proc.stdout
