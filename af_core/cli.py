@@ -517,7 +517,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if report.counters:
         from af_core.explain import COUNTER_HEADERS
 
-        table = Table(title="predicted counters (the modelled cost is made of them)")
+        table = Table(
+            title="predicted counters (the modelled cost is made of them; register cycles beside it)"
+        )
         for col in COUNTER_HEADERS:
             table.add_column(col)
         for row in report.counters:

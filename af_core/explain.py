@@ -19,7 +19,7 @@ from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
 from af_core.registry import get_registry, lookup_policy
-from af_core.schedule.cost import COUNTER_NAMES, REG_CYCLE_BYTES
+from af_core.schedule.cost import BYTES_PER_CYCLE, COUNTER_NAMES
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
@@ -59,13 +59,14 @@ class ContributionRow:
 
 
 #: Column headers of the predicted-counter table (:attr:`ExplainReport.counters`).
-COUNTER_HEADERS = ("key", "case", *COUNTER_NAMES, "reg_cycles term (B)")
+COUNTER_HEADERS = ("key", "case", *COUNTER_NAMES, f"reg_cycles x {BYTES_PER_CYCLE} B (not in cost)")
 
 
 @attrs.frozen
 class CounterRow:
     """A fitting case's predicted counters at the shape (:data:`~af_core.schedule.cost.COUNTER_NAMES` order;
-    None: the case does not predict that counter) and the bytes its register cycles add to its cost."""
+    None: the case does not predict that counter) and its register cycles as bytes
+    (:data:`~af_core.schedule.cost.BYTES_PER_CYCLE` each; an estimate beside the cost, not in it)."""
 
     tiling_key: int
     case: str
@@ -120,7 +121,8 @@ class ExplainReport:
         if self.counters:
             lines += [
                 "",
-                f"Predicted counters (the modelled cost is made of them; a register cycle weighs {REG_CYCLE_BYTES} B):",
+                "Predicted counters (the modelled cost is made of them; the register cycles are an estimate "
+                f"beside it, shown as bytes at {BYTES_PER_CYCLE} B per cycle, not in it):",
                 "",
                 "| " + " | ".join(COUNTER_HEADERS) + " |",
                 "|" + "---|" * len(COUNTER_HEADERS),
@@ -242,7 +244,7 @@ def _counter_rows(scheduled: ScheduleResult, evaluations: list[CaseEvaluation]) 
         cycles = ev.resources.get("reg_cycles")
         rows.append(
             CounterRow(
-                case.tiling_key, case.label, values, None if cycles is None else REG_CYCLE_BYTES * cycles
+                case.tiling_key, case.label, values, None if cycles is None else BYTES_PER_CYCLE * cycles
             )
         )
     return tuple(rows)

@@ -31,16 +31,27 @@ The constants and where they come from:
   data cache. They are predicted and counted, but weigh nothing: their
   traffic is already in the line fills, and we have no figure for their
   issue cost that is better than none.
-- :data:`REG_CYCLE_BYTES` (32): one modelled cycle of a core's register
-  instructions (``reg_cycles``), as the GM bytes that core's share of the
-  bandwidth moves in a cycle. An assumption, marked as such: 1.6 TB/s of GM
-  bandwidth (the figure the asc-devkit guide's L2-cache tuning page,
-  ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``, uses)
-  shared by the 48 cores of the default platform, at the 1 GHz the Ascend
-  950 cycle counter runs at (``GetSystemCycle``, asc-devkit API docs):
-  1.6e12 / (48 x 1e9) = 33 bytes per cycle, rounded to 32. The cycles
-  themselves come from the back end (for v35, the documented per-instruction
-  throughput, single issue); the core only weighs them.
+- :data:`BYTES_PER_CYCLE` (32): the scale at which register cycles
+  (``reg_cycles``) are shown beside the cost: the GM bytes a core's share
+  of the bandwidth moves in one cycle. An assumption, marked as such: 1.6
+  TB/s of GM bandwidth (the figure the asc-devkit guide's L2-cache tuning
+  page, ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``,
+  uses) shared by the 48 cores of the default platform, at the 1 GHz the
+  Ascend 950 cycle counter runs at (``GetSystemCycle``, asc-devkit API
+  docs): 1.6e12 / (48 x 1e9) = 33 bytes per cycle, rounded to 32. The cycles
+  themselves come from the back end (for v35, the documented
+  per-instruction throughput, single issue).
+- :data:`REG_CYCLE_BYTES` (0): the weight of a register cycle *in the cost*.
+  The cycles are predicted, counted and reported, but kept out of the cost:
+  only the vector path's compute has a counter (SIMT lanes compute their
+  chains with instructions nothing counts), so the term charges one side
+  only. Measured (BENCHMARKS.md, "Register cycles in the cost model"): on
+  the corpus no pick of either policy changes for any weight from 0 to
+  8192 B per cycle, but at 32 B per cycle the cost policy moved from SIMD
+  to SIMT on 4 of 144 synthetic shapes with a Sigmoid / Exp chain, where
+  SIMT moves 1.33-1.36x SIMD's bytes. The cost applies the weight
+  (``counted_cost``, the twin-counted cost alike), so setting it is the
+  only change once lane compute is modelled too.
 - :data:`REG_INSTRUCTION_BYTES` (0): register instructions are counted and
   predicted, but their time is in ``reg_cycles``.
 - :data:`SERIALIZED_NUM` / :data:`SERIALIZED_DEN` (5/4): a case that cannot
@@ -67,7 +78,8 @@ from af_core.tiling.spec import CeilDiv, FloorDiv, Min, TilingSpec
 LINE_BYTES = 128
 API_CALL_BYTES = 256
 SCALAR_ACCESS_BYTES = 0
-REG_CYCLE_BYTES = 32
+BYTES_PER_CYCLE = 32
+REG_CYCLE_BYTES = 0
 REG_INSTRUCTION_BYTES = 0
 SERIALIZED_NUM, SERIALIZED_DEN = 5, 4
 #: Bytes per scattered access in :func:`modelled_cost` (the former model: one 32-byte sector each).
