@@ -46,8 +46,8 @@ The constants and where they come from:
   only the vector path's compute has a counter (SIMT lanes compute their
   chains with instructions nothing counts), so the term charges one side
   only. Measured (BENCHMARKS.md, "Register cycles in the cost model"): on
-  the corpus no pick of either policy changes for any weight from 0 to
-  8192 B per cycle, but at 32 B per cycle the cost policy moved from SIMD
+  the corpus no pick of the cost policy changes for any weight from 0 to
+  8192 B per cycle, but at 32 B per cycle it moved from SIMD
   to SIMT on 4 of 144 synthetic shapes with a Sigmoid / Exp chain, where
   SIMT moves 1.33-1.36x SIMD's bytes. The cost applies the weight
   (``counted_cost``, the twin-counted cost alike), so setting it is the
