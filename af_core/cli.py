@@ -537,6 +537,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         console.print(_t(f"contribution dropped: {line}"))
     for key, template, note in report.vector_chains:
         console.print(_t(f"elementwise chain, key {key} ({template}): {note}"))
+    for key, template, note in report.gather_forms:
+        console.print(_t(f"gather form, key {key} ({template}): {note}"))
     if report.error:
         console.print(_t(f"no candidate fits: {report.error}"))
         return EXIT_MISMATCH

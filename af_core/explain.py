@@ -97,6 +97,9 @@ class ExplainReport:
     other_picks: tuple[tuple[str, str | None], ...] = ()
     #: per fitting case, the counters its cost is made of (af_core.schedule.cost)
     counters: tuple[CounterRow, ...] = ()
+    #: per case (tiling key, template): which instruction form moves its gathered tiles and why
+    #: (:meth:`~af_core.codegen.api_call.ApiCall.form_note` of the gather role)
+    gather_forms: tuple[tuple[int, str, str], ...] = ()
 
     def markdown(self) -> str:
         """The report as Markdown; names and reasons are user text and are escaped."""
@@ -146,6 +149,11 @@ class ExplainReport:
             lines += ["", "Elementwise chains:", ""] + [
                 f"- key {key} ({markdown(template)}): {markdown(note)}"
                 for key, template, note in self.vector_chains
+            ]
+        if self.gather_forms:
+            lines += ["", "Gather forms:", ""] + [
+                f"- key {key} ({markdown(template)}): {markdown(note)}"
+                for key, template, note in self.gather_forms
             ]
         tail = f"\n\n{markdown(self.error)}\n" if self.error else "\n"
         return head + "\n".join(lines) + tail
@@ -231,6 +239,11 @@ def explain(
         ),
         _other_picks(scheduled, sizes, core_num, ub_size),
         _counter_rows(scheduled, evaluations),
+        tuple(
+            (case.tiling_key, case.template, str(note))
+            for case in scheduled.cases
+            for note in case.impl.meta.get("gather_forms", ())
+        ),
     )
 
 

@@ -74,6 +74,28 @@ class ApiCall:
         return frozenset()
 
     @classmethod
+    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None:
+        """Which form the class generates for ``op_type`` on these dtypes and why, for ``afc explain``.
+
+        E.g. the gather role's note on which instruction moves a tile's data. None (the default): nothing
+        to report.
+        """
+        return None
+
+    @classmethod
+    def reduce_rejection(
+        cls,
+        kind: str,
+        dtype: DType,
+        view: tuple[object, object, object],
+        ops: Sequence[tuple[str, Sequence[DType], DType]],
+    ) -> str | None:
+        """For :attr:`Role.VECTOR_CHAIN`: why a reduce of ``kind`` over tiles of ``dtype`` viewed as
+        ``view`` = ``(rows, group, inner)`` (formulas over sizes) cannot end a run of ``ops`` (empty: the
+        reduce alone), or None when it can. By default a chain computes no reduce."""
+        return f"{cls.name} computes no reduce"
+
+    @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()

@@ -114,7 +114,11 @@ def add_gather(
     slice_tensor, index_tensor, index_dtype = b.tensor_of[source.name], b.tensor_of[index.name], index.y.dtype
     input_sizes, index_sizes, dim = list(source.y.size), list(il.y.size), int(il.attr.ir_attr.dim)
     check_gather_dtype(il.y.dtype)
-    gather_api = api_call_for(Role.GATHER, GatherMode.TILE).name
+    gather_call = api_call_for(Role.GATHER, GatherMode.TILE)
+    gather_api = gather_call.name
+    note = gather_call.form_note("IndirectLoad", (il.y.dtype, index_dtype), il.y.dtype)
+    if note is not None:
+        b.impl.meta.setdefault("gather_forms", []).append(f"IndirectLoad ({il.name!r}): {note}")
     plan = b.plan
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)

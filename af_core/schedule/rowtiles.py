@@ -334,8 +334,15 @@ class TileBuilder:
 
     def fuse_chains(self) -> list[str]:
         """Fuse the runs of elementwise nodes built so far (:func:`fuse_vector_chains`); returns its notes,
-        which are also appended to the ImplGraph's ``meta["vector_chains"]`` (``afc explain`` lists them)."""
+        which are also appended to the ImplGraph's ``meta["vector_chains"]`` (``afc explain`` lists them).
+
+        A reduce a chain takes in issues none of the calls :func:`add_reduce` counted per row (the chain's
+        one launch per tile replaces them)."""
+        before = {n.name: n for n in self.nodes if "row_calls" in n.attrs}
         self.nodes, notes = fuse_vector_chains(self.nodes, self.impl)
+        for n in self.nodes:
+            if n.fused_into is not None and n.name in before:
+                self.calls_per_row = self.calls_per_row - before[n.name].attrs["row_calls"]
         self.impl.meta.setdefault("vector_chains", []).extend(notes)
         return notes
 
@@ -381,7 +388,10 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
     calls, and a note says why. Values of the chain's ``run_local_dtypes`` (e.g. predicates held in
     mask registers) must not cross a run's edge: a pre-pass plans the runs, takes out every node that
     makes such a value read outside its run or reads one made outside it, and plans again until no node
-    is taken out (each pass only takes nodes out, so it ends). The chain node reads
+    is taken out (each pass only takes nodes out, so it ends). A :attr:`Role.REDUCE` node joins the chain
+    when the chain's ``reduce_rejection`` accepts it: at the end of the run right before it when it reduces
+    the run's last value and no later node reads a value of the run, else alone (a chain of no steps);
+    otherwise it stays a reduce call, and a note says why. The chain node reads
     the tiles its steps take from outside the run and writes the tiles later nodes read (an internal value
     that no later node reads is never stored); the replaced nodes stay as documentation (``fused_into``).
     Returns the new node list and the notes, in node order.
@@ -443,22 +453,37 @@ def _plan_runs(
 ) -> tuple[list[ImplNode], list[str], list[list[ImplNode]]]:
     """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs."""
     vector = api_call_for(Role.VECTOR_OP).name
+    reducer = api_call_for(Role.REDUCE).name if installed(Role.REDUCE) else None
     notes: list[str] = []
     out: list[ImplNode] = []
     run: list[ImplNode] = []
     runs: list[list[ImplNode]] = []
 
-    def flush(rest: list[ImplNode]) -> None:
-        if not run:
+    def flush(rest: list[ImplNode], reduce: ImplNode | None = None) -> None:
+        if not run and reduce is None:
             return
-        runs.append(list(run))
+        if run:
+            runs.append(list(run))
         made = {o for n in run for o in n.outputs}
         read_later = {t for n in rest for t in n.inputs}
         ins: list[str] = []
         for n in run:
             ins += [t for t in n.inputs if t not in made and t not in ins]
         outs = [o for n in run for o in n.outputs if o in read_later]
-        name = f"{run[-1].name}_chain"
+        attrs: dict = {"count": run[0].attrs["count"]} if run else {}
+        if reduce is not None:
+            src = reduce.inputs[0]
+            if src not in made and src not in ins:
+                ins.append(src)
+            outs = [o for o in outs if o != src] + [reduce.outputs[0]]
+            attrs["reduce"] = {
+                **{k: v for k, v in reduce.attrs.items() if k != "row_calls"},
+                "name": reduce.name,
+                "input": src,
+                "output": reduce.outputs[0],
+            }
+        last = reduce if reduce is not None else run[-1]
+        name = f"{last.name}_chain"
         steps = [
             {
                 "name": n.name,
@@ -470,6 +495,7 @@ def _plan_runs(
             }
             for n in run
         ]
+        members = [*run, *([reduce] if reduce is not None else [])]
         out.append(
             ImplNode(
                 name,
@@ -477,20 +503,60 @@ def _plan_runs(
                 chain.name,
                 tuple(ins),
                 tuple(outs),
-                loop_axis=run[0].loop_axis,
-                attrs={"count": run[0].attrs["count"], "steps": steps},
+                loop_axis=members[0].loop_axis,
+                attrs={**attrs, "steps": steps},
             )
         )
         out.extend(
             ImplNode(n.name, n.op_type, None, n.inputs, n.outputs, loop_axis=n.loop_axis, fused_into=name)
-            for n in run
+            for n in members
         )
-        notes.append(
-            f"{len(run)} op(s) {', '.join(f'{n.op_type} ({n.name!r})' for n in run)} in one {chain.name}"
-        )
+        what = ", ".join(f"{n.op_type} ({n.name!r})" for n in run)
+        if reduce is None:
+            notes.append(f"{len(run)} op(s) {what} in one {chain.name}")
+        elif run:
+            notes.append(
+                f"{len(run)} op(s) {what} and the {reduce.op_type} ({reduce.name!r}) in one {chain.name}"
+            )
+        else:
+            notes.append(f"the {reduce.op_type} ({reduce.name!r}) alone in one {chain.name}")
         run.clear()
 
+    def reduce_reason(node: ImplNode, ops: list[ImplNode]) -> str | None:
+        dtype = impl.tensor(node.outputs[0]).dtype
+        view = (node.attrs["rows"], node.attrs["group"], node.attrs["inner"])
+        return chain.reduce_rejection(node.attrs["kind"], dtype, view, [_signature(n, impl) for n in ops])
+
+    def take_reduce(i: int, node: ImplNode) -> None:
+        """Put the reduce ``node`` (at ``nodes[i]``) into the run before it, into a chain of its own, or leave it."""
+        rest = nodes[i + 1 :]
+        joined = None
+        if run:
+            read_later = {t for n in rest for t in n.inputs}
+            made = [o for n in run for o in n.outputs]
+            if run[-1].outputs[0] != node.inputs[0]:
+                joined = "it does not reduce the run's last value"
+            elif any(o in read_later for o in made):
+                joined = "a later node reads a value of the run"
+            else:
+                joined = reduce_reason(node, run)
+            if joined is None:
+                flush(rest, node)
+                return
+            flush(nodes[i:])
+        alone = reduce_reason(node, [])
+        if alone is None:
+            if joined is not None:
+                notes.append(f"{node.op_type} ({node.name!r}) does not end the run before it: {joined}")
+            flush(rest, node)
+            return
+        notes.append(f"{node.op_type} ({node.name!r}) stays a reduce call: {alone}")
+        out.append(node)
+
     for i, node in enumerate(nodes):
+        if reducer is not None and node.api_call == reducer and "kind" in node.attrs:
+            take_reduce(i, node)
+            continue
         if node.api_call == vector and len(node.outputs) == 1:
             reason = held_out.get(node.name) or chain.rejection(*_signature(node, impl))
             if reason is None and run:
@@ -553,7 +619,8 @@ def add_reduce(
         num=1 if cast_back else b.buffers,
     )
     work = b.plan.fixed(f"{reduce.name}_work", cdt, r_r + 96 // cdt.itemsize)
-    b.calls_per_row = b.calls_per_row + a_r * reduce_calls_per_group(r_r, i_r, cdt.itemsize)
+    row_calls = a_r * reduce_calls_per_group(r_r, i_r, cdt.itemsize)
+    b.calls_per_row = b.calls_per_row + row_calls
     b.nodes.append(
         ImplNode(
             reduce.name,
@@ -570,6 +637,7 @@ def add_reduce(
                 "tiles": b.actual,
                 "src_pitch": pitch,
                 "dst_pitch": rpitch,
+                "row_calls": row_calls,
             },
         )
     )

@@ -5,8 +5,10 @@ formulas of its tiling spec, from ``VfChainRegApiCall.predicted_counters`` summe
 the twin counts the same quantities while it runs the case (``reg_loads + reg_stores + reg_compute +
 reg_masks`` and ``reg_cycles``). Both come from the instructions the vector functions really issue, at
 the documented throughput (af_v35_regbase.reg_cost), so they must be equal -- exactly, for every
-dtype, for runs mixing 2- and 4-byte values, for 64-bit runs, for mask registers, and with tail tiles
-and tail vector steps. A SIMT case issues no register instruction and predicts none.
+dtype, for runs mixing 2- and 4-byte values, for 64-bit runs, for mask registers, for bitwise runs, for
+a run ending in a register reduce (over a kept inner width: block-masked tail rows; over the innermost
+axis: Reg::Reduce and first-element stores), for the tile gather in registers, and with tail tiles and
+tail vector steps. A SIMT case issues no register instruction and predicts none.
 """
 
 from __future__ import annotations
@@ -113,6 +115,82 @@ def test_any_shape_predicts_the_twins_register_counts_exactly(rows, width, dtype
     cases = _compare(graph, {"a0": rows + 3, "a1": width, "b0": rows, "b1": width}, seed=rows)
     for label, (predicted, measured) in cases.items():
         assert predicted == measured, (label, rows, width, predicted, measured)
+
+
+def _reduce_graph(dtype: str, kind: str, axis: int, n: int = 37, d: int = 72, b: int = 29):
+    """y = reduce(kind, Abs(gather(x, 0, index)) - side, axis), x [n, d], index [b, d]: over axis 0 a kept
+    inner width of 72 (a full vector and an 8-lane tail), over axis 1 groups of 72."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder(f"reg_cycles_red_{dtype}_{kind}_{axis}")
+    x = g.data("x", [n, d], dtype)
+    y = gather(x, 0, g.data("index", [b, d], "int32"))
+    y = g.op("Sub", g.op("Abs", y), g.data("side", [b, d], dtype))
+    g.output(g.reduce(kind, y, [axis]), "y")
+    return g.build()
+
+
+def _assert_exact(cases: dict[str, tuple[dict, dict]], what: str) -> None:
+    assert {"simd/db", "sklike"} <= set(cases), (what, sorted(cases))
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (what, label, predicted, measured)
+        if label.startswith(("simd", "sklike")):
+            assert measured["reg_cycles"] > 0, (what, label)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "kind", "axis"),
+    [
+        ("float32", "Sum", 0),
+        ("float32", "Mean", 0),
+        ("int32", "Max", 0),
+        ("float32", "Sum", 1),
+        ("float32", "Mean", 1),
+        ("int32", "Min", 1),
+    ],
+)
+def test_a_run_ending_in_a_register_reduce_predicts_the_twins_register_counts_exactly(dtype, kind, axis):
+    """Over axis 0 the group rows (29) are folded over a kept inner width of 72 (a contiguous and a
+    block-masked load per row); over axis 1 each group of 72 is accumulated lane-wise (a tail vector), folded
+    by Reg::Reduce and stored as a first element. The kernels do reduce in registers."""
+    session = TwinSession(_reduce_graph(dtype, kind, axis))
+    kernel = session.result.kernel
+    assert "DataCopyMode::DATA_BLOCK_COPY" in kernel
+    if axis == 1:
+        assert "AscendC::Reg::Reduce<" in kernel and "DIST_FIRST_ELEMENT_B32" in kernel
+    _assert_exact(_compare(_reduce_graph(dtype, kind, axis), {}), (dtype, kind, axis))
+
+
+def test_a_bitwise_run_predicts_the_twins_register_counts_exactly():
+    graph = chain_graph(
+        rank=2,
+        dim=0,
+        dtype="int16",
+        post=("BitwiseAnd(side)", "BitwiseNot", "BitwiseXor(side)", "BitwiseOr(side)"),
+        name="reg_cycles_bits",
+    )
+    assert "AscendC::Reg::Xor(" in TwinSession(graph).result.kernel
+    _assert_exact(_compare(graph), "bitwise")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("register", [True, False])
+def test_the_tile_gather_predicts_the_twins_register_counts_exactly(dtype, register, monkeypatch):
+    """A gather alone (no elementwise op): its register instructions are the gather function's (one step
+    per 64 gathered elements), none with the memory-based Gather."""
+    from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
+
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_gather", register)
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, name=f"reg_cycles_gather_{dtype}_{register}")
+    assert ("AscendC::Reg::Gather(" in TwinSession(graph).result.kernel) == register
+    cases = _compare(graph)
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (dtype, register, label, predicted, measured)
+        if not register or label == "simt":
+            assert measured == {"reg_instructions": 0, "reg_cycles": 0}, (label, measured)
+        else:
+            assert measured["reg_cycles"] > 0, label
 
 
 def test_the_register_cycles_are_reported_beside_the_cost_not_in_it():

@@ -7,8 +7,12 @@ output rows. Per tile:
 1. DataCopyPad the input slice ``[rows, s_dim, inner...]`` (input coordinates)
    and the input chain's side inputs into UB, run the input-pre chain on it;
 2. load the index tile and run the index-pre chain;
-3. build uint32 byte offsets, ``Gather`` (an out-of-range index with
-   need_check_bound reads a zero slot placed after the slice);
+3. build the offsets and gather (an out-of-range index with need_check_bound
+   reads a zero slot placed after the slice): for 2- and 4-byte data uint32
+   element indices and a register vector function (``LoadAlign`` them,
+   ``Reg::Gather``, ``StoreAlign``), for 1-byte data byte offsets and the
+   memory-based ``Gather`` (the gather role's ApiCall decides; ``afc explain``
+   prints which under "Gather forms");
 4. run the output-post chain, an optional reduce over axes inside the row,
    and store.
 

@@ -194,6 +194,12 @@ REG_ROWS: tuple[ApiRow, ...] = (
     ApiRow("Compares", _R_ALL, _R_CMPSEL),
     # SelectImpl: SupportBytes<ActualT, 1, 2, 4, 8>
     ApiRow("Select", (BOOL, *_R_ALL), _R_CMPSEL),
+    # AndImpl / OrImpl / XorImpl: bool and the integers (their 64-bit pair forms are not generated)
+    ApiRow("And", (U8, I8, U16, I16, U32, I32), _R_BIN),
+    ApiRow("Or", (U8, I8, U16, I16, U32, I32), _R_BIN),
+    ApiRow("Xor", (U8, I8, U16, I16, U32, I32), _R_BIN),
+    # NotImpl: the integers, half and float (bitwise on the element's bits)
+    ApiRow("Not", (U8, I8, U16, I16, U32, I32, F16, F32), _R_UNARY),
 )
 
 REG_BY_API: dict[str, ApiRow] = {row.api: row for row in REG_ROWS}

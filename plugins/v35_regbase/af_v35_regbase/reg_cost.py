@@ -19,7 +19,11 @@ StoreAlign: 256 / 128 / 64 elements per cycle for b8 / b16 / b32), 6 (basic
 arithmetic, e.g. Add float 64, Add int32 32, Exp / Sqrt / Ln / Div 16), 9
 (Compare / Compares / Select), 10 (Cast: 64 between float and half /
 bfloat16, 32 between float and int32; Truncate 64 for half / bfloat16, 32
-for float) and 12 (Duplicate). Only the rows of instructions that generated
+for float) and 12 (Duplicate); table 1 also gives the block-strided
+LoadAlign (非连续对齐搬入, ``DATA_BLOCK_COPY``: 128 / 64 / 32, half the
+contiguous rate) and the register Gather (离散搬入: b16 64, b32 32), table 7
+the bitwise And / Or / Xor / Not (one vector per cycle) and table 11
+``Reduce`` (one vector per cycle). Only the rows of instructions that generated
 code issues are copied; a row is added when an ApiCall starts issuing its
 instruction.
 
@@ -74,12 +78,16 @@ I8, U8, I16, U16, I32, U32 = "int8", "uint8", "int16", "uint16", "int32", "uint3
 
 #: Tables 1 / 2: contiguous aligned LoadAlign / StoreAlign, elements per cycle by element size.
 MOVE_RATES = {1: 256, 2: 128, 4: 64}
+#: Table 1: the block-strided LoadAlign (非连续对齐搬入, ``DataCopyMode::DATA_BLOCK_COPY``) by element size.
+BLOCK_MOVE_RATES = {1: 128, 2: 64, 4: 32}
 
 _ADD = {I8: 128, U8: 128, I16: 64, U16: 64, F16: 128, BF16: 128, I32: 32, U32: 32, F32: 64}
 _MAX = {I8: 256, U8: 256, I16: 128, U16: 128, F16: 128, BF16: 128, I32: 64, U32: 64, F32: 64}
 _MUL = {I16: 64, U16: 64, F16: 128, I32: 32, U32: 32, F32: 64}
 _ABS = {I8: 128, I16: 64, F16: 128, I32: 32, F32: 64}
 _TRANSCENDENTAL = {F16: 16, F32: 16}
+_ONE_VECTOR = {t: 256 // dt.get(t).itemsize for t in (I8, U8, I16, U16, F16, BF16, I32, U32, F32)}
+_BITS = {t: n for t, n in _ONE_VECTOR.items() if t in (I8, U8, I16, U16, I32, U32)}
 
 #: Tables 6, 9, 10 (Truncate) and 12: elements per cycle of each computing instruction, by element type.
 RATES: dict[str, dict[str, int]] = {
@@ -104,6 +112,15 @@ RATES: dict[str, dict[str, int]] = {
     "Select": _MAX,
     "Duplicate": _MAX,
     "Truncate": {F16: 64, BF16: 64, F32: 32},
+    # table 7
+    "And": _BITS,
+    "Or": _BITS,
+    "Xor": _BITS,
+    "Not": {**_BITS, F16: 128, F32: 64},
+    # table 11 (the same-type forms generated)
+    "Reduce": {t: n for t, n in _ONE_VECTOR.items() if t in (I16, U16, F16, I32, U32, F32)},
+    # table 1, 离散搬入 (a register load; ``dtype`` is the gathered data's)
+    "Gather": {I16: 64, U16: 64, F16: 64, BF16: 64, I32: 32, U32: 32, F32: 32},
 }
 
 #: Table 10: register Cast, elements per cycle by (source, destination) type.
@@ -136,6 +153,8 @@ class RegInstr:
     kind: str = COMPUTE
     elements: int | None = None
     src: str | None = None
+    #: a block-strided ``LoadAlign`` (``DATA_BLOCK_COPY``: a reduce's tail), at :data:`BLOCK_MOVE_RATES`
+    block: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -168,8 +187,10 @@ def lanes(dtype: str) -> int:
 
 def rate(instr: RegInstr) -> int | None:
     """Elements per cycle the table gives for the instruction, or None when it lists none."""
+    if instr.api == "Gather":
+        return RATES["Gather"].get(instr.dtype)
     if instr.kind in (LOAD, STORE):
-        return MOVE_RATES.get(dt.get(instr.dtype).itemsize)
+        return (BLOCK_MOVE_RATES if instr.block else MOVE_RATES).get(dt.get(instr.dtype).itemsize)
     if instr.api == "Cast":
         return CAST_RATES.get((instr.src or "", instr.dtype))
     return RATES.get(instr.api, {}).get(dt.get(instr.dtype).name)
@@ -214,6 +235,17 @@ def mix(instrs: Iterable[RegInstr]) -> RegMix:
 def vector_steps(count: Expr, step_lanes: int) -> Expr:
     """Loop iterations of a vector function over ``count`` elements, ``step_lanes`` per iteration."""
     return CeilDiv(count, step_lanes)
+
+
+def loop_counters(parts: Iterable[tuple[Expr, RegMix]]) -> dict[str, Expr]:
+    """The cost model's register counters of one launch whose instructions sit in several loops: each
+    ``(iterations, mix of one iteration)`` summed."""
+    instructions: Expr = 0
+    cycles_: Expr = 0
+    for iterations, part in parts:
+        instructions = instructions + iterations * part.instructions
+        cycles_ = cycles_ + iterations * part.cycles
+    return {"reg_instructions": instructions, "reg_cycles": cycles_}
 
 
 def launch_counters(per_step: RegMix, steps: Expr, once: RegMix | None = None) -> dict[str, Expr]:

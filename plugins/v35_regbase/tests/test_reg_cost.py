@@ -15,7 +15,8 @@ import re
 import pytest
 import sympy
 from af_v35_regbase import reg_cost
-from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall, _build, _Source, chain_mix
+from af_v35_regbase.api_calls.indirect_load import register_gather_rejection
+from af_v35_regbase.api_calls.vf_chain import REG_REDUCE, VfChainRegApiCall, _build, _Source, chain_mix
 from af_v35_regbase.api_dtypes import REG_ROWS
 from af_v35_regbase.reg_cost import COMPUTE, LOAD, MASK, STORE, RegInstr, RegMix
 
@@ -24,22 +25,32 @@ from af_core.errors import CodegenError
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.tiling.spec import CeilDiv
 
+#: Register instructions whose accepted types have tables of their own: Reduce (vf_chain.REG_REDUCE, the
+#: same-type forms generated) and Gather (the data types of indirect_load.register_gather_rejection).
+_OWN_TABLES = {
+    "Reduce": sorted(set().union(*REG_REDUCE.values())),
+    "Gather": sorted(t for t in reg_cost.RATES["Gather"] if register_gather_rejection(dt.get(t)) is None),
+}
+
 
 def _twin_cases() -> list[tuple[str, str, str]]:
     """(api, dtype, kind) for every register instruction of the table and every type the 3510 register
-    implementation accepts for it (api_dtypes.REG_ROWS)."""
+    implementation accepts for it (api_dtypes.REG_ROWS, and the generated forms of Reduce and Gather)."""
     out = []
     for row in REG_ROWS:
         if row.api not in reg_cost.RATES and row.api not in ("LoadAlign", "StoreAlign"):
             continue
         kind = {"LoadAlign": LOAD, "StoreAlign": STORE}.get(row.api, COMPUTE)
         out += [(row.api, t, kind) for t in row.types if t != "bool"]
+    for api, types in sorted(_OWN_TABLES.items()):
+        out += [(api, t, LOAD if api == "Gather" else COMPUTE) for t in types]
     return out
 
 
 def test_every_table_row_has_an_instruction_the_register_path_accepts():
-    accepted = {row.api for row in REG_ROWS}
+    accepted = {row.api for row in REG_ROWS} | set(_OWN_TABLES)
     assert set(reg_cost.RATES) <= accepted
+    assert all(_OWN_TABLES.values())
 
 
 @pytest.mark.twin
@@ -82,6 +93,13 @@ def test_the_table_agrees_with_the_twins_reg_rate(twin_run):
         (RegInstr("Compare", "float16"), 1),
         (RegInstr("LoadAlign", "float16", LOAD), 1),
         (RegInstr("LoadAlign", "float16", LOAD, elements=64), 1),  # DIST_UNPACK_B16: half a vector
+        (RegInstr("LoadAlign", "float32", LOAD, block=True), 2),  # DATA_BLOCK_COPY: 32 / cycle
+        (RegInstr("LoadAlign", "int8", LOAD, block=True), 2),  # 128 / cycle, 256 lanes
+        (RegInstr("Gather", "float32", LOAD), 2),  # table 1, 离散搬入 b32: 32 / cycle
+        (RegInstr("Gather", "bfloat16", LOAD), 2),  # b16: 64 / cycle, 128 lanes
+        (RegInstr("Reduce", "float16", COMPUTE), 1),  # table 11: one vector per cycle
+        (RegInstr("Xor", "int16", COMPUTE), 1),  # table 7: one vector per cycle
+        (RegInstr("StoreAlign", "float32", STORE, elements=1), 1),  # DIST_FIRST_ELEMENT_B32
         (RegInstr("StoreAlign", "int64", STORE), 1),  # no 64-bit row: one per vector
         (RegInstr("UpdateMask", "float32", MASK), 0),  # no figure for mask instructions
     ],

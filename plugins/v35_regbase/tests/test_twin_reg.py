@@ -150,6 +150,40 @@ __simd_vf__ inline void ChainCastI32(__ubuf__ int32_t* z, __ubuf__ int32_t* x, _
         Reg::StoreAlign(z + i * 64, a, mask);
     }
 }
+
+// Reg::Reduce of the first 50 lanes of x (SUM, MAX, MIN) and of y (MAX), each value stored with a
+// first-element store at a 4-byte aligned address, and the MAX / MIN results with their index lane.
+__simd_vf__ inline void ReduceF32(__ubuf__ float* z, __ubuf__ float* x, __ubuf__ float* y, uint32_t count,
+                                  uint16_t repeats)
+{
+    Reg::RegTensor<float> a;
+    Reg::RegTensor<float> b;
+    Reg::RegTensor<float> s;
+    Reg::RegTensor<float> mx;
+    Reg::RegTensor<float> mn;
+    Reg::RegTensor<float> my;
+    Reg::RegTensor<float> zero;
+    uint32_t n = 50;
+    Reg::MaskReg m50 = Reg::UpdateMask<float>(n);
+    Reg::MaskReg all = Reg::CreateMask<float>();
+    Reg::MaskReg one = Reg::CreateMask<float, Reg::MaskPattern::VL1>();
+    Reg::MaskReg two = Reg::CreateMask<float, Reg::MaskPattern::VL2>();
+    Reg::LoadAlign(a, x);
+    Reg::LoadAlign(b, y);
+    Reg::Reduce<Reg::ReduceType::SUM>(s, a, m50);
+    Reg::Reduce<Reg::ReduceType::MAX>(mx, a, m50);
+    Reg::Reduce<Reg::ReduceType::MIN>(mn, a, m50);
+    Reg::Reduce<Reg::ReduceType::MAX>(my, b, m50);
+    Reg::Duplicate(zero, 0.0f, all);
+    for (uint16_t i = 0; i < repeats; ++i) Reg::StoreAlign(z + i * 64, zero, all);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 1, s, one);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 2, mx, one);
+    Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(z + 3, mn, one);
+    Reg::StoreAlign(z + 64, mx, two);
+    Reg::StoreAlign(z + 72, mn, two);
+    Reg::StoreAlign(z + 80, my, two);
+    (void)count;
+}
 """
 
 # Run-time misuse: each aborts the twin.
@@ -169,6 +203,38 @@ __simd_vf__ inline void PastBuffer(__ubuf__ float* z, __ubuf__ float* x)
     Reg::MaskReg mask = Reg::UpdateMask<float>(n);
     Reg::LoadAlign(a, x + 192);  // the buffer holds 200 floats: a whole vector from 192 runs past it
     Reg::StoreAlign(z, a, mask);
+}
+
+__simd_vf__ inline void BlockTail(__ubuf__ float* z, __ubuf__ float* x)
+{
+    Reg::RegTensor<float> a;
+    uint32_t n = 8;
+    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
+    // block-masked: only the one 32-byte block the 8 lanes reach is read, the last of the 200-float buffer
+    Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, x + 192, 1u, mask);
+    Reg::Adds(a, a, 1.0f, mask);
+    Reg::StoreAlign(z + 192, a, mask);
+}
+
+__simd_vf__ inline void BlockPastBuffer(__ubuf__ float* z, __ubuf__ float* x)
+{
+    Reg::RegTensor<float> a;
+    uint32_t n = 9;
+    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
+    // z is the last buffer (200 floats): lane 8 is in block 1, past its end
+    Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, z + 192, 1u, mask);
+    Reg::StoreAlign(x, a, mask);
+}
+
+__simd_vf__ inline void BlockUnread(__ubuf__ float* z, __ubuf__ float* x)
+{
+    Reg::RegTensor<float> a;
+    uint32_t n = 8;
+    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
+    Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, x, 1u, mask);
+    uint32_t m = 16;
+    Reg::MaskReg wide = Reg::UpdateMask<float>(m);
+    Reg::StoreAlign(z, a, wide);  // lanes 8..15: a block the load did not read
 }
 
 __simd_vf__ inline void StorePastBuffer(__ubuf__ float* z, __ubuf__ float* x)
@@ -284,6 +350,10 @@ void RunChain(Mem mem) {
     AfTwin::WriteReportJson(stdout);
 }
 
+void MemNone(LocalTensor<float>& m, LocalTensor<float>&, LocalTensor<float>&, Buf&) {
+    Duplicate(m, 0.0f, static_cast<int32_t>(kCount));
+}
+
 void MemF32(LocalTensor<float>& m, LocalTensor<float>& x, LocalTensor<float>& y, Buf& scratch) {
     LocalTensor<float> u = scratch.Get<float>();
     const int32_t n = kCount;
@@ -378,6 +448,10 @@ int main(int argc, char** argv) {
     else if (c == "misaligned") RunBad<Misaligned>();
     else if (c == "past_buffer") RunBad<PastBuffer>();
     else if (c == "store_past_buffer") RunBad<StorePastBuffer>();
+    else if (c == "block_tail") RunBad<BlockTail>();
+    else if (c == "reduce_f32") RunChain<float, ReduceF32>(MemNone);
+    else if (c == "block_past_buffer") RunBad<BlockPastBuffer>();
+    else if (c == "block_unread") RunBad<BlockUnread>();
     else if (c == "mask_never_set") RunBad<MaskNeverSet>();
     else if (c == "mask_width") RunBad<MaskWidth>();
     else if (c == "wider_store") RunBad<WiderStore>();
@@ -523,6 +597,8 @@ BAD = {
     "misaligned": ("ub-misaligned", "LoadAlign: srcAddr starts at UB byte offset"),
     "past_buffer": ("ub-out-of-bounds", "LoadAlign: srcAddr touches UB bytes"),
     "store_past_buffer": ("ub-out-of-bounds", "StoreAlign: dstAddr touches UB bytes"),
+    "block_past_buffer": ("ub-out-of-bounds", "LoadAlign: srcAddr block at UB byte offset 1600 lies in no"),
+    "block_unread": ("reg-mask", "lane 8 of operand srcReg"),
     "mask_never_set": ("reg-mask", "mask mask was never set"),
     "mask_width": ("reg-mask", "made for 2-byte elements"),
     "wider_store": ("reg-mask", "lane 10 of operand srcReg was not written"),
@@ -542,6 +618,42 @@ def test_misuse_aborts_with_a_named_error(program, case):
     assert text in matches[0]["message"], err
 
 
+def _tree_sum(lanes: np.ndarray) -> np.float32:
+    level = lanes.astype(np.float32)
+    while level.size > 1:
+        level = (level[0::2] + level[1::2]).astype(np.float32)
+    return level[0]
+
+
+def test_reduce_sums_in_the_documented_tree_and_keeps_the_extreme_with_its_index(program):
+    """Reg::Reduce over 50 of 64 lanes: SUM in the official page's binary tree with the 14 masked-off lanes
+    as 0 (bit for bit), MAX with max(-0, +0) = +0 and a masked-off 5.0 ignored, MIN with the index of the
+    minimum in lane 1, MAX of a vector holding NaN gives NaN and the NaN's index; first-element stores at
+    4-byte aligned addresses."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-4, -1, N).astype(np.float32)
+    x[3], x[7], x[60] = np.float32(-0.0), np.float32(0.0), np.float32(5.0)
+    y = rng.uniform(-4, 4, N).astype(np.float32)
+    y[20] = np.nan
+    reg, _mem, report = _run_chain(program, "reduce_f32", x, y)
+    lanes = np.where(np.arange(64) < 50, x[:64], np.float32(0))
+    assert reg[1].view(np.uint32) == _tree_sum(lanes).view(np.uint32)
+    assert reg[2] == 0 and not np.signbit(reg[2]) and reg[64] == reg[2]
+    assert reg[3] == x[:50].min() and reg[72] == reg[3]
+    assert reg[73:74].view(np.uint32)[0] == int(np.argmin(x[:50]))
+    assert np.isnan(reg[80]) and reg[81:82].view(np.uint32)[0] == 20
+    assert reg[0] == 0 and reg[4] == 0  # first-element stores write one element
+    assert report["reg_compute"] == 4 + 1  # the Reduces and the Duplicate
+
+
+def test_a_block_masked_load_reads_only_the_blocks_its_mask_reaches(program):
+    """The tail of a buffer loaded block-masked: one 32-byte block read, no bytes past the buffer, and one
+    register load of 32 bytes counted (2 cycles at the documented 32 b32 elements per cycle)."""
+    rc, out, err = program("block_tail")
+    assert rc == 0, err
+    assert not [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m], err
+
+
 # Statements the real API rejects at compile time; the twin must reject them too.
 ILLEGAL = {
     "exp_int32": "Reg::RegTensor<int32_t> q; Reg::Exp(q, q, mask);",
@@ -551,6 +663,14 @@ ILLEGAL = {
     "load_type_mismatch": "Reg::RegTensor<half> q; Reg::LoadAlign(q, src);",
     "relu_int16": "Reg::RegTensor<int16_t> q; Reg::Relu(q, q, mask);",
     "truncate_int32": "Reg::RegTensor<int32_t> q; Reg::Truncate<int32_t, RoundMode::CAST_FLOOR>(q, q, mask);",
+    "and_float": "Reg::And(a, a, a, mask);",
+    "xor_bf16": "Reg::RegTensor<bfloat16_t> q; Reg::Xor(q, q, q, mask);",
+    "reduce_sum_int16": "Reg::RegTensor<int16_t> q; Reg::Reduce<Reg::ReduceType::SUM>(q, q, mask);",
+    "reduce_max_int8": "Reg::RegTensor<int8_t> q; Reg::Reduce<Reg::ReduceType::MAX>(q, q, mask);",
+    "block_load_int64": (
+        "Reg::RegTensor<int64_t> q; Reg::LoadAlign<int64_t, Reg::DataCopyMode::DATA_BLOCK_COPY>"
+        "(q, (__ubuf__ int64_t*)src, 1u, mask);"
+    ),
 }
 
 ILLEGAL_SKELETON = (
@@ -588,6 +708,14 @@ def test_twin_rejects_illegal_register_calls_at_compile_time(twin_compile, name)
 # Calls both the twin and the official headers accept (the forms vector functions generate).
 LEGAL = {
     "exp": "Reg::Exp(a, a, mask);",
+    "block_load": "Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, src, 1u, mask);",
+    "reduce_sum": "Reg::Reduce<Reg::ReduceType::SUM>(a, a, mask);",
+    "not_float": "Reg::Not(a, a, mask);",
+    "and_int32": "Reg::RegTensor<int32_t> q; Reg::Duplicate(q, 7, mask); Reg::And(q, q, q, mask);",
+    "reduce_min_first_element": (
+        "Reg::Reduce<Reg::ReduceType::MIN>(a, a, mask); "
+        "Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>(src + 1, a, mask);"
+    ),
     "truncate_floor": "Reg::Truncate<float, RoundMode::CAST_FLOOR>(a, a, mask);",
     "maxs_int64": (
         "uint32_t m = 32; Reg::MaskReg m64 = Reg::UpdateMask<int64_t>(m); Reg::RegTensor<int64_t> q;"

@@ -1,4 +1,6 @@
-// Byte offsets for AscendC::Gather on an IndirectLoad tile (SIMD and SK-like).
+// Byte offsets for AscendC::Gather on an IndirectLoad tile (SIMD and SK-like). Instantiated with a
+// 1-byte T (uint8_t) they are element indices, the unit of the register Gather (Reg::Gather) that the tile
+// gather uses for 2- and 4-byte data; every formula below then reads sizeof(T) = 1.
 //
 // A tile holds `rows` output rows; a row is the output dims from `dim` on
 // (AfGatherGeom::sizes, row-major, rows `outPitch` elements apart). The input
@@ -228,6 +230,28 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
         AscendC::PipeBarrier<PIPE_V>();
     }
     // padding positions keep in-range offsets (index pad value 0); their values are never stored
+}
+
+// The register Gather of 2-byte data reads each uint32 index of the tile as its uint16 low half (the tile's
+// source holds fewer than 65536 elements, see gather_span_limit): on the twin an index of 65536 or more is
+// reported (gather-offset-packing) instead of reading another element, as for the memory-based Gather.
+__aicore__ inline void AfGatherIndexFits16(const AscendC::LocalTensor<int32_t>& idx, int32_t count, const char* what)
+{
+#if defined(AF_CPU_TWIN)
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    for (int32_t i = 0; i < count; ++i) {
+        const uint32_t value = static_cast<uint32_t>(idx.GetValue(static_cast<uint32_t>(i)));
+        if (value > 0xFFFFu) {
+            AfTwin::Fail("gather-offset-packing", "%s: element %d of the tile gathers source element %u; the "
+                         "register Gather of 2-byte data takes uint16 indices", what, i, value);
+        }
+    }
+#else
+    (void)idx;
+    (void)count;
+    (void)what;
+#endif
 }
 
 #endif  // AF_GATHER_H

@@ -5,17 +5,99 @@ template; ``node.attrs["gather_mode"]`` (a :class:`GatherMode`) selects the
 generator — SIMT lanes reading GM, or a vector Gather of a UB tile — so any
 template, built in or not, gets the form it schedules for. A mode without a
 generator here is a codegen error, not a silent fallback.
+
+The tile gather moves the data with the register Gather where the 3510
+register API has a form for the data (:func:`register_gather_rejection`):
+the offset helpers write element indices (the register Gather's unit) and a
+``__simd_vf__`` function loops over the tile in vector-length steps --
+``LoadAlign`` the indices, ``Reg::Gather`` from the input slice,
+``StoreAlign`` to the output tile, the tail under ``UpdateMask``. 2-byte data
+take their uint16 indices from the low halves of the uint32 index tile
+(``LoadAlign`` of it as uint16: lane ``2j`` holds index ``j``, lane ``2j + 1``
+its high half, 0), gather into the even lanes and store them with
+``StoreAlign`` ``DIST_PACK_B32``: 64 elements per step, as for 4-byte data.
+1-byte data keep the memory-based ``AscendC::Gather`` on byte offsets, and
+``afc explain`` says why (:meth:`IndirectLoadRegApiCall.form_note`).
 """
 
 from __future__ import annotations
+
+from collections import Counter
+from typing import Any
 
 from af_core import dtypes
 from af_core.backend import GatherMode, Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_v35_regbase import reg_cost
+from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
 from af_v35_regbase.simt_lanes import SIMT_SOURCE, simt_lanes
 
 GATHER_SOURCE = "af_gather"
+#: Output elements one step of the register gather function covers (one vector of uint32 indices).
+GATHER_VF_STEP = 64
+
+
+def register_gather_rejection(data: dtypes.DType) -> str | None:
+    """Why the tile gather of ``data`` has no register Gather here, or None when it has one.
+
+    The 3510 register Gather (``DataCopyGatherImpl``) takes 1-, 2-, 4- and 8-byte sources; the tile
+    gather never moves 8-byte data (no memory-based form either), and a 1-byte source comes back
+    zero-extended into 2-byte lanes, which would need a 4:1 narrowing store to become bytes again.
+    """
+    if data.itemsize == 1:
+        return (
+            f"{data.name} data: the register Gather widens each byte into a 2-byte lane and no narrowing "
+            "store back to bytes is generated here, so the memory-based Gather (byte offsets) stays"
+        )
+    if data.itemsize not in (2, 4):
+        return f"{data.name} data: no register Gather form is generated here for {data.itemsize}-byte data"
+    return None
+
+
+def gather_vf_step(data: dtypes.DType) -> list[tuple[RegInstr, str]]:
+    """The loop body of the gather function of ``data``: each register call with its instruction, as
+    :meth:`IndirectLoadRegApiCall._define_gather_vf` writes it and the cost model counts it. One step
+    covers :data:`GATHER_VF_STEP` outputs; empty when ``data`` has no register Gather.
+
+    2-byte data take uint16 indices: lanes ``2j`` / ``2j + 1`` are the low / high halves of index ``j`` (the
+    high half 0: the tile's source holds fewer than 65536 elements); the odd lanes gather element 0 and
+    are not stored.
+    """
+    if register_gather_rejection(data) is not None:
+        return []
+    step = GATHER_VF_STEP
+    if data.itemsize == 4:
+        return [
+            (RegInstr("UpdateMask", data.name, MASK), f"mask = AscendC::Reg::UpdateMask<{data.cpp}>(count);"),
+            (RegInstr("LoadAlign", "uint32", LOAD), f"AscendC::Reg::LoadAlign(idx, index + i * {step});"),
+            (RegInstr("Gather", data.name, LOAD), "AscendC::Reg::Gather(val, src, idx, mask);"),
+            (
+                RegInstr("StoreAlign", data.name, STORE),
+                f"AscendC::Reg::StoreAlign(dst + i * {step}, val, mask);",
+            ),
+        ]
+    return [
+        (RegInstr("UpdateMask", "uint32", MASK), "mask = AscendC::Reg::UpdateMask<uint32_t>(count);"),
+        (RegInstr("UpdateMask", data.name, MASK), f"lanes = AscendC::Reg::UpdateMask<{data.cpp}>(halves);"),
+        (RegInstr("LoadAlign", "uint16", LOAD), f"AscendC::Reg::LoadAlign(idx, index + i * {2 * step});"),
+        (RegInstr("Gather", data.name, LOAD), "AscendC::Reg::Gather(val, src, idx, lanes);"),
+        (
+            RegInstr("StoreAlign", data.name, STORE, elements=step),
+            f"AscendC::Reg::StoreAlign<{data.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
+            f"(dst + i * {step}, val, mask);",
+        ),
+    ]
+
+
+def gather_vf_instructions(data: dtypes.DType) -> dict[str, int]:
+    """Register instructions of one step of the gather function (:data:`GATHER_VF_STEP` outputs), by name.
+
+    The twin counts the same: ``UpdateMask`` (mask instructions), the index ``LoadAlign``, the ``Gather``
+    (a register load) and the ``StoreAlign``; 2-byte data make a second mask for the gather's 2-byte lanes.
+    """
+    return dict(sorted(Counter(instr.api for instr, _line in gather_vf_step(data)).items()))
 
 
 class IndirectLoadRegApiCall(ApiCall):
@@ -24,6 +106,36 @@ class IndirectLoadRegApiCall(ApiCall):
     name = "IndirectLoadRegApiCall"
     roles = frozenset({Role.GATHER})
     gather_modes = frozenset({GatherMode.LANES, GatherMode.TILE})
+
+    #: Whether the tile gather uses the register Gather where it has a form (off: always the memory-based
+    #: ``AscendC::Gather``, the kernels before the register form; benchmarks compare the two).
+    register_gather = True
+
+    @classmethod
+    def form_note(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
+        """How the tile gather of ``out_dtype`` data moves them: the register Gather, or why not."""
+        if op_type != "IndirectLoad":
+            return None
+        data = dtypes.get(out_dtype)
+        reason = register_gather_rejection(data) if cls.register_gather else "the register form is off"
+        if reason is None:
+            return f"register Gather in a vector function ({GATHER_VF_STEP} elements per step)"
+        return f"memory-based Gather: {reason}"
+
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
+        """``reg_instructions`` and ``reg_cycles`` of one tile gather in registers: the instructions of one
+        step of its function (:func:`gather_vf_step`) times the steps over the tile's ``rows x out_pitch``
+        gathered elements. None for SIMT lanes, the pattern phase and the memory-based Gather."""
+        a = node.attrs
+        if a.get("gather_mode") != GatherMode.TILE.value or a.get("phase") == "pattern":
+            return {}
+        data = dtypes.get(a["data_dtype"])
+        if not cls.register_gather or register_gather_rejection(data) is not None:
+            return {}
+        per_step = reg_cost.mix(instr for instr, _line in gather_vf_step(data))
+        count = a["rows"] * a["geom"]["out_pitch"]
+        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(count, GATHER_VF_STEP))
 
     def parse_attr(self) -> None:
         self.param["gather_mode"] = self.node.attrs.get("gather_mode")
@@ -104,10 +216,14 @@ class IndirectLoadRegApiCall(ApiCall):
         ctx.need_source(GATHER_SOURCE)
         base = self.node.name[: -len("_pattern")] if a["phase"] == "pattern" else self.node.name
         geom = "geom_" + ctx.ident(base)
-        data_t = ctx.cpp_type(dtypes.get(a["data_dtype"]))
+        data = dtypes.get(a["data_dtype"])
+        data_t = ctx.cpp_type(data)
+        in_registers = self.register_gather and register_gather_rejection(data) is None
+        # the offset helpers compute byte offsets of their T: of a 1-byte T, element indices
+        unit_t = "uint8_t" if in_registers else data_t
         if a["phase"] == "pattern":
             make, pattern = ctx.produce(a["pattern"])
-            return "\n".join([*self._geometry(geom), make, f"AfGatherPattern<{data_t}>({pattern}, {geom});"])
+            return "\n".join([*self._geometry(geom), make, f"AfGatherPattern<{unit_t}>({pattern}, {geom});"])
         slice_name, index_name, pattern_name = self.node.inputs[:3]
         gathered_name, offsets_name = self.node.outputs
         idx_t = ctx.cpp_type(ctx.impl.tensor(index_name).dtype)
@@ -152,21 +268,64 @@ class IndirectLoadRegApiCall(ApiCall):
                 idx32 = idx
             tmp = extra.get("tmp", off)
             lines.append(
-                f"AfGatherOffsetsVector<{data_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
+                f"AfGatherOffsetsVector<{unit_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
                 f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
             )
         else:
             suffix_ok = "true" if a["geom"]["dim_only"] else "false"
             lines += [
                 f"if ({suffix_ok} && {geom}.suffix % 8 == 0) {{",
-                f"    AfGatherOffsetsSuffix<{idx_t}, {data_t}>({off}, {idx}, {pattern}, {rows}, {geom}, {ctx.c_string(name)});",
+                f"    AfGatherOffsetsSuffix<{idx_t}, {unit_t}>({off}, {idx}, {pattern}, {rows}, {geom}, {ctx.c_string(name)});",
                 "} else {",
-                f"    AfGatherOffsetsScalar<{idx_t}, {data_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});",
+                f"    AfGatherOffsetsScalar<{idx_t}, {unit_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});",
                 "}",
             ]
-        lines += [
-            f"AscendC::Gather({out}, {src}, {off}.ReinterpretCast<uint32_t>(), 0, static_cast<uint32_t>({count}));",
-            "AscendC::PipeBarrier<PIPE_V>();",
-            ctx.finish(gathered_name),
-        ]
+        if in_registers:
+            func = self._define_gather_vf(data)
+            index_t = "uint16_t" if data.itemsize == 2 else "uint32_t"
+            if data.itemsize == 2:
+                lines.append(f"AfGatherIndexFits16({off}, {count}, {ctx.c_string(name)});")
+            lines.append(
+                f"asc_vf_call<{func}>((__ubuf__ {data_t}*){out}.GetPhyAddr(), "
+                f"(__ubuf__ {data_t}*){src}.GetPhyAddr(), (__ubuf__ {index_t}*){off}.GetPhyAddr(), "
+                f"static_cast<uint32_t>({count}));"
+            )
+        else:
+            lines.append(
+                f"AscendC::Gather({out}, {src}, {off}.ReinterpretCast<uint32_t>(), 0, "
+                f"static_cast<uint32_t>({count}));"
+            )
+        lines += ["AscendC::PipeBarrier<PIPE_V>();", ctx.finish(gathered_name)]
         return "\n".join(line for line in lines if line)
+
+    def _define_gather_vf(self, data: dtypes.DType) -> str:
+        """Define the register gather function of ``data`` (once per kernel); returns its name."""
+        data_t = self.ctx.cpp_type(data)
+        func = f"AfGatherVf_{self.ctx.ident(data.name)}"
+        step = GATHER_VF_STEP
+        if data.itemsize == 4:
+            decls = ["AscendC::Reg::RegTensor<uint32_t> idx;", f"AscendC::Reg::RegTensor<{data_t}> val;"]
+            index_t = "uint32_t"
+        else:
+            decls = [
+                "AscendC::Reg::RegTensor<uint16_t> idx;",
+                f"AscendC::Reg::RegTensor<{data_t}> val;",
+                "AscendC::Reg::MaskReg lanes;",
+                "uint32_t halves = count * 2u;",
+            ]
+            index_t = "uint16_t"
+        body = [line for _instr, line in gather_vf_step(data)]
+        text = (
+            f"// register vector function: the tile gather of {data.name} data\n"
+            f"__simd_vf__ inline void {func}(__ubuf__ {data_t}* dst, __ubuf__ {data_t}* src, "
+            f"__ubuf__ {index_t}* index, uint32_t count)\n"
+            "{\n"
+            + "".join(f"    {d}\n" for d in decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + f"    const uint32_t repeats = (count + {step - 1}u) / {step}u;\n"
+            + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
+            + "".join(f"        {line}\n" for line in body)
+            + "    }\n}\n"
+        )
+        self.ctx.define(func, text)
+        return func

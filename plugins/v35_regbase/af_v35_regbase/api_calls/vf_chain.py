@@ -49,18 +49,37 @@ register path makes the same predicate per lane (the same scalar as
 :func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
 Compares) and selects the same bits.
 
+Bitwise ops (BitwiseAnd / Or / Xor / Not) are the register ``And`` / ``Or`` /
+``Xor`` / ``Not`` in the tile's own integer type: the same bits as the memory
+path's calls on the int16 view of the same bytes.
+
 Every other form (comparisons read outside their run, logical ops on masks,
-bitwise ops, 8-bit integers widened to int16, the unsigned reinterpretations,
+8-bit integers widened to int16, the unsigned reinterpretations,
 Exp2, the other 64-bit ops) stays a memory-based call;
 :meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
+
+A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``)
+ends the run whose last value it reduces, or runs alone in a function of its
+own (:meth:`VfChainRegApiCall.reduce_rejection` says when): each group row is
+loaded with ``LoadAlign`` (a tail with the block-masked form,
+``DataCopyMode::DATA_BLOCK_COPY``: only the 32-byte blocks the tail mask
+reaches are read, nothing past the tile), the chain computed
+in registers and folded into an accumulator in the memory path's order
+(:func:`reduce_steps`), so the value never goes through UB. Over the innermost
+axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes
+(:func:`horizontal_steps`, whose docstring gives the float sum order). Where
+the register form has none the reduce stays the memory-based
+``ReduceRegApiCall``, with the reason in ``afc explain``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 
 import attrs
+import sympy
 
 from af_core import dtypes as dt
 from af_core.backend import Role
@@ -68,9 +87,11 @@ from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_core.tiling.spec import CeilDiv, FloorDiv
 from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
+    BITWISE,
     COMPARE,
     COMPARE_SCALAR,
     TENSOR_SCALAR,
@@ -91,7 +112,11 @@ REG_API = {
     **BINARY,
     **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
     **{op: "Truncate" for op in TRUNCATE},
+    **BITWISE,
 }
+#: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
+#: memory path computes on the int16 view of the same bytes).
+BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
 #: Composite ops a run may hold (computed in float32).
 COMPOSITE = {"Sigmoid"}
 #: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
@@ -221,6 +246,9 @@ class VfChainRegApiCall(ApiCall):
         if kind == "promote":
             api = REG_API[op_type]
             return None if reg_accepts(api, _F32) else f"the 3510 register {api} does not accept float32"
+        if kind == "bits":
+            api = REG_API[op_type]
+            return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
         if kind not in ("direct", "relu_maxs"):
             return (
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
@@ -253,7 +281,7 @@ class VfChainRegApiCall(ApiCall):
             in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
             if in_f32 or _f32_only(op_type, form, out):
                 widths.add(4)
-            narrow = form.kind in ("direct", "relu_maxs") and out.itemsize == 2
+            narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
             if narrow and not in_f32 and not _promotable(op_type, out):
                 narrow_direct.append(op_type)
         if len(widths) == 1:
@@ -275,10 +303,71 @@ class VfChainRegApiCall(ApiCall):
             "8-byte values only alone"
         )
 
+    @classmethod
+    def reduce_rejection(cls, kind: str, dtype, view, ops) -> str | None:
+        """Why a reduce of ``kind`` over ``dtype`` tiles viewed as ``view`` = ``(rows, group, inner)``
+        cannot end a run of ``ops`` (empty: the reduce alone) in one vector function, or None when it can.
+
+        Over a kept inner width the group rows are accumulated (:func:`reduce_steps`); over the innermost
+        axis (``inner`` 1) the group is accumulated lane-wise and folded by ``Reg::Reduce``
+        (:func:`horizontal_steps`), for one row per tile row. The loads are block-masked ``LoadAlign``
+        (b8 / b16 / b32), each group row or group 32-byte aligned: ``inner`` must be a known multiple of one
+        32-byte block, or ``rows`` known to be 1; the run's vector step must be one register of ``dtype``
+        (no unpacked 2-byte values)."""
+        red = dt.get(dtype)
+        rows, group, inner = (sympy.sympify(v) for v in view)
+        if kind not in REDUCE_KINDS:
+            return f"no register reduce of kind {kind}"
+        if red.is_bool or red.itemsize not in (1, 2, 4):
+            return f"a register reduce of {red.name}: the block-masked LoadAlign takes b8 / b16 / b32 only"
+        if kind == "Mean" and not red.is_float:
+            return "an integer Mean floor-divides a wide sum; no register form"
+        horizontal = inner == 1
+        for api in reduce_apis(kind, horizontal):
+            if not reg_accepts(api, red):
+                return f"the 3510 register {api} does not accept {red.name}"
+        if horizontal:
+            takes = REG_REDUCE["SUM" if kind in ("Sum", "Mean") else "MAX"]
+            if red.name not in takes:
+                return f"the 3510 register Reduce ({_REDUCE_TYPE[kind]}) does not accept {red.name}"
+        per_block = 32 // red.itemsize
+        if horizontal and rows != 1 and sympy.simplify(sympy.Mod(group, per_block)) != 0:
+            return (
+                f"a reduce over the innermost axis of {rows} groups per tile row whose width {group} is not "
+                f"known to fill whole 32-byte blocks of {red.name}: the groups would not start aligned"
+            )
+        if not horizontal and sympy.simplify(sympy.Mod(inner, per_block)) != 0:
+            return (
+                f"the kept inner width {inner} is not known to fill whole 32-byte blocks of {red.name}: "
+                "the group rows would not start aligned"
+            )
+        if not ops:
+            return None
+        widths: set[int] = set()
+        for op_type, ins, out in ops:
+            ins = tuple(dt.get(d) for d in ins)
+            out = dt.get(out)
+            widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
+            form = op_form(op_type, ins, out)
+            if (
+                form.kind in ("promote", "composite")
+                or op_type in RECIPROCALS
+                or _f32_only(op_type, form, out)
+            ):
+                widths.add(4)
+        if widths != {red.itemsize}:
+            return (
+                f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
+                "which has no block-masked form"
+            )
+        return None
+
     # -- code ----------------------------------------------------------------
     def generate_api_call_string(self) -> str:
         ctx, node = self.ctx, self.node
         steps = node.attrs["steps"]
+        if "reduce" in node.attrs:
+            return self._reduce_call(steps)
         lines: list[str] = []
         in_vars = []
         for name in node.inputs:
@@ -299,6 +388,34 @@ class VfChainRegApiCall(ApiCall):
         args.append(f"static_cast<uint32_t>({ctx.expr(node.attrs['count'])})")
         lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
         lines += [ctx.finish(name) for name in node.outputs]
+        return "\n".join(line for line in lines if line)
+
+    def _reduce_call(self, steps: list[dict]) -> str:
+        """The launch of a vector function that computes the run and reduces its last value."""
+        ctx, node = self.ctx, self.node
+        red = node.attrs["reduce"]
+        lines: list[str] = []
+        in_vars = []
+        for name in node.inputs:
+            take, var = ctx.use(name)
+            lines.append(take)
+            in_vars.append(var)
+        (out,) = node.outputs
+        make, out_var = ctx.produce(out)
+        lines.append(make)
+        func = self._define_function(steps, red)
+        args = [
+            f"(__ubuf__ {self._ctype(t)}*){v}.GetPhyAddr()"
+            for t, v in zip([out, *node.inputs], [out_var, *in_vars])
+        ]
+        args += [
+            f"static_cast<uint32_t>({ctx.expr(red[key])})"
+            for key in ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
+        ]
+        if red["kind"] == "Mean":
+            args.append(f"static_cast<float>(1.0 / static_cast<double>({ctx.expr(red['group'])}))")
+        lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
+        lines.append(ctx.finish(out))
         return "\n".join(line for line in lines if line)
 
     def _dtype(self, tensor: str) -> dt.DType:
@@ -327,23 +444,33 @@ class VfChainRegApiCall(ApiCall):
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
         """``reg_instructions`` and ``reg_cycles`` of one launch: the instructions of the function
-        :meth:`generate_api_call_string` writes for ``node`` (:func:`chain_mix`), once per vector step
-        of its ``count`` elements (:mod:`af_v35_regbase.reg_cost`)."""
-        per_step, step_lanes = chain_mix(node, impl)
-        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(node.attrs["count"], step_lanes))
+        :meth:`generate_api_call_string` writes for ``node`` (:func:`function_counts`), each times the
+        iterations of the loop it sits in (:mod:`af_v35_regbase.reg_cost`)."""
+        return function_counts(node, impl)
 
-    def _define_function(self, steps: list[dict]) -> str:
-        """Define the ``__simd_vf__`` function of these steps (once per kernel); returns its name."""
+    def _define_function(self, steps: list[dict], reduce: dict | None = None) -> str:
+        """Define the ``__simd_vf__`` function of these steps, and of the reduce that ends them if any
+        (once per kernel); returns its name."""
         node = self.node
-        fn = _build(_Source(node, self.ctx.impl, self.ctx.define), steps)
+        fn = _build(_Source(node, self.ctx.impl, self.ctx.define), steps, reduce)
         params = [f"__ubuf__ {self._ctype(t)}* dst{j}" for j, t in enumerate(node.outputs)]
         params += [f"__ubuf__ {self._ctype(t)}* src{i}" for i, t in enumerate(node.inputs)]
-        params.append("uint32_t count")
+        if reduce is None:
+            params.append("uint32_t count")
+        else:
+            params += [f"uint32_t {p}" for p in _REDUCE_PARAMS]
+            if reduce["kind"] == "Mean":
+                params.append("float scale")
         signature = f"({', '.join(params)})\n"
-        body = fn.text()
+        if reduce is None:
+            body = fn.text()
+        elif sympy.sympify(reduce["inner"]) == 1:
+            body = fn.horizontal_text(reduce)
+        else:
+            body = fn.reduce_text(reduce)
         digest = hashlib.sha256((signature + body).encode()).hexdigest()[:12]
         func = f"AfChainVf_{digest}"
-        what = "; ".join(str(s["op"]) for s in steps)
+        what = "; ".join([*(str(s["op"]) for s in steps), *([reduce["kind"]] if reduce else [])])
         head = f"// register vector function: {self.ctx.comment(what)}\n__simd_vf__ inline void {func}"
         self.ctx.define(func, head + signature + body)
         return func
@@ -362,16 +489,40 @@ class _Source:
         return self.impl.tensor(tensor).dtype
 
 
-def _build(source: _Source, steps: list[dict]) -> _Function:
-    """The vector function of a chain node: its loads, each step's instructions, its stores."""
-    fn = _Function(source, steps)
+def _build(source: _Source, steps: list[dict], reduce: dict | None = None) -> _Function:
+    """The vector function of a chain node: its loads, each step's instructions, its stores (none when a
+    reduce ends the run: :meth:`_Function.reduce_text` / :meth:`_Function.horizontal_text` store it)."""
+    fn = _Function(source, steps, reduce)
     for i, name in enumerate(source.node.inputs):
         fn.load(name, f"src{i}")
     for step in steps:
         fn.step(step)
-    for j, name in enumerate(source.node.outputs):
-        fn.store(name, f"dst{j}")
+    if reduce is None:
+        for j, name in enumerate(source.node.outputs):
+            fn.store(name, f"dst{j}")
     return fn
+
+
+#: One ``AscendC::Reg`` call in generated text: its name (a declaration of a register type is no call).
+_CALL = re.compile(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(")
+
+
+def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
+    """``reg_instructions`` and ``reg_cycles`` of one launch of the function a chain node generates: the
+    same build as code generation (definitions discarded), each recorded instruction times the iterations
+    of the loop it is written in -- the vector steps of ``count``, or a reduce's loops
+    (:meth:`_Function.loop_counts`)."""
+    reduce = node.attrs.get("reduce")
+    if reduce is None:
+        per_step, step_lanes = chain_mix(node, impl)
+        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(node.attrs["count"], step_lanes))
+    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"], reduce)
+    if sympy.sympify(reduce["inner"]) == 1:
+        fn.horizontal_text(reduce)
+    else:
+        fn.reduce_text(reduce)
+    loops = fn.loop_counts(reduce)
+    return reg_cost.loop_counters([(loops[loop], reg_cost.mix(instrs)) for loop, instrs in fn.reduce_parts()])
 
 
 def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
@@ -389,12 +540,24 @@ class _Function:
     body holding a call that was not recorded.
     """
 
-    def __init__(self, call: _Source, steps: list[dict]) -> None:
+    def __init__(self, call: _Source, steps: list[dict], reduce: dict | None = None) -> None:
         self.call = call
+        #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
+        self.offset = "o"
+        self.reduce = reduce
+        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked), with their instructions
+        self.full_loads: list[str] = []
+        self.tail_loads: list[str] = []
+        self.full_instrs: list[reg_cost.RegInstr] = []
+        self.tail_instrs: list[reg_cost.RegInstr] = []
+        #: a reduce function's calls around the per-vector body: (loop of :meth:`loop_counts`, instruction)
+        self.placed: list[tuple[str, reg_cost.RegInstr]] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
+        if reduce is not None:
+            dtypes.add(call._dtype(reduce["output"]))
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
             f.kind in ("promote", "composite")
@@ -407,16 +570,80 @@ class _Function:
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
+        if reduce is None:
+            self.offset = f"i * {self.lanes}"
         self.decls: list[str] = []
         self.body: list[str] = []
         self.regs: dict[str, str] = {}  # tensor -> register
-        #: the register instructions of one loop iteration, the step's UpdateMask (written by text()) first
-        self.instrs: list[reg_cost.RegInstr] = [RegInstr("UpdateMask", _MASK_DTYPES[size], MASK)]
+        self.mask_dtype = _MASK_DTYPES[size]
+        #: the register instructions of one loop iteration, the step's UpdateMask (written by text()) first;
+        #: of a reduce function, those of one vector's body (its masks are placed by the reduce's text)
+        self.instrs: list[reg_cost.RegInstr] = (
+            [] if reduce is not None else [RegInstr("UpdateMask", self.mask_dtype, MASK)]
+        )
 
     def emit(self, instr: reg_cost.RegInstr, line: str) -> None:
         """Append one register call to the loop body and record its instruction."""
         self.instrs.append(instr)
         self.body.append(line)
+
+    def place(self, loop: str, line: str, *instrs: reg_cost.RegInstr) -> str:
+        """Record the register calls of ``line``, a line a reduce function runs once per iteration of
+        ``loop`` (a key of :meth:`loop_counts`); returns the line. Computing calls of the reduce's dtype
+        may be left to be read from the line itself (``instrs`` empty)."""
+        if not instrs:
+            dtype = self.call._dtype(self.reduce["output"]).name  # type: ignore[index]
+            instrs = tuple(RegInstr(api, dtype) for api in _CALL.findall(line))
+        self.placed += [(loop, instr) for instr in instrs]
+        return line
+
+    def loop_counts(self, reduce: dict) -> dict[str, Expr]:
+        """How often each loop of the reduce function (:meth:`reduce_text`, :meth:`horizontal_text`) runs
+        its body in one launch, over the launch's ``tiles`` x ``rows`` groups: ``vector`` (the run's
+        instructions), ``full`` / ``tail`` (the loads of a whole vector of data / of a tail), ``first`` /
+        ``fold`` (the accumulator started / folded), ``chunk`` (one vector's width), ``row`` (one group),
+        ``launch``."""
+        tiles, rows, group, inner = (sympy.sympify(reduce[k]) for k in ("tiles", "rows", "group", "inner"))
+        groups = tiles * rows
+        if inner == 1:  # lane-wise over the group's vectors, then Reduce
+            chunks, full = CeilDiv(group, self.lanes), FloorDiv(group, self.lanes)
+            return {
+                "launch": sympy.Integer(1),
+                "row": groups,
+                "chunk": groups * chunks,
+                "vector": groups * chunks,
+                "full": groups * full,
+                "tail": groups * (chunks - full),
+                "first": groups,
+                "fold": groups * (chunks - 1),
+            }
+        chunks, full = CeilDiv(inner, self.lanes), FloorDiv(inner, self.lanes)
+        return {
+            "launch": sympy.Integer(1),
+            "chunk": groups * chunks,
+            "vector": groups * chunks * group,
+            "full": groups * full * group,
+            "tail": groups * (chunks - full) * group,
+            "first": groups * chunks,
+            "fold": groups * chunks * (group - 1),
+        }
+
+    def reduce_parts(self) -> list[tuple[str, list[reg_cost.RegInstr]]]:
+        """Every register instruction of a reduce function's text, by the loop it runs in."""
+        parts = [("vector", self.instrs), ("full", self.full_instrs), ("tail", self.tail_instrs)]
+        loops = sorted({loop for loop, _ in self.placed})
+        return parts + [(loop, [i for where, i in self.placed if where == loop]) for loop in loops]
+
+    def _checked(self, text: str) -> str:
+        """``text`` (a reduce function's body), refused when it holds a register call not recorded."""
+        calls = len(_CALL.findall(text))
+        recorded = sum(len(instrs) for _loop, instrs in self.reduce_parts())
+        if calls != recorded:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the reduce function writes {calls} register calls but records "
+                f"{recorded} instructions (append through _Function.emit / place)"
+            )
+        return text
 
     def reg(self, dtype: dt.DType) -> str:
         name = f"r{len(self.decls)}"
@@ -426,16 +653,26 @@ class _Function:
     def load(self, tensor: str, ptr: str) -> None:
         dtype = self.call._dtype(tensor)
         r = self.reg(dtype)
-        if self.mixed and dtype.itemsize == 2:
+        if self.reduce is not None:
+            # a whole vector of data: the contiguous load; a tail: only the 32-byte blocks the mask reaches
+            # (nothing past the data), at the documented half rate of the block-strided load
+            self.full_loads.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
+            self.full_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD))
+            self.tail_loads.append(
+                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY>"
+                f"({r}, {ptr} + {self.offset}, 1u, mask);"
+            )
+            self.tail_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD, block=True))
+        elif self.mixed and dtype.itemsize == 2:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
-                f"({r}, {ptr} + i * {self.lanes});",
+                f"({r}, {ptr} + {self.offset});",
             )
         else:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD),
-                f"AscendC::Reg::LoadAlign({r}, {ptr} + i * {self.lanes});",
+                f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});",
             )
         self.regs[tensor] = r
 
@@ -451,12 +688,12 @@ class _Function:
             self.emit(
                 RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
                 f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"({ptr} + i * {self.lanes}, {r}, mask);",
+                f"({ptr} + {self.offset}, {r}, mask);",
             )
         else:
             self.emit(
                 RegInstr("StoreAlign", dtype.name, STORE),
-                f"AscendC::Reg::StoreAlign({ptr} + i * {self.lanes}, {r}, mask);",
+                f"AscendC::Reg::StoreAlign({ptr} + {self.offset}, {r}, mask);",
             )
 
     def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
@@ -479,7 +716,7 @@ class _Function:
         api = REG_API[op]
         dst = self.reg(dtype)
         instr = RegInstr(api, dtype.name)
-        if op in BINARY:
+        if op in BINARY or op in BITWISE_BINARY:
             self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
         elif op in TRUNCATE:
             self.emit(
@@ -567,7 +804,7 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif form.kind == "direct":
+        elif form.kind in ("direct", "bits"):
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)
@@ -618,6 +855,198 @@ class _Function:
             + inner
             + "\n    }\n}\n"
         )
+
+    def _reduce_body(self, whole: str, indent: str) -> str:
+        """The loads (contiguous when ``whole``, the C++ condition that the step's vector is all data, else
+        block-masked) and the steps of one vector of a reduce."""
+        loads = (
+            [f"if ({whole}) {{"]
+            + [f"    {line}" for line in self.full_loads]
+            + ["} else {"]
+            + [f"    {line}" for line in self.tail_loads]
+            + ["}"]
+            if self.full_loads
+            else []
+        )
+        return "\n".join(f"{indent}{line}" for line in [*loads, *self.body])
+
+    def reduce_text(self, reduce: dict) -> str:
+        """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
+        kind = reduce["kind"]
+        dtype = self.call._dtype(reduce["output"])
+        value = self.regs[reduce["input"]]
+        acc = self.reg(dtype)
+        first, fold = reduce_steps(kind, dtype, acc, value)
+        first, fold = self.place("first", first), self.place("fold", fold)
+        lanes = self.lanes
+        inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= inner", " " * 16)
+        scale = (
+            self.place("chunk", f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n")
+            if kind == "Mean"
+            else ""
+        )
+        update = self.place(
+            "chunk",
+            f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n",
+            RegInstr("UpdateMask", self.mask_dtype, MASK),
+        )
+        store = self.place(
+            "chunk",
+            f"            AscendC::Reg::StoreAlign(dst0 + t * dst_pitch + a * inner + c * {lanes}u, {acc}, mask);\n",
+            RegInstr("StoreAlign", dtype.name, STORE),
+        )
+        return self._checked(
+            "{\n"
+            + "".join(f"    {d}\n" for d in self.decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + f"    const uint32_t chunks = (inner + {lanes - 1}u) / {lanes}u;\n"
+            + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
+            + "    for (uint32_t a = 0; a < rows; ++a) {\n"
+            + "        uint32_t left = inner;\n"
+            + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
+            + update
+            + "            for (uint32_t g = 0; g < group; ++g) {\n"
+            + f"                const uint32_t o = t * src_pitch + (a * group + g) * inner + c * {lanes}u;\n"
+            + inner
+            + "\n                if (g == 0) {\n"
+            + f"                    {first}\n"
+            + "                } else {\n"
+            + f"                    {fold}\n"
+            + "                }\n"
+            + "            }\n"
+            + scale
+            + store
+            + "        }\n"
+            + "    }\n"
+            + "    }\n"
+            + "}\n"
+        )
+
+    def horizontal_text(self, reduce: dict) -> str:
+        """The function body of a run ending in a reduce over the innermost axis (:func:`horizontal_steps`)."""
+        kind = reduce["kind"]
+        dtype = self.call._dtype(reduce["output"])
+        value = self.regs[reduce["input"]]
+        acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
+        first, fold, reducer = horizontal_steps(kind, dtype, acc, tmp, value)
+        first, fold = self.place("first", first), self.place("fold", fold)
+        lanes = self.lanes
+        inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= group", " " * 12)
+        scale = (
+            self.place("row", f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n")
+            if kind == "Mean"
+            else ""
+        )
+        mask = RegInstr("UpdateMask", self.mask_dtype, MASK)
+        one = self.place(
+            "launch",
+            f"    AscendC::Reg::MaskReg one = AscendC::Reg::CreateMask<{self.mask_type}, "
+            "AscendC::Reg::MaskPattern::VL1>();\n",
+            RegInstr("CreateMask", self.mask_dtype, MASK),
+        )
+        head = self.place("row", f"        full = AscendC::Reg::UpdateMask<{self.mask_type}>(head);\n", mask)
+        update = self.place(
+            "chunk", f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n", mask
+        )
+        lanes_folded = self.place("row", f"        {reducer}({res}, {acc}, full);\n")
+        store = self.place(
+            "row",
+            f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
+            f"{8 * dtype.itemsize}>(dst0 + t * dst_pitch + a, {res}, one);\n",
+            RegInstr("StoreAlign", dtype.name, STORE, elements=1),
+        )
+        return self._checked(
+            "{\n"
+            + "".join(f"    {d}\n" for d in self.decls)
+            + "    AscendC::Reg::MaskReg mask;\n"
+            + "    AscendC::Reg::MaskReg full;\n"
+            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + one
+            + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
+            + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
+            + "    for (uint32_t a = 0; a < rows; ++a) {\n"
+            + "        uint32_t head = group;\n"
+            + head
+            + "        uint32_t left = group;\n"
+            + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
+            + update
+            + f"            const uint32_t o = t * src_pitch + a * group + c * {lanes}u;\n"
+            + inner
+            + "\n            if (c == 0) {\n"
+            + f"                {first}\n"
+            + "            } else {\n"
+            + f"                {fold}\n"
+            + "            }\n"
+            + "        }\n"
+            + lanes_folded
+            + scale
+            + store
+            + "    }\n"
+            + "    }\n"
+            + "}\n"
+        )
+
+
+#: Reduce kinds a vector function computes.
+REDUCE_KINDS = ("Sum", "Mean", "Max", "Min")
+_REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
+_REDUCE_TYPE = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
+#: The same-type forms of ``Reg::Reduce`` the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl accept
+#: (their static_asserts; MIN takes the MAX list), as far as the twin emulates them (no 64-bit registers).
+REG_REDUCE = {
+    "SUM": frozenset({"float16", "float32", "int32", "uint32"}),
+    "MAX": frozenset({"int16", "uint16", "float16", "float32", "int32", "uint32"}),
+}
+
+
+def reduce_apis(kind: str, horizontal: bool = False) -> tuple[str, ...]:
+    """The register instructions (other than loads, stores and ``Reg::Reduce``) a reduce of ``kind``
+    issues (:func:`reduce_steps`, :func:`horizontal_steps`)."""
+    fold = ("Adds", "Add") if kind in ("Sum", "Mean") else (kind,)
+    return (*fold, *(("Select",) if horizontal else ()), *(("Muls",) if kind == "Mean" else ()))
+
+
+def horizontal_steps(kind: str, dtype: dt.DType, acc: str, tmp: str, value: str) -> tuple[str, str, str]:
+    """(first, fold, reduce) of a reduce over the innermost axis, one group of ``group`` elements.
+
+    The group is walked in vectors: vector 0 starts the accumulator (as in :func:`reduce_steps`), each
+    later vector ``c`` is folded in lane by lane under its mask and a ``Select`` keeps the lanes past a
+    tail, so lane ``j`` holds ``x[j] op x[j + L] op x[j + 2L] ...`` (``L`` lanes, left to right); then
+    ``Reg::Reduce`` folds the lanes into lane 0. For Max / Min and integer sums the order does not change
+    the result. A float sum is therefore summed in this order -- per lane along the group, then the
+    binary tree the official Reduce page documents (lanes (0, 1), (2, 3), ... first) -- which is not the
+    memory path's (a ``ReduceSum`` of the group, or a scalar fold when the group does not fill 32-byte
+    blocks); the twin emulates exactly this order and the result stays within the contract's tolerance of
+    the reference."""
+    first, _fold = reduce_steps(kind, dtype, acc, value)
+    op = "Add" if kind in ("Sum", "Mean") else kind
+    fold = (
+        f"AscendC::Reg::{op}({tmp}, {acc}, {value}, mask); AscendC::Reg::Select({acc}, {tmp}, {acc}, mask);"
+    )
+    return first, fold, f"AscendC::Reg::Reduce<AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}>"
+
+
+def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str, str]:
+    """(first, fold): the instruction that starts the accumulator ``acc`` from the group's row 0 and the one
+    that folds each later row into it.
+
+    ``out[r, i] = x[r, 0, i] op x[r, 1, i] op ... op x[r, group - 1, i]``, left to right, each op the
+    register Add / Max / Min of the tile's dtype -- the order and the per-element rules of the memory path's
+    accumulate (``AfReduceRows`` with a kept inner width: DataCopy of row 0, then one Add / Max / Min per
+    row), so both give the same bits. Row 0 is copied as ``x + (-0.0)`` for float sums (exact for every
+    value, -0 and NaN included), ``x + 0`` for integer sums and ``max(x, x)`` / ``min(x, x)`` otherwise; a
+    Mean then scales the sum by ``1 / group`` in float32, as the memory path's Muls does."""
+    if kind in ("Sum", "Mean"):
+        zero = "static_cast<float>(-0.0)" if dtype.is_float else f"static_cast<{dtype.cpp}>(0)"
+        return (
+            f"AscendC::Reg::Adds({acc}, {value}, {zero}, mask);",
+            f"AscendC::Reg::Add({acc}, {acc}, {value}, mask);",
+        )
+    return (
+        f"AscendC::Reg::{kind}({acc}, {value}, {value}, mask);",
+        f"AscendC::Reg::{kind}({acc}, {acc}, {value}, mask);",
+    )
 
 
 def _compares(op: str) -> bool:

@@ -200,6 +200,18 @@ inline constexpr bool AcceptsRegCompares = OneOf<T, uint8_t, int8_t, uint16_t, i
 // Reg::Select: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
 inline constexpr bool AcceptsRegSelect = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+// Reg::And: kernel_reg_compute_vec_binary_impl.h
+template <class T>
+inline constexpr bool AcceptsRegAnd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+// Reg::Or: kernel_reg_compute_vec_binary_impl.h
+template <class T>
+inline constexpr bool AcceptsRegOr = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+// Reg::Xor: kernel_reg_compute_vec_binary_impl.h
+template <class T>
+inline constexpr bool AcceptsRegXor = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+// Reg::Not: kernel_reg_compute_vec_unary_impl.h
+template <class T>
+inline constexpr bool AcceptsRegNot = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float>::value;
 
 // Cast: kernel_operator_vec_vconv_impl.h (CastImpl, Level 2)
 template <class D, class S>

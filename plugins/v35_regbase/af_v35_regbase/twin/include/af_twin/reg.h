@@ -3,10 +3,13 @@
 // vector functions use, and the SIMD VF launch asc_vf_call<func>(args...). A vector register holds 256
 // bytes (64 lanes of a 4-byte type, 128 of a 2-byte type, 256 of a 1-byte type):
 //   RegTensor<T>, MaskReg, UpdateMask<T>, CreateMask<T, MaskPattern>, LoadAlign / StoreAlign (DIST_NORM),
+//   the register Gather (Reg::Gather from a UB base by element indices, see its section at the end),
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
-//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t.
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
+//   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
+//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -31,15 +34,17 @@
 // 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
 // StoreAlign (DIST_NORM), Duplicate, Max / Min and Maxs / Mins (Duplicate + Max / Min, as MaxsImpl does).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, register Gather / Reduce, the precision-mode template
+// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "api_dtypes.h"
 #include "core.h"
@@ -55,14 +60,19 @@
 #endif
 
 namespace AscendC {
+#ifndef AF_TWIN_REDUCE_TYPE
+#define AF_TWIN_REDUCE_TYPE
+enum class ReduceType { NONE = -1, SUM = 0, MAX, MIN };  // impl/utils/common_types.h
+#endif
 namespace Reg {
 
+using ReduceType = AscendC::ReduceType;
 enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM and
-// DIST_PACK_B32 stores (the others fail a static_assert).
+// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM,
+// DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -204,7 +214,7 @@ inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const ch
 }
 
 // Elements per cycle of one register instruction on Ascend 950 (single issue), from the asc-devkit table
-// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 9, 10, 12); 0 when it lists no rate for the
+// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 7, 9, 10, 11, 12); 0 when it lists no rate for the
 // instruction and element type (the instruction then counts one cycle per vector). The cost model's copy of
 // the table is af_v35_regbase/reg_cost.py; plugins/v35_regbase/tests/test_reg_cost.py compares the two.
 inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
@@ -223,6 +233,10 @@ inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
     if (is("Max") || is("Min") || is("Maxs") || is("Mins") || is("Compare") || is("Compares") || is("Select") ||
         is("Duplicate"))
         return 256 / size;
+    if (is("And") || is("Or") || is("Xor")) return isFloat ? 0 : 256 / size;  // table 7
+    if (is("Not")) return 256 / size;                                         // table 7 (half / float too)
+    if (is("Reduce")) return size == 2 || size == 4 ? 256 / size : 0;        // table 11
+    if (is("Gather")) return size == 4 ? 32 : 64;  // table 1, by the source's size (b8 -> b16 64)
     return 0;
 }
 
@@ -443,11 +457,37 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                   "Reg::StoreAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32,
-                  "Reg::StoreAlign: the twin emulates DIST_NORM and DIST_PACK_B32 only");
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 ||
+                  dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16,
+                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 only");
     static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
                   "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
+    static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B32 || sizeof(ActualT) == 4,
+                  "Reg::StoreAlign: DIST_FIRST_ELEMENT_B32 stores a b32 element");
+    static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B16 || sizeof(ActualT) == 2,
+                  "Reg::StoreAlign: DIST_FIRST_ELEMENT_B16 stores a b16 element");
     AfTwin::CoreCtx* c = AfTwin::RegCore("StoreAlign");
+    if constexpr (dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16) {
+        // lane 0 to dstAddr, the mask ignored (as the StoreDist table says); dstAddr aligned to the element
+        // size only (the table's alignment column), the element inside one live TPipe buffer
+        (void)mask;
+        AfTwin::RegCheckRead(srcReg, 0, "StoreAlign", "srcReg");
+        const uintptr_t q = reinterpret_cast<uintptr_t>(dstAddr);
+        if (q % sizeof(ActualT) != 0)
+            AfTwin::Fail("ub-misaligned", "Reg::StoreAlign: a first-element store to %p, not %u-byte aligned",
+                         static_cast<const void*>(dstAddr), static_cast<unsigned>(sizeof(ActualT)));
+        const uintptr_t base = q - q % AfTwin::kUbAlign;  // the check below wants a 32-byte start
+        const uint32_t lead = static_cast<uint32_t>(q - base);
+        const uint32_t off = AfTwin::RegUbRange(c, reinterpret_cast<const void*>(base), lead + sizeof(ActualT),
+                                                "StoreAlign", "dstAddr");
+        ++c->c.regStores;
+        c->c.regStoreBytes += sizeof(ActualT);
+        AfTwin::RegCycles(c, "StoreAlign", 1, 256 / sizeof(ActualT));
+        std::memcpy(dstAddr, &srcReg.afLane[0], sizeof(ActualT));
+        if (off + lead + sizeof(ActualT) > c->dirtyEnd)
+            c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
+        return;
+    }
     if constexpr (dist == StoreDist::DIST_PACK_B32) {
         // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
         AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
@@ -772,6 +812,292 @@ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
         out.afLane[i] = from.afLane[i];
         out.afWritten[i] = from.afWritten[i];
     }
+    dstReg = out;
+}
+
+// ---------------------------------------------------------------------------
+// Register reduce section: the block-strided load a register reduce reads its group rows with.
+
+enum class DataCopyMode { DATA_BLOCK_COPY };
+
+// LoadAlign<T, DATA_BLOCK_COPY>(dst, src, dataBlockStride, mask): eight 32-byte data blocks, block k from
+// src + k * dataBlockStride blocks, to register bytes [32k, 32k + 32). As the official page says, a block with
+// no masked-on element is not read (its lanes are zero, and the twin marks them unwritten), so a tail needs no
+// bytes past its data; a block with one masked-on element is read whole. Checks: b8 / b16 / b32 elements
+// (the 3510 DataCopyImpl's static_assert), a mask of the element width, src 32-byte aligned, every block read
+// inside one live TPipe buffer. Counts one register load with the bytes of the blocks read; its cycles use the
+// documented rate of 非连续对齐搬入 (half the contiguous rate: 32 b32 elements per cycle).
+template <typename T = DefaultType, DataCopyMode dataMode, typename U>
+inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr, uint32_t dataBlockStride, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::LoadAlign: the pointer's element type differs from the register's");
+    static_assert(sizeof(ActualT) == 1 || sizeof(ActualT) == 2 || sizeof(ActualT) == 4,
+                  "Reg::LoadAlign (DATA_BLOCK_COPY): the 3510 implementation takes b8 / b16 / b32 only");
+    static_assert(dataMode == DataCopyMode::DATA_BLOCK_COPY, "Reg::LoadAlign: DATA_BLOCK_COPY only");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
+    AfTwin::RegCheckMask<ActualT>(mask, "LoadAlign", "mask");
+    constexpr uint32_t perBlock = 32 / sizeof(ActualT);
+    U out;
+    uint32_t read = 0;
+    for (uint32_t k = 0; k < kVecBytes / 32; ++k) {
+        bool any = false;
+        for (uint32_t j = 0; j < perBlock; ++j) any = any || mask.afOn[k * perBlock + j];
+        if (!any) continue;
+        __ubuf__ T* block = srcAddr + static_cast<uint64_t>(k) * dataBlockStride * perBlock;
+        AfTwin::RegUbRange(c, block, 32, "LoadAlign", "srcAddr block");
+        std::memcpy(&out.afLane[k * perBlock], block, 32);
+        for (uint32_t j = 0; j < perBlock; ++j) out.afWritten[k * perBlock + j] = true;
+        ++read;
+    }
+    if (read == 0) AfTwin::RegUbRange(c, srcAddr, 0, "LoadAlign", "srcAddr");  // still an aligned UB address
+    ++c->c.regLoads;
+    c->c.regLoadBytes += uint64_t{read} * 32;
+    AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 128 / sizeof(ActualT));
+    dstReg = out;
+}
+
+// Reg::Reduce<type>(dst, src, mask): the masked-on lanes of src reduced to lane 0 of dst (ZEROING, the one
+// mode the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl take). What the official Reduce page documents:
+// SUM adds in a binary tree -- lanes (0, 1), (2, 3), ... first, then the pair sums pairwise, up to one value --
+// with masked-off lanes taken as 0; MAX / MIN take masked-off lanes as the type's lowest / highest value, give
+// NaN when any masked-on lane is NaN, max(-0, +0) = +0 and min(-0, +0) = -0, and put the index of the first
+// extreme (or of the first NaN) in lane 1, as a value of the element type's bits. The twin emulates the
+// same-type forms of the 3510 table (SUM: half, float, int32_t, uint32_t; MAX / MIN: int16_t, uint16_t, half,
+// float, int32_t, uint32_t; not the widening int16_t -> int32_t sum nor 64-bit registers) and marks lane 0
+// (and lane 1 for MAX / MIN) written: the other lanes are zero and count as unwritten. Each lane is read only
+// when the mask reaches it. Counts one computing instruction at the documented rate (one vector per cycle).
+template <ReduceType type = ReduceType::SUM, typename T = DefaultType, typename U = DefaultType,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S, typename V>
+inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
+    using D = typename S::ActualT;
+    using E = typename V::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, D>::value, "Reg::Reduce: T type is not correct");
+    static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, E>::value, "Reg::Reduce: U type is not correct");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Reduce: the 3510 implementation takes ZEROING only");
+    static_assert(type == ReduceType::SUM || type == ReduceType::MAX || type == ReduceType::MIN,
+                  "Reg::Reduce: SUM, MAX or MIN");
+    // SUM: the (dst, src) pairs of ReduceSumImpl's static_assert
+    static_assert(type != ReduceType::SUM ||
+                  (std::is_same<D, int32_t>::value && std::is_same<E, int16_t>::value) ||
+                  (std::is_same<D, uint32_t>::value && std::is_same<E, uint16_t>::value) ||
+                  (std::is_same<D, E>::value && AfTwin::OneOf<E, int32_t, uint32_t, half, float, int64_t,
+                                                               uint64_t>::value),
+                  "Reg::Reduce: SUM does not accept this (dst, src) type pair on 3510");
+    static_assert(type == ReduceType::SUM || std::is_same<D, E>::value,
+                  "Reg::Reduce: MAX / MIN give the source's type");
+    static_assert(type == ReduceType::SUM || AfTwin::OneOf<E, int16_t, uint16_t, int32_t, uint32_t, half, float,
+                  int64_t, uint64_t>::value, "Reg::Reduce: MAX / MIN do not accept this type on 3510");
+    static_assert(std::is_same<D, E>::value && sizeof(E) != 8,
+                  "Reg::Reduce: the twin emulates the same-type forms of b16 / b32 registers only");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Reduce");
+    AfTwin::RegCheckMask<E>(mask, "Reduce", "mask");
+    ++c->c.regCompute;
+    AfTwin::RegCyclesOf<E>(c, "Reduce");
+    constexpr uint32_t lanes = LanesOf<E>();
+    S out;
+    if constexpr (type == ReduceType::SUM) {
+        E level[lanes];
+        for (uint32_t i = 0; i < lanes; ++i) {
+            if (mask.afOn[i]) AfTwin::RegCheckRead(srcReg, i, "Reduce", "srcReg");
+            level[i] = mask.afOn[i] ? srcReg.afLane[i] : E(0);
+        }
+        for (uint32_t n = lanes; n > 1; n /= 2) {
+            for (uint32_t k = 0; k < n / 2; ++k) level[k] = AfTwin::AddOf(level[2 * k], level[2 * k + 1]);
+        }
+        out.afLane[0] = level[0];
+        out.afWritten[0] = true;
+    } else {
+        using C = typename AfTwin::CalcType<E>::type;
+        bool found = false;
+        E best{};
+        uint32_t where = 0;
+        for (uint32_t i = 0; i < lanes; ++i) {
+            if (!mask.afOn[i]) continue;
+            AfTwin::RegCheckRead(srcReg, i, "Reduce", "srcReg");
+            const E v = srcReg.afLane[i];
+            if (found && AfTwin::IsNan(best)) continue;
+            bool take = !found || AfTwin::IsNan(v);
+            if (!take) {
+                const C a = static_cast<C>(v);
+                const C b = static_cast<C>(best);
+                if (type == ReduceType::MAX) {
+                    take = a > b || (a == b && a == C(0) && std::signbit(static_cast<double>(b)) &&
+                                     !std::signbit(static_cast<double>(a)));
+                } else {
+                    take = a < b || (a == b && a == C(0) && !std::signbit(static_cast<double>(b)) &&
+                                     std::signbit(static_cast<double>(a)));
+                }
+            }
+            if (take) {
+                best = v;
+                where = i;
+                found = true;
+            }
+        }
+        if (!found) {
+            // no lane on: the type's lowest (MAX) / highest (MIN) finite value, the "MIN" / "MAX" of the
+            // documented boundary table (-65504 / 65504 for half, -+3.4028235e38 for float)
+            if constexpr (AfTwin::IsFloatLike<E>::value) {
+                const float big = std::is_same<E, half>::value ? 65504.0f : std::numeric_limits<float>::max();
+                best = E(type == ReduceType::MAX ? -big : big);
+            } else {
+                best = type == ReduceType::MAX ? std::numeric_limits<E>::lowest() : std::numeric_limits<E>::max();
+            }
+        } else if (AfTwin::IsNan(best)) {
+            best = E(std::numeric_limits<float>::quiet_NaN());
+        }
+        out.afLane[0] = best;
+        E index;
+        if constexpr (sizeof(E) == 2) {
+            const uint16_t bits = static_cast<uint16_t>(where);
+            std::memcpy(&index, &bits, 2);
+        } else {
+            const uint32_t bits = where;
+            std::memcpy(&index, &bits, 4);
+        }
+        out.afLane[1] = index;
+        out.afWritten[0] = out.afWritten[1] = true;
+    }
+    dstReg = out;
+}
+
+// ---------------------------------------------------------------------------
+// Bitwise instructions (a run's BitwiseAnd / Or / Xor / Not): And / Or / Xor of two registers and Not of one,
+// on the bits of each masked-on lane, in the element types of the 3510 AndImpl / OrImpl / XorImpl / NotImpl
+// (af_twin/api_dtypes.h; their 64-bit pair forms are not emulated). The throughput table gives one vector per
+// cycle for each (256 / sizeof(T) elements): RegRate lists no rate, which counts the same one cycle.
+
+#define AF_TWIN_REG_BITS2(NAME, OP)                                                                        \
+    template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
+    inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {                                   \
+        using ActualT = typename U::ActualT;                                                               \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,              \
+                      "Reg::" #NAME ": T type is not the register's element type");                        \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");   \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
+        AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask,                                             \
+                        [](ActualT a, ActualT b) { return static_cast<ActualT>(a OP b); });               \
+    }
+
+AF_TWIN_REG_BITS2(And, &)
+AF_TWIN_REG_BITS2(Or, |)
+AF_TWIN_REG_BITS2(Xor, ^)
+#undef AF_TWIN_REG_BITS2
+
+template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>
+inline void Not(U& dstReg, U& srcReg, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::Not: T type is not the register's element type");
+    static_assert(mode == MaskMergeMode::ZEROING, "Reg::Not: the twin emulates ZEROING only");
+    static_assert(AfTwin::AcceptsRegNot<ActualT>, "Reg::Not: element type not accepted by the 3510 register "
+                  "implementation (af_twin/api_dtypes.h)");
+    AfTwin::RegMap1("Not", dstReg, srcReg, mask, [](ActualT a) {
+        unsigned char bytes[sizeof(ActualT)];
+        std::memcpy(bytes, &a, sizeof(ActualT));
+        for (unsigned char& b : bytes) b = static_cast<unsigned char>(~b);
+        ActualT r;
+        std::memcpy(&r, bytes, sizeof(ActualT));
+        return r;
+    });
+}
+
+}  // namespace Reg
+}  // namespace AscendC
+
+// ---------------------------------------------------------------------------
+// Register Gather (vgather2): Reg::Gather(dstReg, __ubuf__ T1* baseAddr, indexReg, mask).
+// Official: include/basic_api/reg_compute/kernel_reg_compute_datacopy_intf.h, its dav_3510 form
+// DataCopyGatherImpl in impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_datacopy_impl.h. Each
+// masked-on lane i of dstReg gets baseAddr[indexReg lane i]: the index counts ELEMENTS of T1 (not bytes),
+// baseAddr starts 32-byte aligned, and every element read must lie in UB. The 3510 static_assert takes a
+// 1-byte source into 2-byte lanes (the byte zero-extended) and 2-byte sources with uint16_t indices, 4-byte
+// sources with uint32_t indices, and 8-byte sources with uint32_t / uint64_t indices; the twin asserts the
+// same combinations and emulates every one but the 8-byte source (a RegTraitNumTwo / pairing sequence on
+// 3510: static_assert here). The mask is one of dstReg's element width.
+// Checks at run time: outside a VF (reg-outside-vf); baseAddr misaligned (ub-misaligned); the mask unset or
+// of another width, an index lane under the mask that no instruction wrote (reg-mask); an element read that
+// leaves the live TPipe buffer holding baseAddr (gather-out-of-range).
+// Counts: one register load (reg_loads), the gathered bytes (masked-on lanes * sizeof(T1)) in
+// reg_load_bytes and the masked-on lanes in gather_elements (as the memory-based Gather counts its
+// elements), and reg_cycles ceil(lanes / rate) with the table-1 rate of 离散搬入（Gather）: b8 -> b16 64,
+// b16 64, b32 32 elements per cycle.
+
+namespace AfTwin {
+
+// The live TPipe buffer of the running core that holds UB byte offset `off`: [first, second).
+inline std::pair<uint32_t, uint32_t> RegBufferAt(const CoreCtx* c, uint32_t off, const char* api,
+                                                 const char* operand) {
+    for (const UbAlloc& a : c->allocs) {
+        if (off >= a.offset && off < a.offset + a.bytes) return {a.offset, a.offset + a.bytes};
+    }
+    Fail("ub-out-of-bounds", "Reg::%s: %s at UB byte offset %u lies in no live TPipe buffer", api, operand, off);
+}
+
+}  // namespace AfTwin
+
+namespace AscendC {
+namespace Reg {
+
+template <typename T0 = DefaultType, typename T1, typename T2 = DefaultType, typename T3, typename T4>
+inline void Gather(T3& dstReg, __ubuf__ T1* baseAddr, T4& index, MaskReg& mask) {
+    using Dst = typename T3::ActualT;
+    using Idx = typename T4::ActualT;
+    static_assert(std::is_same<T0, DefaultType>::value || std::is_same<T0, Dst>::value,
+                  "Reg::Gather: T0 is not the destination register's element type");
+    static_assert(std::is_same<T2, DefaultType>::value || std::is_same<T2, Idx>::value,
+                  "Reg::Gather: T2 is not the index register's element type");
+    static_assert((sizeof(T1) == 1 && sizeof(Dst) == 2 && std::is_same<Idx, uint16_t>::value) ||
+                      (sizeof(T1) == 2 && sizeof(Dst) == 2 && std::is_same<Idx, uint16_t>::value) ||
+                      (sizeof(T1) == 4 && sizeof(Dst) == 4 && std::is_same<Idx, uint32_t>::value) ||
+                      (sizeof(T1) == 8 && sizeof(Dst) == 8 &&
+                       (std::is_same<Idx, uint32_t>::value || std::is_same<Idx, uint64_t>::value)),
+                  "Reg::Gather: the 3510 implementation takes b8 -> b16, b16 -> b16 with uint16_t indices, "
+                  "b32 -> b32 with uint32_t indices, b64 -> b64 with uint32_t / uint64_t indices");
+    static_assert(sizeof(T1) != 8, "Reg::Gather: the twin does not emulate the 8-byte source form");
+    const char* api = "Gather";
+    AfTwin::CoreCtx* c = AfTwin::RegCore(api);
+    AfTwin::RegCheckMask<Dst>(mask, api, "mask");
+    const uintptr_t q = reinterpret_cast<uintptr_t>(baseAddr);
+    const uintptr_t arena = reinterpret_cast<uintptr_t>(c->arena);
+    if (q < arena || q - arena >= AfTwin::kPhysicalUb)
+        AfTwin::Fail("ub-out-of-bounds", "Reg::Gather: baseAddr %p is outside this core's UB",
+                     static_cast<const void*>(baseAddr));
+    const uint32_t base = static_cast<uint32_t>(q - arena);
+    if (base % AfTwin::kUbAlign != 0)
+        AfTwin::Fail("ub-misaligned", "Reg::Gather: baseAddr starts at UB byte offset %u, which is not 32-byte "
+                     "aligned", base);
+    const std::pair<uint32_t, uint32_t> buffer = AfTwin::RegBufferAt(c, base, api, "baseAddr");
+    T3 out;
+    uint32_t on = 0;
+    for (uint32_t i = 0; i < LanesOf<Dst>(); ++i) {
+        if (!mask.afOn[i]) continue;
+        AfTwin::RegCheckRead(index, i, api, "index");
+        const uint64_t elem = static_cast<uint64_t>(index.afLane[i]);
+        const uint64_t at = uint64_t{base} + elem * sizeof(T1);
+        if (at + sizeof(T1) > buffer.second)
+            AfTwin::Fail("gather-out-of-range", "Reg::Gather<%s>: lane %u reads element %llu of baseAddr (UB bytes "
+                         "[%llu, %llu)) but the buffer holding baseAddr is [%u, %u)", AfTwin::TypeName<T1>(), i,
+                         static_cast<unsigned long long>(elem), static_cast<unsigned long long>(at),
+                         static_cast<unsigned long long>(at + sizeof(T1)), buffer.first, buffer.second);
+        if constexpr (sizeof(T1) == 1) {
+            // the byte in the low half, the high half zero (also for int8_t: -40 -> 216)
+            uint8_t byte;
+            std::memcpy(&byte, baseAddr + elem, 1);
+            const uint16_t wide = byte;
+            std::memcpy(&out.afLane[i], &wide, sizeof(Dst));
+        } else {
+            std::memcpy(&out.afLane[i], baseAddr + elem, sizeof(Dst));
+        }
+        out.afWritten[i] = true;
+        ++on;
+    }
+    ++c->c.regLoads;
+    c->c.regLoadBytes += uint64_t{on} * sizeof(T1);
+    c->c.gather += on;
+    AfTwin::RegCycles(c, api, LanesOf<Dst>(), AfTwin::RegRate(api, sizeof(T1), false));
     dstReg = out;
 }
 

@@ -1,0 +1,95 @@
+"""The tile gather in registers against the memory-based Gather, per corpus workload (twin counters).
+
+For every corpus workload and each of the SIMD and SK-like cases that runs at the workload's shape, the
+kernel is generated twice -- as shipped (the gather of 2- and 4-byte data a register vector function:
+``LoadAlign`` of the element indices, ``Reg::Gather``, ``StoreAlign``) and with the register form off
+(``IndirectLoadRegApiCall.register_gather = False``: the memory-based ``AscendC::Gather`` on byte offsets,
+the kernels before) -- and both run on the CPU twin, which must agree with the reference. Per output
+element it prints the UB bytes the vector work moves (``vector_ub_bytes`` of the memory-based calls plus
+``reg_load_bytes`` + ``reg_store_bytes``), the memory-based vector calls, the register instructions
+(loads -- the Gather is one --, stores, computing, masks) and the twin's ``reg_cycles``; the issued API
+calls (the contract's ``api_calls``) are the same in both forms.
+
+Run: ``python benchmarks/regbase_gather.py`` (prints a Markdown table).
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
+
+from af_core.autofuser import AutofuserOptions
+from af_core.errors import AfError
+from af_core.schedule.cost import twin_counters
+from af_core.twin import TwinSession
+from af_core.workloads import load_workloads
+
+CORES = 48
+
+
+@contextmanager
+def register_gather(on: bool):
+    """Generate the tile gather in registers (``on``) or with the memory-based Gather."""
+    before = IndirectLoadRegApiCall.register_gather
+    IndirectLoadRegApiCall.register_gather = on
+    try:
+        yield
+    finally:
+        IndirectLoadRegApiCall.register_gather = before
+
+
+def measure(graph, distribution, template: str) -> dict[str, float] | None:
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    case = next(iter(session.scheduled.cases), None)
+    if case is None:
+        return None
+    inputs = session.inputs({}, seed=1, distribution=distribution)
+    try:
+        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+    except AfError:
+        return None
+    if not run.ok:
+        raise AssertionError(f"{graph.name} {template}: {run.describe()}")
+    c = run.twin.counters
+    out = sum(math.prod(v.shape) for v in run.reference.values())
+    kernel = session.result.kernel
+    return {
+        "ub": (c["vector_ub_bytes"] + c["reg_load_bytes"] + c["reg_store_bytes"]) / out,
+        "calls": c["vector_calls"] / out,
+        "reg": (c["reg_loads"] + c["reg_stores"] + c["reg_compute"] + c["reg_masks"]) / out,
+        "cycles": c["reg_cycles"] / out,
+        "api": twin_counters(c)["api_calls"],
+        "form": "registers" if "asc_vf_call<AfGatherVf_" in kernel else "memory",
+    }
+
+
+def main() -> None:
+    rows = []
+    for w in load_workloads():
+        for template in ("simd", "sklike"):
+            with register_gather(True):
+                after = measure(w.graph, w.distribution, template)
+            if after is None:
+                continue
+            with register_gather(False):
+                before = measure(w.graph, w.distribution, template)
+            assert before is not None and before["api"] == after["api"], (w.name, template)
+            rows.append(
+                f"| {w.name} | {template} | {after['form']} | {before['ub']:.1f} | {after['ub']:.1f} | "
+                f"{before['calls']:.4f} | {after['calls']:.4f} | {before['reg']:.3f} | {after['reg']:.3f} | "
+                f"{before['cycles']:.3f} | {after['cycles']:.3f} | {int(after['api'])} |"
+            )
+    print(
+        "| workload | case | gather form | UB B / out elem, before | UB B / out elem, after | "
+        "vector calls / out elem, before | vector calls / out elem, after | register instr / out elem, "
+        "before | register instr / out elem, after | modelled register cycles / out elem, before | "
+        "modelled register cycles / out elem, after | API calls (both) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
