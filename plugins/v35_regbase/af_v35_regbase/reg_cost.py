@@ -46,12 +46,13 @@ every instruction's cycles as if each issued alone, so its figure is an
 upper bound; with perfect pairing the same code would take about half of it
 plus the stores.
 
-**Adding an instruction** (e.g. a register ``Gather``, a ``Reduce``):
-add its row to :data:`RATES` (or a rule in :func:`issue` when one call
-issues several hardware instructions) and the same figure to the twin's
-``RegRate``; record it where the code is written (``_Function.emit`` in
-the vector-chain ApiCall, or a :class:`RegInstr` list of one's own ApiCall
-whose ``predicted_counters`` returns :func:`launch_counters` of its mix).
+**Adding an instruction**: add its row to :data:`RATES` (or a rule in
+:func:`issue` when one call issues several hardware instructions) and the
+same figure to the twin's ``RegRate``; record it where the code is written
+(``_Function.emit`` / ``_Function.place`` in the vector-chain ApiCall, or a
+:class:`RegInstr` list of one's own ApiCall, as the register tile gather's
+``gather_vf_step``) and return :func:`launch_counters` (one loop) or
+:func:`loop_counters` (several) from its ``predicted_counters``.
 """
 
 from __future__ import annotations

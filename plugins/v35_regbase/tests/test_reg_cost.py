@@ -200,3 +200,47 @@ def test_a_body_call_that_was_not_recorded_is_refused():
     fn.body.append("AscendC::Reg::Adds(r1, r1, 1.0f, mask);")
     with pytest.raises(CodegenError, match="writes 4 register calls but records 3"):
         fn.text()
+
+
+def _reduce_chain(inner: int, group: int):
+    """Abs then a float32 Sum over 3 tiles of 2 groups (``group`` rows of ``inner``, or ``group`` lanes)."""
+    node, impl = _chain(
+        [("Abs", ["x"], "a", {})], {"x": "float32", "a": "float32", "y": "float32"}, ["x"], ["y"], 0
+    )
+    reduce = {"kind": "Sum", "tiles": 3, "rows": 2, "group": group, "inner": inner, "src_pitch": 1024}
+    reduce |= {"dst_pitch": 128, "name": "sum", "input": "a", "output": "y"}
+    node.attrs["reduce"] = reduce
+    return node, impl, reduce
+
+
+@pytest.mark.parametrize(
+    ("inner", "group", "instructions", "cycles"),
+    [
+        # 6 groups x 2 vectors of the kept width x 5 rows: 60 Abs, 30 contiguous loads (1 cycle) and 30
+        # block-masked ones (2), 12 Adds starting and 48 Adds folding, per vector 12 UpdateMask and 12 stores
+        (72, 5, 204, 222),
+        # 6 groups of 2 vectors: 1 CreateMask; per group UpdateMask, Reduce, first-element store; per vector
+        # UpdateMask and Abs; 6 + 6 loads (the tail block-masked), 6 Adds starting, 6 Add + Select folding
+        (1, 72, 73, 60),
+    ],
+)
+def test_a_reduce_function_counts_each_call_times_its_loop(inner, group, instructions, cycles):
+    node, impl, reduce = _reduce_chain(inner, group)
+    assert VfChainRegApiCall.predicted_counters(node, impl) == {
+        "reg_instructions": instructions,
+        "reg_cycles": cycles,
+    }
+
+
+@pytest.mark.parametrize("inner", [72, 1])
+def test_a_reduce_functions_recorded_instructions_are_the_written_ones(inner):
+    node, impl, reduce = _reduce_chain(inner, 72)
+    fn = _build(_Source(node, impl, lambda *_: None), node.attrs["steps"], reduce)
+    text = fn.reduce_text(reduce) if inner > 1 else fn.horizontal_text(reduce)
+    written = re.findall(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(", text)
+    recorded = [instr.api for _loop, instrs in fn.reduce_parts() for instr in instrs]
+    assert sorted(written) == sorted(recorded) and "StoreAlign" in recorded
+    fn = _build(_Source(node, impl, lambda *_: None), node.attrs["steps"], reduce)
+    fn.body.append("AscendC::Reg::Adds(r1, r1, 1.0f, mask);")
+    with pytest.raises(CodegenError, match="reduce function writes"):
+        fn.reduce_text(reduce) if inner > 1 else fn.horizontal_text(reduce)
