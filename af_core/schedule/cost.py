@@ -45,11 +45,11 @@ The constants and where they come from:
   The cycles are predicted, counted and reported, but kept out of the cost:
   only the vector path's compute has a counter (SIMT lanes compute their
   chains with instructions nothing counts), so the term charges one side
-  only. Measured (BENCHMARKS.md, "Register cycles in the cost model"): on
-  the corpus no pick of the cost policy changes for any weight from 0 to
-  8192 B per cycle, but at 32 B per cycle it moved from SIMD
-  to SIMT on 4 of 144 synthetic shapes with a Sigmoid / Exp chain, where
-  SIMT moves 1.33-1.36x SIMD's bytes. The cost applies the weight
+  only. Measured (BENCHMARKS.md, "Register cycles in the cost model"), with
+  the register reduce and tile gather: at 32 B per cycle one corpus pick of
+  the cost policy changes (two from 128 B), and the pick moves from SIMD to
+  SIMT on 8 of 144 synthetic shapes with an Exp / Sigmoid chain, where SIMT
+  moves 1.33-1.65x SIMD's bytes. The cost applies the weight
   (``counted_cost``, the twin-counted cost alike), so setting it is the
   only change once lane compute is modelled too.
 - :data:`REG_INSTRUCTION_BYTES` (0): register instructions are counted and
