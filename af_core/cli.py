@@ -514,6 +514,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     for r in report.rows:
         table.add_row(*("-" if c is None else _t(c) for c in r.cells()))
     console.print(table)
+    if report.counters:
+        from af_core.explain import COUNTER_HEADERS
+
+        table = Table(
+            title="predicted counters (the modelled cost is made of them; register cycles beside it)"
+        )
+        for col in COUNTER_HEADERS:
+            table.add_column(col)
+        for row in report.counters:
+            table.add_row(*("-" if x is None else _t(x) for x in row.cells()))
+        console.print(table)
     if report.contributions:
         table = Table(title="contributions")
         for col in ("key", "case", "kind", "name", "value", "formula", "plugin", "reason"):

@@ -19,6 +19,7 @@ from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
 from af_core.registry import get_registry, lookup_policy
+from af_core.schedule.cost import BYTES_PER_CYCLE, COUNTER_NAMES
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
@@ -57,6 +58,25 @@ class ContributionRow:
     reason: str
 
 
+#: Column headers of the predicted-counter table (:attr:`ExplainReport.counters`).
+COUNTER_HEADERS = ("key", "case", *COUNTER_NAMES, f"reg_cycles x {BYTES_PER_CYCLE} B (not in cost)")
+
+
+@attrs.frozen
+class CounterRow:
+    """A fitting case's predicted counters at the shape (:data:`~af_core.schedule.cost.COUNTER_NAMES` order;
+    None: the case does not predict that counter) and its register cycles as bytes
+    (:data:`~af_core.schedule.cost.BYTES_PER_CYCLE` each; an estimate beside the cost, not in it)."""
+
+    tiling_key: int
+    case: str
+    values: tuple[int | None, ...]
+    reg_cycle_bytes: int | None
+
+    def cells(self) -> tuple[object, ...]:
+        return (self.tiling_key, self.case, *self.values, self.reg_cycle_bytes)
+
+
 @attrs.frozen
 class ExplainReport:
     graph: str
@@ -75,6 +95,8 @@ class ExplainReport:
     vector_chains: tuple[tuple[int, str, str], ...] = ()
     #: (policy, case label or None) for every other installed selection policy, by name
     other_picks: tuple[tuple[str, str | None], ...] = ()
+    #: per fitting case, the counters its cost is made of (af_core.schedule.cost)
+    counters: tuple[CounterRow, ...] = ()
     #: per case (tiling key, template): which instruction form moves its gathered tiles and why
     #: (:meth:`~af_core.codegen.api_call.ApiCall.form_note` of the gather role)
     gather_forms: tuple[tuple[int, str, str], ...] = ()
@@ -99,6 +121,19 @@ class ExplainReport:
         ]
         for r in self.rows:
             lines.append("| " + " | ".join("-" if c is None else markdown(str(c)) for c in r.cells()) + " |")
+        if self.counters:
+            lines += [
+                "",
+                "Predicted counters (the modelled cost is made of them; the register cycles are an estimate "
+                f"beside it, shown as bytes at {BYTES_PER_CYCLE} B per cycle, not in it):",
+                "",
+                "| " + " | ".join(COUNTER_HEADERS) + " |",
+                "|" + "---|" * len(COUNTER_HEADERS),
+            ]
+            for row in self.counters:
+                lines.append(
+                    "| " + " | ".join("-" if x is None else markdown(str(x)) for x in row.cells()) + " |"
+                )
         if self.contributions:
             lines += [
                 "",
@@ -203,12 +238,29 @@ def explain(
             for note in case.impl.meta.get("vector_chains", ())
         ),
         _other_picks(scheduled, sizes, core_num, ub_size),
+        _counter_rows(scheduled, evaluations),
         tuple(
             (case.tiling_key, case.template, str(note))
             for case in scheduled.cases
             for note in case.impl.meta.get("gather_forms", ())
         ),
     )
+
+
+def _counter_rows(scheduled: ScheduleResult, evaluations: list[CaseEvaluation]) -> tuple[CounterRow, ...]:
+    """The predicted counters of every case that fits (a case predicting none of them is left out)."""
+    rows = []
+    for case, ev in zip(scheduled.cases, evaluations):
+        values = tuple(ev.resources.get(name) for name in COUNTER_NAMES)
+        if not ev.fits or all(v is None for v in values):
+            continue
+        cycles = ev.resources.get("reg_cycles")
+        rows.append(
+            CounterRow(
+                case.tiling_key, case.label, values, None if cycles is None else BYTES_PER_CYCLE * cycles
+            )
+        )
+    return tuple(rows)
 
 
 def _other_picks(

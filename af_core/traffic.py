@@ -44,6 +44,7 @@ class Traffic:
     per_lane: int
     measured: int
     api_calls: int = 0
+    reg_cycles: int = 0
 
     @property
     def ratio(self) -> float:
@@ -51,11 +52,11 @@ class Traffic:
 
     @property
     def cost(self) -> int:
-        """The twin-counted cost: measured bytes plus the issue cost of every counted API call,
-        with the constants of the modelled cost (af_core.schedule.cost)."""
-        from af_core.schedule.cost import API_CALL_BYTES
+        """The twin-counted cost: measured bytes plus the issue cost of every counted API call and the
+        modelled register cycles, with the constants of the modelled cost (af_core.schedule.cost)."""
+        from af_core.schedule.cost import API_CALL_BYTES, REG_CYCLE_BYTES
 
-        return self.measured + API_CALL_BYTES * self.api_calls
+        return self.measured + API_CALL_BYTES * self.api_calls + REG_CYCLE_BYTES * self.reg_cycles
 
 
 def measured_bytes(counters: dict[str, int]) -> int:
@@ -218,5 +219,5 @@ def traffic(
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
     from af_core.schedule.cost import twin_counters
 
-    calls = twin_counters(counters)["api_calls"]
-    return Traffic(minimum, per_lane, measured_bytes(counters), calls)
+    counted = twin_counters(counters)
+    return Traffic(minimum, per_lane, measured_bytes(counters), counted["api_calls"], counted["reg_cycles"])

@@ -701,6 +701,7 @@ def corpus_runs(progress: Progress) -> list[dict]:
                 "predicted": {n: ev.resources.get(n) for n in COUNTER_NAMES},
                 "traffic": traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info),
                 "cost": ev.cost,
+                "key": ev.tiling_key,
             }
         picks = {}
         for name in policies:
@@ -758,6 +759,185 @@ def bench_counters(runs: list[dict], within: float = 0.25) -> str:
     lines = [f"- {name}: {n}/{total} case rows within +-{within:.0%}" for name, n in ok.items()]
     lines.append(f"- modelled cost against twin-counted cost: {ok_cost}/{total} within +-{within:.0%}")
     return text + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
+
+
+def bench_reg_cycles(runs: list[dict]) -> str:
+    """Register instructions and cycles of the vector functions: predicted (the case's resource formulas)
+    against the twin's count, for every corpus case that issues any, with the cycles as bytes
+    (af_core.schedule.cost.BYTES_PER_CYCLE each) and what share of the twin-counted cost they would be if
+    they were added to it (they are not: REG_CYCLE_BYTES is 0)."""
+    from af_core.schedule.cost import BYTES_PER_CYCLE, counted_cost
+
+    rows = []
+    exact = 0
+    for r in runs:
+        for label, c in sorted(r["cases"].items()):
+            p, m = c["predicted"], c["measured"]
+            if not (m["reg_instructions"] or p.get("reg_instructions")):
+                continue
+            exact += p["reg_instructions"] == m["reg_instructions"] and p["reg_cycles"] == m["reg_cycles"]
+            term = BYTES_PER_CYCLE * m["reg_cycles"]
+            counted = counted_cost(m)
+            rows.append(
+                [
+                    r["name"],
+                    label,
+                    f"{p['reg_instructions']} / {m['reg_instructions']}",
+                    f"{p['reg_cycles']} / {m['reg_cycles']}",
+                    f"{m['reg_cycles'] / max(1, m['reg_instructions']):.2f}",
+                    term,
+                    f"{term / (counted + term):.1%}",
+                ]
+            )
+    text = table(
+        [
+            "workload",
+            "case",
+            "reg_instructions: predicted / twin",
+            "reg_cycles: predicted / twin",
+            "cycles per instruction",
+            f"reg_cycles x {BYTES_PER_CYCLE} B",
+            "its share, were it added to the twin-counted cost",
+        ],
+        rows,
+    )
+    return text + f"\n\n- {exact}/{len(rows)} case rows predict both register counters exactly\n"
+
+
+def _modelled_with(c: dict, weight: int) -> int:
+    """A case's modelled cost were a register cycle to weigh ``weight`` bytes (its counters, x1.25 when the
+    case is single-buffered as its modelled cost says; a case predicting no counters keeps its cost)."""
+    from af_core.schedule.cost import counted_cost
+
+    p = c["predicted"]
+    if any(v is None for v in p.values()):
+        return c["cost"]
+    base = counted_cost(p)
+    x = base + weight * p["reg_cycles"]
+    return x + x // 4 if c["cost"] != base else x
+
+
+def _counted_with(c: dict, weight: int) -> int:
+    """A case's twin-counted cost were a register cycle to weigh ``weight`` bytes."""
+    from af_core.schedule.cost import counted_cost
+
+    return counted_cost(c["measured"]) + weight * c["measured"]["reg_cycles"]
+
+
+REG_WEIGHTS = (0, 32, 128, 512, 2048, 8192)
+
+
+def reg_weight_sweep_graph(post: tuple[str, ...]):
+    """gather [B, L, D] along L (K = L / 4 indices per row) followed by an elementwise chain."""
+    from af_core.workloads import apply_op
+
+    g = GraphBuilder("reg_weight_" + "_".join(op.split("(")[0] for op in post))
+    x = g.data("x", ["B", "L", "D"], "float32")
+    y = gather(x, 1, g.data("index", ["B", "K", "D"], "int32"))
+    for op in post:
+        y = apply_op(g, op, y)
+    g.output(y, "y")
+    return g.build()
+
+
+def bench_reg_weight(runs: list[dict], progress: Progress, slack: float = 1.10) -> str:
+    """What weighing register cycles in the cost would change: the cost policy's picks on the corpus for
+    each weight of REG_WEIGHTS, and on a sweep of gathers with elementwise chains the shapes whose pick
+    changes at BYTES_PER_CYCLE, with both picks run on the twin."""
+    from af_core.schedule.cost import BYTES_PER_CYCLE, twin_counters
+
+    rows = []
+    for w in REG_WEIGHTS:
+        by_cost = by_bytes = moved = 0
+        for r in runs:
+            cases = r["cases"]
+            pick = min(cases, key=lambda k, w=w, cases=cases: (_modelled_with(cases[k], w), cases[k]["key"]))
+            first = min(cases, key=lambda k, cases=cases: (_modelled_with(cases[k], 0), cases[k]["key"]))
+            best = min(_counted_with(c, w) for c in cases.values())
+            least = min(c["traffic"].measured for c in cases.values())
+            by_cost += _counted_with(cases[pick], w) <= slack * best
+            by_bytes += cases[pick]["traffic"].measured <= slack * least
+            moved += pick != first
+        rows.append([w, f"{by_cost}/{len(runs)}", f"{by_bytes}/{len(runs)}", moved])
+    corpus = table(
+        [
+            "bytes per register cycle",
+            "cost policy within 10% of the best (twin-counted cost at that weight)",
+            "within 10% of the least bytes",
+            "picks unlike weight 0",
+        ],
+        rows,
+    )
+    chains = (("Exp",), ("Sigmoid", "Exp"), ("Sigmoid", "Mul(2.0)", "Exp", "Sqrt"))
+    shapes = [
+        {"B": b, "L": length, "D": d, "K": max(1, length // 4)}
+        for b in (1, 4, 16, 64)
+        for length in (16, 256, 4096)
+        for d in (1, 8, 64, 512)
+    ]
+    task = progress.add_task("register-cycle weight sweep", total=len(chains) * len(shapes))
+    flips, total = [], 0
+    for post in chains:
+        session = TwinSession(reg_weight_sweep_graph(post))
+        sch = session.scheduled
+        refs = [CaseRef.of(c) for c in sch.cases]
+        for env in shapes:
+            progress.advance(task)
+            evs = [
+                e
+                for e in solve(refs, sch.size_names, env, CORES, sch.platform.ub_size, sch.guards).evaluations
+                if e.fits
+            ]
+            total += 1
+
+            def modelled(e, w: int) -> int:
+                cycles = e.resources.get("reg_cycles") or 0
+                base = e.cost  # at REG_CYCLE_BYTES = 0
+                extra = w * cycles
+                return base + extra + (extra // 4 if e.label == "simd/sb" else 0)
+
+            at0 = min(evs, key=lambda e: (modelled(e, 0), e.tiling_key))
+            at_w = min(evs, key=lambda e: (modelled(e, BYTES_PER_CYCLE), e.tiling_key))
+            if at0.label == at_w.label:
+                continue
+            inputs = session.inputs(env, seed=1)
+            measured = {}
+            for ev in (at0, at_w):
+                run = session.check(inputs=inputs, core_num=CORES, tiling_key=ev.tiling_key)
+                if not run.ok:
+                    raise AssertionError(f"{sch.graph.name} {ev.label}: {run.describe()}")
+                t = traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info)
+                measured[ev.label] = (t.measured, twin_counters(run.twin.counters)["reg_cycles"], t.cost)
+            b0, c0, k0 = measured[at0.label]
+            bw, cw, kw = measured[at_w.label]
+            flips.append(
+                [
+                    " ".join(post),
+                    " ".join(f"{k}={v}" for k, v in env.items()),
+                    at0.label,
+                    at_w.label,
+                    f"{bw / b0:.2f}",
+                    f"{(kw + BYTES_PER_CYCLE * cw) / (k0 + BYTES_PER_CYCLE * c0):.2f}",
+                ]
+            )
+    sweep = table(
+        [
+            "chain after the gather",
+            "shape",
+            "cost policy picks (weight 0)",
+            f"picks at {BYTES_PER_CYCLE} B per cycle",
+            "bytes of the second / the first (twin)",
+            f"twin-counted cost at {BYTES_PER_CYCLE} B per cycle, second / first",
+        ],
+        flips,
+    )
+    return (
+        corpus
+        + f"\n\nA sweep of {total} shapes (chains {', '.join(' '.join(c) for c in chains)} after a gather"
+        f" [B, L, D] along L): the pick changes at {BYTES_PER_CYCLE} B per cycle on {len(flips)}:\n\n"
+        + sweep
+        + "\n"
+    )
 
 
 def bench_policies(runs: list[dict], slack: float = 1.10) -> str:
@@ -1117,6 +1297,14 @@ def main(argv: list[str]) -> int:
                 parts.append(
                     "## The cost model's counters against the twin's (corpus, every case that fits)\n\n"
                     + bench_counters(runs)
+                )
+                parts.append(
+                    "## Register instructions and cycles of the vector functions (corpus, every case that "
+                    "issues any)\n\n" + bench_reg_cycles(runs)
+                )
+                parts.append(
+                    "## Register cycles in the cost: what each weight would change\n\n"
+                    + bench_reg_weight(runs, progress)
                 )
             if "policies" in only:
                 parts.append("## Selection on the corpus: every policy's pick\n\n" + bench_policies(runs))

@@ -27,7 +27,7 @@ from af_core.errors import CodegenError
 if TYPE_CHECKING:
     from af_core.codegen.kernel import KernelContext
     from af_core.dtypes import DType
-    from af_core.schedule.impl_graph import ImplNode, ImplTensor
+    from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 
 
 class ApiCall:
@@ -99,6 +99,18 @@ class ApiCall:
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()
+
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
+        """Counters of the cost model's contract that one execution of ``node`` adds, as formulas of its
+        attrs (e.g. its ``count``), keyed by counter name (:data:`af_core.schedule.cost.COUNTERS`).
+
+        For the counters that depend on how the call is written rather than on what the schedule
+        moves -- today the register instructions and cycles of a vector function, which only the back
+        end knows. A scheduler sums them over its tiles
+        (:meth:`af_core.schedule.rowtiles.TileBuilder.call_counters`). None by default.
+        """
+        return {}
 
     # set by init(), the first step of every generation: the steps after it may rely on them
     node: ImplNode

@@ -6,7 +6,8 @@ Two separate parts, so each can be checked on its own:
    formulas of its tiling spec (shown by ``afc explain`` and in
    ``proto.json``), the counters the CPU twin measures when it runs the
    case: bytes DataCopy reads from GM, bytes written to GM, line fills of
-   the per-core data cache, API calls and scalar GM accesses.
+   the per-core data cache, API calls, scalar GM accesses, and the register
+   instructions of vector functions with their cycles.
    :func:`twin_counters` reads the same quantities from a twin report, so
    prediction and measurement compare name by name (the ``counters``
    benchmark section does it on the whole corpus).
@@ -30,6 +31,29 @@ The constants and where they come from:
   data cache. They are predicted and counted, but weigh nothing: their
   traffic is already in the line fills, and we have no figure for their
   issue cost that is better than none.
+- :data:`BYTES_PER_CYCLE` (32): the scale at which register cycles
+  (``reg_cycles``) are shown beside the cost: the GM bytes a core's share
+  of the bandwidth moves in one cycle. An assumption, marked as such: 1.6
+  TB/s of GM bandwidth (the figure the asc-devkit guide's L2-cache tuning
+  page, ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``,
+  uses) shared by the 48 cores of the default platform, at the 1 GHz the
+  Ascend 950 cycle counter runs at (``GetSystemCycle``, asc-devkit API
+  docs): 1.6e12 / (48 x 1e9) = 33 bytes per cycle, rounded to 32. The cycles
+  themselves come from the back end (for v35, the documented
+  per-instruction throughput, single issue).
+- :data:`REG_CYCLE_BYTES` (0): the weight of a register cycle *in the cost*.
+  The cycles are predicted, counted and reported, but kept out of the cost:
+  only the vector path's compute has a counter (SIMT lanes compute their
+  chains with instructions nothing counts), so the term charges one side
+  only. Measured (BENCHMARKS.md, "Register cycles in the cost model"), with
+  the register reduce and tile gather: at 32 B per cycle one corpus pick of
+  the cost policy changes (two from 128 B), and the pick moves from SIMD to
+  SIMT on 8 of 144 synthetic shapes with an Exp / Sigmoid chain, where SIMT
+  moves 1.33-1.65x SIMD's bytes. The cost applies the weight
+  (``counted_cost``, the twin-counted cost alike), so setting it is the
+  only change once lane compute is modelled too.
+- :data:`REG_INSTRUCTION_BYTES` (0): register instructions are counted and
+  predicted, but their time is in ``reg_cycles``.
 - :data:`SERIALIZED_NUM` / :data:`SERIALIZED_DEN` (5/4): a case that cannot
   overlap copies with compute (single buffering) pays a quarter more. Not
   a counter: the twin runs pipes in program order and cannot see overlap,
@@ -54,6 +78,9 @@ from af_core.tiling.spec import CeilDiv, FloorDiv, Min, TilingSpec
 LINE_BYTES = 128
 API_CALL_BYTES = 256
 SCALAR_ACCESS_BYTES = 0
+BYTES_PER_CYCLE = 32
+REG_CYCLE_BYTES = 0
+REG_INSTRUCTION_BYTES = 0
 SERIALIZED_NUM, SERIALIZED_DEN = 5, 4
 #: Bytes per scattered access in :func:`modelled_cost` (the former model: one 32-byte sector each).
 SECTOR_BYTES = 32
@@ -86,6 +113,16 @@ COUNTERS: tuple[Counter, ...] = (
     Counter(
         "scalar_accesses", "scalar_gm_reads + scalar_gm_writes", "scalar and SIMT-lane GM reads and writes"
     ),
+    Counter(
+        "reg_instructions",
+        "reg_loads + reg_stores + reg_compute + reg_masks",
+        "register instructions of vector functions (loads, stores, computing, mask), all cores",
+    ),
+    Counter(
+        "reg_cycles",
+        "reg_cycles",
+        "single-issue cycles of those instructions from the back end's documented throughput, all cores",
+    ),
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 
@@ -101,6 +138,10 @@ def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
         + int(report.get("datacopy_calls", 0))
         + int(report.get("vf_calls", 0)),
         "scalar_accesses": int(report.get("scalar_gm_reads", 0)) + int(report.get("scalar_gm_writes", 0)),
+        "reg_instructions": sum(
+            int(report.get(k, 0)) for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks")
+        ),
+        "reg_cycles": int(report.get("reg_cycles", 0)),
     }
 
 
@@ -112,6 +153,8 @@ def counted_cost(counters: Mapping[str, Any], serialized: bool = False) -> Any:
         + LINE_BYTES * counters["line_fills"]
         + API_CALL_BYTES * counters["api_calls"]
         + SCALAR_ACCESS_BYTES * counters["scalar_accesses"]
+        + REG_INSTRUCTION_BYTES * counters["reg_instructions"]
+        + REG_CYCLE_BYTES * counters["reg_cycles"]
     )
     if not serialized:
         return cost
@@ -126,7 +169,12 @@ class CounterModel:
 
     Each field is a formula over the case's sizes and tiling fields (an int
     for a constant), predicting the twin counter of the same name in
-    :data:`COUNTERS` for one launch on all cores.
+    :data:`COUNTERS` for one launch on all cores. The register counters
+    depend on the code the back end writes, so a template takes them from
+    its ApiCalls (:meth:`~af_core.codegen.api_call.ApiCall.predicted_counters`,
+    summed over a row-tile stage's tiles by
+    :meth:`~af_core.schedule.rowtiles.TileBuilder.call_counters`); a case
+    without vector functions leaves them 0.
     """
 
     read_bytes: Expr = 0
@@ -134,6 +182,8 @@ class CounterModel:
     line_fills: Expr = 0
     api_calls: Expr = 0
     scalar_accesses: Expr = 0
+    reg_instructions: Expr = 0
+    reg_cycles: Expr = 0
 
     def resources(self) -> dict[str, Expr]:
         """The counters as resource formulas, keyed by counter name."""

@@ -31,10 +31,10 @@ from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, expand_polynomial, product
 from af_core.ops.opdef import CAST
-from af_core.registry import op_with_role
-from af_core.schedule.cost import LINE_BYTES, storage_bytes
+from af_core.registry import get_registry, op_with_role
+from af_core.schedule.cost import COUNTER_NAMES, LINE_BYTES, storage_bytes
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
-from af_core.schedule.tiles import TilePlan, pitch_for
+from af_core.schedule.tiles import RowTiles, TilePlan, pitch_for
 from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
 if TYPE_CHECKING:
@@ -307,6 +307,30 @@ class TileBuilder:
             )
         )
         return out
+
+    def call_counters(self, row_tiles: RowTiles) -> dict[str, Expr]:
+        """The counters the stage's ApiCalls predict for their own calls
+        (:meth:`~af_core.codegen.api_call.ApiCall.predicted_counters`, e.g. a vector function's register
+        instructions and cycles), summed over every tile of ``row_tiles``; every counter of the contract
+        is a key (0 when no call predicts it). Call it after :meth:`fuse_chains`: the fused nodes are the
+        ones that run."""
+        totals: dict[str, Expr] = {name: sympy.Integer(0) for name in COUNTER_NAMES}
+        for node in self.nodes:
+            if node.api_call is None or node.loop_axis != self.loop:
+                continue
+            cls = get_registry().get("api_call", node.api_call)
+            if cls is None:
+                raise Unsupported(
+                    f"no installed plugin registers the ApiCall '{node.api_call}' ('{node.name}')"
+                )
+            for name, per_call in sorted(cls.predicted_counters(node, self.impl).items()):
+                if name not in totals:
+                    raise Unsupported(
+                        f"ApiCall {cls.name} predicts '{name}' for '{node.name}', which is not a counter of the "
+                        f"cost model ({', '.join(COUNTER_NAMES)})"
+                    )
+                totals[name] = totals[name] + row_tiles.over_tiles(per_call, self.actual)
+        return totals
 
     def fuse_chains(self) -> list[str]:
         """Fuse the runs of elementwise nodes built so far (:func:`fuse_vector_chains`); returns its notes,

@@ -78,6 +78,16 @@ class RowTiles:
         """The tile loop's axis (the one a :class:`~af_core.schedule.rowtiles.TileBuilder` runs)."""
         return f"{self.axis}T"
 
+    def over_tiles(self, per_tile: Expr, actual: sympy.Symbol) -> Expr:
+        """The sum of ``per_tile`` (a formula of the tile's row count ``actual``) over every tile of the
+        stage, all cores: ``tiles - 1`` full tiles of ``tile`` rows and a last one with the rest, as the
+        kernel's loop computes ``actual = min(tile, rows - start)``."""
+        per_tile = sympy.sympify(per_tile)
+        if actual not in per_tile.free_symbols:
+            return self.tiles * per_tile
+        last = self.rows - (self.tiles - 1) * self.tile
+        return (self.tiles - 1) * per_tile.subs(actual, self.tile) + per_tile.subs(actual, last)
+
     def axes(self, merged_from: tuple[str, ...]) -> list[ImplAxis]:
         """The five axes, in loop order; ``merged_from`` names the graph axes the rows merge."""
         return [

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,6 @@ from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
 from af_core.testing import chain_graph
 from af_core.twin import TwinSession
-from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 
 pytestmark = pytest.mark.twin
 

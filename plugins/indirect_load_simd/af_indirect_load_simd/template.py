@@ -215,12 +215,16 @@ class SimdTemplate:
             (2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True)
         )
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
+        # the back end's own figures for its calls (the register instructions of its vector functions)
+        by_calls = b.call_counters(row_tiles)
         CounterModel(
             read_bytes=b.read_bytes,
             write_bytes=b.write_bytes,
             line_fills=b.line_fills,
             api_calls=tiles * loop_calls + rows * b.calls_per_row,
             scalar_accesses=b.scalar_reads,
+            reg_instructions=by_calls["reg_instructions"],
+            reg_cycles=by_calls["reg_cycles"],
         ).apply(spec, serialized=buffers == 1)
         spec.block_dim = used
         return Case(self.name, variant, graph, impl, spec, meta={"buffers": buffers})

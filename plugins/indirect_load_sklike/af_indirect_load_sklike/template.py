@@ -281,6 +281,7 @@ class SkLikeTemplate:
         calls = sympy.Integer(0)
         counted: dict[str, Expr] = {"read": sympy.Integer(0), "write": sympy.Integer(0)}
         counted.update(fills=sympy.Integer(0), scalar=sympy.Integer(0))
+        counted.update(reg_instructions=sympy.Integer(0), reg_cycles=sympy.Integer(0))
         for i, st in enumerate(stages):
             st.stage.sync_before = i > 0
             gm_bytes = gm_bytes + st.b.gm_bytes
@@ -290,6 +291,10 @@ class SkLikeTemplate:
             counted["write"] += st.b.write_bytes
             counted["fills"] += st.b.line_fills
             counted["scalar"] += st.b.scalar_reads
+            # the back end's own figures for its calls (the register instructions of its vector functions)
+            by_calls = st.b.call_counters(st.row_tiles)
+            counted["reg_instructions"] += by_calls["reg_instructions"]
+            counted["reg_cycles"] += by_calls["reg_cycles"]
         impl.stages = [st.stage for st in stages]
         impl.meta = {**impl.meta, "stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]
@@ -309,5 +314,7 @@ class SkLikeTemplate:
             line_fills=counted["fills"],
             api_calls=calls,
             scalar_accesses=counted["scalar"],
+            reg_instructions=counted["reg_instructions"],
+            reg_cycles=counted["reg_cycles"],
         ).apply(spec)
         return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})

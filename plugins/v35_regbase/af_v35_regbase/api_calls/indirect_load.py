@@ -22,10 +22,16 @@ its high half, 0), gather into the even lanes and store them with
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from af_core import dtypes
 from af_core.backend import GatherMode, Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_v35_regbase import reg_cost
+from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
 from af_v35_regbase.simt_lanes import SIMT_SOURCE, simt_lanes
 
 GATHER_SOURCE = "af_gather"
@@ -50,15 +56,48 @@ def register_gather_rejection(data: dtypes.DType) -> str | None:
     return None
 
 
+def gather_vf_step(data: dtypes.DType) -> list[tuple[RegInstr, str]]:
+    """The loop body of the gather function of ``data``: each register call with its instruction, as
+    :meth:`IndirectLoadRegApiCall._define_gather_vf` writes it and the cost model counts it. One step
+    covers :data:`GATHER_VF_STEP` outputs; empty when ``data`` has no register Gather.
+
+    2-byte data take uint16 indices: lanes ``2j`` / ``2j + 1`` are the low / high halves of index ``j`` (the
+    high half 0: the tile's source holds fewer than 65536 elements); the odd lanes gather element 0 and
+    are not stored.
+    """
+    if register_gather_rejection(data) is not None:
+        return []
+    step = GATHER_VF_STEP
+    if data.itemsize == 4:
+        return [
+            (RegInstr("UpdateMask", data.name, MASK), f"mask = AscendC::Reg::UpdateMask<{data.cpp}>(count);"),
+            (RegInstr("LoadAlign", "uint32", LOAD), f"AscendC::Reg::LoadAlign(idx, index + i * {step});"),
+            (RegInstr("Gather", data.name, LOAD), "AscendC::Reg::Gather(val, src, idx, mask);"),
+            (
+                RegInstr("StoreAlign", data.name, STORE),
+                f"AscendC::Reg::StoreAlign(dst + i * {step}, val, mask);",
+            ),
+        ]
+    return [
+        (RegInstr("UpdateMask", "uint32", MASK), "mask = AscendC::Reg::UpdateMask<uint32_t>(count);"),
+        (RegInstr("UpdateMask", data.name, MASK), f"lanes = AscendC::Reg::UpdateMask<{data.cpp}>(halves);"),
+        (RegInstr("LoadAlign", "uint16", LOAD), f"AscendC::Reg::LoadAlign(idx, index + i * {2 * step});"),
+        (RegInstr("Gather", data.name, LOAD), "AscendC::Reg::Gather(val, src, idx, lanes);"),
+        (
+            RegInstr("StoreAlign", data.name, STORE, elements=step),
+            f"AscendC::Reg::StoreAlign<{data.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
+            f"(dst + i * {step}, val, mask);",
+        ),
+    ]
+
+
 def gather_vf_instructions(data: dtypes.DType) -> dict[str, int]:
     """Register instructions of one step of the gather function (:data:`GATHER_VF_STEP` outputs), by name.
 
     The twin counts the same: ``UpdateMask`` (mask instructions), the index ``LoadAlign``, the ``Gather``
     (a register load) and the ``StoreAlign``; 2-byte data make a second mask for the gather's 2-byte lanes.
     """
-    if register_gather_rejection(data) is not None:
-        return {}
-    return {"UpdateMask": 2 if data.itemsize == 2 else 1, "LoadAlign": 1, "Gather": 1, "StoreAlign": 1}
+    return dict(sorted(Counter(instr.api for instr, _line in gather_vf_step(data)).items()))
 
 
 class IndirectLoadRegApiCall(ApiCall):
@@ -82,6 +121,21 @@ class IndirectLoadRegApiCall(ApiCall):
         if reason is None:
             return f"register Gather in a vector function ({GATHER_VF_STEP} elements per step)"
         return f"memory-based Gather: {reason}"
+
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
+        """``reg_instructions`` and ``reg_cycles`` of one tile gather in registers: the instructions of one
+        step of its function (:func:`gather_vf_step`) times the steps over the tile's ``rows x out_pitch``
+        gathered elements. None for SIMT lanes, the pattern phase and the memory-based Gather."""
+        a = node.attrs
+        if a.get("gather_mode") != GatherMode.TILE.value or a.get("phase") == "pattern":
+            return {}
+        data = dtypes.get(a["data_dtype"])
+        if not cls.register_gather or register_gather_rejection(data) is not None:
+            return {}
+        per_step = reg_cost.mix(instr for instr, _line in gather_vf_step(data))
+        count = a["rows"] * a["geom"]["out_pitch"]
+        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(count, GATHER_VF_STEP))
 
     def parse_attr(self) -> None:
         self.param["gather_mode"] = self.node.attrs.get("gather_mode")
@@ -253,31 +307,16 @@ class IndirectLoadRegApiCall(ApiCall):
         step = GATHER_VF_STEP
         if data.itemsize == 4:
             decls = ["AscendC::Reg::RegTensor<uint32_t> idx;", f"AscendC::Reg::RegTensor<{data_t}> val;"]
-            body = [
-                f"mask = AscendC::Reg::UpdateMask<{data_t}>(count);",
-                f"AscendC::Reg::LoadAlign(idx, index + i * {step});",
-                "AscendC::Reg::Gather(val, src, idx, mask);",
-                f"AscendC::Reg::StoreAlign(dst + i * {step}, val, mask);",
-            ]
             index_t = "uint32_t"
         else:
-            # uint16 lanes 2j / 2j + 1 are the low / high halves of index j (the high half 0: the tile's
-            # source holds fewer than 65536 elements); the odd lanes gather element 0 and are not stored
             decls = [
                 "AscendC::Reg::RegTensor<uint16_t> idx;",
                 f"AscendC::Reg::RegTensor<{data_t}> val;",
                 "AscendC::Reg::MaskReg lanes;",
                 "uint32_t halves = count * 2u;",
             ]
-            body = [
-                "mask = AscendC::Reg::UpdateMask<uint32_t>(count);",
-                f"lanes = AscendC::Reg::UpdateMask<{data_t}>(halves);",
-                f"AscendC::Reg::LoadAlign(idx, index + i * {2 * step});",
-                "AscendC::Reg::Gather(val, src, idx, lanes);",
-                f"AscendC::Reg::StoreAlign<{data_t}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"(dst + i * {step}, val, mask);",
-            ]
             index_t = "uint16_t"
+        body = [line for _instr, line in gather_vf_step(data)]
         text = (
             f"// register vector function: the tile gather of {data.name} data\n"
             f"__simd_vf__ inline void {func}(__ubuf__ {data_t}* dst, __ubuf__ {data_t}* src, "

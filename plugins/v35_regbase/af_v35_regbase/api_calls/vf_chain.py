@@ -75,14 +75,20 @@ the register form has none the reduce stays the memory-based
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
+import attrs
 import sympy
 
 from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
+from af_core.ir.sizes import Expr
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_core.tiling.spec import CeilDiv, FloorDiv
+from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
     BITWISE,
@@ -96,6 +102,7 @@ from af_v35_regbase.api_calls.legalize import (
 )
 from af_v35_regbase.api_calls.vector import compare_scalar, scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
+from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
 
 #: Bytes of one vector register.
 VECTOR_BYTES = 256
@@ -123,6 +130,8 @@ ROUNDS_ONCE = frozenset(
     {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg", "Relu", "Floor", "Ceil", "Round"}
 )
 _F32, _I32 = dt.float32, dt.int32
+#: element size -> the dtype name of the UpdateMask of a step (the mask type of text())
+_MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
 
 
@@ -432,18 +441,18 @@ class VfChainRegApiCall(ApiCall):
         ready.add(tensor)
         return [*lines, make]
 
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
+        """``reg_instructions`` and ``reg_cycles`` of one launch: the instructions of the function
+        :meth:`generate_api_call_string` writes for ``node`` (:func:`function_counts`), each times the
+        iterations of the loop it sits in (:mod:`af_v35_regbase.reg_cost`)."""
+        return function_counts(node, impl)
+
     def _define_function(self, steps: list[dict], reduce: dict | None = None) -> str:
         """Define the ``__simd_vf__`` function of these steps, and of the reduce that ends them if any
         (once per kernel); returns its name."""
         node = self.node
-        fn = _Function(self, steps, reduce)
-        for i, name in enumerate(node.inputs):
-            fn.load(name, f"src{i}")
-        for step in steps:
-            fn.step(step)
-        if reduce is None:
-            for j, name in enumerate(node.outputs):
-                fn.store(name, f"dst{j}")
+        fn = _build(_Source(node, self.ctx.impl, self.ctx.define), steps, reduce)
         params = [f"__ubuf__ {self._ctype(t)}* dst{j}" for j, t in enumerate(node.outputs)]
         params += [f"__ubuf__ {self._ctype(t)}* src{i}" for i, t in enumerate(node.inputs)]
         if reduce is None:
@@ -467,17 +476,82 @@ class VfChainRegApiCall(ApiCall):
         return func
 
 
-class _Function:
-    """The body of one vector function: registers, the per-step instructions, the loop around them."""
+@attrs.frozen
+class _Source:
+    """What a vector function is built from: the chain node, the tensors' dtypes, where definitions go
+    (the kernel's, or nowhere when only its instructions are wanted)."""
 
-    def __init__(self, call: VfChainRegApiCall, steps: list[dict], reduce: dict | None = None) -> None:
+    node: ImplNode
+    impl: ImplGraph
+    define: Callable[[str, str], object]
+
+    def _dtype(self, tensor: str) -> dt.DType:
+        return self.impl.tensor(tensor).dtype
+
+
+def _build(source: _Source, steps: list[dict], reduce: dict | None = None) -> _Function:
+    """The vector function of a chain node: its loads, each step's instructions, its stores (none when a
+    reduce ends the run: :meth:`_Function.reduce_text` / :meth:`_Function.horizontal_text` store it)."""
+    fn = _Function(source, steps, reduce)
+    for i, name in enumerate(source.node.inputs):
+        fn.load(name, f"src{i}")
+    for step in steps:
+        fn.step(step)
+    if reduce is None:
+        for j, name in enumerate(source.node.outputs):
+            fn.store(name, f"dst{j}")
+    return fn
+
+
+#: One ``AscendC::Reg`` call in generated text: its name (a declaration of a register type is no call).
+_CALL = re.compile(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(")
+
+
+def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
+    """``reg_instructions`` and ``reg_cycles`` of one launch of the function a chain node generates: the
+    same build as code generation (definitions discarded), each recorded instruction times the iterations
+    of the loop it is written in -- the vector steps of ``count``, or a reduce's loops
+    (:meth:`_Function.loop_counts`)."""
+    reduce = node.attrs.get("reduce")
+    if reduce is None:
+        per_step, step_lanes = chain_mix(node, impl)
+        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(node.attrs["count"], step_lanes))
+    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"], reduce)
+    if sympy.sympify(reduce["inner"]) == 1:
+        fn.horizontal_text(reduce)
+    else:
+        fn.reduce_text(reduce)
+    loops = fn.loop_counts(reduce)
+    return reg_cost.loop_counters([(loops[loop], reg_cost.mix(instrs)) for loop, instrs in fn.reduce_parts()])
+
+
+def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
+    """(register instructions of one vector step, elements per step) of the function a chain node
+    generates: the same build as code generation, with the definitions discarded."""
+    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"])
+    return reg_cost.mix(fn.instrs), fn.lanes
+
+
+class _Function:
+    """The body of one vector function: registers, the per-step instructions, the loop around them.
+
+    Every ``AscendC::Reg`` call of the loop body goes through :meth:`emit`, which records its
+    :class:`~af_v35_regbase.reg_cost.RegInstr` (the cost model counts those); :meth:`text` refuses a
+    body holding a call that was not recorded.
+    """
+
+    def __init__(self, call: _Source, steps: list[dict], reduce: dict | None = None) -> None:
         self.call = call
         #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
         self.offset = "o"
         self.reduce = reduce
-        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked)
+        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked), with their instructions
         self.full_loads: list[str] = []
         self.tail_loads: list[str] = []
+        self.full_instrs: list[reg_cost.RegInstr] = []
+        self.tail_instrs: list[reg_cost.RegInstr] = []
+        #: a reduce function's calls around the per-vector body: (loop of :meth:`loop_counts`, instruction)
+        self.placed: list[tuple[str, reg_cost.RegInstr]] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
@@ -501,6 +575,75 @@ class _Function:
         self.decls: list[str] = []
         self.body: list[str] = []
         self.regs: dict[str, str] = {}  # tensor -> register
+        self.mask_dtype = _MASK_DTYPES[size]
+        #: the register instructions of one loop iteration, the step's UpdateMask (written by text()) first;
+        #: of a reduce function, those of one vector's body (its masks are placed by the reduce's text)
+        self.instrs: list[reg_cost.RegInstr] = (
+            [] if reduce is not None else [RegInstr("UpdateMask", self.mask_dtype, MASK)]
+        )
+
+    def emit(self, instr: reg_cost.RegInstr, line: str) -> None:
+        """Append one register call to the loop body and record its instruction."""
+        self.instrs.append(instr)
+        self.body.append(line)
+
+    def place(self, loop: str, line: str, *instrs: reg_cost.RegInstr) -> str:
+        """Record the register calls of ``line``, a line a reduce function runs once per iteration of
+        ``loop`` (a key of :meth:`loop_counts`); returns the line. Computing calls of the reduce's dtype
+        may be left to be read from the line itself (``instrs`` empty)."""
+        if not instrs:
+            dtype = self.call._dtype(self.reduce["output"]).name  # type: ignore[index]
+            instrs = tuple(RegInstr(api, dtype) for api in _CALL.findall(line))
+        self.placed += [(loop, instr) for instr in instrs]
+        return line
+
+    def loop_counts(self, reduce: dict) -> dict[str, Expr]:
+        """How often each loop of the reduce function (:meth:`reduce_text`, :meth:`horizontal_text`) runs
+        its body in one launch, over the launch's ``tiles`` x ``rows`` groups: ``vector`` (the run's
+        instructions), ``full`` / ``tail`` (the loads of a whole vector of data / of a tail), ``first`` /
+        ``fold`` (the accumulator started / folded), ``chunk`` (one vector's width), ``row`` (one group),
+        ``launch``."""
+        tiles, rows, group, inner = (sympy.sympify(reduce[k]) for k in ("tiles", "rows", "group", "inner"))
+        groups = tiles * rows
+        if inner == 1:  # lane-wise over the group's vectors, then Reduce
+            chunks, full = CeilDiv(group, self.lanes), FloorDiv(group, self.lanes)
+            return {
+                "launch": sympy.Integer(1),
+                "row": groups,
+                "chunk": groups * chunks,
+                "vector": groups * chunks,
+                "full": groups * full,
+                "tail": groups * (chunks - full),
+                "first": groups,
+                "fold": groups * (chunks - 1),
+            }
+        chunks, full = CeilDiv(inner, self.lanes), FloorDiv(inner, self.lanes)
+        return {
+            "launch": sympy.Integer(1),
+            "chunk": groups * chunks,
+            "vector": groups * chunks * group,
+            "full": groups * full * group,
+            "tail": groups * (chunks - full) * group,
+            "first": groups * chunks,
+            "fold": groups * chunks * (group - 1),
+        }
+
+    def reduce_parts(self) -> list[tuple[str, list[reg_cost.RegInstr]]]:
+        """Every register instruction of a reduce function's text, by the loop it runs in."""
+        parts = [("vector", self.instrs), ("full", self.full_instrs), ("tail", self.tail_instrs)]
+        loops = sorted({loop for loop, _ in self.placed})
+        return parts + [(loop, [i for where, i in self.placed if where == loop]) for loop in loops]
+
+    def _checked(self, text: str) -> str:
+        """``text`` (a reduce function's body), refused when it holds a register call not recorded."""
+        calls = len(_CALL.findall(text))
+        recorded = sum(len(instrs) for _loop, instrs in self.reduce_parts())
+        if calls != recorded:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the reduce function writes {calls} register calls but records "
+                f"{recorded} instructions (append through _Function.emit / place)"
+            )
+        return text
 
     def reg(self, dtype: dt.DType) -> str:
         name = f"r{len(self.decls)}"
@@ -514,17 +657,23 @@ class _Function:
             # a whole vector of data: the contiguous load; a tail: only the 32-byte blocks the mask reaches
             # (nothing past the data), at the documented half rate of the block-strided load
             self.full_loads.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
+            self.full_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD))
             self.tail_loads.append(
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY>"
                 f"({r}, {ptr} + {self.offset}, 1u, mask);"
             )
+            self.tail_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD, block=True))
         elif self.mixed and dtype.itemsize == 2:
-            self.body.append(
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
-                f"({r}, {ptr} + {self.offset});"
+                f"({r}, {ptr} + {self.offset});",
             )
         else:
-            self.body.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD),
+                f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});",
+            )
         self.regs[tensor] = r
 
     def store(self, tensor: str, ptr: str) -> None:
@@ -536,12 +685,16 @@ class _Function:
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
         if self.mixed and dtype.itemsize == 2:
-            self.body.append(
+            self.emit(
+                RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
                 f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"({ptr} + {self.offset}, {r}, mask);"
+                f"({ptr} + {self.offset}, {r}, mask);",
             )
         else:
-            self.body.append(f"AscendC::Reg::StoreAlign({ptr} + {self.offset}, {r}, mask);")
+            self.emit(
+                RegInstr("StoreAlign", dtype.name, STORE),
+                f"AscendC::Reg::StoreAlign({ptr} + {self.offset}, {r}, mask);",
+            )
 
     def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
         found = _cast_trait(to, frm, mode)
@@ -551,25 +704,30 @@ class _Function:
             )
         trait, text = found
         # definitions are emitted in key order: "AfChainVf_-..." sorts before every "AfChainVf_<hex>" function
-        self.call.ctx.define(f"AfChainVf_-{trait}", text)
+        self.call.define(f"AfChainVf_-{trait}", text)
         dst = self.reg(to)
-        self.body.append(f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);")
+        self.emit(
+            RegInstr("Cast", to.name, src=frm.name),
+            f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);",
+        )
         return dst
 
     def apply(self, op: str, srcs: list[str], dtype: dt.DType, value: object) -> str:
         api = REG_API[op]
         dst = self.reg(dtype)
+        instr = RegInstr(api, dtype.name)
         if op in BINARY or op in BITWISE_BINARY:
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
         elif op in TRUNCATE:
-            self.body.append(
-                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);"
+            self.emit(
+                instr,
+                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);",
             )
         elif op in TENSOR_SCALAR:
             scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
         else:
-            self.body.append(f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
+            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
         return dst
 
     def compare(self, step: dict) -> None:
@@ -581,8 +739,9 @@ class _Function:
         self.masks[step["output"]] = m
         if op in COMPARE:
             mode = COMPARE[op]
-            self.body.append(
-                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);"
+            self.emit(
+                RegInstr("Compare", src_t.name),
+                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);",
             )
             return
         mode = COMPARE_SCALAR[op]
@@ -592,8 +751,9 @@ class _Function:
             if src_t.is_float
             else scalar_literal(value, src_t)
         )
-        self.body.append(
-            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);"
+        self.emit(
+            RegInstr("Compares", src_t.name),
+            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);",
         )
 
     def select(self, step: dict) -> None:
@@ -605,8 +765,9 @@ class _Function:
                 "no comparison of this function makes"
             )
         r = self.reg(self.call._dtype(step["output"]))
-        self.body.append(
-            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});"
+        self.emit(
+            RegInstr("Select", self.call._dtype(step["output"]).name),
+            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});",
         )
         self.regs[step["output"]] = r
 
@@ -628,12 +789,13 @@ class _Function:
             t = self.reg(_F32)
             one = self.reg(_F32)
             if op == "Rsqrt":
-                self.body.append(f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+                self.emit(RegInstr("Sqrt", _F32.name), f"AscendC::Reg::Sqrt({t}, {x}, mask);")
                 x = t
-            self.body += [
+            self.emit(
+                RegInstr("Duplicate", _F32.name),
                 f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Div({t}, {one}, {x}, mask);",
-            ]
+            )
+            self.emit(RegInstr("Div", _F32.name), f"AscendC::Reg::Div({t}, {one}, {x}, mask);")
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         elif (
             form.kind == "direct"
@@ -646,7 +808,10 @@ class _Function:
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)
-            self.body.append(f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);")
+            self.emit(
+                RegInstr("Maxs", out.name),
+                f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);",
+            )
         elif form.kind == "promote":
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
@@ -658,19 +823,26 @@ class _Function:
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
             t = self.reg(_F32)
             one = self.reg(_F32)
-            self.body += [
-                f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);",
-                f"AscendC::Reg::Exp({t}, {t}, mask);",
-                f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-                f"AscendC::Reg::Div({t}, {one}, {t}, mask);",
-            ]
+            f32 = _F32.name
+            self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);")
+            self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({t}, {t}, mask);")
+            self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);")
+            self.emit(
+                RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);"
+            )
+            self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         else:
             raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
         self.regs[step["output"]] = r
 
     def text(self) -> str:
+        calls = sum(line.lstrip().startswith("AscendC::Reg::") for line in self.body)
+        if calls != len(self.instrs) - 1:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the vector function writes {calls} register calls but records "
+                f"{len(self.instrs) - 1} instructions (append through _Function.emit)"
+            )
         inner = "\n".join(f"        {line}" for line in self.body)
         return (
             "{\n"
@@ -705,10 +877,25 @@ class _Function:
         value = self.regs[reduce["input"]]
         acc = self.reg(dtype)
         first, fold = reduce_steps(kind, dtype, acc, value)
+        first, fold = self.place("first", first), self.place("fold", fold)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= inner", " " * 16)
-        scale = f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n" if kind == "Mean" else ""
-        return (
+        scale = (
+            self.place("chunk", f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n")
+            if kind == "Mean"
+            else ""
+        )
+        update = self.place(
+            "chunk",
+            f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n",
+            RegInstr("UpdateMask", self.mask_dtype, MASK),
+        )
+        store = self.place(
+            "chunk",
+            f"            AscendC::Reg::StoreAlign(dst0 + t * dst_pitch + a * inner + c * {lanes}u, {acc}, mask);\n",
+            RegInstr("StoreAlign", dtype.name, STORE),
+        )
+        return self._checked(
             "{\n"
             + "".join(f"    {d}\n" for d in self.decls)
             + "    AscendC::Reg::MaskReg mask;\n"
@@ -718,7 +905,7 @@ class _Function:
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
             + "        uint32_t left = inner;\n"
             + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
-            + f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n"
+            + update
             + "            for (uint32_t g = 0; g < group; ++g) {\n"
             + f"                const uint32_t o = t * src_pitch + (a * group + g) * inner + c * {lanes}u;\n"
             + inner
@@ -729,7 +916,7 @@ class _Function:
             + "                }\n"
             + "            }\n"
             + scale
-            + f"            AscendC::Reg::StoreAlign(dst0 + t * dst_pitch + a * inner + c * {lanes}u, {acc}, mask);\n"
+            + store
             + "        }\n"
             + "    }\n"
             + "    }\n"
@@ -743,25 +930,47 @@ class _Function:
         value = self.regs[reduce["input"]]
         acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
         first, fold, reducer = horizontal_steps(kind, dtype, acc, tmp, value)
+        first, fold = self.place("first", first), self.place("fold", fold)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= group", " " * 12)
-        scale = f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n" if kind == "Mean" else ""
-        return (
+        scale = (
+            self.place("row", f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n")
+            if kind == "Mean"
+            else ""
+        )
+        mask = RegInstr("UpdateMask", self.mask_dtype, MASK)
+        one = self.place(
+            "launch",
+            f"    AscendC::Reg::MaskReg one = AscendC::Reg::CreateMask<{self.mask_type}, "
+            "AscendC::Reg::MaskPattern::VL1>();\n",
+            RegInstr("CreateMask", self.mask_dtype, MASK),
+        )
+        head = self.place("row", f"        full = AscendC::Reg::UpdateMask<{self.mask_type}>(head);\n", mask)
+        update = self.place(
+            "chunk", f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n", mask
+        )
+        lanes_folded = self.place("row", f"        {reducer}({res}, {acc}, full);\n")
+        store = self.place(
+            "row",
+            f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
+            f"{8 * dtype.itemsize}>(dst0 + t * dst_pitch + a, {res}, one);\n",
+            RegInstr("StoreAlign", dtype.name, STORE, elements=1),
+        )
+        return self._checked(
             "{\n"
             + "".join(f"    {d}\n" for d in self.decls)
             + "    AscendC::Reg::MaskReg mask;\n"
             + "    AscendC::Reg::MaskReg full;\n"
             + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
-            + f"    AscendC::Reg::MaskReg one = AscendC::Reg::CreateMask<{self.mask_type}, "
-            + "AscendC::Reg::MaskPattern::VL1>();\n"
+            + one
             + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
             + "        uint32_t head = group;\n"
-            + f"        full = AscendC::Reg::UpdateMask<{self.mask_type}>(head);\n"
+            + head
             + "        uint32_t left = group;\n"
             + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
-            + f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n"
+            + update
             + f"            const uint32_t o = t * src_pitch + a * group + c * {lanes}u;\n"
             + inner
             + "\n            if (c == 0) {\n"
@@ -770,10 +979,9 @@ class _Function:
             + f"                {fold}\n"
             + "            }\n"
             + "        }\n"
-            + f"        {reducer}({res}, {acc}, full);\n"
+            + lanes_folded
             + scale
-            + f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
-            + f"{8 * dtype.itemsize}>(dst0 + t * dst_pitch + a, {res}, one);\n"
+            + store
             + "    }\n"
             + "    }\n"
             + "}\n"
@@ -845,7 +1053,7 @@ def _compares(op: str) -> bool:
     return op in COMPARE or op in COMPARE_SCALAR
 
 
-def call_form(call: VfChainRegApiCall, step: dict) -> Form:
+def call_form(call: VfChainRegApiCall | _Source, step: dict) -> Form:
     """The memory-path form of one step, which its register code mirrors."""
     ins = tuple(call._dtype(t) for t in step["inputs"])
     return op_form(step["op"], ins, call._dtype(step["output"]))

@@ -214,22 +214,29 @@ inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const ch
 }
 
 // Elements per cycle of one register instruction on Ascend 950 (single issue), from the asc-devkit table
-// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 9, 10, 12); 0 when it lists no rate for the
-// instruction and element type (the instruction then counts one cycle per vector).
+// docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md (tables 1, 2, 6, 7, 9, 10, 11, 12); 0 when it lists no rate for the
+// instruction and element type (the instruction then counts one cycle per vector). The cost model's copy of
+// the table is af_v35_regbase/reg_cost.py; plugins/v35_regbase/tests/test_reg_cost.py compares the two.
 inline uint32_t RegRate(const char* api, uint32_t size, bool isFloat) {
     auto is = [api](const char* name) { return std::strcmp(api, name) == 0; };
     if (is("LoadAlign") || is("StoreAlign")) return 256 / size;
     if (is("Exp") || is("Ln") || is("Sqrt")) return isFloat ? 16 : 0;
     if (is("Div")) return isFloat ? 16 : 0;
     if (is("Add") || is("Sub") || is("Adds") || is("Mul") || is("Muls") || is("Abs") || is("Neg")) {
+        if (size == 1) return 128;  // int8_t / uint8_t (Mul / Muls take no 8-bit type)
         if (size == 2) return isFloat ? 128 : 64;
         if (size == 4) return isFloat ? 64 : 32;
         return 0;
     }
+    if (is("Truncate")) return isFloat ? (size == 4 ? 32 : 64) : 0;  // table 10
     if (is("Relu")) return size == 2 ? (isFloat ? 128 : 0) : (size == 4 ? 64 : 0);
     if (is("Max") || is("Min") || is("Maxs") || is("Mins") || is("Compare") || is("Compares") || is("Select") ||
         is("Duplicate"))
         return 256 / size;
+    if (is("And") || is("Or") || is("Xor")) return isFloat ? 0 : 256 / size;  // table 7
+    if (is("Not")) return 256 / size;                                         // table 7 (half / float too)
+    if (is("Reduce")) return size == 2 || size == 4 ? 256 / size : 0;        // table 11
+    if (is("Gather")) return size == 4 ? 32 : 64;  // table 1, by the source's size (b8 -> b16 64)
     return 0;
 }
 
@@ -886,7 +893,7 @@ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore("Reduce");
     AfTwin::RegCheckMask<E>(mask, "Reduce", "mask");
     ++c->c.regCompute;
-    AfTwin::RegCycles(c, "Reduce", LanesOf<E>(), LanesOf<E>());
+    AfTwin::RegCyclesOf<E>(c, "Reduce");
     constexpr uint32_t lanes = LanesOf<E>();
     S out;
     if constexpr (type == ReduceType::SUM) {
@@ -1020,11 +1027,6 @@ inline void Not(U& dstReg, U& srcReg, MaskReg& mask) {
 
 namespace AfTwin {
 
-template <typename Src>
-constexpr uint32_t RegGatherRate() {
-    return sizeof(Src) == 4 ? 32u : 64u;
-}
-
 // The live TPipe buffer of the running core that holds UB byte offset `off`: [first, second).
 inline std::pair<uint32_t, uint32_t> RegBufferAt(const CoreCtx* c, uint32_t off, const char* api,
                                                  const char* operand) {
@@ -1095,7 +1097,7 @@ inline void Gather(T3& dstReg, __ubuf__ T1* baseAddr, T4& index, MaskReg& mask) 
     ++c->c.regLoads;
     c->c.regLoadBytes += uint64_t{on} * sizeof(T1);
     c->c.gather += on;
-    AfTwin::RegCycles(c, api, LanesOf<Dst>(), AfTwin::RegGatherRate<T1>());
+    AfTwin::RegCycles(c, api, LanesOf<Dst>(), AfTwin::RegRate(api, sizeof(T1), false));
     dstReg = out;
 }
 

@@ -1,0 +1,257 @@
+"""Register instructions and cycles: the cost model's prediction against the twin's count.
+
+Differential: each SIMD / SK-like case predicts ``reg_instructions`` and ``reg_cycles`` (resource
+formulas of its tiling spec, from ``VfChainRegApiCall.predicted_counters`` summed over its tiles) and
+the twin counts the same quantities while it runs the case (``reg_loads + reg_stores + reg_compute +
+reg_masks`` and ``reg_cycles``). Both come from the instructions the vector functions really issue, at
+the documented throughput (af_v35_regbase.reg_cost), so they must be equal -- exactly, for every
+dtype, for runs mixing 2- and 4-byte values, for 64-bit runs, for mask registers, for bitwise runs, for
+a run ending in a register reduce (over a kept inner width: block-masked tail rows; over the innermost
+axis: Reg::Reduce and first-element stores), for the tile gather in registers, and with tail tiles and
+tail vector steps. A SIMT case issues no register instruction and predicts none.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from af_core.autofuser import Autofuser
+from af_core.schedule.cost import BYTES_PER_CYCLE, REG_CYCLE_BYTES, counted_cost, twin_counters
+from af_core.testing import chain_graph
+from af_core.tiling.solve import CaseRef, solve
+from af_core.twin import TwinSession
+
+pytestmark = pytest.mark.twin
+CORES = 4
+# rows are not a multiple of the cores, the rows not a multiple of 64 or 128 elements: tail tiles and steps
+SIZES = {"a0": 37, "a1": 70, "b0": 29, "b1": 70}
+REG = ("reg_instructions", "reg_cycles")
+
+
+def _compare(graph, sizes=SIZES, seed: int = 3) -> dict[str, tuple[dict, dict]]:
+    """{case label: (predicted, measured)} of every case that fits, each run and checked on the twin."""
+    session = TwinSession(graph)
+    inputs = session.inputs(sizes, seed=seed)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
+    out = {}
+    for case, ev in zip(sch.cases, evs):
+        if not ev.fits or case.template not in ("simd", "sklike", "simt"):
+            continue
+        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+        assert run.ok, run.describe()
+        measured = twin_counters(run.twin.counters)
+        out[case.label] = ({n: ev.resources[n] for n in REG}, {n: measured[n] for n in REG})
+    return out
+
+
+GRAPHS = {
+    "float32 post chain": dict(rank=2, dim=0, post=("Exp", "Add(side)", "Relu")),
+    "float32 pre / index / post chains": dict(
+        rank=2, dim=0, pre=("Mul(0.5)", "Exp"), index_pre=("Abs",), post=("Abs", "Sub(side)", "Relu")
+    ),
+    "float16 Sigmoid next to Abs": dict(rank=2, dim=0, dtype="float16", post=("Sigmoid", "Abs", "Relu")),
+    "bfloat16 Neg in float32, mixed 2/4-byte run": dict(
+        rank=2, dim=0, dtype="bfloat16", pre=("Neg", "Abs"), post=("Mul(side)", "Cast(float32)", "Exp")
+    ),
+    "float16 Truncates": dict(
+        rank=2, dim=0, dtype="float16", pre=("Floor",), post=("Mul(3.7)", "Round", "Ceil")
+    ),
+    "float32 Reciprocal / Rsqrt": dict(rank=2, dim=0, pre=("Abs", "Add(0.5)", "Rsqrt"), post=("Reciprocal",)),
+    "int32 data": dict(rank=2, dim=0, dtype="int32", post=("Abs", "Mul(3)", "Maximum(side)")),
+    "int64 index clamp": dict(rank=2, dim=0, index_dtype="int64", index_pre=("Minimum(5)", "Maximum(0)")),
+    "float32 chain before a reduce": dict(rank=3, dim=1, post=("Sigmoid",), reduce=("Sum", (2,))),
+}
+
+
+def _sizes(spec: dict) -> dict[str, int]:
+    if spec["rank"] == 3:
+        return {"a0": 7, "a1": 40, "a2": 33, "b0": 7, "b1": 10, "b2": 33}
+    return SIZES
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_simd_and_sklike_predict_the_twins_register_counts_exactly(name):
+    spec = GRAPHS[name]
+    cases = _compare(chain_graph(name="reg_cycles", **spec), _sizes(spec))
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (name, label, predicted, measured)
+        if label.startswith(("simd", "sklike")):
+            assert measured["reg_cycles"] > 0, (name, label)
+        else:  # SIMT computes its chains in lanes: no register instruction
+            assert measured == {"reg_instructions": 0, "reg_cycles": 0}, (name, label)
+
+
+def test_masked_selects_predict_the_twins_register_counts_exactly():
+    """Compare / Compares into mask registers and Where as Select (one element size, 2-byte data)."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder("masked")
+    x = g.data("x", ["a0", "a1"], "float16")
+    y = gather(x, 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], "int16")
+    zero = g.data("zero", ["b0", "b1"], "float16")
+    y = g.op("Where", g.op("Nes", ids, value=-1), y, zero)
+    y = g.op("Where", g.op("Gts", y, value=0.5), y, zero)
+    g.output(y, "y")
+    cases = _compare(g.build())
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in cases.items():
+        assert predicted == measured, (label, predicted, measured)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.integers(1, 60),
+    width=st.integers(1, 150),
+    dtype=st.sampled_from(["float32", "float16", "bfloat16"]),
+)
+def test_any_shape_predicts_the_twins_register_counts_exactly(rows, width, dtype):
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=("Abs", "Add(side)", "Exp"), name=f"reg_any_{dtype}")
+    cases = _compare(graph, {"a0": rows + 3, "a1": width, "b0": rows, "b1": width}, seed=rows)
+    for label, (predicted, measured) in cases.items():
+        assert predicted == measured, (label, rows, width, predicted, measured)
+
+
+def _reduce_graph(dtype: str, kind: str, axis: int, n: int = 37, d: int = 72, b: int = 29):
+    """y = reduce(kind, Abs(gather(x, 0, index)) - side, axis), x [n, d], index [b, d]: over axis 0 a kept
+    inner width of 72 (a full vector and an 8-lane tail), over axis 1 groups of 72."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder(f"reg_cycles_red_{dtype}_{kind}_{axis}")
+    x = g.data("x", [n, d], dtype)
+    y = gather(x, 0, g.data("index", [b, d], "int32"))
+    y = g.op("Sub", g.op("Abs", y), g.data("side", [b, d], dtype))
+    g.output(g.reduce(kind, y, [axis]), "y")
+    return g.build()
+
+
+def _assert_exact(cases: dict[str, tuple[dict, dict]], what: str) -> None:
+    assert {"simd/db", "sklike"} <= set(cases), (what, sorted(cases))
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (what, label, predicted, measured)
+        if label.startswith(("simd", "sklike")):
+            assert measured["reg_cycles"] > 0, (what, label)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "kind", "axis"),
+    [
+        ("float32", "Sum", 0),
+        ("float32", "Mean", 0),
+        ("int32", "Max", 0),
+        ("float32", "Sum", 1),
+        ("float32", "Mean", 1),
+        ("int32", "Min", 1),
+    ],
+)
+def test_a_run_ending_in_a_register_reduce_predicts_the_twins_register_counts_exactly(dtype, kind, axis):
+    """Over axis 0 the group rows (29) are folded over a kept inner width of 72 (a contiguous and a
+    block-masked load per row); over axis 1 each group of 72 is accumulated lane-wise (a tail vector), folded
+    by Reg::Reduce and stored as a first element. The kernels do reduce in registers."""
+    session = TwinSession(_reduce_graph(dtype, kind, axis))
+    kernel = session.result.kernel
+    assert "DataCopyMode::DATA_BLOCK_COPY" in kernel
+    if axis == 1:
+        assert "AscendC::Reg::Reduce<" in kernel and "DIST_FIRST_ELEMENT_B32" in kernel
+    _assert_exact(_compare(_reduce_graph(dtype, kind, axis), {}), (dtype, kind, axis))
+
+
+def test_a_bitwise_run_predicts_the_twins_register_counts_exactly():
+    graph = chain_graph(
+        rank=2,
+        dim=0,
+        dtype="int16",
+        post=("BitwiseAnd(side)", "BitwiseNot", "BitwiseXor(side)", "BitwiseOr(side)"),
+        name="reg_cycles_bits",
+    )
+    assert "AscendC::Reg::Xor(" in TwinSession(graph).result.kernel
+    _assert_exact(_compare(graph), "bitwise")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("register", [True, False])
+def test_the_tile_gather_predicts_the_twins_register_counts_exactly(dtype, register, monkeypatch):
+    """A gather alone (no elementwise op): its register instructions are the gather function's (one step
+    per 64 gathered elements), none with the memory-based Gather."""
+    from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
+
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_gather", register)
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, name=f"reg_cycles_gather_{dtype}_{register}")
+    assert ("AscendC::Reg::Gather(" in TwinSession(graph).result.kernel) == register
+    cases = _compare(graph)
+    assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in sorted(cases.items()):
+        assert predicted == measured, (dtype, register, label, predicted, measured)
+        if not register or label == "simt":
+            assert measured == {"reg_instructions": 0, "reg_cycles": 0}, (label, measured)
+        else:
+            assert measured["reg_cycles"] > 0, label
+
+
+def test_the_register_cycles_are_reported_beside_the_cost_not_in_it():
+    """REG_CYCLE_BYTES is 0 (af_core.schedule.cost says why): the modelled and the twin-counted cost apply
+    the weight, and with it the cycles change neither."""
+    assert REG_CYCLE_BYTES == 0 and BYTES_PER_CYCLE == 32
+    graph = chain_graph(rank=2, dim=0, post=("Exp", "Add(side)", "Relu"), name="reg_cost")
+    session = TwinSession(graph)
+    inputs = session.inputs(SIZES, seed=3)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
+    case, ev = next((c, e) for c, e in zip(sch.cases, evs) if c.label == "sklike")
+    assert ev.resources["reg_cycles"] > 0
+    without = {**ev.resources, "reg_cycles": 0}
+    assert ev.cost == counted_cost(without) == counted_cost(ev.resources)
+    run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+    measured = twin_counters(run.twin.counters)
+    assert measured["reg_cycles"] == ev.resources["reg_cycles"]
+    assert counted_cost(measured) == counted_cost({**measured, "reg_cycles": 0})
+
+
+def test_the_prediction_is_a_formula_of_the_sizes():
+    """proto.json holds the formulas: the same case predicts at every shape without rescheduling."""
+    scheduled = Autofuser().schedule(chain_graph(rank=2, dim=0, post=("Exp",), name="reg_formula"))
+    sk = next(c for c in scheduled.cases if c.template == "sklike")
+    formula = sk.tiling.resources["reg_cycles"]
+    assert {"b1", "post_tile", "post_tiles", "post_rows"} <= {str(s) for s in formula.free_symbols}
+
+
+def test_explain_shows_each_cases_register_cycles_and_their_bytes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from af_core.explain import COUNTER_HEADERS, explain
+    from af_core.ir.serialize import to_json
+    from af_core.schedule.cost import COUNTER_NAMES
+
+    graph = chain_graph(rank=2, dim=0, post=("Relu", "Exp"), name="reg_explain")
+    report = explain(Autofuser().schedule(graph), SIZES, CORES)
+    rows = {r.case: r for r in report.counters}
+    at = COUNTER_NAMES.index("reg_cycles")
+    cycles = rows["sklike"].values[at]
+    assert cycles > 0 and rows["sklike"].reg_cycle_bytes == BYTES_PER_CYCLE * cycles
+    assert rows["simt"].values[at] == 0 and rows["simt"].reg_cycle_bytes == 0
+    assert COUNTER_HEADERS[-1] in report.markdown() and f"| {BYTES_PER_CYCLE * cycles} |" in report.markdown()
+    # the command prints the same table
+    path = tmp_path / "g.json"
+    path.write_text(to_json(graph))
+    shape = ",".join(f"{k}={v}" for k, v in SIZES.items())
+    env = {"COLUMNS": "250", **os.environ}
+    proc = subprocess.run(
+        [sys.executable, "-m", "af_core", "explain", str(path), "--shape", shape, "--cores", str(CORES)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "predicted counters" in proc.stdout
+    tables = [[c.strip() for c in line.split("│")[1:-1]] for line in proc.stdout.splitlines() if "│" in line]
+    sklike = [cells for cells in tables if len(cells) == len(COUNTER_HEADERS) and cells[1] == "sklike"]
+    assert sklike and sklike[0][-2:] == [str(cycles), str(BYTES_PER_CYCLE * cycles)], proc.stdout
