@@ -457,6 +457,7 @@ def _plan_runs(
     notes: list[str] = []
     out: list[ImplNode] = []
     run: list[ImplNode] = []
+    signatures: list[tuple[str, tuple[dt.DType, ...], dt.DType]] = []  # of ``run``'s nodes, kept as it grows
     runs: list[list[ImplNode]] = []
 
     def flush(rest: list[ImplNode], reduce: ImplNode | None = None) -> None:
@@ -560,14 +561,19 @@ def _plan_runs(
         if node.api_call == vector and len(node.outputs) == 1:
             reason = held_out.get(node.name) or chain.rejection(*_signature(node, impl))
             if reason is None and run:
-                together = chain.run_rejection([_signature(n, impl) for n in [*run, node]])
+                if len(signatures) != len(run):  # the run was flushed and started again since
+                    signatures[:] = [_signature(n, impl) for n in run]
+                together = chain.run_rejection([*signatures, _signature(node, impl)])
                 if together is not None or run[0].attrs["count"] != node.attrs["count"]:
                     flush(nodes[i:])
                     notes.append(
                         f"{node.op_type} ({node.name!r}) starts a new run: {together or 'another count'}"
                     )
             if reason is None:
+                if len(signatures) != len(run):
+                    signatures[:] = [_signature(n, impl) for n in run]
                 run.append(node)
+                signatures.append(_signature(node, impl))
                 continue
             flush(nodes[i:])
             notes.append(f"{node.op_type} ({node.name!r}) stays a single vector call: {reason}")

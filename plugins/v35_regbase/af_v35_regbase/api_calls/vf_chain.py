@@ -74,6 +74,7 @@ the register form has none the reduce stays the memory-based
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -174,6 +175,25 @@ def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
     return form.kind == "direct" and _promotable(op_type, out) and not reg_accepts(REG_API[op_type], out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], bool]:
+    """What one op brings to a run's vector step: whether it makes or reads a mask register, the element
+    sizes it holds in registers, and whether it is a 2-byte op computed in its own dtype (full 2-byte
+    registers). Pure in the op and its dtypes, so cached: the scheduler asks again for every op a run
+    grows by, which would make planning a long chain quadratic in the op analysis."""
+    ins = tuple(dt.get(d) for d in ins)
+    out = dt.get(out)
+    if out.is_bool or any(d.is_bool for d in ins):
+        return True, frozenset(d.itemsize for d in (*ins, out) if not d.is_bool), False
+    sizes = {d.itemsize for d in (*ins, out)}
+    form = op_form(op_type, ins, out)
+    in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
+    if in_f32 or _f32_only(op_type, form, out):
+        sizes.add(4)
+    narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
+    return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
+
+
 def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
     """Why an op making or reading a bool value cannot join a run, or None (Compare / Compares into a
     mask register, Where as a Select by one)."""
@@ -270,19 +290,11 @@ class VfChainRegApiCall(ApiCall):
         narrow_direct = []
         masked = []
         for op_type, ins, out in ops:
-            ins = tuple(dt.get(d) for d in ins)
-            out = dt.get(out)
-            if out.is_bool or any(d.is_bool for d in ins):
+            is_masked, sizes, narrow = _run_facts(op_type, tuple(ins), out)
+            widths.update(sizes)
+            if is_masked:
                 masked.append(op_type)
-                widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
-                continue
-            widths.update(d.itemsize for d in (*ins, out))
-            form = op_form(op_type, ins, out)
-            in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
-            if in_f32 or _f32_only(op_type, form, out):
-                widths.add(4)
-            narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
-            if narrow and not in_f32 and not _promotable(op_type, out):
+            elif narrow:
                 narrow_direct.append(op_type)
         if len(widths) == 1:
             return None
