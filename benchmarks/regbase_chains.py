@@ -24,6 +24,7 @@ from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 from af_core.autofuser import AutofuserOptions
 from af_core.errors import AfError
 from af_core.schedule import rowtiles
+from af_core.schedule.cost import twin_counters
 from af_core.twin import TwinSession
 from af_core.workloads import load_workloads
 
@@ -44,7 +45,9 @@ def memory_path_only():
         IndirectLoadRegApiCall.register_gather = gather
 
 
-def measure(graph, distribution, template: str) -> dict[str, float] | None:
+def measure(graph, distribution, template: str) -> dict[str, float | str] | None:
+    """Run ``template``'s first case of ``graph`` on the twin (checked against the reference); the twin's
+    vector work per output element, its API calls and its gather form, or None when no case runs."""
     session = TwinSession(graph, AutofuserOptions(force_template=template))
     case = next(iter(session.scheduled.cases), None)
     if case is None:
@@ -64,6 +67,8 @@ def measure(graph, distribution, template: str) -> dict[str, float] | None:
         "reg": (c["reg_loads"] + c["reg_stores"] + c["reg_compute"] + c["reg_masks"]) / out,
         "vf": c["vf_calls"],
         "cycles": c["reg_cycles"] / out,
+        "api": twin_counters(c)["api_calls"],
+        "form": "registers" if "asc_vf_call<AfGatherVf_" in session.result.kernel else "memory",
     }
 
 

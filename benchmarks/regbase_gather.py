@@ -15,18 +15,12 @@ Run: ``python benchmarks/regbase_gather.py`` (prints a Markdown table).
 
 from __future__ import annotations
 
-import math
 from contextlib import contextmanager
 
 from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
+from regbase_chains import measure  # the same twin run and per-element counters (benchmarks/ is on the path)
 
-from af_core.autofuser import AutofuserOptions
-from af_core.errors import AfError
-from af_core.schedule.cost import twin_counters
-from af_core.twin import TwinSession
 from af_core.workloads import load_workloads
-
-CORES = 48
 
 
 @contextmanager
@@ -38,31 +32,6 @@ def register_gather(on: bool):
         yield
     finally:
         IndirectLoadRegApiCall.register_gather = before
-
-
-def measure(graph, distribution, template: str) -> dict[str, float] | None:
-    session = TwinSession(graph, AutofuserOptions(force_template=template))
-    case = next(iter(session.scheduled.cases), None)
-    if case is None:
-        return None
-    inputs = session.inputs({}, seed=1, distribution=distribution)
-    try:
-        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
-    except AfError:
-        return None
-    if not run.ok:
-        raise AssertionError(f"{graph.name} {template}: {run.describe()}")
-    c = run.twin.counters
-    out = sum(math.prod(v.shape) for v in run.reference.values())
-    kernel = session.result.kernel
-    return {
-        "ub": (c["vector_ub_bytes"] + c["reg_load_bytes"] + c["reg_store_bytes"]) / out,
-        "calls": c["vector_calls"] / out,
-        "reg": (c["reg_loads"] + c["reg_stores"] + c["reg_compute"] + c["reg_masks"]) / out,
-        "cycles": c["reg_cycles"] / out,
-        "api": twin_counters(c)["api_calls"],
-        "form": "registers" if "asc_vf_call<AfGatherVf_" in kernel else "memory",
-    }
 
 
 def main() -> None:
