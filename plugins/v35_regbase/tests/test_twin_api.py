@@ -1518,8 +1518,9 @@ def test_gather_reads_byte_offsets_and_counts_elements(move):
     offsets = [0, 4, 248, 124, 60, 0, 12, 8]
     assert out.hexes("f") == f32([100 + (4 + o) // 4 for o in offsets])
     assert out.hexes("h") == f16([1, 31, 0])
-    # ArithProgression 64 floats, Gather of 8 (dst and offsets), 32 halves, Gather of 3 halves (dst, offsets)
-    vector_ub = 256 + (32 + 32) + 64 + (6 + 12)
+    # ArithProgression 64 floats, Gather of 8 (dst, offsets and the 8 source elements it reads), 32 halves,
+    # Gather of 3 halves (dst, offsets, sources)
+    vector_ub = 256 + (32 + 32 + 32) + 64 + (6 + 12 + 6)
     assert out.report == counters(
         gather_elements=11, vector_calls=4, vector_ub_bytes=vector_ub, ub_high_water=384, block_dim=1
     )
@@ -1876,8 +1877,9 @@ def test_elementwise_semantics(vec_all):
 
 def test_vector_counters(vec):
     # per core: Duplicate x2, Add, Muls, Cast (half dst + float src), Compares (src; not the bit mask),
-    # ReduceSum (dst 1, src 64; not the work buffer), Duplicate of 8 offsets, Gather of 5 (dst, offsets), Exp 0
-    per_core = 256 + 256 + 3 * 256 + 2 * 256 + (128 + 256) + 256 + (4 + 256) + 32 + (20 + 20) + 0
+    # ReduceSum (dst 1, src 64; not the work buffer), Duplicate of 8 offsets, Gather of 5 (dst, offsets, the 5
+    # source elements it reads), Exp 0
+    per_core = 256 + 256 + 3 * 256 + 2 * 256 + (128 + 256) + 256 + (4 + 256) + 32 + (20 + 20 + 20) + 0
     assert run_ok(vec, "count").report == counters(
         vector_calls=20,
         vector_ub_bytes=2 * per_core,

@@ -831,6 +831,7 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         d[i] = s[idx];
     }
     c->c.gather += count;
+    c->c.vectorUbBytes += uint64_t{count} * sizeof(T);  // the source elements it reads, as the register Gather counts
 }
 
 }  // namespace AscendC
