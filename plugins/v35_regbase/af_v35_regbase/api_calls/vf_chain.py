@@ -343,12 +343,12 @@ class VfChainRegApiCall(ApiCall):
             if red.name not in takes:
                 return f"the 3510 register Reduce ({_REDUCE_TYPE[kind]}) does not accept {red.name}"
         per_block = 32 // red.itemsize
-        if horizontal and rows != 1 and sympy.simplify(sympy.Mod(group, per_block)) != 0:
+        if horizontal and rows != 1 and sympy.Mod(group, per_block) != 0:
             return (
                 f"a reduce over the innermost axis of {rows} groups per tile row whose width {group} is not "
                 f"known to fill whole 32-byte blocks of {red.name}: the groups would not start aligned"
             )
-        if not horizontal and sympy.simplify(sympy.Mod(inner, per_block)) != 0:
+        if not horizontal and sympy.Mod(inner, per_block) != 0:
             return (
                 f"the kept inner width {inner} is not known to fill whole 32-byte blocks of {red.name}: "
                 "the group rows would not start aligned"
@@ -848,6 +848,14 @@ class _Function:
             raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
         self.regs[step["output"]] = r
 
+    def _declarations(self, *masks: str) -> str:
+        """The function's register declarations: its value registers, the step mask ``mask``, the extra
+        ``masks`` a body names, and the comparison mask registers."""
+        names = ["mask", *masks, *self.masks.values()]
+        return "".join(f"    {d}\n" for d in self.decls) + "".join(
+            f"    AscendC::Reg::MaskReg {m};\n" for m in names
+        )
+
     def text(self) -> str:
         calls = sum(line.lstrip().startswith("AscendC::Reg::") for line in self.body)
         if calls != len(self.instrs) - 1:
@@ -858,9 +866,7 @@ class _Function:
         inner = "\n".join(f"        {line}" for line in self.body)
         return (
             "{\n"
-            + "".join(f"    {d}\n" for d in self.decls)
-            + "    AscendC::Reg::MaskReg mask;\n"
-            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + self._declarations()
             + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
             + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
             + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"
@@ -909,9 +915,7 @@ class _Function:
         )
         return self._checked(
             "{\n"
-            + "".join(f"    {d}\n" for d in self.decls)
-            + "    AscendC::Reg::MaskReg mask;\n"
-            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + self._declarations()
             + f"    const uint32_t chunks = (inner + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
@@ -970,10 +974,7 @@ class _Function:
         )
         return self._checked(
             "{\n"
-            + "".join(f"    {d}\n" for d in self.decls)
-            + "    AscendC::Reg::MaskReg mask;\n"
-            + "    AscendC::Reg::MaskReg full;\n"
-            + "".join(f"    AscendC::Reg::MaskReg {m};\n" for m in self.masks.values())
+            + self._declarations("full")
             + one
             + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
