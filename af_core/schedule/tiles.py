@@ -86,7 +86,7 @@ class RowTiles:
         if actual not in per_tile.free_symbols:
             return self.tiles * per_tile
         last = self.rows - (self.tiles - 1) * self.tile
-        return (self.tiles - 1) * per_tile.subs(actual, self.tile) + per_tile.subs(actual, last)
+        return (self.tiles - 1) * per_tile.xreplace({actual: self.tile}) + per_tile.xreplace({actual: last})
 
     def axes(self, merged_from: tuple[str, ...]) -> list[ImplAxis]:
         """The five axes, in loop order; ``merged_from`` names the graph axes the rows merge."""
