@@ -214,30 +214,52 @@ def test_an_innermost_float_sum_is_lane_wise_then_the_documented_tree_bit_for_bi
     assert same.all(), (np.nonzero(~same), got[~same], expected[~same])
 
 
-def test_innermost_groups_that_do_not_start_aligned_stay_a_reduce_call_with_the_reason():
-    """SIMD tile rows of 29 groups of 70 float32 values: group 1 starts 280 bytes in, not on a 32-byte
-    block, so the register form has none; the memory reduce keeps it and the note says why."""
+def test_innermost_groups_that_do_not_start_aligned_are_loaded_unaligned_in_the_function():
+    """SIMD tile rows of 29 groups of 70 float32 values: group 1 starts 280 bytes in, not on a 32-byte block,
+    so each group's two vectors are loaded with LoadUnAlign after one LoadUnAlignPre per group and input;
+    the chain, the lane-wise accumulate and Reg::Reduce stay one function, no memory reduce; the tiles it
+    reads are 256 bytes longer than their rows (LoadUnAlign reads whole blocks past the data)."""
     session = TwinSession(reduce_graph("float32", "Sum", 1, d=70), AutofuserOptions(force_template="simd"))
     notes = _notes(session)
-    assert any(
-        n.startswith(
-            "Sum ('sum') stays a reduce call: a reduce over the innermost axis of 29 groups per tile row"
-        )
-        for n in notes
-    ), notes
+    assert "2 op(s) Abs ('abs'), Sub ('sub') and the Sum ('sum') in one VfChainRegApiCall" in notes, notes
+    kernel = session.result.kernel
+    assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
+    assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + t * src_pitch + a * group);" in kernel
+    assert "AscendC::Reg::LoadUnAlign(r0, u0, src0 + o);" in kernel
+    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in kernel.split("AfGatherVf")[0]
+    assert re.search(r"InitBuffer\(indirect_load_tile_buf, \d?,? ?\(256 \+ AfAlignUp", kernel), kernel
     run = session.check({}, seed=6, core_num=4)
     assert run.ok, run.describe()
 
 
-def test_an_inner_width_of_unknown_alignment_stays_a_reduce_call_with_the_reason():
-    """Dynamic sizes: the kept inner width b1 may not fill whole 32-byte blocks, so the group rows may not
-    start aligned; the memory path (which checks at run time) keeps the reduce."""
+def test_an_inner_width_of_unknown_alignment_is_loaded_unaligned_in_the_function():
+    """Dynamic sizes: the kept inner width b1 may not fill whole 32-byte blocks, so each group row is loaded
+    with its own LoadUnAlignPre / LoadUnAlign (no tail form needed); twin == reference at widths that are
+    and are not whole blocks, and the cases' register counts are the twin's."""
+    from af_core.schedule.cost import twin_counters
+    from af_core.tiling.solve import CaseRef, solve
+
     graph = chain_graph(rank=2, dim=0, post=("Abs",), reduce=("Sum", (0,)), name="vfred_dynamic")
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = _notes(session)
-    assert any("is not known to fill whole 32-byte blocks of float32" in n for n in notes), notes
-    run = session.check({"a0": 9, "a1": 20, "b0": 11, "b1": 20}, seed=2, core_num=2)
-    assert run.ok, run.describe()
+    assert "1 op(s) Abs ('abs') and the Sum ('sum') in one VfChainRegApiCall" in notes, notes
+    kernel = session.result.kernel
+    assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + o);" in kernel
+    assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
+    for width in (20, 64, 70, 1):
+        inputs = session.inputs({"a0": 9, "a1": width, "b0": 11, "b1": width}, seed=width)
+        sch = session.scheduled
+        evs = solve(
+            [CaseRef.of(c) for c in sch.cases], sch.size_names, inputs.sizes, 2, sch.platform.ub_size, sch.guards
+        ).evaluations
+        for case, ev in zip(sch.cases, evs):
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=2, tiling_key=case.tiling_key)
+            assert run.ok, (width, run.describe())
+            measured = twin_counters(run.twin.counters)
+            for name in ("reg_instructions", "reg_cycles"):
+                assert ev.resources[name] == measured[name], (width, case.label, name)
 
 
 def test_the_fused_reduce_issues_fewer_calls_and_no_ub_round_trip(monkeypatch):
