@@ -80,19 +80,25 @@ def test_the_table_agrees_with_the_twins_reg_rate(twin_run):
 def test_the_unaligned_load_rows_agree_with_the_twins_reg_rate(twin_run):
     """Table 1's 连续非对齐搬入 row: LoadUnAlign over one vector and LoadUnAlignPre over one 32-byte block, per
     element size, in the cost table and in the twin's RegRate alike."""
-    cases = [(api, t) for api in reg_cost.UNALIGNED_MOVE_RATES for t in ("int8", "float16", "float32", "int32")]
+    cases = [
+        (api, t) for api in reg_cost.UNALIGNED_MOVE_RATES for t in ("int8", "float16", "float32", "int32")
+    ]
     lines = [
         f'std::printf("%u\\n", AfTwin::RegRate("{api}", {dt.get(t).itemsize}, {str(dt.get(t).is_float).lower()}));'
         for api, t in cases
     ]
-    rc, out, err = twin_run('#include "kernel_operator.h"\n#include <cstdio>\nint main() {\n' + "\n".join(lines) + "\n}\n")
+    rc, out, err = twin_run(
+        '#include "kernel_operator.h"\n#include <cstdio>\nint main() {\n' + "\n".join(lines) + "\n}\n"
+    )
     assert rc == 0, err
     for (api, t), twin_rate in zip(cases, map(int, out.split())):
         size = dt.get(t).itemsize
         assert reg_cost.UNALIGNED_MOVE_RATES[api][size] == twin_rate, (api, t)
         elements = 32 // size if api == "LoadUnAlignPre" else None
-        assert reg_cost.cycles(RegInstr(api, t, LOAD, elements=elements)) == 1 == math.ceil(
-            (elements or reg_cost.lanes(t)) / twin_rate
+        assert (
+            reg_cost.cycles(RegInstr(api, t, LOAD, elements=elements))
+            == 1
+            == math.ceil((elements or reg_cost.lanes(t)) / twin_rate)
         )
 
 

@@ -270,7 +270,8 @@ def _load(program, case: str, offset: int, count: int, seed: int = 0):
 
 
 @pytest.mark.parametrize(
-    "case", ["run_float32", "run_int32", "run_float16", "run_int8", "each_float32", "each_float16", "each_uint8"]
+    "case",
+    ["run_float32", "run_int32", "run_float16", "run_int8", "each_float32", "each_float16", "each_uint8"],
 )
 @pytest.mark.parametrize("offset", [0, 1, 7, 8, 13])
 def test_an_unaligned_run_loads_the_elements_from_its_offset(program, case, offset):
@@ -305,7 +306,10 @@ def test_any_offset_and_count(program, case, offset, count):
 
 BAD = {
     "no_pre": ("reg-unalign", "the UnalignRegForLoad was never set"),
-    "other_block": ("reg-unalign", "lies in block [320, 352) but the UnalignRegForLoad holds block [256, 288)"),
+    "other_block": (
+        "reg-unalign",
+        "lies in block [320, 352) but the UnalignRegForLoad holds block [256, 288)",
+    ),
     "past_buffer": ("ub-out-of-bounds", "the 256 bytes after srcAddr's block touches UB bytes"),
     "aligned_at_end": ("ub-out-of-bounds", "the 256 bytes after srcAddr's block touches UB bytes"),
     "misaligned_element": ("ub-misaligned", "is not aligned to its 4-byte elements"),

@@ -1066,6 +1066,8 @@ def starts_aligned(reduce: dict, dtype: dt.DType) -> bool:
     if inner == 1:
         return bool(rows == 1 or sympy.Mod(group, per_block) == 0)
     return bool(sympy.Mod(inner, per_block) == 0)
+
+
 _REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
 _REDUCE_TYPE = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
 #: The same-type forms of ``Reg::Reduce`` the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl accept
