@@ -67,9 +67,14 @@ reaches are read, nothing past the tile), the chain computed
 in registers and folded into an accumulator in the memory path's order
 (:func:`reduce_steps`), so the value never goes through UB. Over the innermost
 axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes
-(:func:`horizontal_steps`, whose docstring gives the float sum order). Where
-the register form has none the reduce stays the memory-based
-``ReduceRegApiCall``, with the reason in ``afc explain``.
+(:func:`horizontal_steps`, whose docstring gives the float sum order). Group
+rows or groups not known to start on 32-byte blocks (widths that do not fill
+whole blocks, dynamic widths) are loaded with ``Reg::LoadUnAlign`` after a
+``Reg::LoadUnAlignPre`` (:meth:`_Function._load_unaligned`) in the same order
+of folds; it reads whole blocks past the data, so the tiles the function reads
+are padded (:meth:`VfChainRegApiCall.read_past_tiles`). Where the register
+form has none the reduce stays the memory-based ``ReduceRegApiCall``, with the
+reason in ``afc explain``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
-//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end).
+//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end);
+//   LoadUnAlignPre / LoadUnAlign with an UnalignRegForLoad (the unaligned register load section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
