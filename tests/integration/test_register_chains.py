@@ -215,20 +215,21 @@ def test_compare_and_where_run_in_registers_with_mask_registers(template, dtype,
     session = TwinSession(masked_graph(dtype, ids_dtype), AutofuserOptions(force_template=template))
     kernel = session.result.kernel
     assert "AscendC::Reg::Compares<" in kernel and "AscendC::Reg::Compare<" in kernel
-    # three Wheres, and in SK-like the row sum's register reduce keeps the lanes past a tail by a Select
-    assert kernel.count("AscendC::Reg::Select(") == (4 if template == "sklike" else 3)
+    # three Wheres, and the row sum's register reduce keeps the lanes past a tail by a Select
+    assert kernel.count("AscendC::Reg::Select(") == 4
     assert "(VecElementwiseRegApiCall)" not in kernel
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
-    # the row sum (test_register_reduce.py): SK-like float32 takes it into the run; SIMD keeps a reduce call
-    # (b0 groups of b1 values per tile row may not start aligned), SK-like 2-byte reduces it alone
+    # the row sum (test_register_reduce.py): float32 takes it into the run (SIMD: b0 groups of b1 values per
+    # tile row, loaded with LoadUnAlign as they may not start aligned), 2-byte reduces it alone
     reduce_notes = [n for n in notes if n.startswith(("Sum ('sum')", "the Sum ('sum')"))]
     notes = [n for n in notes if n not in reduce_notes]
     joined = MASKED_RUN.replace(" in one", " and the Sum ('sum') in one")
-    if template == "sklike" and dtype == "float32":
+    if dtype == "float32":
         assert notes[0] == joined and not reduce_notes, notes
     else:
         assert notes[0] == MASKED_RUN, notes
-        assert len(reduce_notes) == (1 if template == "simd" else 2), reduce_notes
+        assert len(reduce_notes) == 2, reduce_notes
+    assert ("AscendC::Reg::LoadUnAlign(" in kernel) == (template == "simd")
     # 2-byte sums are taken in float32: the Cast up cannot join the run of 2-byte masks (another note)
     assert all("Cast (" in n for n in notes[1:]) and len(notes) == (1 if dtype == "float32" else 4), notes
     chain = next(n for n in session.scheduled.cases[0].impl.stages[-1].nodes if n.op_type == "VectorChain")
