@@ -96,6 +96,13 @@ class ApiCall:
         return f"{cls.name} computes no reduce"
 
     @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
+        """For :attr:`Role.VECTOR_CHAIN`: bytes past the end of each UB tile ``node`` reads that its code may
+        read (e.g. a register load of whole 32-byte blocks beyond a tile's last row); the scheduler makes
+        each such tile's buffer that much longer. 0 by default: nothing is read past a tile."""
+        return 0
+
+    @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:
         """Scratch tiles (one per dtype listed, each the size of the node's tile) the call needs."""
         return ()

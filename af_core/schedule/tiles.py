@@ -18,6 +18,7 @@ import attrs
 import sympy
 
 from af_core import dtypes as dt
+from af_core.errors import Unsupported
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
 from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
@@ -136,6 +137,7 @@ class TilePlan:
     roots: dict[str, str] = attrs.Factory(dict)
     row_bytes: Expr = sympy.Integer(0)  # UB bytes per tile row (upper bound, linear)
     fixed_bytes: Expr = sympy.Integer(0)  # UB bytes independent of the tile rows (upper bound)
+    padded: dict[str, int] = attrs.Factory(dict)  # buffer -> bytes added past its tile (pad)
 
     def tile(
         self,
@@ -160,6 +162,26 @@ class TilePlan:
         self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=name))
         self.roots[name] = name
         return name
+
+    def pad(self, tensor: str, extra_bytes: int) -> None:
+        """Make the buffer holding the UB tensor ``tensor`` at least ``extra_bytes`` (in whole 32-byte
+        blocks) longer than its tile, for a call that may read that far past the tile's last row; a buffer
+        padded before keeps the larger padding. The buffer must be one of this stage's."""
+        name = self.impl.tensor(tensor).buffer
+        want = -(-int(extra_bytes) // 32) * 32
+        for i, buffer in enumerate(self.stage.buffers):
+            if buffer.name != name:
+                continue
+            grow = want - self.padded.get(name, 0)
+            if grow > 0:
+                self.stage.buffers[i] = attrs.evolve(buffer, bytes=buffer.bytes + grow)
+                self.fixed_bytes += grow * buffer.num
+                self.padded[name] = want
+            return
+        raise Unsupported(
+            f"tile '{tensor}' must be padded by {want} bytes but its buffer {name!r} is not one of stage "
+            f"'{self.stage.name}'"
+        )
 
     def mask(self, name: str, pitch: Expr) -> str:
         """A bit mask over a tile (Compare/Select): one bit per element.

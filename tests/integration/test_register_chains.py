@@ -215,20 +215,21 @@ def test_compare_and_where_run_in_registers_with_mask_registers(template, dtype,
     session = TwinSession(masked_graph(dtype, ids_dtype), AutofuserOptions(force_template=template))
     kernel = session.result.kernel
     assert "AscendC::Reg::Compares<" in kernel and "AscendC::Reg::Compare<" in kernel
-    # three Wheres, and in SK-like the row sum's register reduce keeps the lanes past a tail by a Select
-    assert kernel.count("AscendC::Reg::Select(") == (4 if template == "sklike" else 3)
+    # three Wheres, and the row sum's register reduce keeps the lanes past a tail by a Select
+    assert kernel.count("AscendC::Reg::Select(") == 4
     assert "(VecElementwiseRegApiCall)" not in kernel
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
-    # the row sum (test_register_reduce.py): SK-like float32 takes it into the run; SIMD keeps a reduce call
-    # (b0 groups of b1 values per tile row may not start aligned), SK-like 2-byte reduces it alone
+    # the row sum (test_register_reduce.py): float32 takes it into the run (SIMD: b0 groups of b1 values per
+    # tile row, loaded with LoadUnAlign as they may not start aligned), 2-byte reduces it alone
     reduce_notes = [n for n in notes if n.startswith(("Sum ('sum')", "the Sum ('sum')"))]
     notes = [n for n in notes if n not in reduce_notes]
     joined = MASKED_RUN.replace(" in one", " and the Sum ('sum') in one")
-    if template == "sklike" and dtype == "float32":
+    if dtype == "float32":
         assert notes[0] == joined and not reduce_notes, notes
     else:
         assert notes[0] == MASKED_RUN, notes
-        assert len(reduce_notes) == (1 if template == "simd" else 2), reduce_notes
+        assert len(reduce_notes) == 2, reduce_notes
+    assert ("AscendC::Reg::LoadUnAlign(" in kernel) == (template == "simd")
     # 2-byte sums are taken in float32: the Cast up cannot join the run of 2-byte masks (another note)
     assert all("Cast (" in n for n in notes[1:]) and len(notes) == (1 if dtype == "float32" else 4), notes
     chain = next(n for n in session.scheduled.cases[0].impl.stages[-1].nodes if n.op_type == "VectorChain")
@@ -373,8 +374,9 @@ def test_kernels_are_identical_whatever_the_hash_seed():
 
 def test_corpus_coverage_the_readme_states():
     """README: on the workload corpus every elementwise op of the SIMD and SK-like cases is in one of 40
-    register runs; of the 30 reduces 9 end the run before them in its function, 19 run alone in one (9 after
-    a run of unpacked 2-byte values) and 2 stay reduce calls (SIMD groups that may not start aligned)."""
+    register runs; of the 30 reduces 11 end the run before them in its function (2 of them over SIMD groups
+    that may not start aligned, loaded with LoadUnAlign), 19 run alone in one (9 after a run of unpacked
+    2-byte values) and none stays a reduce call."""
     from collections import Counter
 
     from af_core.workloads import load_workloads
@@ -394,12 +396,8 @@ def test_corpus_coverage_the_readme_states():
                     joined += " and the " in note
                 else:
                     others[note.split(": ", 1)[1].split(":")[0]] += 1
-    assert (fused, joined, alone) == (40, 9, 19)
-    assert others == {
-        "a reduce over the innermost axis of 50 groups per tile row whose width 20 is not known to fill whole "
-        "32-byte blocks of float32": 2,
-        "the run holds element sizes [2, 4]": 9,
-    }, others
+    assert (fused, joined, alone) == (40, 11, 19)
+    assert others == {"the run holds element sizes [2, 4]": 9}, others
 
 
 def test_explain_lists_the_register_runs_and_the_memory_calls():

@@ -7,7 +7,8 @@ reg_masks`` and ``reg_cycles``). Both come from the instructions the vector func
 the documented throughput (af_v35_regbase.reg_cost), so they must be equal -- exactly, for every
 dtype, for runs mixing 2- and 4-byte values, for 64-bit runs, for mask registers, for bitwise runs, for
 a run ending in a register reduce (over a kept inner width: block-masked tail rows; over the innermost
-axis: Reg::Reduce and first-element stores), for the tile gather in registers, and with tail tiles and
+axis: Reg::Reduce and first-element stores; groups not known to start on 32-byte blocks: LoadUnAlignPre /
+LoadUnAlign), for the tile gather in registers, and with tail tiles and
 tail vector steps. A SIMT case issues no register instruction and predicts none.
 """
 
@@ -119,10 +120,10 @@ def test_any_shape_predicts_the_twins_register_counts_exactly(rows, width, dtype
 
 def _reduce_graph(dtype: str, kind: str, axis: int, n: int = 37, d: int = 72, b: int = 29):
     """y = reduce(kind, Abs(gather(x, 0, index)) - side, axis), x [n, d], index [b, d]: over axis 0 a kept
-    inner width of 72 (a full vector and an 8-lane tail), over axis 1 groups of 72."""
+    inner width of d (72: a full vector and an 8-lane tail), over axis 1 groups of d."""
     from af_core.builders import GraphBuilder, gather
 
-    g = GraphBuilder(f"reg_cycles_red_{dtype}_{kind}_{axis}")
+    g = GraphBuilder(f"reg_cycles_red_{dtype}_{kind}_{axis}_{d}")
     x = g.data("x", [n, d], dtype)
     y = gather(x, 0, g.data("index", [b, d], "int32"))
     y = g.op("Sub", g.op("Abs", y), g.data("side", [b, d], dtype))
@@ -159,6 +160,37 @@ def test_a_run_ending_in_a_register_reduce_predicts_the_twins_register_counts_ex
     if axis == 1:
         assert "AscendC::Reg::Reduce<" in kernel and "DIST_FIRST_ELEMENT_B32" in kernel
     _assert_exact(_compare(_reduce_graph(dtype, kind, axis), {}), (dtype, kind, axis))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "kind", "axis", "d"),
+    [
+        ("float32", "Sum", 0, 20),
+        ("int32", "Max", 0, 20),
+        ("float32", "Mean", 1, 20),
+        ("float32", "Sum", 1, 70),
+        ("int32", "Min", 1, 131),
+    ],
+)
+def test_a_register_reduce_over_unaligned_groups_predicts_the_twins_register_counts_exactly(
+    dtype, kind, axis, d
+):
+    """Widths that do not fill 32-byte blocks: the SIMD case loads the group rows (axis 0) or the groups of a
+    tile row (axis 1) with LoadUnAlignPre / LoadUnAlign; SK-like (one group per tile row over axis 1) keeps
+    aligned loads. Predicted register instructions and cycles equal the twin's."""
+    graph = _reduce_graph(dtype, kind, axis, d=d)
+    assert "AscendC::Reg::LoadUnAlign(" in TwinSession(graph).result.kernel
+    _assert_exact(_compare(graph, {}), (dtype, kind, axis, d))
+
+
+@pytest.mark.parametrize("kind", ["Sum", "Max"])
+def test_a_reduce_over_a_dynamic_width_predicts_the_twins_register_counts_exactly(kind):
+    """A kept inner width b1 known only at run time (unaligned loads whatever its value): exact at widths that
+    fill 32-byte blocks and at widths that do not."""
+    graph = chain_graph(rank=2, dim=0, post=("Abs",), reduce=(kind, (0,)), name=f"reg_cycles_dyn_{kind}")
+    assert "AscendC::Reg::LoadUnAlign(" in TwinSession(graph).result.kernel
+    for width in (20, 64, 70):
+        _assert_exact(_compare(graph, {"a0": 9, "a1": width, "b0": 11, "b1": width}), (kind, width))
 
 
 def test_a_bitwise_run_predicts_the_twins_register_counts_exactly():

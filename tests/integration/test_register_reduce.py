@@ -214,30 +214,57 @@ def test_an_innermost_float_sum_is_lane_wise_then_the_documented_tree_bit_for_bi
     assert same.all(), (np.nonzero(~same), got[~same], expected[~same])
 
 
-def test_innermost_groups_that_do_not_start_aligned_stay_a_reduce_call_with_the_reason():
-    """SIMD tile rows of 29 groups of 70 float32 values: group 1 starts 280 bytes in, not on a 32-byte
-    block, so the register form has none; the memory reduce keeps it and the note says why."""
+def test_innermost_groups_that_do_not_start_aligned_are_loaded_unaligned_in_the_function():
+    """SIMD tile rows of 29 groups of 70 float32 values: group 1 starts 280 bytes in, not on a 32-byte block,
+    so each group's two vectors are loaded with LoadUnAlign after one LoadUnAlignPre per group and input;
+    the chain, the lane-wise accumulate and Reg::Reduce stay one function, no memory reduce; the tiles it
+    reads are 256 bytes longer than their rows (LoadUnAlign reads whole blocks past the data)."""
     session = TwinSession(reduce_graph("float32", "Sum", 1, d=70), AutofuserOptions(force_template="simd"))
     notes = _notes(session)
-    assert any(
-        n.startswith(
-            "Sum ('sum') stays a reduce call: a reduce over the innermost axis of 29 groups per tile row"
-        )
-        for n in notes
-    ), notes
+    assert "2 op(s) Abs ('abs'), Sub ('sub') and the Sum ('sum') in one VfChainRegApiCall" in notes, notes
+    kernel = session.result.kernel
+    assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
+    assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + t * src_pitch + a * group);" in kernel
+    assert "AscendC::Reg::LoadUnAlign(r0, u0, src0 + o);" in kernel
+    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in kernel.split("AfGatherVf")[0]
+    assert re.search(r"InitBuffer\(indirect_load_tile_buf, \d?,? ?\(256 \+ AfAlignUp", kernel), kernel
     run = session.check({}, seed=6, core_num=4)
     assert run.ok, run.describe()
 
 
-def test_an_inner_width_of_unknown_alignment_stays_a_reduce_call_with_the_reason():
-    """Dynamic sizes: the kept inner width b1 may not fill whole 32-byte blocks, so the group rows may not
-    start aligned; the memory path (which checks at run time) keeps the reduce."""
+def test_an_inner_width_of_unknown_alignment_is_loaded_unaligned_in_the_function():
+    """Dynamic sizes: the kept inner width b1 may not fill whole 32-byte blocks, so each group row is loaded
+    with its own LoadUnAlignPre / LoadUnAlign (no tail form needed); twin == reference at widths that are
+    and are not whole blocks, and the cases' register counts are the twin's."""
+    from af_core.schedule.cost import twin_counters
+    from af_core.tiling.solve import CaseRef, solve
+
     graph = chain_graph(rank=2, dim=0, post=("Abs",), reduce=("Sum", (0,)), name="vfred_dynamic")
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = _notes(session)
-    assert any("is not known to fill whole 32-byte blocks of float32" in n for n in notes), notes
-    run = session.check({"a0": 9, "a1": 20, "b0": 11, "b1": 20}, seed=2, core_num=2)
-    assert run.ok, run.describe()
+    assert "1 op(s) Abs ('abs') and the Sum ('sum') in one VfChainRegApiCall" in notes, notes
+    kernel = session.result.kernel
+    assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + o);" in kernel
+    assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
+    for width in (20, 64, 70, 1):
+        inputs = session.inputs({"a0": 9, "a1": width, "b0": 11, "b1": width}, seed=width)
+        sch = session.scheduled
+        evs = solve(
+            [CaseRef.of(c) for c in sch.cases],
+            sch.size_names,
+            inputs.sizes,
+            2,
+            sch.platform.ub_size,
+            sch.guards,
+        ).evaluations
+        for case, ev in zip(sch.cases, evs):
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=2, tiling_key=case.tiling_key)
+            assert run.ok, (width, run.describe())
+            measured = twin_counters(run.twin.counters)
+            for name in ("reg_instructions", "reg_cycles"):
+                assert ev.resources[name] == measured[name], (width, case.label, name)
 
 
 def test_the_fused_reduce_issues_fewer_calls_and_no_ub_round_trip(monkeypatch):
@@ -264,6 +291,198 @@ def test_the_fused_reduce_issues_fewer_calls_and_no_ub_round_trip(monkeypatch):
     b=st.integers(2, 33),  # b = 1: the reduced axis has one element, the schedule reduces no group
 )
 def test_register_reduces_match_the_reference_on_random_shapes(template, kind, axis, n, d, b):
+    session = TwinSession(
+        reduce_graph("float32", kind, axis, n, d, b), AutofuserOptions(force_template=template)
+    )
+    assert kind in " ".join(_fused_functions(session.result.kernel))
+    run = session.check({}, seed=n + d + b, core_num=3)
+    assert run.ok, run.describe()
+
+
+# -- groups not known to start on 32-byte blocks: LoadUnAlignPre / LoadUnAlign ---------------------------------
+#
+# In the SIMD template a tile row holds every group of an output row: reduce_graph(..., d=20) has, over axis 1,
+# 29 groups of 20 values per tile row (group g starts 80 g bytes in), over axis 0 a kept inner width of 20
+# (group row g starts 80 g bytes in). Both are register reduces whose loads are unaligned.
+
+
+def _has_unaligned_reduce(kernel: str, kind: str) -> bool:
+    return (
+        kind in " ".join(_fused_functions(kernel))
+        and "AscendC::Reg::LoadUnAlign(" in kernel
+        and re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
+    )
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize(
+    ("dtype", "kind"),
+    [
+        ("float32", "Sum"),
+        ("float32", "Mean"),
+        ("float32", "Max"),
+        ("float32", "Min"),
+        ("int32", "Sum"),
+        ("int32", "Max"),
+        ("int32", "Min"),
+        ("float16", "Sum"),
+        ("float16", "Max"),
+        ("bfloat16", "Mean"),
+    ],
+)
+def test_unaligned_groups_and_group_rows_are_register_reduces(dtype, kind, axis):
+    """Widths of 20 (not whole 32-byte blocks of float32 / int32; 2-byte data are reduced in float32 after a
+    run of their own): the reduce is a register reduce with unaligned loads, twin == reference (the twin
+    checks every byte the loads read against the tiles' buffers)."""
+    session = TwinSession(reduce_graph(dtype, kind, axis, d=20), AutofuserOptions(force_template="simd"))
+    assert _has_unaligned_reduce(session.result.kernel, kind), _notes(session)
+    run = session.check({}, seed=3, core_num=3)
+    assert run.ok, run.describe()
+
+
+def test_without_the_tile_padding_the_twin_reports_the_bytes_loadunalign_reads_past_the_tile(monkeypatch):
+    """Control for the padding: tile rows of 16 groups of 20 floats fill whole 256-byte repeats, so the
+    buffer ends right after the data; without the 256 bytes read_past_tiles asks for, the last groups'
+    LoadUnAlign reads past it and the twin stops with the bytes read."""
+    from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+
+    from af_core.errors import AfError
+
+    graph = reduce_graph("float32", "Sum", 1, n=9, d=20, b=16)
+    padded = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    assert padded.check({}, seed=1, core_num=2).ok
+    monkeypatch.setattr(VfChainRegApiCall, "read_past_tiles", classmethod(lambda cls, node, impl: 0))
+    bare = TwinSession(
+        reduce_graph("float32", "Sum", 1, n=9, d=20, b=16), AutofuserOptions(force_template="simd")
+    )
+    assert "(256 + AfAlignUp" not in bare.result.kernel and "(256 + AfAlignUp" in padded.result.kernel
+    with pytest.raises(AfError, match=r"ub-out-of-bounds.*LoadUnAlign: the 256 bytes after srcAddr's block"):
+        bare.check({}, seed=1, core_num=2)
+
+
+@pytest.mark.parametrize("kind", ["Sum", "Mean", "Max", "Min"])
+def test_an_unaligned_kept_width_reduce_is_the_left_to_right_fold_bit_for_bit(kind):
+    """Kept inner width 20: the group rows are folded left to right as with aligned rows, bit for bit, with
+    NaN in one column and signed zeros in another."""
+    n, d, b = 37, 20, 29
+    session = TwinSession(reduce_graph("float32", kind, 0, n, d, b), AutofuserOptions(force_template="simd"))
+    assert _has_unaligned_reduce(session.result.kernel, kind)
+    rng = np.random.default_rng(17)
+    x = rng.uniform(-3, 3, (n, d)).astype(np.float32)
+    x[3, 9] = np.nan
+    side = rng.uniform(-1, 1, (b, d)).astype(np.float32)
+    index = rng.integers(0, n, (b, d)).astype(np.int32)
+    index[7, 9] = 3
+    side[:, 19] = np.float32(0.0)
+    x[:, 19] = np.float32(0.0)  # |0| - 0 = +0 in every row
+    inputs = session.inputs({}, arrays={"x": x, "index": index, "side": side})
+    run = session.check(inputs=inputs, core_num=4)
+    assert run.ok, run.describe()
+    values = (np.abs(x[index, np.arange(d)]) - side).astype(np.float32)
+    expected = _fold(values, kind)
+    got = run.twin.outputs["y"].reshape(expected.shape)
+    assert np.isnan(got[9]) and np.isnan(expected[9])
+    same = np.where(np.isnan(expected), np.isnan(got), got.view(np.uint32) == expected.view(np.uint32))
+    assert same.all(), (np.nonzero(~same), got[~same], expected[~same])
+
+
+def _lane_tree_sum(group: np.ndarray) -> np.float32:
+    """The documented innermost order: per lane along the group's 64-lane vectors, then Reduce's tree."""
+    acc = group[:64].astype(np.float32).copy()
+    for start in range(64, group.size, 64):
+        tail = group[start : start + 64]
+        acc[: tail.size] = (acc[: tail.size] + tail).astype(np.float32)
+    return _tree(np.concatenate([acc, np.zeros(64 - acc.size, np.float32)]))
+
+
+@pytest.mark.parametrize("d", [20, 70, 131])
+def test_an_unaligned_innermost_float_sum_is_lane_wise_then_the_tree_bit_for_bit(d):
+    """29 groups of d per tile row, each loaded unaligned: lane j sums x[j], x[j + 64], ... then Reg::Reduce's
+    binary tree -- bit for bit, with a NaN in one group and -0 sums in another."""
+    n, b = 37, 29
+    session = TwinSession(reduce_graph("float32", "Sum", 1, n, d, b), AutofuserOptions(force_template="simd"))
+    assert _has_unaligned_reduce(session.result.kernel, "Sum")
+    rng = np.random.default_rng(d)
+    x = rng.uniform(-3, 3, (n, d)).astype(np.float32)
+    x[2, d - 1] = np.nan
+    side = rng.uniform(-1, 1, (b, d)).astype(np.float32)
+    index = rng.integers(3, n, (b, d)).astype(np.int32)
+    index[4, d - 1] = 2
+    x[0, :] = np.float32(0.0)
+    index[6, :] = 0
+    side[6, :] = np.float32(0.0)  # row 6: |0| - 0 -> the Adds of -0.0 keeps +0 sums +0
+    inputs = session.inputs({}, arrays={"x": x, "index": index, "side": side})
+    run = session.check(inputs=inputs, core_num=4)
+    assert run.ok, run.describe()
+    values = (np.abs(x[index, np.arange(d)]) - side).astype(np.float32)
+    expected = np.array([_lane_tree_sum(values[r]) for r in range(b)], np.float32)
+    got = run.twin.outputs["y"].reshape(b)
+    assert np.isnan(got[4]) and np.isnan(expected[4])
+    assert got[6] == 0 and not np.signbit(got[6])
+    same = np.where(np.isnan(expected), np.isnan(got), got.view(np.uint32) == expected.view(np.uint32))
+    assert same.all(), (np.nonzero(~same), got[~same], expected[~same])
+
+
+def test_a_negative_zero_sum_over_unaligned_groups_stays_negative_zero():
+    """Neg(Abs(0)) = -0 in the 20 lanes of each group: the Adds of -0.0 keeps them -0, and Reduce's tree
+    takes the 44 masked-off lanes as +0, so every sum has the sign the documented order gives (+0)."""
+    g = GraphBuilder("vfred_negzero_unaligned")
+    x = g.data("x", [5, 20], "float32")
+    y = g.op("Neg", g.op("Abs", gather(x, 0, g.data("index", [6, 20], "int32"))))
+    g.output(g.reduce("Sum", y, [1]), "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
+    assert _has_unaligned_reduce(session.result.kernel, "Sum")
+    inputs = session.inputs(
+        {}, arrays={"x": np.zeros((5, 20), np.float32), "index": np.ones((6, 20), np.int32)}
+    )
+    run = session.check(inputs=inputs, core_num=2)
+    assert run.ok, run.describe()
+    got = run.twin.outputs["y"]
+    lanes = np.concatenate([np.full(20, -0.0, np.float32), np.zeros(44, np.float32)])
+    expected = _tree(lanes)
+    assert np.all(got == 0) and np.all(np.signbit(got) == np.signbit(expected))
+
+
+def test_a_run_with_more_inputs_than_unaligned_registers_loads_each_vector_after_its_own_pre():
+    """Five tiles into one function over unaligned groups: at most four UnalignRegForLoad registers exist,
+    so every load has its own LoadUnAlignPre into one shared register; twin == reference."""
+    g = GraphBuilder("vfred_five_inputs")
+    x = g.data("x", [37, 20], "float32")
+    y = gather(x, 0, g.data("index", [29, 20], "int32"))
+    for i in range(4):
+        y = g.op("Add", y, g.data(f"side{i}", [29, 20], "float32"))
+    g.output(g.reduce("Max", y, [1]), "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
+    kernel = session.result.kernel
+    assert _has_unaligned_reduce(kernel, "Max")
+    assert "UnalignRegForLoad u1;" not in kernel
+    assert kernel.count("AscendC::Reg::LoadUnAlignPre(u0, src") == 5
+    run = session.check({}, seed=12, core_num=3)
+    assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("h", [20, 96, 13])
+def test_the_index_select_sum_sample_reduces_in_registers(h):
+    """The core sample (a row sum of width H, K groups per tile row): SIMD reduces in registers at every H."""
+    from af_core.samples import index_select_sum
+
+    session = TwinSession(index_select_sum(), AutofuserOptions(force_template="simd"))
+    assert _has_unaligned_reduce(session.result.kernel, "Sum"), _notes(session)
+    run = session.check({"N": 60, "H": h, "K": 50}, seed=h, core_num=4)
+    assert run.ok, run.describe()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    template=st.sampled_from(["simd", "sklike"]),
+    kind=st.sampled_from(["Sum", "Mean", "Max", "Min"]),
+    axis=st.sampled_from([0, 1]),
+    n=st.integers(1, 30),
+    d=st.integers(1, 70),
+    b=st.integers(2, 20),
+)
+def test_register_reduces_of_any_width_match_the_reference(template, kind, axis, n, d, b):
+    """Widths 1..70 whether or not they fill 32-byte blocks: always a register reduce, twin == reference."""
     session = TwinSession(
         reduce_graph("float32", kind, axis, n, d, b), AutofuserOptions(force_template=template)
     )

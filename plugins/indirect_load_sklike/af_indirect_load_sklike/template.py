@@ -84,6 +84,7 @@ class StageBuilder:
         has a limited reach, and drops the case when one row is already too long.
         """
         k, spec = self.key, self.spec
+        self.b.fuse_chains()  # first: a fused call may pad the tiles it reads, which the fit must see
         fit = self.plan.max_rows(UB_SIZE) if span is None else Min(self.plan.max_rows(UB_SIZE), span[0])
         self.row_tiles.add_fields(
             spec,
@@ -96,7 +97,6 @@ class StageBuilder:
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:
             spec.require(span[1], f"{k} stage: {span[2]}")
-        self.b.fuse_chains()
         self.stage.nodes = [*self.prologue, *self.b.nodes]
         assign_releases(self.stage, impl)
 

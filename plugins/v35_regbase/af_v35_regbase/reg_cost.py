@@ -23,7 +23,9 @@ for float) and 12 (Duplicate); table 1 also gives the block-strided
 LoadAlign (非连续对齐搬入, ``DATA_BLOCK_COPY``: 128 / 64 / 32, half the
 contiguous rate) and the register Gather (离散搬入: b16 64, b32 32), table 7
 the bitwise And / Or / Xor / Not (one vector per cycle) and table 11
-``Reduce`` (one vector per cycle). Only the rows of instructions that generated
+``Reduce`` (one vector per cycle); table 1's 连续非对齐搬入 row gives the
+unaligned ``LoadUnAlign`` (256 / 128 / 64, one vector a cycle) and its
+``LoadUnAlignPre`` (32 / 16 / 8: one 32-byte block a cycle). Only the rows of instructions that generated
 code issues are copied; a row is added when an ApiCall starts issuing its
 instruction.
 
@@ -81,6 +83,9 @@ I8, U8, I16, U16, I32, U32 = "int8", "uint8", "int16", "uint16", "int32", "uint3
 MOVE_RATES = {1: 256, 2: 128, 4: 64}
 #: Table 1: the block-strided LoadAlign (非连续对齐搬入, ``DataCopyMode::DATA_BLOCK_COPY``) by element size.
 BLOCK_MOVE_RATES = {1: 128, 2: 64, 4: 32}
+#: Table 1, 连续非对齐搬入（LoadUnAlign）: ``LoadUnAlign`` (one vector: 256 / 128 / 64) and ``LoadUnAlignPre``
+#: (one 32-byte block: 32 / 16 / 8) by element size, the unaligned load of a register reduce's groups.
+UNALIGNED_MOVE_RATES = {"LoadUnAlign": {1: 256, 2: 128, 4: 64}, "LoadUnAlignPre": {1: 32, 2: 16, 4: 8}}
 
 _ADD = {I8: 128, U8: 128, I16: 64, U16: 64, F16: 128, BF16: 128, I32: 32, U32: 32, F32: 64}
 _MAX = {I8: 256, U8: 256, I16: 128, U16: 128, F16: 128, BF16: 128, I32: 64, U32: 64, F32: 64}
@@ -190,6 +195,8 @@ def rate(instr: RegInstr) -> int | None:
     """Elements per cycle the table gives for the instruction, or None when it lists none."""
     if instr.api == "Gather":
         return RATES["Gather"].get(instr.dtype)
+    if instr.api in UNALIGNED_MOVE_RATES:
+        return UNALIGNED_MOVE_RATES[instr.api].get(dt.get(instr.dtype).itemsize)
     if instr.kind in (LOAD, STORE):
         return (BLOCK_MOVE_RATES if instr.block else MOVE_RATES).get(dt.get(instr.dtype).itemsize)
     if instr.api == "Cast":

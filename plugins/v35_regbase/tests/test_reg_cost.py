@@ -76,6 +76,32 @@ def test_the_table_agrees_with_the_twins_reg_rate(twin_run):
         assert reg_cost.cycles(RegInstr(api, t, kind)) == twin_cycles, (api, t, twin_rate)
 
 
+@pytest.mark.twin
+def test_the_unaligned_load_rows_agree_with_the_twins_reg_rate(twin_run):
+    """Table 1's 连续非对齐搬入 row: LoadUnAlign over one vector and LoadUnAlignPre over one 32-byte block, per
+    element size, in the cost table and in the twin's RegRate alike."""
+    cases = [
+        (api, t) for api in reg_cost.UNALIGNED_MOVE_RATES for t in ("int8", "float16", "float32", "int32")
+    ]
+    lines = [
+        f'std::printf("%u\\n", AfTwin::RegRate("{api}", {dt.get(t).itemsize}, {str(dt.get(t).is_float).lower()}));'
+        for api, t in cases
+    ]
+    rc, out, err = twin_run(
+        '#include "kernel_operator.h"\n#include <cstdio>\nint main() {\n' + "\n".join(lines) + "\n}\n"
+    )
+    assert rc == 0, err
+    for (api, t), twin_rate in zip(cases, map(int, out.split())):
+        size = dt.get(t).itemsize
+        assert reg_cost.UNALIGNED_MOVE_RATES[api][size] == twin_rate, (api, t)
+        elements = 32 // size if api == "LoadUnAlignPre" else None
+        assert (
+            reg_cost.cycles(RegInstr(api, t, LOAD, elements=elements))
+            == 1
+            == math.ceil((elements or reg_cost.lanes(t)) / twin_rate)
+        )
+
+
 @pytest.mark.parametrize(
     ("instr", "expected"),
     [
@@ -102,6 +128,10 @@ def test_the_table_agrees_with_the_twins_reg_rate(twin_run):
         (RegInstr("StoreAlign", "float32", STORE, elements=1), 1),  # DIST_FIRST_ELEMENT_B32
         (RegInstr("StoreAlign", "int64", STORE), 1),  # no 64-bit row: one per vector
         (RegInstr("UpdateMask", "float32", MASK), 0),  # no figure for mask instructions
+        (RegInstr("LoadUnAlign", "float32", LOAD), 1),  # table 1, 连续非对齐搬入: 64 / cycle
+        (RegInstr("LoadUnAlign", "int8", LOAD), 1),  # 256 / cycle
+        (RegInstr("LoadUnAlignPre", "float32", LOAD, elements=8), 1),  # 8 / cycle, one 32-byte block
+        (RegInstr("LoadUnAlignPre", "float16", LOAD, elements=16), 1),  # 16 / cycle
     ],
 )
 def test_cycles_follow_the_documented_rates(instr, expected):
@@ -222,6 +252,14 @@ def _reduce_chain(inner: int, group: int):
         # 6 groups of 2 vectors: 1 CreateMask; per group UpdateMask, Reduce, first-element store; per vector
         # UpdateMask and Abs; 6 + 6 loads (the tail block-masked), 6 Adds starting, 6 Add + Select folding
         (1, 72, 73, 60),
+        # kept width 20 (not whole blocks): per group row and vector (6 x 1 x 5 = 30) a LoadUnAlignPre and a
+        # LoadUnAlign (1 cycle each) instead of the block-masked load (2); 30 Abs, 6 + 24 Adds, 6 UpdateMask
+        # and 6 stores
+        (20, 5, 132, 126),
+        # groups of 70 (two per tile row: group 1 starts unaligned): per group one LoadUnAlignPre, per vector
+        # a LoadUnAlign (12, 1 cycle each) -- 6 more loads than the aligned groups of 72, the same cycles (their
+        # block-masked tails take 2)
+        (1, 70, 79, 60),
     ],
 )
 def test_a_reduce_function_counts_each_call_times_its_loop(inner, group, instructions, cycles):

@@ -67,9 +67,14 @@ reaches are read, nothing past the tile), the chain computed
 in registers and folded into an accumulator in the memory path's order
 (:func:`reduce_steps`), so the value never goes through UB. Over the innermost
 axis the group is accumulated lane-wise and ``Reg::Reduce`` folds the lanes
-(:func:`horizontal_steps`, whose docstring gives the float sum order). Where
-the register form has none the reduce stays the memory-based
-``ReduceRegApiCall``, with the reason in ``afc explain``.
+(:func:`horizontal_steps`, whose docstring gives the float sum order). Group
+rows or groups not known to start on 32-byte blocks (widths that do not fill
+whole blocks, dynamic widths) are loaded with ``Reg::LoadUnAlign`` after a
+``Reg::LoadUnAlignPre`` (:meth:`_Function._load_unaligned`) in the same order
+of folds; it reads whole blocks past the data, so the tiles the function reads
+are padded (:meth:`VfChainRegApiCall.read_past_tiles`). Where the register
+form has none the reduce stays the memory-based ``ReduceRegApiCall``, with the
+reason in ``afc explain``.
 """
 
 from __future__ import annotations
@@ -322,10 +327,10 @@ class VfChainRegApiCall(ApiCall):
 
         Over a kept inner width the group rows are accumulated (:func:`reduce_steps`); over the innermost
         axis (``inner`` 1) the group is accumulated lane-wise and folded by ``Reg::Reduce``
-        (:func:`horizontal_steps`), for one row per tile row. The loads are block-masked ``LoadAlign``
-        (b8 / b16 / b32), each group row or group 32-byte aligned: ``inner`` must be a known multiple of one
-        32-byte block, or ``rows`` known to be 1; the run's vector step must be one register of ``dtype``
-        (no unpacked 2-byte values)."""
+        (:func:`horizontal_steps`). Group rows or groups known to start on 32-byte blocks are loaded
+        with ``LoadAlign`` (block-masked for a tail, b8 / b16 / b32), the others with the unaligned
+        ``LoadUnAlign`` (:func:`starts_aligned`, :meth:`read_past_tiles`); the run's vector step must be
+        one register of ``dtype`` (no unpacked 2-byte values)."""
         red = dt.get(dtype)
         rows, group, inner = (sympy.sympify(v) for v in view)
         if kind not in REDUCE_KINDS:
@@ -342,17 +347,6 @@ class VfChainRegApiCall(ApiCall):
             takes = REG_REDUCE["SUM" if kind in ("Sum", "Mean") else "MAX"]
             if red.name not in takes:
                 return f"the 3510 register Reduce ({_REDUCE_TYPE[kind]}) does not accept {red.name}"
-        per_block = 32 // red.itemsize
-        if horizontal and rows != 1 and sympy.Mod(group, per_block) != 0:
-            return (
-                f"a reduce over the innermost axis of {rows} groups per tile row whose width {group} is not "
-                f"known to fill whole 32-byte blocks of {red.name}: the groups would not start aligned"
-            )
-        if not horizontal and sympy.Mod(inner, per_block) != 0:
-            return (
-                f"the kept inner width {inner} is not known to fill whole 32-byte blocks of {red.name}: "
-                "the group rows would not start aligned"
-            )
         if not ops:
             return None
         widths: set[int] = set()
@@ -373,6 +367,16 @@ class VfChainRegApiCall(ApiCall):
                 "which has no block-masked form"
             )
         return None
+
+    @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
+        """Bytes past the end of its input tiles that one launch may read: a reduce whose groups are not
+        known to start on 32-byte blocks loads them with ``LoadUnAlign``, which reads the 256 bytes after
+        the 32-byte block holding its address (:data:`UNALIGNED_READ_PAST`); 0 otherwise."""
+        reduce = node.attrs.get("reduce")
+        if reduce is None or starts_aligned(reduce, impl.tensor(reduce["output"]).dtype):
+            return 0
+        return UNALIGNED_READ_PAST
 
     # -- code ----------------------------------------------------------------
     def generate_api_call_string(self) -> str:
@@ -564,6 +568,13 @@ class _Function:
         self.tail_instrs: list[reg_cost.RegInstr] = []
         #: a reduce function's calls around the per-vector body: (loop of :meth:`loop_counts`, instruction)
         self.placed: list[tuple[str, reg_cost.RegInstr]] = []
+        #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) lines per vector and their
+        #: instructions, the LoadUnAlignPre lines per group (innermost axis, one UnalignRegForLoad per input)
+        self.unaligned = reduce is not None and not starts_aligned(reduce, call._dtype(reduce["output"]))
+        self.unaligned_loads: list[str] = []
+        self.unaligned_instrs: list[reg_cost.RegInstr] = []
+        self.row_pres: list[tuple[str, reg_cost.RegInstr]] = []
+        self.uregs: list[str] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
@@ -643,6 +654,7 @@ class _Function:
     def reduce_parts(self) -> list[tuple[str, list[reg_cost.RegInstr]]]:
         """Every register instruction of a reduce function's text, by the loop it runs in."""
         parts = [("vector", self.instrs), ("full", self.full_instrs), ("tail", self.tail_instrs)]
+        parts.append(("vector", self.unaligned_instrs))
         loops = sorted({loop for loop, _ in self.placed})
         return parts + [(loop, [i for where, i in self.placed if where == loop]) for loop in loops]
 
@@ -665,7 +677,9 @@ class _Function:
     def load(self, tensor: str, ptr: str) -> None:
         dtype = self.call._dtype(tensor)
         r = self.reg(dtype)
-        if self.reduce is not None:
+        if self.unaligned:
+            self._load_unaligned(r, dtype, ptr)
+        elif self.reduce is not None:
             # a whole vector of data: the contiguous load; a tail: only the 32-byte blocks the mask reaches
             # (nothing past the data), at the documented half rate of the block-strided load
             self.full_loads.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
@@ -687,6 +701,35 @@ class _Function:
                 f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});",
             )
         self.regs[tensor] = r
+
+    def _load_unaligned(self, r: str, dtype: dt.DType, ptr: str) -> None:
+        """A reduce's load of a group row / group vector that may not start on a 32-byte block.
+
+        ``LoadUnAlign`` splices the register from the 32-byte block its ``UnalignRegForLoad`` holds and the
+        256 bytes after it, and leaves the block of the address 256 bytes on in the register. Over the
+        innermost axis a group's vectors follow one another, so one ``LoadUnAlignPre`` per group and input
+        (each input its own register, at most :data:`UNALIGN_REGS`) serves all of them; otherwise (kept inner
+        width: the next load is another group row) each load has its own ``LoadUnAlignPre`` into one shared
+        register. Unmasked: the lanes past the data hold the bytes after it (the tile's padding,
+        :meth:`VfChainRegApiCall.read_past_tiles`), which the masked instructions never read."""
+        assert self.reduce is not None
+        per_group = sympy.sympify(self.reduce["inner"]) == 1 and len(self.call.node.inputs) <= UNALIGN_REGS
+        pre = RegInstr("LoadUnAlignPre", dtype.name, LOAD, elements=32 // dtype.itemsize)
+        load = RegInstr("LoadUnAlign", dtype.name, LOAD)
+        if per_group:
+            u = f"u{len(self.uregs)}"
+            self.uregs.append(u)
+            self.row_pres.append(
+                (f"AscendC::Reg::LoadUnAlignPre({u}, {ptr} + t * src_pitch + a * group);", pre)
+            )
+        else:
+            if not self.uregs:
+                self.uregs.append("u0")
+            u = self.uregs[0]
+            self.unaligned_loads.append(f"AscendC::Reg::LoadUnAlignPre({u}, {ptr} + {self.offset});")
+            self.unaligned_instrs.append(pre)
+        self.unaligned_loads.append(f"AscendC::Reg::LoadUnAlign({r}, {u}, {ptr} + {self.offset});")
+        self.unaligned_instrs.append(load)
 
     def store(self, tensor: str, ptr: str) -> None:
         if tensor in self.masks:
@@ -886,7 +929,11 @@ class _Function:
             if self.full_loads
             else []
         )
-        return "\n".join(f"{indent}{line}" for line in [*loads, *self.body])
+        return "\n".join(f"{indent}{line}" for line in [*loads, *self.unaligned_loads, *self.body])
+
+    def _ureg_declarations(self) -> str:
+        """The ``UnalignRegForLoad`` registers of an unaligned reduce's loads."""
+        return "".join(f"    AscendC::Reg::UnalignRegForLoad {u};\n" for u in self.uregs)
 
     def reduce_text(self, reduce: dict) -> str:
         """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
@@ -916,6 +963,7 @@ class _Function:
         return self._checked(
             "{\n"
             + self._declarations()
+            + self._ureg_declarations()
             + f"    const uint32_t chunks = (inner + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
@@ -975,12 +1023,14 @@ class _Function:
         return self._checked(
             "{\n"
             + self._declarations("full")
+            + self._ureg_declarations()
             + one
             + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
             + "        uint32_t head = group;\n"
             + head
+            + "".join(self.place("row", f"        {line}\n", instr) for line, instr in self.row_pres)
             + "        uint32_t left = group;\n"
             + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
             + update
@@ -1003,6 +1053,26 @@ class _Function:
 
 #: Reduce kinds a vector function computes.
 REDUCE_KINDS = ("Sum", "Mean", "Max", "Min")
+#: Bytes past a tile's last 32-byte block that an unaligned reduce may read: ``LoadUnAlign`` at an address in
+#: block ``b`` reads blocks ``b + 1 .. b + 8``, and the last load of a group row starts in the tile's last
+#: block at most (tile rows are whole blocks).
+UNALIGNED_READ_PAST = 256
+#: ``UnalignRegForLoad`` registers a function may declare (the compiler's limit, official page of the type).
+UNALIGN_REGS = 4
+
+
+def starts_aligned(reduce: dict, dtype: dt.DType) -> bool:
+    """Whether every group row (kept inner width) or group (innermost axis) of a reduce is known to start on
+    a 32-byte block -- loaded with ``LoadAlign`` -- rather than possibly not -- loaded with ``LoadUnAlign``
+    after a ``LoadUnAlignPre``. Tile rows start on blocks; within one, a group row starts every ``inner``
+    elements, a group every ``group`` elements (one group per tile row: always at its start)."""
+    rows, group, inner = (sympy.sympify(reduce[k]) for k in ("rows", "group", "inner"))
+    per_block = 32 // dt.get(dtype).itemsize
+    if inner == 1:
+        return bool(rows == 1 or sympy.Mod(group, per_block) == 0)
+    return bool(sympy.Mod(inner, per_block) == 0)
+
+
 _REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
 _REDUCE_TYPE = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
 #: The same-type forms of ``Reg::Reduce`` the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl accept
