@@ -136,6 +136,62 @@ _MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
 
 
+# -- why an op stays a memory-based call -------------------------------------
+#: Every reason a SIMD / SK-like chain keeps an elementwise op a memory-based call instead of a register
+#: instruction of its vector function: kind -> (regular expression the reason ``afc explain`` prints
+#: matches, what it means). ``no-form`` kinds are cases the 3510 register API has no form for (no
+#: instruction in the op's dtype and no exact sequence of them); ``gap`` kinds are cases it has a form for
+#: that vector functions do not generate yet. tests/integration/test_register_inventory.py builds every
+#: op and dtype the elementwise plugin registers and the SIMD template accepts, and checks each op is in a
+#: vector function or kept for one of these reasons (and which ops each gap holds).
+MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
+    "gap: 64-bit op": (
+        r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
+        "the 3510 register API computes most 64-bit integer ops over a register pair (RegTraitNumTwo); "
+        "vector functions generate only Max / Min / Maxs / Mins of them (and no Cast to or from 64 bits)",
+    ),
+    "gap: 64-bit compare / select": (
+        r"the 3510 register (Compare|Compares|Select) does not accept u?int64",
+        "CompareB64Impl / the b64 Select exist on 3510; vector functions do not generate them",
+    ),
+    "gap: bool across a run edge": (
+        r"its bool result is read outside the run|it reads the bool value '\w+', made outside the run",
+        "a predicate lives in a mask register, and vector functions store none to UB nor load one",
+    ),
+    "gap: logical op": (
+        r"Logical(And|Or|Xor|Not): bit-mask tiles of logical ops have no register form here",
+        "the register And / Or / Xor / Not on MaskReg exist; not generated",
+    ),
+    "gap: composite": (
+        r"Exp2 takes a composite memory form with no register form here",
+        "Exp2's memory sequence is not generated in registers",
+    ),
+    "gap: widened 8-bit op": (
+        r"\w+ on u?int8 takes the 'widen' memory form \(not one instruction in its dtype\)",
+        "the memory path computes 8-bit Mul / Muls / Neg in int16; not generated in registers",
+    ),
+    "gap: unsigned reinterpretation": (
+        r"\w+ on uint(16|32) takes the '(reinterpret|splat)' memory form \(not one instruction in its dtype\)",
+        "the memory path computes uint16 / uint32 Adds / Muls on the signed view and Maxs / Mins as "
+        "Duplicate + Max / Min; not generated in registers",
+    ),
+    "gap: cast route": (
+        r"Cast \w+ -> \w+ (\(CAST_\w+\) has no register Cast here|reinterprets bits on the way \(no register "
+        r"form\))",
+        "a Cast step other than float <-> float16 / bfloat16 and float <-> int32 (or a same-width integer "
+        "reinterpretation on the route); not generated in registers",
+    ),
+}
+
+
+def memory_call_reason(reason: str) -> str | None:
+    """The :data:`MEMORY_CALL_REASONS` kind whose pattern ``reason`` matches in full, or None."""
+    for kind, (pattern, _why) in MEMORY_CALL_REASONS.items():
+        if re.fullmatch(pattern, reason):
+            return kind
+    return None
+
+
 def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | None:
     """(name, C++ definition) of the register CastTrait for one Cast step, or None when there is none."""
     if dst == _F32 and src.name in _NARROW_FLOATS and mode == "CAST_NONE":
