@@ -30,8 +30,14 @@ instruction, with the register instruction taking the same dtype:
   the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
   3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
+- ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
+  signed view, Maxs / Mins as Duplicate + Max / Min): the register
+  tensor-scalar instruction in the unsigned type (:data:`UNSIGNED_FORMS`);
+- ``widen`` int8 Neg: the register Neg in int8 (8-bit Mul / Muls stay memory
+  calls);
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
-  of a register of ones.
+  of a register of ones; ``composite`` Exp2: the memory path's steps, one
+  register instruction each (:meth:`_Function.exp2`), the same bits.
 
 Floor / Ceil / Round are the register ``Truncate`` with the memory path's
 RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
@@ -49,14 +55,20 @@ register path makes the same predicate per lane (the same scalar as
 :func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
 Compares) and selects the same bits.
 
+Logical ops (LogicalAnd / Or / Xor / Not) of those predicates are the register
+``And`` / ``Or`` / ``Xor`` / ``Not`` on mask registers, under the step mask
+(zeroing: no lane past the tail turns on) -- the predicate per lane the memory
+path's bit-mask tiles hold, so a Where selects the same bits.
+
 Bitwise ops (BitwiseAnd / Or / Xor / Not) are the register ``And`` / ``Or`` /
 ``Xor`` / ``Not`` in the tile's own integer type: the same bits as the memory
 path's calls on the int16 view of the same bytes.
 
-Every other form (comparisons read outside their run, logical ops on masks,
-8-bit integers widened to int16, the unsigned reinterpretations,
-Exp2, the other 64-bit ops) stays a memory-based call;
-:meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
+Every other form stays a memory-based call, for one of the reasons of
+:data:`MEMORY_CALL_REASONS` (predicates crossing a run's edge, 8-bit Mul / Muls
+widened to int16, casts through other type pairs, the other 64-bit ops): forms
+the 3510 register API has that vector functions do not generate yet. :meth:`VfChainRegApiCall.rejection`
+says why, and ``afc explain`` prints it.
 
 A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``)
 ends the run whose last value it reduces, or runs alone in a function of its
@@ -76,6 +88,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -85,6 +98,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
@@ -95,6 +109,7 @@ from af_v35_regbase.api_calls.legalize import (
     BITWISE,
     COMPARE,
     COMPARE_SCALAR,
+    LOGICAL,
     TENSOR_SCALAR,
     TRUNCATE,
     UNARY,
@@ -118,8 +133,8 @@ REG_API = {
 #: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
 #: memory path computes on the int16 view of the same bytes).
 BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
-#: Composite ops a run may hold (computed in float32).
-COMPOSITE = {"Sigmoid"}
+#: Composite ops a run may hold (computed in float32; Exp2 also in int32 registers, :meth:`_Function.exp2`).
+COMPOSITE = {"Sigmoid", "Exp2"}
 #: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
 #: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).
 RECIPROCALS = {"Reciprocal", "Rsqrt"}
@@ -155,25 +170,15 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         "CompareB64Impl / the b64 Select exist on 3510; vector functions do not generate them",
     ),
     "gap: bool across a run edge": (
-        r"its bool result is read outside the run|it reads the bool value '\w+', made outside the run",
+        r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
+        r"|it reads the bool value '\w+', made outside the run",
         "a predicate lives in a mask register, and vector functions store none to UB nor load one",
-    ),
-    "gap: logical op": (
-        r"Logical(And|Or|Xor|Not): bit-mask tiles of logical ops have no register form here",
-        "the register And / Or / Xor / Not on MaskReg exist; not generated",
-    ),
-    "gap: composite": (
-        r"Exp2 takes a composite memory form with no register form here",
-        "Exp2's memory sequence is not generated in registers",
     ),
     "gap: widened 8-bit op": (
         r"\w+ on u?int8 takes the 'widen' memory form \(not one instruction in its dtype\)",
-        "the memory path computes 8-bit Mul / Muls / Neg in int16; not generated in registers",
-    ),
-    "gap: unsigned reinterpretation": (
-        r"\w+ on uint(16|32) takes the '(reinterpret|splat)' memory form \(not one instruction in its dtype\)",
-        "the memory path computes uint16 / uint32 Adds / Muls on the signed view and Maxs / Mins as "
-        "Duplicate + Max / Min; not generated in registers",
+        "the memory path computes 8-bit Mul / Muls in int16 (Cast up, the op, the low byte); the register "
+        "Cast int8 -> int16 / uint8 -> uint16 exists (table 10), the unpacked 8-bit loads and stores it needs "
+        "are not generated",
     ),
     "gap: cast route": (
         r"Cast \w+ -> \w+ (\(CAST_\w+\) has no register Cast here|reinterprets bits on the way \(no register "
@@ -246,7 +251,7 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
-    narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
+    narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
 
 
@@ -268,7 +273,47 @@ def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> s
         if not op_form(op_type, ins, out).legal or not reg_accepts("Select", out):
             return f"the 3510 register Select does not accept {out.name}"
         return None
-    return f"{op_type}: bit-mask tiles of logical ops have no register form here"
+    if op_type in LOGICAL:
+        return _logical_rejection(op_type, ins, out)
+    return f"{op_type} on bool values has no register form here"
+
+
+# -- logical ops on mask registers ----------------------------------------------
+def _logical_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Why a logical op cannot join a run, or None: LogicalAnd / Or / Xor / Not of predicates are the
+    register ``And`` / ``Or`` / ``Xor`` / ``Not`` on mask registers (:meth:`_Function.logical`)."""
+    if not out.is_bool or not all(d.is_bool for d in ins):
+        return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+    return None
+
+
+# -- uint16 / uint32 tensor-scalar ops ---------------------------------------------
+#: Memory forms of uint16 / uint32 Adds / Subs / Muls (``reinterpret``: the op on the signed view) and Maxs /
+#: Mins (``splat``: Duplicate + Max / Min) that a vector function computes as the register tensor-scalar
+#: instruction in the unsigned type itself, which the 3510 register table takes: wrap-around addition and
+#: multiplication give the same bits whatever the signedness, and the scalar (wrapped into the unsigned
+#: type) is the bits the memory path's wrapped signed scalar has; Maxs / Mins of the scalar pick the value the
+#: memory path's Max / Min with a register of it picks.
+UNSIGNED_FORMS = ("reinterpret", "splat")
+
+
+def _unsigned_rejection(op_type: str, out: dt.DType) -> str | None:
+    """Why a uint16 / uint32 tensor-scalar op of :data:`UNSIGNED_FORMS` has no register form, or None."""
+    api = REG_API[op_type]
+    return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
+
+
+def _neg_in_own_type(op_type: str, out: dt.DType) -> bool:
+    """Whether an 8-bit op the memory path widens to int16 is the register ``Neg`` in its own type: int8 Neg
+    (memory: ``Muls(-1)`` in int16, the low byte kept), which the 3510 register ``Neg`` takes -- the
+    wrap-around negation, the same bits (-(-128) is -128 both ways). 8-bit Mul / Muls stay memory calls:
+    the register ``Mul`` / ``Muls`` take no 8-bit type."""
+    return op_type == "Neg" and out.itemsize == 1 and reg_accepts("Neg", out)
+
+
+def _makes_mask(op: str) -> bool:
+    """Whether a step's result is a predicate in a mask register (a comparison or a logical op)."""
+    return _compares(op) or op in LOGICAL
 
 
 def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
@@ -325,6 +370,10 @@ class VfChainRegApiCall(ApiCall):
         if kind == "bits":
             api = REG_API[op_type]
             return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
+        if kind in UNSIGNED_FORMS:
+            return _unsigned_rejection(op_type, out)
+        if kind == "widen" and _neg_in_own_type(op_type, out):
+            return None
         if kind not in ("direct", "relu_maxs"):
             return (
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
@@ -622,7 +671,7 @@ class _Function:
         self.placed: list[tuple[str, reg_cost.RegInstr]] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
-        mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
+        mask_tensors = {s["output"] for s in steps if _makes_mask(s["op"])}
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
         if reduce is not None:
             dtypes.add(call._dtype(reduce["output"]))
@@ -839,6 +888,50 @@ class _Function:
         )
         self.regs[step["output"]] = r
 
+    def exp2(self, x: str) -> str:
+        """2^x of a float32 register, the memory path's steps (``VecElementwiseRegApiCall._composite``) one
+        register instruction each: k = clamp(floor(x), -126, 127) by a saturating Cast (CAST_FLOOR) and
+        Maxs / Mins in int32, f = Exp((x - float(k)) * ln 2), 2^k built from its exponent bits
+        ((k + 127) * 2^23 in int32, read as float: the register reinterpretation ``(RegTensor<float>&)`` the
+        3510 implementation itself uses), and f * 2^k. Every step is the memory path's instruction on the
+        same values (float(k) is exact, so the Cast back takes CAST_RINT where the memory Cast takes
+        CAST_NONE), so both give the same bits."""
+        i32, f32 = _I32.name, _F32.name
+        k = self.cast(x, _I32, _F32, "CAST_FLOOR")
+        self.emit(RegInstr("Maxs", i32), f"AscendC::Reg::Maxs({k}, {k}, static_cast<int32_t>(-126), mask);")
+        self.emit(RegInstr("Mins", i32), f"AscendC::Reg::Mins({k}, {k}, static_cast<int32_t>(127), mask);")
+        f = self.cast(k, _F32, _I32, "CAST_RINT")
+        self.emit(RegInstr("Sub", f32), f"AscendC::Reg::Sub({f}, {x}, {f}, mask);")
+        ln2 = f"static_cast<float>({literal(math.log(2.0))})"
+        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({f}, {f}, {ln2}, mask);")
+        self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({f}, {f}, mask);")
+        self.emit(RegInstr("Adds", i32), f"AscendC::Reg::Adds({k}, {k}, static_cast<int32_t>(127), mask);")
+        self.emit(
+            RegInstr("Muls", i32), f"AscendC::Reg::Muls({k}, {k}, static_cast<int32_t>(8388608), mask);"
+        )
+        r = self.reg(_F32)
+        self.emit(
+            RegInstr("Mul", f32),
+            f"AscendC::Reg::Mul({r}, {f}, (AscendC::Reg::RegTensor<float>&){k}, mask);",
+        )
+        return r
+
+    def logical(self, step: dict) -> None:
+        """A logical op of predicates as the register And / Or / Xor / Not on mask registers, under the step
+        mask: a lane past the tail is off in the result (zeroing), as in the comparisons it reads."""
+        op = step["op"]
+        missing = [t for t in step["inputs"] if t not in self.masks]
+        if missing:
+            raise CodegenError(
+                f"node '{self.call.node.name}': {op} '{step['name']}' reads {missing[0]!r}, which no "
+                "comparison or logical op of this function makes"
+            )
+        m = f"m{len(self.masks)}"
+        srcs = ", ".join(self.masks[t] for t in step["inputs"])
+        self.masks[step["output"]] = m
+        api = LOGICAL[op]
+        self.emit(RegInstr(api, self.mask_dtype, MASK), f"AscendC::Reg::{api}({m}, {srcs}, mask);")
+
     def step(self, step: dict) -> None:
         call = self.call
         op = step["op"]
@@ -847,6 +940,9 @@ class _Function:
             return
         if op == "Where":
             self.select(step)
+            return
+        if op in LOGICAL:
+            self.logical(step)
             return
         ins = [call._dtype(t) for t in step["inputs"]]
         out = call._dtype(step["output"])
@@ -872,8 +968,11 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif form.kind in ("direct", "bits"):
+        elif form.kind in ("direct", "bits", *UNSIGNED_FORMS):
             r = self.apply(op, srcs, out, step.get("value"))
+        elif form.kind == "widen" and _neg_in_own_type(op, out):
+            r = self.reg(out)
+            self.emit(RegInstr("Neg", out.name), f"AscendC::Reg::Neg({r}, {srcs[0]}, mask);")
         elif form.kind == "relu_maxs":
             r = self.reg(out)
             self.emit(
@@ -899,6 +998,10 @@ class _Function:
                 RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);"
             )
             self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
+            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
+        elif form.kind == "composite" and op == "Exp2":
+            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
+            t = self.exp2(x)
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         else:
             raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
