@@ -291,9 +291,10 @@ def test_mask_logic_and_exp2_predict_the_twins_register_counts_exactly(dtype):
             "AscendC::Reg::Muls(r2, r1, static_cast<uint16_t>(3)",
         ),
         ("int8", ("Neg", "Maximum(5)"), "AscendC::Reg::Neg(r1, r0, mask);"),
+        ("float16", ("Ceil2Int", "Cast(uint32)", "Add(3)"), "(AscendC::Reg::RegTensor<uint32_t>&)"),
     ],
 )
-def test_unsigned_scalar_ops_and_int8_neg_predict_the_twins_register_counts_exactly(dtype, post, text):
+def test_unsigned_ops_int8_neg_and_cast_routes_predict_the_twins_register_counts_exactly(dtype, post, text):
     graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_{dtype}")
     assert text in TwinSession(graph).result.kernel
     _assert_exact(_compare(graph), dtype)

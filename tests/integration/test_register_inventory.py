@@ -156,13 +156,11 @@ def test_the_gaps_are_the_pinned_ones():
         assert got == want, (kind, sorted(got ^ want))
     pinned = set(GAPS) | {"register", "gap: cast route"}
     assert set(by_kind) <= pinned, sorted(set(by_kind) - pinned)
-    casts = {label for label in by_kind["gap: cast route"] if label.startswith("Cast:")}
-    assert by_kind["gap: cast route"] - casts == {
-        f"{op}:{d}" for op in ("FloorToInt", "Ceil2Int") for d in ("float16", "bfloat16")
-    }
+    casts = by_kind["gap: cast route"]
+    assert all(label.startswith("Cast:") for label in casts)
     wide = {label for label in by_kind["gap: 64-bit op"] if label.startswith("Cast:")}
     assert all("int64" in label for label in wide)
-    assert (len(casts), len(wide)) == (47, 19), (len(casts), len(wide))
+    assert (len(casts), len(wide)) == (39, 19), (len(casts), len(wide))
 
 
 def test_each_listed_reason_is_documented_and_no_form_kinds_say_why():

@@ -261,3 +261,50 @@ def test_int8_neg_is_the_register_neg_in_int8(template):
     for run_seed, sizes, cores in random_runs(53, 2, 0, 2, max_elements=5000):
         run = session.check(sizes, seed=run_seed, core_num=cores)
         assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(
+    ("dtype", "post", "text"),
+    [
+        # reinterpretations: the register read as the other type, no instruction
+        ("int32", ("Abs", "Cast(uint32)", "Add(7)"), "(AscendC::Reg::RegTensor<uint32_t>&)r1"),
+        ("uint16", ("Add(3)", "Cast(int16)", "Abs"), "(AscendC::Reg::RegTensor<int16_t>&)r1"),
+        # float16 / bfloat16 -> int32 through float: FloorToInt, Ceil2Int and the truncating Cast
+        ("float16", ("Muls(2.5)", "FloorToInt"), "kAfRegCast_UNKNOWN_SAT_CAST_FLOOR"),
+        ("bfloat16", ("Ceil2Int", "Abs"), "kAfRegCast_UNKNOWN_SAT_CAST_CEIL"),
+        ("float16", ("Cast(int32)", "Add(1)"), "kAfRegCast_UNKNOWN_SAT_CAST_TRUNC"),
+    ],
+)
+def test_cast_routes_with_views_and_half_to_int32_run_in_registers(template, dtype, post, text):
+    """Casts whose route reinterprets integers (a register view) or rounds float16 / bfloat16 to int32 (Cast
+    up, exact, then the rounding Cast): one vector function, the memory path's bits at the edges (the
+    largest values, -1; for FloorToInt / Ceil2Int NaN, infinities and values past the int32 range, which
+    they saturate) and on random shapes."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"vf_route_{dtype}_{len(post)}")
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert text in kernel and "(VecElementwiseRegApiCall)" not in kernel
+    ops = {"Cast", "FloorToInt", "Ceil2Int"}
+    memory = memory_session(graph, template, ops)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        edges = np.array([info.min, info.max, -1 if info.min else 1, 0, 1, info.max - 2], dtype=np.int64)
+    else:
+        edges = np.array([0.5, -0.5, 2.5, -2.5, 1e9, -1e9, 65504, np.inf, -np.inf, np.nan, -0.0, 3.75])
+        if (
+            "Cast(int32)" in post
+        ):  # a float -> int Cast of a value past the int32 range is outside the contract
+            edges = np.array([0.5, -0.5, 2.5, -2.5, 65504, -65504, -0.0, 3.75, 1e4, -1e4, 0.99, -0.99])
+    np_dtype = {"bfloat16": np.float32}.get(dtype, dtype)
+    x = edges.astype(np_dtype).reshape(1, -1)
+    sizes = {"a0": 1, "a1": edges.size, "b0": 2, "b1": edges.size}
+    inputs = session.inputs(sizes, arrays={"x": x, "index": np.zeros((2, edges.size), dtype=np.int32)})
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(59, 2, 0, 2, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes

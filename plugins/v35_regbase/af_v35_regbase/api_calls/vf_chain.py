@@ -26,8 +26,11 @@ instruction, with the register instruction taking the same dtype:
   instruction in float32 and Cast back (the same bits, see ROUNDS_ONCE);
 - ``promote``: float16 / bfloat16 inputs cast up to float32 (exact), the op in
   float32, the result cast back with CAST_RINT;
-- ``cast``: the route's Cast steps, when each is a register Cast the twin and
-  the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
+- ``cast``: the route's Cast steps (:func:`register_route`), when each is a
+  register Cast the twin and the 3510 implementation have (float <-> float16 /
+  bfloat16, float <-> int32; float16 / bfloat16 -> int32 rounding through
+  float) or a same-width integer reinterpretation (a register view, no
+  instruction);
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
   3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
 - ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
@@ -316,8 +319,32 @@ def _makes_mask(op: str) -> bool:
     return _compares(op) or op in LOGICAL
 
 
-def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
-    return form.steps
+# -- Cast routes in registers -------------------------------------------------------
+_TO_INT_MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
+
+
+def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | str:
+    """The register steps of a ``cast`` form's route, or why it has none. A step is a register Cast
+    (:func:`_cast_trait`), a same-width integer reinterpretation (``VIEW``: the register read as the other
+    type, no instruction -- the memory path copies the same bits), or float16 / bfloat16 -> int32 with a
+    rounding mode as the exact Cast up to float and the Cast to int32 with that mode (the same value
+    rounded, saturated, NaN -> 0)."""
+    out: list[tuple[dt.DType, dt.DType, str]] = []
+    for to, frm, mode in form.steps:
+        if mode == "VIEW" or _cast_trait(to, frm, mode) is not None:
+            out.append((to, frm, mode))
+        elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
+            out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
+        else:
+            return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
+    return tuple(out)
+
+
+def _view(reg: str, to: dt.DType) -> str:
+    """A register read as one of element type ``to`` (same size): ``(RegTensor<to>&)reg``, as the 3510
+    implementation reinterprets registers; no instruction."""
+    base = reg.rsplit(")", 1)[-1]
+    return f"(AscendC::Reg::RegTensor<{to.cpp}>&){base}"
 
 
 class VfChainRegApiCall(ApiCall):
@@ -348,12 +375,8 @@ class VfChainRegApiCall(ApiCall):
             return None
         kind = form.kind
         if kind == "cast":
-            if any(step[2] == "VIEW" for step in form.steps):
-                return f"Cast {ins[0].name} -> {out.name} reinterprets bits on the way (no register form)"
-            for to, frm, mode in form.steps:
-                if _cast_trait(to, frm, mode) is None:
-                    return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
-            return None
+            route = register_route(form)
+            return route if isinstance(route, str) else None
         if kind == "composite":
             if op_type not in COMPOSITE:
                 return f"{op_type} takes a composite memory form with no register form here"
@@ -983,9 +1006,12 @@ class _Function:
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
         elif form.kind == "cast":
+            route = register_route(form)
+            if isinstance(route, str):
+                raise CodegenError(f"node '{call.node.name}': {route}")
             r = srcs[0]
-            for to, frm, mode in _steps_of(form):
-                r = self.cast(r, to, frm, mode)
+            for to, frm, mode in route:
+                r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
         elif form.kind == "composite" and op == "Sigmoid":
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
             t = self.reg(_F32)
