@@ -276,3 +276,14 @@ def test_official_headers_reject_a_mask_op_with_an_element_type(checker):
     assert not result.ok
     assert result.first_error.origin == "official", result.describe()
     assert "reg_compute" in result.first_error.file, result.first_error.file
+
+
+def test_mask_logic_is_clean_under_the_sanitizers(twin_compile, program):
+    """ASan / UBSan build of the same program: the same output, no report."""
+    sanitized = twin_compile(HEAD + VF_SRC + BAD_VF_SRC + HARNESS, sanitize=True)
+    rng = np.random.default_rng(4)
+    x, y = rng.uniform(-2, 2, 200), rng.uniform(-2, 2, 200)
+    stdin = " ".join(f"{v:.9g}" for v in x) + "\n" + " ".join(f"{v:.9g}" for v in y) + "\n"
+    rc, out, err = sanitized("logic", stdin=stdin)
+    assert rc == 0, err
+    assert out == program("logic", stdin=stdin)[1]
