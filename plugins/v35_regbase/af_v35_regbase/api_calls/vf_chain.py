@@ -157,9 +157,9 @@ _NARROW_FLOATS = ("float16", "bfloat16")
 # -- why an op stays a memory-based call -------------------------------------
 #: Every reason a SIMD / SK-like chain keeps an elementwise op a memory-based call instead of a register
 #: instruction of its vector function: kind -> (regular expression the reason ``afc explain`` prints
-#: matches, what it means). ``no-form`` kinds are cases the 3510 register API has no form for (no
+#: matches, what it means). A ``no-form`` kind would be a case the 3510 register API has no form for (no
 #: instruction in the op's dtype and no exact sequence of them); ``gap`` kinds are cases it has a form for
-#: that vector functions do not generate yet. tests/integration/test_register_inventory.py builds every
+#: that vector functions do not generate yet -- every kind today is a gap. tests/integration/test_register_inventory.py builds every
 #: op and dtype the elementwise plugin registers and the SIMD template accepts, and checks each op is in a
 #: vector function or kept for one of these reasons (and which ops each gap holds).
 MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
@@ -184,10 +184,11 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         "are not generated",
     ),
     "gap: cast route": (
-        r"Cast \w+ -> \w+ (\(CAST_\w+\) has no register Cast here|reinterprets bits on the way \(no register "
-        r"form\))",
-        "a Cast step other than float <-> float16 / bfloat16 and float <-> int32 (or a same-width integer "
-        "reinterpretation on the route); not generated in registers",
+        r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here",
+        "a Cast step other than float <-> float16 / bfloat16, float <-> int32, float16 / bfloat16 -> int32 and "
+        "same-width integer reinterpretations (:func:`register_route`): the 3510 register Cast table has "
+        "more pairs (e.g. int8 -> int16, int16 -> float, float -> int16), which vector functions do not "
+        "generate yet",
     ),
 }
 
