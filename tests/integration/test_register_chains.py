@@ -69,16 +69,17 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
     assert [n.op_type for n in fused] == ["Abs", "Sub", "Relu"] and all(n.api_call is None for n in fused)
 
 
+#: a float16 chain with a Cast no register Cast step computes (float16 -> int16 truncating) in its middle
+MIXED_POST = ("Sigmoid", "Mul(100.0)", "Cast(int16)", "Abs", "Relu")
+
+
 def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
-    graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
-    )
+    graph = chain_graph(rank=2, dim=0, dtype="float16", post=MIXED_POST, name="vf_mixed")
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert notes == [
-        "1 op(s) Sigmoid ('sigmoid') in one VfChainRegApiCall",
-        "Exp2 ('exp2') stays a single vector call: Exp2 takes a composite memory form with no register form "
-        "here",
+        "2 op(s) Sigmoid ('sigmoid'), Muls ('muls') in one VfChainRegApiCall",
+        "Cast ('cast') stays a single vector call: Cast float16 -> int16 (CAST_TRUNC) has no register Cast here",
         "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
     ], notes
     run = session.check(SIZES, seed=5, core_num=3)
@@ -291,9 +292,10 @@ def test_masked_chains_match_the_reference_on_random_shapes(template):
         assert run.ok, run.describe()
 
 
-def test_a_comparison_read_outside_its_run_stays_a_memory_call_with_the_reason():
-    """A bool value cannot leave the registers: a Gts also read by LogicalNot (no register form) stays a
-    bit-mask tile, and so does the Where reading it; ops around them still form runs."""
+def test_a_comparison_read_by_a_logical_op_shares_its_run():
+    """A Gts read by a Where and by LogicalNot (the register Not on mask registers): the comparison, the
+    logical op and both Wheres are one run, no bool leaves the registers (the case where one must:
+    test_a_mask_register_needs_one_element_size_in_the_run)."""
     g = GraphBuilder("mask_escapes")
     x = g.data("x", ["a0", "a1"], "float32")
     y = gather(x, 0, g.data("index", ["b0", "b1"], "int32"))
@@ -305,16 +307,10 @@ def test_a_comparison_read_outside_its_run_stays_a_memory_call_with_the_reason()
     session = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert notes == [
-        "1 op(s) Abs ('abs') in one VfChainRegApiCall",
-        "Gts ('gts') stays a single vector call: its bool result is read outside the run (by 'logicalnot') "
-        "and cannot leave registers",
-        "Where ('where') stays a single vector call: it reads the bool value 'gts_mask', made outside the run",
-        "LogicalNot ('logicalnot') stays a single vector call: LogicalNot: bit-mask tiles of logical ops have "
-        "no register form here",
-        "1 op(s) Exp ('exp') in one VfChainRegApiCall",
-        "Where ('where_1') stays a single vector call: it reads the bool value 'logicalnot_mask', made "
-        "outside the run",
+        "6 op(s) Abs ('abs'), Gts ('gts'), Where ('where'), LogicalNot ('logicalnot'), Exp ('exp'), Where "
+        "('where_1') in one VfChainRegApiCall"
     ], notes
+    assert "AscendC::Reg::Not(m" in session.result.kernel
     run = session.check(SIZES, seed=14, core_num=3)
     assert run.ok, run.describe()
 
@@ -403,15 +399,13 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    graph = chain_graph(
-        rank=2, dim=0, dtype="float16", post=("Sigmoid", "Exp2", "Abs", "Relu"), name="vf_mixed"
-    )
+    graph = chain_graph(rank=2, dim=0, dtype="float16", post=MIXED_POST, name="vf_mixed")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
-        t == "simd" and note.startswith("Exp2 ('exp2') stays a single vector call") for t, note in notes
+        t == "simd" and note.startswith("Cast ('cast') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()
 

@@ -287,3 +287,46 @@ def test_explain_shows_each_cases_register_cycles_and_their_bytes(tmp_path):
     tables = [[c.strip() for c in line.split("│")[1:-1]] for line in proc.stdout.splitlines() if "│" in line]
     sklike = [cells for cells in tables if len(cells) == len(COUNTER_HEADERS) and cells[1] == "sklike"]
     assert sklike and sklike[0][-2:] == [str(cycles), str(BYTES_PER_CYCLE * cycles)], proc.stdout
+
+
+# -- mask-register logic and Exp2 in registers -------------------------------------------------------------
+def _logic_exp2_graph(dtype: str):
+    """Where((|y| > s and not |y| < 0.5) xor |y| == s, Exp2(|y|), s): the four logical ops on mask registers
+    (one cycle each) and Exp2's ten register instructions, float32 and int32 registers, in one run."""
+    from af_core.builders import GraphBuilder, gather
+
+    g = GraphBuilder(f"reg_cycles_logic_{dtype}")
+    x = g.data("x", ["a0", "a1"], dtype)
+    y = g.op("Abs", gather(x, 0, g.data("index", ["b0", "b1"], "int32")))
+    s = g.data("s", ["b0", "b1"], dtype)
+    e = g.op("Exp2", y)  # before the comparisons: a float16 run of masks holds 2-byte values only
+    both = g.op("LogicalAnd", g.op("Gt", y, s), g.op("LogicalNot", g.op("Lts", y, value=0.5)))
+    mask = g.op("LogicalOr", g.op("LogicalXor", both, g.op("Eq", y, s)), g.op("Gts", y, value=3.0))
+    g.output(g.op("Where", mask, e, s), "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_mask_logic_and_exp2_predict_the_twins_register_counts_exactly(dtype):
+    graph = _logic_exp2_graph(dtype)
+    kernel = TwinSession(graph).result.kernel
+    assert "AscendC::Reg::Xor(m" in kernel and "(AscendC::Reg::RegTensor<float>&)" in kernel
+    _assert_exact(_compare(graph), ("logic / Exp2", dtype))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "post", "text"),
+    [
+        (
+            "uint16",
+            ("Add(40000)", "Mul(3)", "Maximum(5)"),
+            "AscendC::Reg::Muls(r2, r1, static_cast<uint16_t>(3)",
+        ),
+        ("int8", ("Neg", "Maximum(5)"), "AscendC::Reg::Neg(r1, r0, mask);"),
+        ("float16", ("Ceil2Int", "Cast(uint32)", "Add(3)"), "(AscendC::Reg::RegTensor<uint32_t>&)"),
+    ],
+)
+def test_unsigned_ops_int8_neg_and_cast_routes_predict_the_twins_register_counts_exactly(dtype, post, text):
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_{dtype}")
+    assert text in TwinSession(graph).result.kernel
+    _assert_exact(_compare(graph), dtype)

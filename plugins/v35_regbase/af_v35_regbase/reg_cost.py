@@ -34,7 +34,8 @@ instruction.
 entry): an instruction over ``n`` elements takes ``ceil(n / rate)`` cycles;
 an instruction and type the table does not list takes one cycle per
 vector; mask instructions (``UpdateMask`` / ``CreateMask``, listed in no
-throughput table) take none. A 64-bit ``Max`` / ``Min`` is the sequence the
+throughput table) take none, the mask-register logic one each
+(:data:`MASK_LOGIC_CYCLES`). A 64-bit ``Max`` / ``Min`` is the sequence the
 3510 implementation issues over a register pair (two trait conversions,
 ``Compare``, ``Select``, ``Duplicate``, ``Select``, the conversion back: seven
 computing instructions of one cycle each, no 64-bit row exists) plus one
@@ -139,6 +140,11 @@ CAST_RATES: dict[tuple[str, str], int] = {
     (I32, F32): 32,
 }
 
+#: Mask-register logic (``And`` / ``Or`` / ``Xor`` / ``Not`` on ``MaskReg``, kind :data:`MASK`): cycles of
+#: one. Table 5 (MaskReg计算) gives 1 cycle for every MaskReg computation it lists (Move, Select, Pack, ...)
+#: and does not list these four; they count like them. ``UpdateMask`` / ``CreateMask`` count none.
+MASK_LOGIC_CYCLES = {"And": 1, "Or": 1, "Xor": 1, "Not": 1}
+
 #: 64-bit Max / Min: computing instructions the 3510 implementation issues over a register pair.
 B64_MAX_SEQUENCE = 7
 
@@ -208,7 +214,7 @@ def cycles(instr: RegInstr) -> int:
     """Single-issue cycles of one instruction: ceil(elements / rate), one when the table lists no rate,
     none for a mask instruction."""
     if instr.kind == MASK:
-        return 0
+        return MASK_LOGIC_CYCLES.get(instr.api, 0)
     found = rate(instr)
     if found is None:
         return 1

@@ -26,12 +26,21 @@ instruction, with the register instruction taking the same dtype:
   instruction in float32 and Cast back (the same bits, see ROUNDS_ONCE);
 - ``promote``: float16 / bfloat16 inputs cast up to float32 (exact), the op in
   float32, the result cast back with CAST_RINT;
-- ``cast``: the route's Cast steps, when each is a register Cast the twin and
-  the 3510 implementation have (float <-> float16 / bfloat16, float <-> int32);
+- ``cast``: the route's Cast steps (:func:`register_route`), when each is a
+  register Cast the twin and the 3510 implementation have (float <-> float16 /
+  bfloat16, float <-> int32; float16 / bfloat16 -> int32 rounding through
+  float) or a same-width integer reinterpretation (a register view, no
+  instruction);
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
   3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
+- ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
+  signed view, Maxs / Mins as Duplicate + Max / Min): the register
+  tensor-scalar instruction in the unsigned type (:data:`UNSIGNED_FORMS`);
+- ``widen`` int8 Neg: the register Neg in int8 (8-bit Mul / Muls stay memory
+  calls);
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
-  of a register of ones.
+  of a register of ones; ``composite`` Exp2: the memory path's steps, one
+  register instruction each (:meth:`_Function.exp2`), the same bits.
 
 Floor / Ceil / Round are the register ``Truncate`` with the memory path's
 RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
@@ -49,14 +58,20 @@ register path makes the same predicate per lane (the same scalar as
 :func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
 Compares) and selects the same bits.
 
+Logical ops (LogicalAnd / Or / Xor / Not) of those predicates are the register
+``And`` / ``Or`` / ``Xor`` / ``Not`` on mask registers, under the step mask
+(zeroing: no lane past the tail turns on) -- the predicate per lane the memory
+path's bit-mask tiles hold, so a Where selects the same bits.
+
 Bitwise ops (BitwiseAnd / Or / Xor / Not) are the register ``And`` / ``Or`` /
 ``Xor`` / ``Not`` in the tile's own integer type: the same bits as the memory
 path's calls on the int16 view of the same bytes.
 
-Every other form (comparisons read outside their run, logical ops on masks,
-8-bit integers widened to int16, the unsigned reinterpretations,
-Exp2, the other 64-bit ops) stays a memory-based call;
-:meth:`VfChainRegApiCall.rejection` says why, and ``afc explain`` prints it.
+Every other form stays a memory-based call, for one of the reasons of
+:data:`MEMORY_CALL_REASONS` (predicates crossing a run's edge, 8-bit Mul / Muls
+widened to int16, casts through other type pairs, the other 64-bit ops): forms
+the 3510 register API has that vector functions do not generate yet. :meth:`VfChainRegApiCall.rejection`
+says why, and ``afc explain`` prints it.
 
 A reduce over a kept inner width (``out[r, i] = fold over g of x[r, g, i]``)
 ends the run whose last value it reduces, or runs alone in a function of its
@@ -81,6 +96,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -90,6 +106,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
+from af_core.codegen.scalar import literal
 from af_core.errors import CodegenError
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
@@ -100,6 +117,7 @@ from af_v35_regbase.api_calls.legalize import (
     BITWISE,
     COMPARE,
     COMPARE_SCALAR,
+    LOGICAL,
     TENSOR_SCALAR,
     TRUNCATE,
     UNARY,
@@ -123,8 +141,8 @@ REG_API = {
 #: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
 #: memory path computes on the int16 view of the same bytes).
 BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
-#: Composite ops a run may hold (computed in float32).
-COMPOSITE = {"Sigmoid"}
+#: Composite ops a run may hold (computed in float32; Exp2 also in int32 registers, :meth:`_Function.exp2`).
+COMPOSITE = {"Sigmoid", "Exp2"}
 #: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
 #: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).
 RECIPROCALS = {"Reciprocal", "Rsqrt"}
@@ -139,6 +157,53 @@ _F32, _I32 = dt.float32, dt.int32
 #: element size -> the dtype name of the UpdateMask of a step (the mask type of text())
 _MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
+
+
+# -- why an op stays a memory-based call -------------------------------------
+#: Every reason a SIMD / SK-like chain keeps an elementwise op a memory-based call instead of a register
+#: instruction of its vector function: kind -> (regular expression the reason ``afc explain`` prints
+#: matches, what it means). A ``no-form`` kind would be a case the 3510 register API has no form for (no
+#: instruction in the op's dtype and no exact sequence of them); ``gap`` kinds are cases it has a form for
+#: that vector functions do not generate yet -- every kind today is a gap. tests/integration/test_register_inventory.py builds every
+#: op and dtype the elementwise plugin registers and the SIMD template accepts, and checks each op is in a
+#: vector function or kept for one of these reasons (and which ops each gap holds).
+MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
+    "gap: 64-bit op": (
+        r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
+        "the 3510 register API computes most 64-bit integer ops over a register pair (RegTraitNumTwo); "
+        "vector functions generate only Max / Min / Maxs / Mins of them (and no Cast to or from 64 bits)",
+    ),
+    "gap: 64-bit compare / select": (
+        r"the 3510 register (Compare|Compares|Select) does not accept u?int64",
+        "CompareB64Impl / the b64 Select exist on 3510; vector functions do not generate them",
+    ),
+    "gap: bool across a run edge": (
+        r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
+        r"|it reads the bool value '\w+', made outside the run",
+        "a predicate lives in a mask register, and vector functions store none to UB nor load one",
+    ),
+    "gap: widened 8-bit op": (
+        r"\w+ on u?int8 takes the 'widen' memory form \(not one instruction in its dtype\)",
+        "the memory path computes 8-bit Mul / Muls in int16 (Cast up, the op, the low byte); the register "
+        "Cast int8 -> int16 / uint8 -> uint16 exists (table 10), the unpacked 8-bit loads and stores it needs "
+        "are not generated",
+    ),
+    "gap: cast route": (
+        r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here",
+        "a Cast step other than float <-> float16 / bfloat16, float <-> int32, float16 / bfloat16 -> int32 and "
+        "same-width integer reinterpretations (:func:`register_route`): the 3510 register Cast table has "
+        "more pairs (e.g. int8 -> int16, int16 -> float, float -> int16), which vector functions do not "
+        "generate yet",
+    ),
+}
+
+
+def memory_call_reason(reason: str) -> str | None:
+    """The :data:`MEMORY_CALL_REASONS` kind whose pattern ``reason`` matches in full, or None."""
+    for kind, (pattern, _why) in MEMORY_CALL_REASONS.items():
+        if re.fullmatch(pattern, reason):
+            return kind
+    return None
 
 
 def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | None:
@@ -195,7 +260,7 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
-    narrow = form.kind in ("direct", "relu_maxs", "bits") and out.itemsize == 2
+    narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
 
 
@@ -217,11 +282,75 @@ def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> s
         if not op_form(op_type, ins, out).legal or not reg_accepts("Select", out):
             return f"the 3510 register Select does not accept {out.name}"
         return None
-    return f"{op_type}: bit-mask tiles of logical ops have no register form here"
+    if op_type in LOGICAL:
+        return _logical_rejection(op_type, ins, out)
+    return f"{op_type} on bool values has no register form here"
 
 
-def _steps_of(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...]:
-    return form.steps
+# -- logical ops on mask registers ----------------------------------------------
+def _logical_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Why a logical op cannot join a run, or None: LogicalAnd / Or / Xor / Not of predicates are the
+    register ``And`` / ``Or`` / ``Xor`` / ``Not`` on mask registers (:meth:`_Function.logical`)."""
+    if not out.is_bool or not all(d.is_bool for d in ins):
+        return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+    return None
+
+
+# -- uint16 / uint32 tensor-scalar ops ---------------------------------------------
+#: Memory forms of uint16 / uint32 Adds / Subs / Muls (``reinterpret``: the op on the signed view) and Maxs /
+#: Mins (``splat``: Duplicate + Max / Min) that a vector function computes as the register tensor-scalar
+#: instruction in the unsigned type itself, which the 3510 register table takes: wrap-around addition and
+#: multiplication give the same bits whatever the signedness, and the scalar (wrapped into the unsigned
+#: type) is the bits the memory path's wrapped signed scalar has; Maxs / Mins of the scalar pick the value the
+#: memory path's Max / Min with a register of it picks.
+UNSIGNED_FORMS = ("reinterpret", "splat")
+
+
+def _unsigned_rejection(op_type: str, out: dt.DType) -> str | None:
+    """Why a uint16 / uint32 tensor-scalar op of :data:`UNSIGNED_FORMS` has no register form, or None."""
+    api = REG_API[op_type]
+    return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
+
+
+def _neg_in_own_type(op_type: str, out: dt.DType) -> bool:
+    """Whether an 8-bit op the memory path widens to int16 is the register ``Neg`` in its own type: int8 Neg
+    (memory: ``Muls(-1)`` in int16, the low byte kept), which the 3510 register ``Neg`` takes -- the
+    wrap-around negation, the same bits (-(-128) is -128 both ways). 8-bit Mul / Muls stay memory calls:
+    the register ``Mul`` / ``Muls`` take no 8-bit type."""
+    return op_type == "Neg" and out.itemsize == 1 and reg_accepts("Neg", out)
+
+
+def _makes_mask(op: str) -> bool:
+    """Whether a step's result is a predicate in a mask register (a comparison or a logical op)."""
+    return _compares(op) or op in LOGICAL
+
+
+# -- Cast routes in registers -------------------------------------------------------
+_TO_INT_MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
+
+
+def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | str:
+    """The register steps of a ``cast`` form's route, or why it has none. A step is a register Cast
+    (:func:`_cast_trait`), a same-width integer reinterpretation (``VIEW``: the register read as the other
+    type, no instruction -- the memory path copies the same bits), or float16 / bfloat16 -> int32 with a
+    rounding mode as the exact Cast up to float and the Cast to int32 with that mode (the same value
+    rounded, saturated, NaN -> 0)."""
+    out: list[tuple[dt.DType, dt.DType, str]] = []
+    for to, frm, mode in form.steps:
+        if mode == "VIEW" or _cast_trait(to, frm, mode) is not None:
+            out.append((to, frm, mode))
+        elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
+            out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
+        else:
+            return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
+    return tuple(out)
+
+
+def _view(reg: str, to: dt.DType) -> str:
+    """A register read as one of element type ``to`` (same size): ``(RegTensor<to>&)reg``, as the 3510
+    implementation reinterprets registers; no instruction."""
+    base = reg.rsplit(")", 1)[-1]
+    return f"(AscendC::Reg::RegTensor<{to.cpp}>&){base}"
 
 
 class VfChainRegApiCall(ApiCall):
@@ -252,12 +381,8 @@ class VfChainRegApiCall(ApiCall):
             return None
         kind = form.kind
         if kind == "cast":
-            if any(step[2] == "VIEW" for step in form.steps):
-                return f"Cast {ins[0].name} -> {out.name} reinterprets bits on the way (no register form)"
-            for to, frm, mode in form.steps:
-                if _cast_trait(to, frm, mode) is None:
-                    return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
-            return None
+            route = register_route(form)
+            return route if isinstance(route, str) else None
         if kind == "composite":
             if op_type not in COMPOSITE:
                 return f"{op_type} takes a composite memory form with no register form here"
@@ -274,6 +399,10 @@ class VfChainRegApiCall(ApiCall):
         if kind == "bits":
             api = REG_API[op_type]
             return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
+        if kind in UNSIGNED_FORMS:
+            return _unsigned_rejection(op_type, out)
+        if kind == "widen" and _neg_in_own_type(op_type, out):
+            return None
         if kind not in ("direct", "relu_maxs"):
             return (
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
@@ -577,7 +706,7 @@ class _Function:
         self.uregs: list[str] = []
         #: tensor -> mask register, for the comparison results (never loaded nor stored)
         self.masks: dict[str, str] = {}
-        mask_tensors = {s["output"] for s in steps if _compares(s["op"])}
+        mask_tensors = {s["output"] for s in steps if _makes_mask(s["op"])}
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
         if reduce is not None:
             dtypes.add(call._dtype(reduce["output"]))
@@ -826,6 +955,50 @@ class _Function:
         )
         self.regs[step["output"]] = r
 
+    def exp2(self, x: str) -> str:
+        """2^x of a float32 register, the memory path's steps (``VecElementwiseRegApiCall._composite``) one
+        register instruction each: k = clamp(floor(x), -126, 127) by a saturating Cast (CAST_FLOOR) and
+        Maxs / Mins in int32, f = Exp((x - float(k)) * ln 2), 2^k built from its exponent bits
+        ((k + 127) * 2^23 in int32, read as float: the register reinterpretation ``(RegTensor<float>&)`` the
+        3510 implementation itself uses), and f * 2^k. Every step is the memory path's instruction on the
+        same values (float(k) is exact, so the Cast back takes CAST_RINT where the memory Cast takes
+        CAST_NONE), so both give the same bits."""
+        i32, f32 = _I32.name, _F32.name
+        k = self.cast(x, _I32, _F32, "CAST_FLOOR")
+        self.emit(RegInstr("Maxs", i32), f"AscendC::Reg::Maxs({k}, {k}, static_cast<int32_t>(-126), mask);")
+        self.emit(RegInstr("Mins", i32), f"AscendC::Reg::Mins({k}, {k}, static_cast<int32_t>(127), mask);")
+        f = self.cast(k, _F32, _I32, "CAST_RINT")
+        self.emit(RegInstr("Sub", f32), f"AscendC::Reg::Sub({f}, {x}, {f}, mask);")
+        ln2 = f"static_cast<float>({literal(math.log(2.0))})"
+        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({f}, {f}, {ln2}, mask);")
+        self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({f}, {f}, mask);")
+        self.emit(RegInstr("Adds", i32), f"AscendC::Reg::Adds({k}, {k}, static_cast<int32_t>(127), mask);")
+        self.emit(
+            RegInstr("Muls", i32), f"AscendC::Reg::Muls({k}, {k}, static_cast<int32_t>(8388608), mask);"
+        )
+        r = self.reg(_F32)
+        self.emit(
+            RegInstr("Mul", f32),
+            f"AscendC::Reg::Mul({r}, {f}, (AscendC::Reg::RegTensor<float>&){k}, mask);",
+        )
+        return r
+
+    def logical(self, step: dict) -> None:
+        """A logical op of predicates as the register And / Or / Xor / Not on mask registers, under the step
+        mask: a lane past the tail is off in the result (zeroing), as in the comparisons it reads."""
+        op = step["op"]
+        missing = [t for t in step["inputs"] if t not in self.masks]
+        if missing:
+            raise CodegenError(
+                f"node '{self.call.node.name}': {op} '{step['name']}' reads {missing[0]!r}, which no "
+                "comparison or logical op of this function makes"
+            )
+        m = f"m{len(self.masks)}"
+        srcs = ", ".join(self.masks[t] for t in step["inputs"])
+        self.masks[step["output"]] = m
+        api = LOGICAL[op]
+        self.emit(RegInstr(api, self.mask_dtype, MASK), f"AscendC::Reg::{api}({m}, {srcs}, mask);")
+
     def step(self, step: dict) -> None:
         call = self.call
         op = step["op"]
@@ -834,6 +1007,9 @@ class _Function:
             return
         if op == "Where":
             self.select(step)
+            return
+        if op in LOGICAL:
+            self.logical(step)
             return
         ins = [call._dtype(t) for t in step["inputs"]]
         out = call._dtype(step["output"])
@@ -859,8 +1035,11 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif form.kind in ("direct", "bits"):
+        elif form.kind in ("direct", "bits", *UNSIGNED_FORMS):
             r = self.apply(op, srcs, out, step.get("value"))
+        elif form.kind == "widen" and _neg_in_own_type(op, out):
+            r = self.reg(out)
+            self.emit(RegInstr("Neg", out.name), f"AscendC::Reg::Neg({r}, {srcs[0]}, mask);")
         elif form.kind == "relu_maxs":
             r = self.reg(out)
             self.emit(
@@ -871,9 +1050,12 @@ class _Function:
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
         elif form.kind == "cast":
+            route = register_route(form)
+            if isinstance(route, str):
+                raise CodegenError(f"node '{call.node.name}': {route}")
             r = srcs[0]
-            for to, frm, mode in _steps_of(form):
-                r = self.cast(r, to, frm, mode)
+            for to, frm, mode in route:
+                r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
         elif form.kind == "composite" and op == "Sigmoid":
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
             t = self.reg(_F32)
@@ -886,6 +1068,10 @@ class _Function:
                 RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);"
             )
             self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
+            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
+        elif form.kind == "composite" and op == "Exp2":
+            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
+            t = self.exp2(x)
             r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
         else:
             raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")

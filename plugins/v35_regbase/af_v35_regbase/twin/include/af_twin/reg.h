@@ -9,8 +9,9 @@
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
-//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end);
-//   LoadUnAlignPre / LoadUnAlign with an UnalignRegForLoad (the unaligned register load section at the end).
+//   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end), and their
+//   MaskReg overloads (the mask-register logic section after it); LoadUnAlignPre / LoadUnAlign with an
+//   UnalignRegForLoad (the unaligned register load section at the end).
 // Semantics: every computing instruction takes a mask and zeroes the lanes the mask leaves off
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
@@ -140,8 +141,10 @@ constexpr uint32_t LanesOf() {
     return kVecBytes / static_cast<uint32_t>(sizeof(T));
 }
 
+// may_alias: generated code (like the 3510 implementation) reinterprets a register as one of another element
+// type of the same size, `(RegTensor<float>&)intReg`; every RegTensor of one element size has one layout.
 template <typename T, const RegTrait& regTrait = RegTraitNumOne>
-struct RegTensor {
+struct __attribute__((may_alias)) RegTensor {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                   "RegTensor: the twin emulates registers of 1-, 2-, 4- and 8-byte elements only");
     static_assert(regTrait.REG_NUM == 1, "RegTensor: the twin emulates RegTraitNumOne only");
@@ -152,6 +155,8 @@ struct RegTensor {
     T afLane[kLanes]{};
     bool afWritten[kLanes];
 };
+
+static_assert(sizeof(RegTensor<float>) == sizeof(RegTensor<int32_t>), "register reinterpretation keeps the layout");
 
 // One predicate per lane of the element width it was made for (afWidth bytes; 0 = never set).
 struct MaskReg {
@@ -1006,6 +1011,67 @@ inline void Not(U& dstReg, U& srcReg, MaskReg& mask) {
         return r;
     });
 }
+
+// ---------------------------------------------------------------------------
+// Mask-register logic (a run's LogicalAnd / Or / Xor / Not on predicates made by Compare): And / Or / Xor of
+// two MaskRegs and Not of one, the non-template overloads of kernel_reg_compute_maskreg_intf.h (MaskAndImpl /
+// MaskOrImpl / MaskXorImpl / MaskNotImpl of the 3510 implementation: pand / por / pxor / pnot). The mask
+// argument says which predicate bits take part; a bit it leaves off is 0 in dst (zeroing, as Move with a
+// mask documents: "invalid elements filled with 0"), so Not never turns on a lane past a tail. The twin keeps
+// one predicate per lane: the sources and the mask must be masks of one element width (the width of a run's
+// comparisons), else reg-mask -- a predicate of another width would pair unrelated bits. Counts one mask
+// instruction (reg_masks) of one cycle each: table 5 of the throughput appendix (MaskReg计算) gives 1 cycle
+// for every MaskReg computation it lists and does not list these four.
+
+}  // namespace Reg
+}  // namespace AscendC
+
+namespace AfTwin {
+
+inline void RegMaskLogic(const char* api, AscendC::Reg::MaskReg& dst, const AscendC::Reg::MaskReg& src0,
+                         const AscendC::Reg::MaskReg* src1, const AscendC::Reg::MaskReg& mask, int op) {
+    CoreCtx* c = RegCore(api);
+    auto check = [api](const AscendC::Reg::MaskReg& m, const char* operand) {
+        if (m.afWidth == 0)
+            Fail("reg-mask", "Reg::%s: mask %s was never set (UpdateMask, CreateMask or Compare make a mask)", api,
+                 operand);
+    };
+    check(mask, "mask");
+    check(src0, "src0");
+    if (src1 != nullptr) check(*src1, "src1");
+    const uint32_t width = mask.afWidth;
+    if (src0.afWidth != width || (src1 != nullptr && src1->afWidth != width))
+        Fail("reg-mask", "Reg::%s: the masks were made for %u-, %u- and %u-byte elements (mask, src0, src1); the "
+             "twin combines masks of one element width only", api, width, src0.afWidth,
+             src1 != nullptr ? src1->afWidth : src0.afWidth);
+    ++c->c.regMasks;
+    c->c.regCycles += 1;
+    AscendC::Reg::MaskReg out;
+    out.afWidth = width;
+    for (uint32_t i = 0; i < AscendC::Reg::kVecBytes / width; ++i) {
+        if (!mask.afOn[i]) continue;
+        const bool a = src0.afOn[i];
+        const bool b = src1 != nullptr && src1->afOn[i];
+        out.afOn[i] = op == 0 ? (a && b) : op == 1 ? (a || b) : op == 2 ? (a != b) : !a;
+    }
+    dst = out;
+}
+
+}  // namespace AfTwin
+
+namespace AscendC {
+namespace Reg {
+
+inline void And(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask) {
+    AfTwin::RegMaskLogic("And", dst, src0, &src1, mask, 0);
+}
+inline void Or(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask) {
+    AfTwin::RegMaskLogic("Or", dst, src0, &src1, mask, 1);
+}
+inline void Xor(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask) {
+    AfTwin::RegMaskLogic("Xor", dst, src0, &src1, mask, 2);
+}
+inline void Not(MaskReg& dst, MaskReg& src, MaskReg& mask) { AfTwin::RegMaskLogic("Not", dst, src, nullptr, mask, 3); }
 
 }  // namespace Reg
 }  // namespace AscendC

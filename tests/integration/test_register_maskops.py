@@ -1,0 +1,310 @@
+"""Logical ops on mask registers and Exp2 in registers, inside the vector functions of SIMD / SK-like chains.
+
+Each kernel runs on the twin against the reference, and against the same graph compiled with the op kept a
+memory-based call (``VfChainRegApiCall.rejection`` forced to refuse it): both must give the same bits, the
+claim the register forms make (they compute the memory path's steps).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from af_core.autofuser import AutofuserOptions
+from af_core.builders import GraphBuilder, gather
+from af_core.testing import chain_graph, random_runs
+from af_core.twin import TwinSession
+
+pytestmark = pytest.mark.twin
+
+
+def logical_graph(dtype: str):
+    """Where((y > s1 and not y < s2) xor (y == y) or s1 <= s2, y, s2) of y = |gather|: every logical op."""
+    g = GraphBuilder(f"mask_logic_{dtype}")
+    x = g.data("x", ["a0", "a1"], dtype)
+    y = g.op("Abs", gather(x, 0, g.data("index", ["b0", "b1"], "int32")))
+    s1 = g.data("s1", ["b0", "b1"], dtype)
+    s2 = g.data("s2", ["b0", "b1"], dtype)
+    both = g.op("LogicalAnd", g.op("Gt", y, s1), g.op("LogicalNot", g.op("Lt", y, s2)))
+    mask = g.op("LogicalOr", g.op("LogicalXor", both, g.op("Eq", y, y)), g.op("Le", s1, s2))
+    g.output(g.op("Where", mask, y, s2), "y")
+    return g.build()
+
+
+LOGIC_RUN = (
+    "10 op(s) Abs ('abs'), Gt ('gt'), Lt ('lt'), LogicalNot ('logicalnot'), LogicalAnd ('logicaland'), "
+    "Eq ('eq'), LogicalXor ('logicalxor'), Le ('le'), LogicalOr ('logicalor'), Where ('where') in one "
+    "VfChainRegApiCall"
+)
+
+
+def memory_session(graph, template: str, ops: set[str]) -> TwinSession:
+    """The graph compiled with ``ops`` kept memory-based calls (and so the bools they read or make)."""
+    original = VfChainRegApiCall.rejection.__func__
+
+    def refuse(cls, op_type, in_dtypes, out_dtype):
+        return (
+            "kept a memory call by the test"
+            if op_type in ops
+            else original(cls, op_type, in_dtypes, out_dtype)
+        )
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(VfChainRegApiCall, "rejection", classmethod(refuse))
+    try:
+        session = TwinSession(graph, AutofuserOptions(force_template=template))  # compiled under the patch
+    finally:
+        mp.undo()
+    return session
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    return a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int16", "int8"])
+def test_logical_ops_are_mask_register_logic(template, dtype):
+    """LogicalAnd / Or / Xor / Not of comparisons made in the run: the register And / Or / Xor / Not on
+    MaskRegs, one vector function for the whole masked chain; the memory path's bits on random shapes."""
+    graph = logical_graph(dtype)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    for api in ("And", "Or", "Xor", "Not"):
+        assert f"AscendC::Reg::{api}(m" in kernel, api
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [LOGIC_RUN], notes
+    memory = memory_session(graph, template, {"LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot"})
+    assert "AscendC::Reg::And(m" not in memory.result.kernel
+    for run_seed, sizes, cores in random_runs(41, 2, 0, 3, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert kept.ok, kept.describe()
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+
+
+def test_a_logical_op_of_a_bool_made_outside_the_run_stays_a_memory_call():
+    """A 64-bit comparison and Where stay memory calls (no register Compare / Select of int64 is generated):
+    the logical op between them, which could run alone, stays one too, for the run-edge reason."""
+    g = GraphBuilder("far_bools")
+    x = g.data("x", ["a0", "a1"], "float32")
+    index = g.data("index", ["b0", "b1"], "int64")
+    keep = g.op("LogicalNot", g.op("Lts", index, value=0))
+    index = g.op("Where", keep, index, g.op("Adds", index, value=5))
+    g.output(gather(x, 0, index), "y")
+    graph = g.build()
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert (
+        "LogicalNot ('logicalnot') stays a single vector call: its bool result is read outside the run (by "
+        "'where') and cannot leave registers" in notes
+    ), notes
+    run = session.check({"a0": 5, "a1": 9, "b0": 3, "b1": 9}, seed=43, core_num=2, negative_indices=True)
+    assert run.ok, run.describe()
+
+
+EXP2_EDGES = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    3.0,
+    127.0,
+    127.5,
+    128.0,
+    -126.0,
+    -126.5,
+    -127.0,
+    -149.0,
+    -150.0,
+    200.0,
+    -200.0,
+    0.5,
+    -0.5,
+    1e-8,
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+]
+
+
+@pytest.fixture(scope="module")
+def exp2_sessions():
+    made = {}
+
+    def get(dtype: str):
+        if dtype not in made:
+            graph = chain_graph(rank=2, dim=0, dtype=dtype, post=("Exp2", "Abs"), name=f"vf_exp2_{dtype}")
+            made[dtype] = (
+                TwinSession(graph, AutofuserOptions(force_template="simd")),
+                memory_session(graph, "simd", {"Exp2"}),
+            )
+        return made[dtype]
+
+    return get
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_exp2_runs_in_registers_with_the_memory_paths_bits(exp2_sessions, dtype):
+    """Exp2: the memory path's ten steps as register instructions (Cast FLOOR, Maxs / Mins, Cast back, Sub,
+    Muls ln 2, Exp, Adds / Muls in int32 and a Mul by the int32 bits read as float): at the edges (the clamps,
+    integers, infinities, NaN, -0) and at integers, where 2^x is exact, the same bits as the memory path."""
+    session, memory = exp2_sessions(dtype)
+    kernel = session.result.kernel
+    assert "(AscendC::Reg::RegTensor<float>&)" in kernel and "(VecElementwiseRegApiCall)" not in kernel
+    assert session.scheduled.cases[0].impl.meta["vector_chains"] == [
+        "2 op(s) Exp2 ('exp2'), Abs ('abs') in one VfChainRegApiCall"
+    ]
+    assert "(VecElementwiseRegApiCall)" in memory.result.kernel
+    np_dtype = np.float16 if dtype == "float16" else np.float32
+    values = np.array(EXP2_EDGES + [float(v) for v in range(-20, 21)], dtype=np.float32)
+    sizes = {"a0": 1, "a1": values.size, "b0": 2, "b1": values.size}
+    arrays = {
+        "x": values.reshape(1, -1).astype(np_dtype),
+        "index": np.zeros((2, values.size), dtype=np.int32),
+    }
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    kept = memory.check(sizes, inputs=inputs)
+    assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"])
+    got = run.twin.outputs["y"][0].astype(np.float32)
+    ints = values[len(EXP2_EDGES) :]
+    with np.errstate(over="ignore"):
+        want = np.exp2(ints).astype(np_dtype).astype(np.float32)
+    assert np.array_equal(got[len(EXP2_EDGES) :], want)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    dtype=st.sampled_from(["float32", "float16"]),
+    rows=st.integers(1, 4),
+    width=st.integers(1, 150),
+    scale=st.sampled_from([1.0, 8.0, 200.0]),
+    seed=st.integers(0, 2**16),
+)
+def test_exp2_matches_the_memory_path_on_any_shape(exp2_sessions, dtype, rows, width, scale, seed):
+    session, memory = exp2_sessions(dtype)
+    sizes = {"a0": rows, "a1": width, "b0": rows + 1, "b1": width}
+    rng = np.random.default_rng(seed)
+    x = (rng.uniform(-1, 1, (rows, width)) * scale).astype(np.float16 if dtype == "float16" else np.float32)
+    index = rng.integers(0, rows, (rows + 1, width)).astype(np.int32)
+    inputs = session.inputs(sizes, arrays={"x": x, "index": index})
+    run = session.check(sizes, inputs=inputs, core_num=int(rng.integers(1, 5)))
+    assert run.ok, run.describe()
+    kept = memory.check(sizes, inputs=inputs)
+    assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"])
+
+
+UNSIGNED_POST = ("Add(40000)", "Sub(7)", "Mul(3)", "Maximum(5)", "Minimum(60000)")
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dtype", ["uint16", "uint32"])
+def test_unsigned_tensor_scalar_ops_run_in_their_own_type(template, dtype):
+    """uint16 / uint32 Adds / Subs / Muls (the memory path: on the signed view) and Maxs / Mins (Duplicate +
+    Max / Min): the register Adds / Muls / Maxs / Mins in the unsigned type, wrapping as the memory path does
+    -- the same bits at 0, the largest value and across the wrap."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=UNSIGNED_POST, name=f"vf_unsigned_{dtype}")
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert f"AscendC::Reg::Adds(r1, r0, static_cast<{dtype}_t>(40000), mask);" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [
+        "5 op(s) Adds ('adds'), Subs ('subs'), Muls ('muls'), Maxs ('maxs'), Mins ('mins') in one "
+        "VfChainRegApiCall"
+    ], notes
+    memory = memory_session(graph, template, {"Adds", "Subs", "Muls", "Maxs", "Mins"})
+    top = np.iinfo(dtype).max
+    edges = np.array([0, 1, 2, 6, 7, 8, top, top - 1, top - 39999, 25535, 25536, 21845, 21846], dtype=dtype)
+    sizes = {"a0": 2, "a1": edges.size, "b0": 3, "b1": edges.size}
+    arrays = {
+        "x": np.stack([edges, edges[::-1]]),
+        "index": np.array([[0] * edges.size, [1] * edges.size] * 2)[:3],
+    }
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(47, 2, 0, 2, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_int8_neg_is_the_register_neg_in_int8(template):
+    """int8 Neg (the memory path: Muls(-1) in int16, the low byte kept) is the register Neg on int8, 256
+    lanes a step: the same wrap-around bits, -128 staying -128."""
+    graph = chain_graph(rank=2, dim=0, dtype="int8", post=("Neg", "BitwiseXor(side)", "Neg"), name="vf_neg8")
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert "AscendC::Reg::Neg(r2, r0, mask);" in kernel and "UpdateMask<uint8_t>" in kernel
+    assert "(VecElementwiseRegApiCall)" not in kernel
+    memory = memory_session(graph, template, {"Neg"})
+    edges = np.array([-128, -127, -1, 0, 1, 127, 5, -6], dtype=np.int8)
+    sizes = {"a0": 1, "a1": edges.size, "b0": 2, "b1": edges.size}
+    arrays = {"x": edges.reshape(1, -1), "index": np.zeros((2, edges.size), dtype=np.int32)}
+    arrays["side"] = np.stack([edges, edges[::-1]])
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(53, 2, 0, 2, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(
+    ("dtype", "post", "text"),
+    [
+        # reinterpretations: the register read as the other type, no instruction
+        ("int32", ("Abs", "Cast(uint32)", "Add(7)"), "(AscendC::Reg::RegTensor<uint32_t>&)r1"),
+        ("uint16", ("Add(3)", "Cast(int16)", "Abs"), "(AscendC::Reg::RegTensor<int16_t>&)r1"),
+        # float16 / bfloat16 -> int32 through float: FloorToInt, Ceil2Int and the truncating Cast
+        ("float16", ("Muls(2.5)", "FloorToInt"), "kAfRegCast_UNKNOWN_SAT_CAST_FLOOR"),
+        ("bfloat16", ("Ceil2Int", "Abs"), "kAfRegCast_UNKNOWN_SAT_CAST_CEIL"),
+        ("float16", ("Cast(int32)", "Add(1)"), "kAfRegCast_UNKNOWN_SAT_CAST_TRUNC"),
+    ],
+)
+def test_cast_routes_with_views_and_half_to_int32_run_in_registers(template, dtype, post, text):
+    """Casts whose route reinterprets integers (a register view) or rounds float16 / bfloat16 to int32 (Cast
+    up, exact, then the rounding Cast): one vector function, the memory path's bits at the edges (the
+    largest values, -1; for FloorToInt / Ceil2Int NaN, infinities and values past the int32 range, which
+    they saturate) and on random shapes."""
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"vf_route_{dtype}_{len(post)}")
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    assert text in kernel and "(VecElementwiseRegApiCall)" not in kernel
+    ops = {"Cast", "FloorToInt", "Ceil2Int"}
+    memory = memory_session(graph, template, ops)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        edges = np.array([info.min, info.max, -1 if info.min else 1, 0, 1, info.max - 2], dtype=np.int64)
+    else:
+        edges = np.array([0.5, -0.5, 2.5, -2.5, 1e9, -1e9, 65504, np.inf, -np.inf, np.nan, -0.0, 3.75])
+        if (
+            "Cast(int32)" in post
+        ):  # a float -> int Cast of a value past the int32 range is outside the contract
+            edges = np.array([0.5, -0.5, 2.5, -2.5, 65504, -65504, -0.0, 3.75, 1e4, -1e4, 0.99, -0.99])
+    np_dtype = {"bfloat16": np.float32}.get(dtype, dtype)
+    x = edges.astype(np_dtype).reshape(1, -1)
+    sizes = {"a0": 1, "a1": edges.size, "b0": 2, "b1": edges.size}
+    inputs = session.inputs(sizes, arrays={"x": x, "index": np.zeros((2, edges.size), dtype=np.int32)})
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(59, 2, 0, 2, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
