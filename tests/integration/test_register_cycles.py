@@ -330,3 +330,21 @@ def test_unsigned_ops_int8_neg_and_cast_routes_predict_the_twins_register_counts
     graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_{dtype}")
     assert text in TwinSession(graph).result.kernel
     _assert_exact(_compare(graph), dtype)
+
+
+@pytest.mark.parametrize("graph", ["arithmetic", "compare"])
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64bit_pair_sequences_predict_the_twins_register_counts_exactly(dtype, graph):
+    """A run of 64-bit Add / Sub / Mul, Adds / Subs / Muls, bitwise ops and (int64) Neg / Abs / Relu, or of
+    every Compare / Compares mode, mask logic and Select: each a register pair sequence of the 3510
+    implementation (reg_cost.B64_SEQUENCES / B64_COMPARE / B64_SELECT, one cycle per computing call, the
+    MaskPack / MaskUnPack none, por / psel one), predicted as the twin counts them, 32 elements a step."""
+    from test_register_wide64 import compare_graph, wide_graph
+
+    cases = _compare((wide_graph if graph == "arithmetic" else compare_graph)(dtype))
+    # six 8-byte tiles and the int32 ones: at these sizes the SIMD case fits single-buffered
+    assert {"simd/sb", "sklike"} <= set(cases), sorted(cases)
+    for label, (predicted, measured) in cases.items():
+        assert predicted == measured, (label, predicted, measured)
+        if label.startswith(("simd", "sklike")):
+            assert measured["reg_cycles"] > 0, label

@@ -90,13 +90,15 @@ def test_logical_ops_are_mask_register_logic(template, dtype):
 
 
 def test_a_logical_op_of_a_bool_made_outside_the_run_stays_a_memory_call():
-    """A 64-bit comparison and Where stay memory calls (no register Compare / Select of int64 is generated):
-    the logical op between them, which could run alone, stays one too, for the run-edge reason."""
+    """A comparison of int32 values selecting between int64 ones: a mask register holds one element size, so
+    the Where cannot share a run with the comparison, and the logical op between them, which could run
+    alone, stays a memory call for the run-edge reason."""
     g = GraphBuilder("far_bools")
     x = g.data("x", ["a0", "a1"], "float32")
-    index = g.data("index", ["b0", "b1"], "int64")
+    index = g.data("index", ["b0", "b1"], "int32")
     keep = g.op("LogicalNot", g.op("Lts", index, value=0))
-    index = g.op("Where", keep, index, g.op("Adds", index, value=5))
+    wide = g.op("Cast", index, dtype="int64")
+    index = g.op("Where", keep, wide, g.op("Adds", wide, value=5))
     g.output(gather(x, 0, index), "y")
     graph = g.build()
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))

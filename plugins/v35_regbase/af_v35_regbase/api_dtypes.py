@@ -150,7 +150,11 @@ BY_API: dict[str, ApiRow] = {row.api: row for row in ROWS}
 # under ``impl/basic_api/reg_compute/dav_3510/``. 64-bit types are listed where generated code uses them:
 # a RegTensor<int64_t> (RegTraitNumOne) holds 32 elements in one register; LoadAlign / StoreAlign move
 # its 256 bytes, Max / Min unpack it into a register pair and Compare + Select there, Maxs / Mins are
-# Duplicate + Max / Min. The other instructions' 64-bit forms are not generated and not listed.
+# Duplicate + Max / Min; Add / Sub / Mul / And / Or / Xor / Not (int64 and uint64) and Abs / Relu / Neg
+# (int64 only, their static_asserts) compute over the register pair too, Adds / Muls are Duplicate + Add /
+# Mul, Compare / Select over the pair too, Compares is Duplicate + Compare
+# (af_v35_regbase.reg_cost.B64_SEQUENCES / B64_COMPARE count each sequence). The other instructions' 64-bit
+# forms are not generated and not listed.
 _R_BIN = "kernel_reg_compute_vec_binary_impl.h"
 _R_SCALAR = "kernel_reg_compute_vec_binary_scalar_impl.h"
 _R_UNARY = "kernel_reg_compute_vec_unary_impl.h"
@@ -163,43 +167,44 @@ REG_ROWS: tuple[ApiRow, ...] = (
     ApiRow("LoadAlign", (*_R_ALL, *_R_B64), "kernel_reg_compute_datacopy_load_impl.h"),
     ApiRow("StoreAlign", (*_R_ALL, *_R_B64), "kernel_reg_compute_datacopy_store_impl.h"),
     # AddImpl / SubImpl / MaxImpl / MinImpl
-    ApiRow("Add", _R_ALL, _R_BIN),
-    ApiRow("Sub", _R_ALL, _R_BIN),
+    ApiRow("Add", (*_R_ALL, *_R_B64), _R_BIN),
+    ApiRow("Sub", (*_R_ALL, *_R_B64), _R_BIN),
     ApiRow("Max", (*_R_ALL, *_R_B64), _R_BIN),
     ApiRow("Min", (*_R_ALL, *_R_B64), _R_BIN),
     # MulImpl: no 8-bit types
-    ApiRow("Mul", (U16, I16, U32, I32, F16, F32, BF16), _R_BIN),
+    ApiRow("Mul", (U16, I16, U32, I32, F16, F32, BF16, *_R_B64), _R_BIN),
     # DivImpl: no 8-bit types, no bfloat16
     ApiRow("Div", (U16, I16, U32, I32, F16, F32), _R_BIN),
     # AddsImpl / MaxsImpl / MinsImpl (also the scalar's type)
-    ApiRow("Adds", _R_ALL, _R_SCALAR),
+    ApiRow("Adds", (*_R_ALL, *_R_B64), _R_SCALAR),
     ApiRow("Maxs", (*_R_ALL, *_R_B64), _R_SCALAR),
     ApiRow("Mins", (*_R_ALL, *_R_B64), _R_SCALAR),
     # MulsImpl: no 8-bit types, no bfloat16
-    ApiRow("Muls", (U16, I16, U32, I32, F16, F32), _R_SCALAR),
+    ApiRow("Muls", (U16, I16, U32, I32, F16, F32, *_R_B64), _R_SCALAR),
     # ExpImpl / LogImpl (Ln) / SqrtImpl: half and float
     ApiRow("Exp", (F16, F32), _R_UNARY),
     ApiRow("Ln", (F16, F32), _R_UNARY),
     ApiRow("Sqrt", (F16, F32), _R_UNARY),
     # AbsImpl (same type), ReluImpl, NegImpl
-    ApiRow("Abs", (I8, I16, I32, F16, F32), _R_UNARY),
-    ApiRow("Relu", (I32, F16, F32), _R_UNARY),
-    ApiRow("Neg", (I8, I16, I32, F16, F32), _R_UNARY),
+    ApiRow("Abs", (I8, I16, I32, F16, F32, I64), _R_UNARY),
+    ApiRow("Relu", (I32, F16, F32, I64), _R_UNARY),
+    ApiRow("Neg", (I8, I16, I32, F16, F32, I64), _R_UNARY),
     # DuplicateImpl
     ApiRow("Duplicate", (BOOL, *_R_ALL, *_R_B64), "kernel_reg_compute_vec_duplicate_impl.h"),
     # TruncateImpl (kernel_reg_compute_vec_vconv_impl.h): half, float, bfloat16 (the vector path's modes)
     ApiRow("Truncate", (F16, F32, BF16), "kernel_reg_compute_vec_vconv_impl.h"),
-    # CompareImpl / CompareScalarImpl
-    ApiRow("Compare", _R_ALL, _R_CMPSEL),
-    ApiRow("Compares", _R_ALL, _R_CMPSEL),
-    # SelectImpl: SupportBytes<ActualT, 1, 2, 4, 8>
-    ApiRow("Select", (BOOL, *_R_ALL), _R_CMPSEL),
-    # AndImpl / OrImpl / XorImpl: bool and the integers (their 64-bit pair forms are not generated)
-    ApiRow("And", (U8, I8, U16, I16, U32, I32), _R_BIN),
-    ApiRow("Or", (U8, I8, U16, I16, U32, I32), _R_BIN),
-    ApiRow("Xor", (U8, I8, U16, I16, U32, I32), _R_BIN),
-    # NotImpl: the integers, half and float (bitwise on the element's bits)
-    ApiRow("Not", (U8, I8, U16, I16, U32, I32, F16, F32), _R_UNARY),
+    # CompareImpl / CompareScalarImpl (64-bit: CompareB64Impl over a register pair; Compares: Duplicate +
+    # Compare)
+    ApiRow("Compare", (*_R_ALL, *_R_B64), _R_CMPSEL),
+    ApiRow("Compares", (*_R_ALL, *_R_B64), _R_CMPSEL),
+    # SelectImpl: SupportBytes<ActualT, 1, 2, 4, 8> (64-bit: vsel of each half of a register pair)
+    ApiRow("Select", (BOOL, *_R_ALL, *_R_B64), _R_CMPSEL),
+    # AndImpl / OrImpl / XorImpl: bool and the integers (64-bit: And / Or / Xor of each half of the pair)
+    ApiRow("And", (U8, I8, U16, I16, U32, I32, *_R_B64), _R_BIN),
+    ApiRow("Or", (U8, I8, U16, I16, U32, I32, *_R_B64), _R_BIN),
+    ApiRow("Xor", (U8, I8, U16, I16, U32, I32, *_R_B64), _R_BIN),
+    # NotImpl: the integers, half and float (bitwise on the element's bits; 64-bit: Not of each half)
+    ApiRow("Not", (U8, I8, U16, I16, U32, I32, F16, F32, *_R_B64), _R_UNARY),
 )
 
 REG_BY_API: dict[str, ApiRow] = {row.api: row for row in REG_ROWS}

@@ -39,7 +39,11 @@ throughput table) take none, the mask-register logic one each
 3510 implementation issues over a register pair (two trait conversions,
 ``Compare``, ``Select``, ``Duplicate``, ``Select``, the conversion back: seven
 computing instructions of one cycle each, no 64-bit row exists) plus one
-mask instruction; a 64-bit ``Maxs`` / ``Mins`` is a ``Duplicate`` before it.
+mask instruction (the ``MaskPack``); a 64-bit ``Maxs`` / ``Mins`` is a
+``Duplicate`` before it. The other 64-bit forms count the same way, one
+computing instruction of one cycle per call of their sequence
+(:data:`B64_SEQUENCES`, :data:`B64_COMPARE`, :data:`B64_SELECT`), ``Adds`` /
+``Muls`` / ``Compares`` a ``Duplicate`` before ``Add`` / ``Mul`` / ``Compare``.
 
 **Single issue.** The table gives one instruction's figure; the appendix
 ``Reg矢量计算接口指令单双发汇总.md`` lists which instructions may issue two per
@@ -147,6 +151,48 @@ MASK_LOGIC_CYCLES = {"And": 1, "Or": 1, "Xor": 1, "Not": 1}
 
 #: 64-bit Max / Min: computing instructions the 3510 implementation issues over a register pair.
 B64_MAX_SEQUENCE = 7
+#: 64-bit (RegTraitNumOne) register instructions -> the computing calls the 3510 implementation issues for
+#: one, each counted one instruction of one cycle (the table has no 64-bit rows), plus one ``MaskPack``
+#: (a mask instruction). Every sequence converts its sources into a register pair (``B64TraitOneToTraitTwo``,
+#: one per source), computes there and converts the result back (``B64TraitTwoToTraitOne``):
+#: ``Add`` / ``Sub``: ``Add`` / ``Sub`` of the low halves with the carry into a mask, ``AddC`` / ``SubC`` of
+#: the high halves (AddB64Impl / SubB64Impl); ``Mul``: ``Mull`` of the low halves and two ``vmula`` of the
+#: cross products into the high half (MulB64Impl); ``And`` / ``Or`` / ``Xor`` / ``Not``: the op on each half
+#: (AndB64Impl ... NotB64Impl); ``Neg``: ``Duplicate`` of 0 and the pair ``Sub`` (NegB64Impl, the ``Sub`` two
+#: calls); ``Abs``: ``vbr``, ``vcmp_lt``, ``Sub``, ``SubC`` and two ``vsel`` (AbsB64Impl); ``Relu``: the pair
+#: ``Maxs`` by 0 -- ``Duplicate``, then ``Compare``, ``Select``, ``Duplicate``, ``Select`` (ReluB64Impl).
+B64_SEQUENCES = {
+    "Max": B64_MAX_SEQUENCE,
+    "Min": B64_MAX_SEQUENCE,
+    "Add": 2 + 2 + 1,
+    "Sub": 2 + 2 + 1,
+    "Mul": 2 + 3 + 1,
+    "And": 2 + 2 + 1,
+    "Or": 2 + 2 + 1,
+    "Xor": 2 + 2 + 1,
+    "Not": 1 + 2 + 1,
+    "Neg": 1 + 3 + 1,
+    "Abs": 1 + 6 + 1,
+    "Relu": 1 + 5 + 1,
+}
+#: 64-bit tensor-scalar instructions: a ``Duplicate`` of the scalar, then this pair instruction.
+B64_SCALAR = {"Maxs": "Max", "Mins": "Min", "Adds": "Add", "Muls": "Mul", "Compares": "Compare"}
+#: 64-bit ``Compare`` by CMPMODE (CompareImpl: ``MaskPack``, two ``B64TraitOneToTraitTwo``, CompareB64Impl,
+#: ``MaskUnPack``): (computing calls, mask-register logic calls). EQ compares the low halves and, under that
+#: mask, the high ones (two ``vcmp``); NE compares both and ``por``s them; GT / GE / LT / LE compare the high
+#: halves for equality and both halves by the mode and ``psel`` between them (three ``vcmp``, one ``psel``).
+#: The conversions and ``vcmp`` count one cycle each, the ``por`` / ``psel`` one cycle each as the mask logic
+#: (:data:`MASK_LOGIC_CYCLES`, table 5), the ``MaskPack`` / ``MaskUnPack`` none (as in the Max sequence).
+B64_COMPARE = {
+    "EQ": (2 + 2, 0),
+    "NE": (2 + 2, 1),
+    "GT": (2 + 3, 1),
+    "GE": (2 + 3, 1),
+    "LT": (2 + 3, 1),
+    "LE": (2 + 3, 1),
+}
+#: 64-bit ``Select`` (SelectImpl): ``MaskPack``, two conversions, a ``vsel`` of each half, the conversion back.
+B64_SELECT = 2 + 2 + 1
 
 
 @attrs.frozen
@@ -167,6 +213,8 @@ class RegInstr:
     src: str | None = None
     #: a block-strided ``LoadAlign`` (``DATA_BLOCK_COPY``: a reduce's tail), at :data:`BLOCK_MOVE_RATES`
     block: bool = False
+    #: a ``Compare`` / ``Compares``'s CMPMODE (its 64-bit sequence depends on it, :data:`B64_COMPARE`)
+    mode: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -229,11 +277,18 @@ def cycles(instr: RegInstr) -> int:
 
 def issue(instr: RegInstr) -> RegMix:
     """The hardware instructions one call issues, by kind, with their cycles."""
-    wide = dt.get(instr.dtype).itemsize == 8
-    if wide and instr.api in ("Max", "Min"):
-        return RegMix(compute=B64_MAX_SEQUENCE, masks=1, cycles=B64_MAX_SEQUENCE)
-    if wide and instr.api in ("Maxs", "Mins"):
-        return issue(RegInstr("Duplicate", instr.dtype)) + issue(RegInstr(instr.api[:-1], instr.dtype))
+    wide = dt.get(instr.dtype).itemsize == 8 and instr.kind == COMPUTE
+    if wide and instr.api in B64_SEQUENCES:
+        calls = B64_SEQUENCES[instr.api]
+        return RegMix(compute=calls, masks=1, cycles=calls)
+    if wide and instr.api in B64_SCALAR:
+        pair = RegInstr(B64_SCALAR[instr.api], instr.dtype, mode=instr.mode)
+        return issue(RegInstr("Duplicate", instr.dtype)) + issue(pair)
+    if wide and instr.api == "Compare":
+        calls, logic = B64_COMPARE[instr.mode or ""]
+        return RegMix(compute=calls, masks=2 + logic, cycles=calls + logic)
+    if wide and instr.api == "Select":
+        return RegMix(compute=B64_SELECT, masks=1, cycles=B64_SELECT)
     counts = {LOAD: "loads", STORE: "stores", COMPUTE: "compute", MASK: "masks"}
     return RegMix(**{counts[instr.kind]: 1, "cycles": cycles(instr)})
 

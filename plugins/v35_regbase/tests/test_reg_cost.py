@@ -144,6 +144,40 @@ def test_64bit_max_and_maxs_issue_the_register_pair_sequence():
     assert reg_cost.issue(RegInstr("Maxs", "int32")) == RegMix(compute=1, cycles=1)
 
 
+@pytest.mark.parametrize(
+    ("api", "dtype", "calls"),
+    [
+        # two B64TraitOneToTraitTwo, the op on the pair, B64TraitTwoToTraitOne; plus the MaskPack
+        ("Add", "int64", 2 + 2 + 1),  # Add (carry out) + AddC
+        ("Sub", "uint64", 2 + 2 + 1),  # Sub (borrow out) + SubC
+        ("Mul", "uint64", 2 + 3 + 1),  # Mull + two vmula
+        ("Xor", "int64", 2 + 2 + 1),  # Xor of each half
+        ("Not", "uint64", 1 + 2 + 1),  # one source: one conversion in
+        ("Neg", "int64", 1 + 3 + 1),  # Duplicate 0, the pair Sub (2)
+        ("Abs", "int64", 1 + 6 + 1),  # vbr, vcmp_lt, Sub, SubC, two vsel
+        ("Relu", "int64", 1 + 5 + 1),  # the pair Maxs by 0: Duplicate, Compare, Select, Duplicate, Select
+        ("Adds", "uint64", 1 + 2 + 2 + 1),  # Duplicate, then the Add sequence
+        ("Muls", "int64", 1 + 2 + 3 + 1),  # Duplicate, then the Mul sequence
+    ],
+)
+def test_64bit_ops_issue_the_3510_register_pair_sequences(api, dtype, calls):
+    """One computing instruction of one cycle per call of the sequence (no 64-bit row in the table)."""
+    assert reg_cost.issue(RegInstr(api, dtype)) == RegMix(compute=calls, masks=1, cycles=calls)
+
+
+def test_64bit_compares_and_select_issue_the_3510_register_pair_sequences():
+    """CompareImpl on 64 bits: MaskPack, two conversions, the vcmp of CompareB64Impl (two for EQ / NE, three
+    for the ordered modes), its por (NE) / psel (ordered; one cycle each, as mask logic), MaskUnPack; Compares
+    a Duplicate before it; Select: MaskPack, two conversions, two vsel, one conversion back."""
+    assert reg_cost.issue(RegInstr("Compare", "int64", mode="EQ")) == RegMix(compute=4, masks=2, cycles=4)
+    assert reg_cost.issue(RegInstr("Compare", "uint64", mode="NE")) == RegMix(compute=4, masks=3, cycles=5)
+    for mode in ("GT", "GE", "LT", "LE"):
+        assert reg_cost.issue(RegInstr("Compare", "int64", mode=mode)) == RegMix(compute=5, masks=3, cycles=6)
+    assert reg_cost.issue(RegInstr("Compares", "uint64", mode="LT")) == RegMix(compute=6, masks=3, cycles=7)
+    assert reg_cost.issue(RegInstr("Select", "int64")) == RegMix(compute=5, masks=1, cycles=5)
+    assert reg_cost.issue(RegInstr("Compare", "int32", mode="GT")) == RegMix(compute=1, cycles=1)
+
+
 def test_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind 'vector'"):
         RegInstr("Add", "float32", "vector")

@@ -31,8 +31,12 @@ instruction, with the register instruction taking the same dtype:
   bfloat16, float <-> int32; float16 / bfloat16 -> int32 rounding through
   float) or a same-width integer reinterpretation (a register view, no
   instruction);
-- 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
-  3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
+- 64-bit integers (a run of them alone, 32 per step): the ``direct`` and
+  ``bits`` ops the 3510 register table takes for them (Add / Sub / Mul,
+  Adds / Subs / Muls, Maximum / Minimum / Maxs / Mins, the bitwise ops, and
+  on int64 Abs / Relu / Neg) and their comparisons and Where (Compare /
+  Compares / Select), each a sequence over a register pair in the 3510
+  implementation (:func:`_b64_rejection`);
 - ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
   signed view, Maxs / Mins as Duplicate + Max / Min): the register
   tensor-scalar instruction in the unsigned type (:data:`UNSIGNED_FORMS`);
@@ -69,7 +73,7 @@ path's calls on the int16 view of the same bytes.
 
 Every other form stays a memory-based call, for one of the reasons of
 :data:`MEMORY_CALL_REASONS` (predicates crossing a run's edge, 8-bit Mul / Muls
-widened to int16, casts through other type pairs, the other 64-bit ops): forms
+widened to int16, casts through other type pairs and casts to or from 64 bits): forms
 the 3510 register API has that vector functions do not generate yet. :meth:`VfChainRegApiCall.rejection`
 says why, and ``afc explain`` prints it.
 
@@ -170,12 +174,9 @@ _NARROW_FLOATS = ("float16", "bfloat16")
 MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
     "gap: 64-bit op": (
         r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
-        "the 3510 register API computes most 64-bit integer ops over a register pair (RegTraitNumTwo); "
-        "vector functions generate only Max / Min / Maxs / Mins of them (and no Cast to or from 64 bits)",
-    ),
-    "gap: 64-bit compare / select": (
-        r"the 3510 register (Compare|Compares|Select) does not accept u?int64",
-        "CompareB64Impl / the b64 Select exist on 3510; vector functions do not generate them",
+        "vector functions generate the 64-bit ops the 3510 register API computes over a register pair "
+        "(Add / Sub / Mul and their scalar forms, Max / Min, bitwise ops, int64 Abs / Relu / Neg, Compare / "
+        "Compares / Select); what stays is a Cast to or from 64 bits (no such register Cast is generated)",
     ),
     "gap: bool across a run edge": (
         r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
@@ -325,6 +326,35 @@ def _makes_mask(op: str) -> bool:
     return _compares(op) or op in LOGICAL
 
 
+# -- 64-bit integer ops over a register pair ----------------------------------------
+#: Memory forms a 64-bit op of a run may take: the instruction in its dtype (``direct``) or a bitwise op
+#: (``bits``: the memory path's calls on the int16 view of the same bytes; the register And / Or / Xor / Not
+#: in the 64-bit type give the same bits).
+B64_FORMS = ("direct", "bits")
+
+
+def b64_api(op_type: str, out: dt.DType) -> str:
+    """The register instruction of a 64-bit op: its :data:`REG_API` one, except Neg on int64 -- the register
+    ``Neg`` (NegImpl takes int64: Duplicate of 0 and the pair Sub, five calls) rather than the memory path's
+    ``Muls`` by -1 (Duplicate and the pair Mul, seven); both are the wrap-around negation, the same bits."""
+    if op_type == "Neg" and reg_accepts("Neg", out):
+        return "Neg"
+    return REG_API.get(op_type, op_type)
+
+
+def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Why an op on 64-bit data cannot join a run, or None. A run of 64-bit values holds 32 elements a step
+    (one RegTraitNumOne register); the 3510 register implementation computes Add / Sub / Mul, Adds / Muls
+    (Duplicate + Add / Mul), Max / Min / Maxs / Mins, And / Or / Xor / Not (int64 and uint64) and Abs / Relu /
+    Neg (int64) there as a sequence over a register pair (:data:`~af_v35_regbase.reg_cost.B64_SEQUENCES`),
+    whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
+    go through :func:`_mask_rejection`); no Cast to or from 64 bits is generated."""
+    api = b64_api(op_type, out)
+    if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
+        return f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
+    return None
+
+
 # -- Cast routes in registers -------------------------------------------------------
 _TO_INT_MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
 
@@ -373,12 +403,7 @@ class VfChainRegApiCall(ApiCall):
             return _mask_rejection(op_type, ins, out)
         form = op_form(op_type, ins, out)
         if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
-            api = REG_API.get(op_type, op_type)
-            if form.kind != "direct" or any(d != out for d in ins) or not reg_accepts(api, out):
-                return (
-                    f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
-                )
-            return None
+            return _b64_rejection(op_type, form, ins, out)
         kind = form.kind
         if kind == "cast":
             route = register_route(form)
@@ -914,6 +939,13 @@ class _Function:
             self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
         return dst
 
+    def b64_unary(self, api: str, src: str, dtype: dt.DType) -> str:
+        """A 64-bit op computed by a register instruction other than its memory form's (:func:`b64_api`:
+        int64 Neg as the register ``Neg``)."""
+        dst = self.reg(dtype)
+        self.emit(RegInstr(api, dtype.name), f"AscendC::Reg::{api}({dst}, {src}, mask);")
+        return dst
+
     def compare(self, step: dict) -> None:
         """A comparison into a mask register, under the step mask (lanes past the tail are off)."""
         op = step["op"]
@@ -924,7 +956,7 @@ class _Function:
         if op in COMPARE:
             mode = COMPARE[op]
             self.emit(
-                RegInstr("Compare", src_t.name),
+                RegInstr("Compare", src_t.name, mode=mode),
                 f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);",
             )
             return
@@ -936,7 +968,7 @@ class _Function:
             else scalar_literal(value, src_t)
         )
         self.emit(
-            RegInstr("Compares", src_t.name),
+            RegInstr("Compares", src_t.name, mode=mode),
             f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);",
         )
 
@@ -1035,6 +1067,8 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
+        elif out.itemsize == 8 and b64_api(op, out) != REG_API.get(op):
+            r = self.b64_unary(b64_api(op, out), srcs[0], out)
         elif form.kind in ("direct", "bits", *UNSIGNED_FORMS):
             r = self.apply(op, srcs, out, step.get("value"))
         elif form.kind == "widen" and _neg_in_own_type(op, out):

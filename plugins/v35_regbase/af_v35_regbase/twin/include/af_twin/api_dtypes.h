@@ -139,10 +139,10 @@ template <class T>
 inline constexpr bool AcceptsRegStoreAlign = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Add: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegAdd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegAdd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Sub: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegSub = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegSub = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Max: kernel_reg_compute_vec_binary_impl.h
 template <class T>
 inline constexpr bool AcceptsRegMax = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
@@ -151,13 +151,13 @@ template <class T>
 inline constexpr bool AcceptsRegMin = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Mul: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMul = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegMul = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Div: kernel_reg_compute_vec_binary_impl.h
 template <class T>
 inline constexpr bool AcceptsRegDiv = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float>::value;
 // Reg::Adds: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
-inline constexpr bool AcceptsRegAdds = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegAdds = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Maxs: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
 inline constexpr bool AcceptsRegMaxs = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
@@ -166,7 +166,7 @@ template <class T>
 inline constexpr bool AcceptsRegMins = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Muls: kernel_reg_compute_vec_binary_scalar_impl.h
 template <class T>
-inline constexpr bool AcceptsRegMuls = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float>::value;
+inline constexpr bool AcceptsRegMuls = OneOf<T, uint16_t, int16_t, uint32_t, int32_t, half, float, int64_t, uint64_t>::value;
 // Reg::Exp: kernel_reg_compute_vec_unary_impl.h
 template <class T>
 inline constexpr bool AcceptsRegExp = OneOf<T, half, float>::value;
@@ -178,13 +178,13 @@ template <class T>
 inline constexpr bool AcceptsRegSqrt = OneOf<T, half, float>::value;
 // Reg::Abs: kernel_reg_compute_vec_unary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegAbs = OneOf<T, int8_t, int16_t, int32_t, half, float>::value;
+inline constexpr bool AcceptsRegAbs = OneOf<T, int8_t, int16_t, int32_t, half, float, int64_t>::value;
 // Reg::Relu: kernel_reg_compute_vec_unary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegRelu = OneOf<T, int32_t, half, float>::value;
+inline constexpr bool AcceptsRegRelu = OneOf<T, int32_t, half, float, int64_t>::value;
 // Reg::Neg: kernel_reg_compute_vec_unary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegNeg = OneOf<T, int8_t, int16_t, int32_t, half, float>::value;
+inline constexpr bool AcceptsRegNeg = OneOf<T, int8_t, int16_t, int32_t, half, float, int64_t>::value;
 // Reg::Duplicate: kernel_reg_compute_vec_duplicate_impl.h
 template <class T>
 inline constexpr bool AcceptsRegDuplicate = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
@@ -193,25 +193,25 @@ template <class T>
 inline constexpr bool AcceptsRegTruncate = OneOf<T, half, float, bfloat16_t>::value;
 // Reg::Compare: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
-inline constexpr bool AcceptsRegCompare = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegCompare = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Compares: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
-inline constexpr bool AcceptsRegCompares = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegCompares = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::Select: kernel_reg_compute_vec_cmpsel_impl.h
 template <class T>
-inline constexpr bool AcceptsRegSelect = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t>::value;
+inline constexpr bool AcceptsRegSelect = OneOf<T, bool, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, bfloat16_t, int64_t, uint64_t>::value;
 // Reg::And: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegAnd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+inline constexpr bool AcceptsRegAnd = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t>::value;
 // Reg::Or: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegOr = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+inline constexpr bool AcceptsRegOr = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t>::value;
 // Reg::Xor: kernel_reg_compute_vec_binary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegXor = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>::value;
+inline constexpr bool AcceptsRegXor = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t>::value;
 // Reg::Not: kernel_reg_compute_vec_unary_impl.h
 template <class T>
-inline constexpr bool AcceptsRegNot = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float>::value;
+inline constexpr bool AcceptsRegNot = OneOf<T, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, float, int64_t, uint64_t>::value;
 
 // Cast: kernel_operator_vec_vconv_impl.h (CastImpl, Level 2)
 template <class D, class S>

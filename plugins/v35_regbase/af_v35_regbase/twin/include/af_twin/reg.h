@@ -34,7 +34,10 @@
 // Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
 // ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
 // 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
-// StoreAlign (DIST_NORM), Duplicate, Max / Min and Maxs / Mins (Duplicate + Max / Min, as MaxsImpl does).
+// StoreAlign (DIST_NORM), Duplicate, Add / Sub / Mul / Max / Min, And / Or / Xor / Not, Adds / Muls / Maxs /
+// Mins (Duplicate + the binary instruction, as AddsImpl ... MinsImpl do), Compare / Compares (Duplicate +
+// Compare) / Select and, on int64_t, Abs / Relu / Neg -- each computed half by half over a register pair as the
+// 3510 sequence does and counted per call of it (see "64-bit lanes over a register pair").
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
 // RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
@@ -347,6 +350,133 @@ inline T ReluOf(T a) {
     return static_cast<C>(a) > C(0) ? a : T(0);
 }
 
+// ---------------------------------------------------------------------------
+// 64-bit lanes over a register pair. The 3510 implementation computes most instructions on RegTraitNumOne
+// int64_t / uint64_t registers by converting each source into a pair (B64TraitOneToTraitTwo: the low 32 bits
+// of every element in reg[0], the high 32 in reg[1]), computing on the 32-bit halves and converting back;
+// these functions compute a lane the same way, half by half (the carry / borrow of the low halves into the
+// high ones, the low product's high word plus the cross products), so the twin's result is the pair
+// arithmetic's, compared with the memory path's 64-bit wrap-around arithmetic by the tests.
+inline uint32_t PairLo(uint64_t v) { return static_cast<uint32_t>(v); }
+inline uint32_t PairHi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+template <typename T>
+inline T PairJoin(uint32_t hi, uint32_t lo) {
+    return static_cast<T>((uint64_t{hi} << 32) | uint64_t{lo});
+}
+// AddB64Impl: Add of the low halves (carry out into a mask), AddC of the high halves with that carry.
+template <typename T>
+inline T PairAdd(T a, T b) {
+    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    const uint32_t lo = PairLo(x) + PairLo(y);
+    const uint32_t carry = lo < PairLo(x) ? 1u : 0u;
+    return PairJoin<T>(PairHi(x) + PairHi(y) + carry, lo);
+}
+// SubB64Impl: Sub of the low halves (borrow into a mask), SubC of the high halves with that borrow.
+template <typename T>
+inline T PairSub(T a, T b) {
+    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    const uint32_t borrow = PairLo(x) < PairLo(y) ? 1u : 0u;
+    return PairJoin<T>(PairHi(x) - PairHi(y) - borrow, PairLo(x) - PairLo(y));
+}
+// MulB64Impl: Mull of the low halves (the 64-bit product into both halves), then two vmula adding the cross
+// products lo(a) * hi(b) and hi(a) * lo(b) into the high half (modulo 2^32: the product modulo 2^64).
+template <typename T>
+inline T PairMul(T a, T b) {
+    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    const uint64_t low = uint64_t{PairLo(x)} * uint64_t{PairLo(y)};
+    uint32_t hi = PairHi(low);
+    hi += PairLo(x) * PairHi(y);
+    hi += PairHi(x) * PairLo(y);
+    return PairJoin<T>(hi, PairLo(low));
+}
+// NegB64Impl: Duplicate of 0 and the pair Sub.
+template <typename T>
+inline T PairNeg(T a) {
+    return PairSub(T(0), a);
+}
+// AbsB64Impl: the lanes whose high half is negative (vcmp_lt against 0) take 0 - x (Sub / SubC), the others
+// keep x (two vsel): Abs(INT64_MIN) is INT64_MIN, as the memory path's wrap-around gives.
+template <typename T>
+inline T PairAbs(T a) {
+    const int32_t hi = static_cast<int32_t>(PairHi(static_cast<uint64_t>(a)));
+    return hi < 0 ? PairSub(T(0), a) : a;
+}
+// ReluB64Impl: the pair Maxs by 0 (Compare GT, Select).
+template <typename T>
+inline T PairRelu(T a) {
+    return a > T(0) ? a : T(0);
+}
+
+// Computing calls of each 64-bit sequence (the cost model's reg_cost.B64_SEQUENCES, one cycle each: the
+// throughput table has no 64-bit rows); 0 for an instruction without one.
+inline uint32_t RegB64Sequence(const char* api) {
+    auto is = [api](const char* name) { return std::strcmp(api, name) == 0; };
+    if (is("Max") || is("Min")) return 7;
+    if (is("Add") || is("Sub") || is("And") || is("Or") || is("Xor")) return 5;
+    if (is("Mul")) return 6;
+    if (is("Not")) return 4;
+    if (is("Neg")) return 5;
+    if (is("Abs")) return 8;
+    if (is("Relu")) return 7;
+    return 0;
+}
+
+// CompareB64Impl on one lane: EQ / NE compare both halves (the low ones unsigned, the high ones in the
+// element's signedness); the ordered modes take the low halves' unsigned comparison where the high halves
+// are equal (psel by their vcmp_eq), else the high halves' comparison.
+template <typename T>
+inline bool PairCompare(T a, T b, AscendC::CMPMODE mode) {
+    using Hi = typename std::conditional<std::is_signed<T>::value, int32_t, uint32_t>::type;
+    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    const uint32_t xl = PairLo(x), yl = PairLo(y);
+    const Hi xh = static_cast<Hi>(PairHi(x)), yh = static_cast<Hi>(PairHi(y));
+    if (mode == AscendC::CMPMODE::EQ) return xl == yl && xh == yh;
+    if (mode == AscendC::CMPMODE::NE) return xl != yl || xh != yh;
+    if (xh == yh) return CompareOne(xl, yl, mode);
+    return CompareOne(xh, yh, mode);
+}
+
+// A 64-bit Compare's sequence beyond its one counted computing instruction (reg_cost.B64_COMPARE): the two
+// conversions and the vcmp (two for EQ / NE, three otherwise), one cycle each; MaskPack and MaskUnPack (mask
+// instructions, no cycles) and the por / psel of NE and the ordered modes (mask logic, one cycle).
+template <typename T>
+inline void RegPairCompare(CoreCtx* c, AscendC::CMPMODE mode) {
+    if constexpr (sizeof(T) == 8) {
+        const bool eq = mode == AscendC::CMPMODE::EQ;
+        const bool ne = mode == AscendC::CMPMODE::NE;
+        const uint32_t calls = 2 + (eq || ne ? 2 : 3);
+        const uint32_t logic = eq ? 0 : 1;
+        c->c.regCompute += calls - 1;
+        c->c.regMasks += 2 + logic;
+        c->c.regCycles += calls - 1 + logic;
+    }
+}
+
+// A 64-bit Select's sequence (SelectImpl, reg_cost.B64_SELECT): MaskPack, two conversions, a vsel of each half
+// and the conversion back -- five computing calls, one counted by Select itself.
+template <typename T>
+inline void RegPairSelect(CoreCtx* c) {
+    if constexpr (sizeof(T) == 8) {
+        c->c.regCompute += 4;
+        ++c->c.regMasks;
+        c->c.regCycles += 4;
+    }
+}
+
+// Counts a 64-bit instruction's sequence beyond the one computing instruction its lane map counts: the
+// MaskPack (a mask instruction) and the other calls, one cycle each.
+template <typename T>
+inline void RegPairSequence(const char* api) {
+    if constexpr (sizeof(T) == 8) {
+        CoreCtx* c = RegCore(api);
+        const uint32_t calls = RegB64Sequence(api);
+        if (calls == 0) Fail("api-params", "Reg::%s: no 64-bit sequence emulated", api);
+        ++c->c.regMasks;
+        c->c.regCompute += calls - 1;
+        c->c.regCycles += calls - 1;
+    }
+}
+
 }  // namespace AfTwin
 
 // ---------------------------------------------------------------------------
@@ -552,12 +682,13 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
     }
 
-// 64-bit elements (RegTraitNumOne, 32 lanes): the 3510 implementation takes Add / Sub / Max / Min of them as
-// a sequence over a register pair; the twin emulates Max / Min (Maxs / Mins build on them) and counts the
-// sequence MaxOperator / MinOperator issues: two B64TraitOneToTraitTwo, Compare, Select, Duplicate, Select and
-// B64TraitTwoToTraitOne (seven computing instructions; the MaskPack is a mask instruction). The throughput
-// table lists no 64-bit rates, so each counts one cycle.
-#define AF_TWIN_REG_BINARY64(NAME, EXPR)                                                                   \
+// 64-bit elements (RegTraitNumOne, 32 lanes): the 3510 implementation computes Add / Sub / Mul / Max / Min of
+// them as a sequence over a register pair; the twin computes each lane half by half as that sequence does
+// (AfTwin::PairAdd ...) and counts the sequence (AfTwin::RegPairSequence): for Max / Min the calls
+// MaxOperator / MinOperator issues -- two B64TraitOneToTraitTwo, Compare, Select, Duplicate, Select and
+// B64TraitTwoToTraitOne (seven computing instructions; the MaskPack is a mask instruction); for Add / Sub /
+// Mul see RegB64Sequence. The throughput table lists no 64-bit rates, so each counts one cycle.
+#define AF_TWIN_REG_BINARY64(NAME, EXPR, PAIR)                                                             \
     template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
     inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {                                   \
         using ActualT = typename U::ActualT;                                                               \
@@ -567,20 +698,19 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
                       "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
         if constexpr (sizeof(ActualT) == 8) {                                                              \
-            AfTwin::CoreCtx* c = AfTwin::RegCore(#NAME);                                                   \
-            ++c->c.regMasks;                                                                               \
-            c->c.regCompute += 6;                                                                          \
-            c->c.regCycles += 6;                                                                           \
+            AfTwin::RegPairSequence<ActualT>(#NAME);                                                       \
+            AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return PAIR; }); \
+        } else {                                                                                           \
+            AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
         }                                                                                                  \
-        AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask, [](ActualT a, ActualT b) { return EXPR; }); \
     }
 
-AF_TWIN_REG_BINARY(Add, AfTwin::AddOf(a, b))
-AF_TWIN_REG_BINARY(Sub, AfTwin::SubOf(a, b))
-AF_TWIN_REG_BINARY(Mul, AfTwin::MulOf(a, b))
+AF_TWIN_REG_BINARY64(Add, AfTwin::AddOf(a, b), AfTwin::PairAdd(a, b))
+AF_TWIN_REG_BINARY64(Sub, AfTwin::SubOf(a, b), AfTwin::PairSub(a, b))
+AF_TWIN_REG_BINARY64(Mul, AfTwin::MulOf(a, b), AfTwin::PairMul(a, b))
 AF_TWIN_REG_BINARY(Div, AfTwin::DivOf(a, b))
-AF_TWIN_REG_BINARY64(Max, AfTwin::MaxOf(a, b))
-AF_TWIN_REG_BINARY64(Min, AfTwin::MinOf(a, b))
+AF_TWIN_REG_BINARY64(Max, AfTwin::MaxOf(a, b), AfTwin::MaxOf(a, b))
+AF_TWIN_REG_BINARY64(Min, AfTwin::MinOf(a, b), AfTwin::MinOf(a, b))
 #undef AF_TWIN_REG_BINARY
 #undef AF_TWIN_REG_BINARY64
 
@@ -597,7 +727,7 @@ AF_TWIN_REG_BINARY64(Min, AfTwin::MinOf(a, b))
                       "register implementation (af_twin/api_dtypes.h)");                                    \
         const ActualT s = static_cast<ActualT>(scalarValue);                                                \
         if constexpr (sizeof(ActualT) == 8) {                                                               \
-            /* MaxsImpl / MinsImpl on 64-bit elements: Duplicate the scalar, then the binary instruction */  \
+            /* Adds / Muls / Maxs / Mins on 64-bit elements: Duplicate the scalar, then the binary one */     \
             AfTwin::RegCore(#NAME);                                                                         \
             S scalarReg;                                                                                    \
             Duplicate(scalarReg, s, mask);                                                                  \
@@ -608,8 +738,8 @@ AF_TWIN_REG_BINARY64(Min, AfTwin::MinOf(a, b))
     }
 
 // (the 64-bit forms call Duplicate, defined below, found at instantiation by argument-dependent lookup)
-#define AF_TWIN_REG_SCALAR64_Adds(d, s0, s1, m) static_assert(sizeof(d) == 0, "Reg::Adds: 64-bit not emulated")
-#define AF_TWIN_REG_SCALAR64_Muls(d, s0, s1, m) static_assert(sizeof(d) == 0, "Reg::Muls: 64-bit not emulated")
+#define AF_TWIN_REG_SCALAR64_Adds(d, s0, s1, m) Add(d, s0, s1, m)
+#define AF_TWIN_REG_SCALAR64_Muls(d, s0, s1, m) Mul(d, s0, s1, m)
 #define AF_TWIN_REG_SCALAR64_Maxs(d, s0, s1, m) Max(d, s0, s1, m)
 #define AF_TWIN_REG_SCALAR64_Mins(d, s0, s1, m) Min(d, s0, s1, m)
 
@@ -636,9 +766,31 @@ AF_TWIN_REG_SCALAR(Mins, AfTwin::MinOf(a, s))
         AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [](ActualT a) { return EXPR; });                     \
     }
 
-AF_TWIN_REG_UNARY(Abs, MaskMergeMode, AfTwin::AbsOf(a))
-AF_TWIN_REG_UNARY(Relu, MaskMergeMode, AfTwin::ReluOf(a))
-AF_TWIN_REG_UNARY(Neg, MaskMergeMode, AfTwin::NegOf(a))
+// Abs / Relu / Neg on int64_t (the only 64-bit type AbsImpl / ReluImpl / NegImpl take): the pair sequences
+// AbsB64Impl / ReluB64Impl / NegB64Impl, lane by lane as AfTwin::PairAbs / PairRelu / PairNeg, counted by
+// AfTwin::RegPairSequence.
+#define AF_TWIN_REG_UNARY64(NAME, EXPR, PAIR)                                                             \
+    template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>         \
+    inline void NAME(U& dstReg, U& srcReg, MaskReg& mask) {                                               \
+        using ActualT = typename U::ActualT;                                                              \
+        static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,             \
+                      "Reg::" #NAME ": T type is not the register's element type");                       \
+        static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the 3510 implementation takes "     \
+                      "ZEROING only");                                                                    \
+        static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "  \
+                      "the 3510 register implementation (af_twin/api_dtypes.h)");                         \
+        if constexpr (sizeof(ActualT) == 8) {                                                             \
+            AfTwin::RegPairSequence<ActualT>(#NAME);                                                      \
+            AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [](ActualT a) { return PAIR; });                 \
+        } else {                                                                                          \
+            AfTwin::RegMap1(#NAME, dstReg, srcReg, mask, [](ActualT a) { return EXPR; });                 \
+        }                                                                                                 \
+    }
+
+AF_TWIN_REG_UNARY64(Abs, AfTwin::AbsOf(a), AfTwin::PairAbs(a))
+AF_TWIN_REG_UNARY64(Relu, AfTwin::ReluOf(a), AfTwin::PairRelu(a))
+AF_TWIN_REG_UNARY64(Neg, AfTwin::NegOf(a), AfTwin::PairNeg(a))
+#undef AF_TWIN_REG_UNARY64
 AF_TWIN_REG_UNARY(Exp, auto, ActualT(std::exp(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Ln, auto, ActualT(std::log(static_cast<float>(a))))
 AF_TWIN_REG_UNARY(Sqrt, auto, ActualT(std::sqrt(static_cast<float>(a))))
@@ -768,13 +920,18 @@ inline void Compare(MaskReg& dst, U& srcReg0, U& srcReg1, MaskReg& mask) {
     AfTwin::RegCheckMask<ActualT>(mask, "Compare", "mask");
     ++c->c.regCompute;
     AfTwin::RegCyclesOf<ActualT>(c, "Compare");
+    AfTwin::RegPairCompare<ActualT>(c, mode);
     MaskReg out;
     out.afWidth = sizeof(ActualT);
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         if (!mask.afOn[i]) continue;
         AfTwin::RegCheckRead(srcReg0, i, "Compare", "srcReg0");
         AfTwin::RegCheckRead(srcReg1, i, "Compare", "srcReg1");
-        out.afOn[i] = AfTwin::CompareOne(srcReg0.afLane[i], srcReg1.afLane[i], mode);
+        if constexpr (sizeof(ActualT) == 8) {
+            out.afOn[i] = AfTwin::PairCompare(srcReg0.afLane[i], srcReg1.afLane[i], mode);
+        } else {
+            out.afOn[i] = AfTwin::CompareOne(srcReg0.afLane[i], srcReg1.afLane[i], mode);
+        }
     }
     dst = out;
 }
@@ -787,6 +944,14 @@ inline void Compares(MaskReg& dst, U& srcReg, S scalarValue, MaskReg& mask) {
     static_assert(AfTwin::AcceptsRegCompares<ActualT>, "Reg::Compares: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
     static_assert(std::is_convertible<S, ActualT>::value, "Reg::Compares: scalar not convertible to the element type");
+    if constexpr (sizeof(ActualT) == 8) {
+        // CompareScalarImpl on 64-bit elements: Duplicate the scalar, then the register Compare
+        AfTwin::RegCore("Compares");
+        U scalarReg;
+        Duplicate(scalarReg, static_cast<ActualT>(scalarValue), mask);
+        Compare<T, mode>(dst, srcReg, scalarReg, mask);
+        return;
+    }
     AfTwin::CoreCtx* c = AfTwin::RegCore("Compares");
     AfTwin::RegCheckMask<ActualT>(mask, "Compares", "mask");
     ++c->c.regCompute;
@@ -814,6 +979,7 @@ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask) {
     AfTwin::RegCheckMask<ActualT>(mask, "Select", "mask");
     ++c->c.regCompute;
     AfTwin::RegCyclesOf<ActualT>(c, "Select");
+    AfTwin::RegPairSelect<ActualT>(c);  // 64-bit: a vsel of each half of a register pair, the same picks
     U out;
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         const U& from = mask.afOn[i] ? srcReg0 : srcReg1;
@@ -973,8 +1139,10 @@ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
 // ---------------------------------------------------------------------------
 // Bitwise instructions (a run's BitwiseAnd / Or / Xor / Not): And / Or / Xor of two registers and Not of one,
 // on the bits of each masked-on lane, in the element types of the 3510 AndImpl / OrImpl / XorImpl / NotImpl
-// (af_twin/api_dtypes.h; their 64-bit pair forms are not emulated). The throughput table gives one vector per
-// cycle for each (256 / sizeof(T) elements): RegRate lists no rate, which counts the same one cycle.
+// (af_twin/api_dtypes.h). The throughput table gives one vector per cycle for each (256 / sizeof(T) elements):
+// RegRate lists no rate, which counts the same one cycle. On int64_t / uint64_t the 3510 implementation
+// applies the op to each half of a register pair (AndB64Impl ... NotB64Impl) -- the same bits as on the whole
+// lane -- and the twin counts that sequence (AfTwin::RegPairSequence).
 
 #define AF_TWIN_REG_BITS2(NAME, OP)                                                                        \
     template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
@@ -985,6 +1153,7 @@ inline void Reduce(S& dstReg, V srcReg, MaskReg mask) {
         static_assert(mode == MaskMergeMode::ZEROING, "Reg::" #NAME ": the twin emulates ZEROING only");   \
         static_assert(AfTwin::AcceptsReg##NAME<ActualT>, "Reg::" #NAME ": element type not accepted by "   \
                       "the 3510 register implementation (af_twin/api_dtypes.h)");                          \
+        AfTwin::RegPairSequence<ActualT>(#NAME);                                                           \
         AfTwin::RegMap2(#NAME, dstReg, srcReg0, srcReg1, mask,                                             \
                         [](ActualT a, ActualT b) { return static_cast<ActualT>(a OP b); });               \
     }
@@ -1002,6 +1171,7 @@ inline void Not(U& dstReg, U& srcReg, MaskReg& mask) {
     static_assert(mode == MaskMergeMode::ZEROING, "Reg::Not: the twin emulates ZEROING only");
     static_assert(AfTwin::AcceptsRegNot<ActualT>, "Reg::Not: element type not accepted by the 3510 register "
                   "implementation (af_twin/api_dtypes.h)");
+    AfTwin::RegPairSequence<ActualT>("Not");
     AfTwin::RegMap1("Not", dstReg, srcReg, mask, [](ActualT a) {
         unsigned char bytes[sizeof(ActualT)];
         std::memcpy(bytes, &a, sizeof(ActualT));

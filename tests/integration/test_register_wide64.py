@@ -1,0 +1,201 @@
+"""64-bit integer ops in registers: the 3510 register pair sequences, with the memory path's bits.
+
+A run of int64 / uint64 values (32 elements a step) computes Add / Sub / Mul, Adds / Subs / Muls, the bitwise
+ops and, on int64, Neg / Abs / Relu as register instructions, each of which the 3510 implementation issues as a
+sequence over a register pair (the twin computes them half by half the same way). Each kernel runs on the twin
+against the reference, and against the same graph compiled with those ops kept memory-based calls: both give
+the same bits at the edges (INT64_MIN / MAX, wrap-around, values past 2^32, negatives) and on random shapes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_register_maskops import memory_session, same_bits
+
+from af_core.autofuser import AutofuserOptions
+from af_core.builders import GraphBuilder, gather
+from af_core.testing import random_runs
+from af_core.twin import TwinSession
+
+pytestmark = pytest.mark.twin
+
+#: the ops the 64-bit runs below hold (the memory-path twin keeps exactly these memory calls)
+WIDE_OPS = {
+    "Add",
+    "Sub",
+    "Mul",
+    "Adds",
+    "Subs",
+    "Muls",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "BitwiseNot",
+    "Neg",
+    "Abs",
+    "Relu",
+}
+
+
+def wide_graph(dtype: str):
+    """y = Not((((a * s2 - s1) + 5 - 7) * 3 & s2) ^ (a | s1)) of a = int64(gather) + s1; on int64 then
+    Relu(Neg(y)) + Abs(a). The gathered int32 values are cast to 64 bits (a memory call: no register Cast to
+    64 bits is generated), so the side inputs bring the values past 2^32."""
+    g = GraphBuilder(f"wide64_{dtype}")
+    x = g.data("x", ["a0", "a1"], "int32")
+    t = g.op("Cast", gather(x, 0, g.data("index", ["b0", "b1"], "int32")), dtype=dtype)
+    s1 = g.data("s1", ["b0", "b1"], dtype)
+    s2 = g.data("s2", ["b0", "b1"], dtype)
+    a = g.op("Add", t, s1)
+    b = g.op("Mul", a, s2)
+    c = g.op("Muls", g.op("Subs", g.op("Adds", g.op("Sub", b, s1), value=5.0), value=7.0), value=3.0)
+    y = g.op("BitwiseNot", g.op("BitwiseXor", g.op("BitwiseAnd", c, s2), g.op("BitwiseOr", a, s1)))
+    if dtype == "int64":
+        y = g.op("Add", g.op("Relu", g.op("Neg", y)), g.op("Abs", a))
+    g.output(y, "y")
+    return g.build()
+
+
+def compare_graph(dtype: str):
+    """Every comparison and its scalar form on 64-bit values, the logical ops of their predicates and Where:
+    a chain of Wheres over the gathered values (cast to 64 bits) and two side inputs."""
+    g = GraphBuilder(f"wide64_compare_{dtype}")
+    x = g.data("x", ["a0", "a1"], "int32")
+    t = g.op("Cast", gather(x, 0, g.data("index", ["b0", "b1"], "int32")), dtype=dtype)
+    s1 = g.data("s1", ["b0", "b1"], dtype)
+    s2 = g.data("s2", ["b0", "b1"], dtype)
+    y = g.op("Where", g.op("LogicalAnd", g.op("Gt", s1, s2), g.op("LogicalNot", g.op("Lt", s1, t))), s1, s2)
+    y = g.op("Where", g.op("LogicalOr", g.op("Ge", y, s1), g.op("Le", s2, t)), y, t)
+    y = g.op("Where", g.op("LogicalXor", g.op("Eq", y, s2), g.op("Ne", s1, s2)), y, s1)
+    y = g.op("Where", g.op("Gts", y, value=1.0), y, s2)
+    y = g.op("Where", g.op("Ges", s1, value=5.0), y, t)
+    y = g.op("Where", g.op("Lts", s2, value=7.0), y, s1)
+    y = g.op("Where", g.op("Les", y, value=3.0), s2, y)
+    y = g.op("Where", g.op("Eqs", s1, value=5.0), t, y)
+    y = g.op("Where", g.op("Nes", s2, value=0.0), y, s1)
+    g.output(y, "y")
+    return g.build()
+
+
+COMPARE_OPS = {
+    "Gt",
+    "Ge",
+    "Lt",
+    "Le",
+    "Eq",
+    "Ne",
+    "Gts",
+    "Ges",
+    "Lts",
+    "Les",
+    "Eqs",
+    "Nes",
+    "Where",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalXor",
+    "LogicalNot",
+}
+
+
+RUNS = {
+    "uint64": "10 op(s) Add ('add'), Mul ('mul'), Sub ('sub'), Adds ('adds'), Subs ('subs'), Muls ('muls'), "
+    "BitwiseAnd ('bitwiseand'), BitwiseOr ('bitwiseor'), BitwiseXor ('bitwisexor'), BitwiseNot ('bitwisenot') "
+    "in one VfChainRegApiCall",
+    "int64": "14 op(s) Add ('add'), Mul ('mul'), Sub ('sub'), Adds ('adds'), Subs ('subs'), Muls ('muls'), "
+    "BitwiseAnd ('bitwiseand'), BitwiseOr ('bitwiseor'), BitwiseXor ('bitwisexor'), BitwiseNot ('bitwisenot'), "
+    "Neg ('neg'), Relu ('relu'), Abs ('abs'), Add ('add_1') in one VfChainRegApiCall",
+}
+
+
+def edges(dtype: str) -> np.ndarray:
+    """The 64-bit edge values: both ends, +-1 around 0 and 2^31 / 2^32 / 2^63, a carry across the halves."""
+    info = np.iinfo(dtype)
+    values = [0, 1, 2, 3, 5, 7, info.max, info.max - 1, info.min, info.min + 1, 2**31 - 1, 2**31, 2**32 - 1]
+    values += [2**32, 2**32 + 1, 0xFFFFFFFF00000000, 0x00000000FFFFFFFF, 0x123456789ABCDEF0, 2**62 + 3]
+    if info.min < 0:
+        values += [-1, -2, -(2**31), -(2**32), -(2**32) - 1, -0x123456789ABCDEF0]
+    else:
+        values += [2**63, 2**63 + 1, 2**64 - 2**32]
+    return np.array([v & 0xFFFFFFFFFFFFFFFF for v in values], dtype=np.uint64).view(dtype)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64bit_ops_run_in_registers_with_the_memory_paths_bits(template, dtype):
+    graph = wide_graph(dtype)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    cpp = f"{dtype}_t"
+    assert "UpdateMask<int64_t>(count)" in kernel and f"AscendC::Reg::RegTensor<{cpp}>" in kernel
+    for api in ("Add", "Sub", "Mul", "Adds", "Muls", "And", "Or", "Xor", "Not"):
+        assert f"AscendC::Reg::{api}(r" in kernel, api
+    if dtype == "int64":
+        for api in ("Neg", "Abs", "Relu"):
+            assert f"AscendC::Reg::{api}(r" in kernel, api
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert RUNS[dtype] in notes, notes
+    memory = memory_session(graph, template, WIDE_OPS)
+    assert "AscendC::Reg::Mul(" not in memory.result.kernel
+    values = edges(dtype)
+    n = values.size
+    rng = np.random.default_rng(71)
+    sizes = {"a0": 2, "a1": n, "b0": 3, "b1": n}
+    arrays = {
+        "x": np.stack([np.arange(n, dtype=np.int32) - 4, np.full(n, -(2**31), dtype=np.int32)]),
+        "index": np.array([[0] * n, [1] * n, [0] * n], dtype=np.int32),
+        "s1": np.stack([values, values[::-1], rng.permutation(values)]),
+        "s2": np.stack([values[::-1], rng.permutation(values), values]),
+    }
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(73, 2, 0, 2, max_elements=3000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64bit_comparisons_and_where_run_in_registers_with_the_memory_paths_bits(template, dtype):
+    """Compare / Compares of 64-bit values (the 3510 CompareB64Impl over a register pair: the high halves in
+    the element's signedness, the low ones unsigned) into mask registers, the logical ops of those masks and
+    Select by them: one vector function after the Cast, the memory path's bits where only the low or only
+    the high halves differ, at the ends of the type and on random shapes."""
+    graph = compare_graph(dtype)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    cpp = f"{dtype}_t"
+    for mode in ("GT", "GE", "LT", "LE", "EQ", "NE"):
+        assert f"AscendC::Reg::Compare<{cpp}, AscendC::CMPMODE::{mode}>" in kernel, mode
+        assert f"AscendC::Reg::Compares<{cpp}, AscendC::CMPMODE::{mode}>" in kernel, mode
+    assert "AscendC::Reg::Select(r" in kernel and "AscendC::Reg::Xor(m" in kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert len(notes) == 2 and notes[1].startswith("25 op(s) Gt ('gt')"), notes
+    assert notes[1].endswith("in one VfChainRegApiCall"), notes
+    memory = memory_session(graph, template, COMPARE_OPS)
+    assert "AscendC::Reg::Compare<" not in memory.result.kernel
+    values = edges(dtype)
+    n = values.size
+    rng = np.random.default_rng(79)
+    sizes = {"a0": 2, "a1": n, "b0": 4, "b1": n}
+    arrays = {
+        "x": np.stack([np.arange(n, dtype=np.int32) - 4, np.full(n, 5, dtype=np.int32)]),
+        "index": np.array([[0] * n, [1] * n, [0] * n, [1] * n], dtype=np.int32),
+        # equal high halves with other low halves (2^32 vs 2^32 + 1 ...), equal values, both ends
+        "s1": np.stack([values, values, rng.permutation(values), values[::-1]]),
+        "s2": np.stack([values[::-1], values, values, rng.permutation(values)]),
+    }
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+    for run_seed, sizes, cores in random_runs(83, 2, 0, 2, max_elements=3000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
