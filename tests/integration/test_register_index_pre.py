@@ -66,6 +66,22 @@ def test_the_variant_is_chosen_when_the_kernel_is_generated(template, negative, 
     assert "AfGatherOffsetsVector<" not in s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
 
 
+def test_explain_says_what_runs_in_registers():
+    from af_core.explain import explain
+
+    for index_dtype, text in (
+        ("int32", "full-index offsets in registers; register Gather"),
+        (
+            "int64",
+            "full-index offsets in registers after memory int64 Maxs/Mins/Cast (no register int64 Cast)",
+        ),
+    ):
+        s = _session("simd", rank=2, dim=1, index_dtype=index_dtype)
+        report = explain(s.scheduled, {"a0": 5, "a1": 9, "b0": 5, "b1": 7})
+        assert report.gather_forms and all(text in note for _k, _t, note in report.gather_forms), report
+        assert text in report.markdown()  # within the 200 characters a note line keeps
+
+
 def test_a_compact_index_keeps_its_offset_paths():
     g = GraphBuilder("emb_compact")
     w = g.data("w", ["V", "D"], "float32")

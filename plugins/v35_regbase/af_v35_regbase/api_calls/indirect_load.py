@@ -241,7 +241,8 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def form_note(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
-        """How the tile gather of ``out_dtype`` data moves them: the register Gather, or why not."""
+        """How the tile gather of ``out_dtype`` data computes its offsets and moves the data: what runs in
+        registers, and why the rest does not (:meth:`offsets_note` first: the line is cut at 200 characters)."""
         if op_type != "IndirectLoad":
             return None
         data = dtypes.get(out_dtype)
@@ -250,24 +251,21 @@ class IndirectLoadRegApiCall(ApiCall):
             note = f"register Gather in a vector function ({GATHER_VF_STEP} elements per step)"
         else:
             note = f"memory-based Gather: {reason}"
-        return f"{note}; {cls.offsets_note(dtypes.get(in_dtypes[1]) if len(in_dtypes) > 1 else None)}"
+        index_dtype = dtypes.get(in_dtypes[1]) if len(in_dtypes) > 1 else None
+        return f"{cls.offsets_note(index_dtype)}; {note}"
 
     @classmethod
     def offsets_note(cls, index_dtype: dtypes.DType | None) -> str:
-        """How the gather's offsets are computed: what runs in registers and what stays memory-based."""
+        """How the offsets of a full index tile are computed (a compact index keeps the per-run ``Adds`` of
+        ``AfGatherOffsetsSuffix`` or the scalar loop): a register vector function, after a memory-based
+        int64 clamp and narrowing for int64 indices (the twin emulates no register int64 -> int32 Cast)."""
         if not cls.register_offsets:
-            return "offsets of a full index tile: memory-based vector calls (the register form is off)"
-        note = (
-            "offsets of a full index tile in a register vector function (LoadAlign of the indices, the "
-            "negative-index normalisation and the bound mask by Compares / Select, the scale, the pattern "
-            "and the row base added in registers, StoreAlign)"
-        )
+            return "full-index offsets: memory-based calls (register form off)"
         if index_dtype == dtypes.int64:
-            note += (
-                "; int64 indices are first clamped and narrowed to int32 by memory-based Maxs / Mins / Cast "
-                "(the twin does not emulate the register int64 -> int32 Cast)"
+            return (
+                "full-index offsets in registers after memory int64 Maxs/Mins/Cast (no register int64 Cast)"
             )
-        return note + "; a compact (broadcast) index keeps the per-run Adds or the scalar loop"
+        return "full-index offsets in registers"
 
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
