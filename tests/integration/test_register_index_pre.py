@@ -118,11 +118,10 @@ def test_register_and_memory_offsets_give_the_same_bits(template, index_dtype, d
         mem_twin, mem_counted, mem_predicted = runs[False][label]
         for name, value in twin.outputs.items():
             np.testing.assert_array_equal(value, mem_twin.outputs[name])
-        # each form predicts the calls its offsets issue: the same error in both (none where the gather
-        # itself is predicted exactly; 1-byte data issue a few calls elsewhere that no formula counts)
-        assert predicted - counted["api_calls"] == mem_predicted - mem_counted["api_calls"], label
-        if dtype != "int8":
-            assert predicted == counted["api_calls"], (label, predicted, counted)
+        # each form predicts the calls it issues (1-byte data: the pitch of their tile is wider than an
+        # index row padded to 32 bytes, so the index load fills each row's rest by a call of its own)
+        assert predicted == counted["api_calls"], (label, predicted, counted)
+        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
         assert twin.counter("vector_calls") < mem_twin.counter("vector_calls")
         assert twin.counter("vf_calls") > mem_twin.counter("vf_calls")
 
