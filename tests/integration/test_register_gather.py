@@ -109,7 +109,7 @@ def test_explain_notes_name_the_gather_form(template):
     reg_notes = [n for c in reg.scheduled.cases for n in c.impl.meta.get("gather_forms", ())]
     mem_notes = [n for c in mem.scheduled.cases for n in c.impl.meta.get("gather_forms", ())]
     # the offsets first (full index: in registers), then how the data move
-    offsets = "IndirectLoad ('indirect_load'): full-index offsets in registers; "
+    offsets = "IndirectLoad ('indirect_load'): offsets: full index in registers, compact in UB; "
     assert f"{offsets}register Gather in a vector function (64 elements per step)" in reg_notes, reg_notes
     assert any(
         n.startswith(f"{offsets}memory-based Gather: int8 data: the register Gather widens")

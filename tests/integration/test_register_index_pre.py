@@ -70,10 +70,11 @@ def test_explain_says_what_runs_in_registers():
     from af_core.explain import explain
 
     for index_dtype, text in (
-        ("int32", "full-index offsets in registers; register Gather"),
+        ("int32", "offsets: full index in registers, compact in UB; register Gather"),
         (
             "int64",
-            "full-index offsets in registers after memory int64 Maxs/Mins/Cast (no register int64 Cast)",
+            "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+            "; register Gather in a vector function (64 elements per step)",
         ),
     ):
         s = _session("simd", rank=2, dim=1, index_dtype=index_dtype)

@@ -256,16 +256,15 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def offsets_note(cls, index_dtype: dtypes.DType | None) -> str:
-        """How the offsets of a full index tile are computed (a compact index keeps the per-run ``Adds`` of
-        ``AfGatherOffsetsSuffix`` or the scalar loop): a register vector function, after a memory-based
-        int64 clamp and narrowing for int64 indices (the twin emulates no register int64 -> int32 Cast)."""
+        """How the offsets are computed: those of a full index tile by a register vector function (after a
+        memory-based clamp and narrowing for int64 indices: the twin emulates no register int64 -> int32
+        Cast), those of a compact index in UB (per-run ``Adds`` of ``AfGatherOffsetsSuffix``, or the scalar
+        loop). Short: the whole note line keeps 200 characters."""
         if not cls.register_offsets:
-            return "full-index offsets: memory-based calls (register form off)"
+            return "offsets: full index in UB (register form off), compact in UB"
         if index_dtype == dtypes.int64:
-            return (
-                "full-index offsets in registers after memory int64 Maxs/Mins/Cast (no register int64 Cast)"
-            )
-        return "full-index offsets in registers"
+            return "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+        return "offsets: full index in registers, compact in UB"
 
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
