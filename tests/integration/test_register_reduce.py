@@ -227,7 +227,9 @@ def test_innermost_groups_that_do_not_start_aligned_are_loaded_unaligned_in_the_
     assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
     assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + t * src_pitch + a * group);" in kernel
     assert "AscendC::Reg::LoadUnAlign(r0, u0, src0 + o);" in kernel
-    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in kernel.split("AfGatherVf")[0]
+    chain = re.search(r"__simd_vf__ inline void AfChainVf_.*?\n}\n", kernel, re.S)
+    assert chain is not None and "LoadUnAlign(" in chain[0], kernel
+    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in chain[0]
     assert re.search(r"InitBuffer\(indirect_load_tile_buf, \d?,? ?\(256 \+ AfAlignUp", kernel), kernel
     run = session.check({}, seed=6, core_num=4)
     assert run.ok, run.describe()
