@@ -1,9 +1,11 @@
 """Elementwise chains in registers against memory-based vector calls, per corpus workload (twin counters).
 
-For every corpus workload and each of the SIMD and SK-like cases, the kernel is generated twice -- as shipped (each run of elementwise ops one register vector function) and
-with the optional ``vector_chain`` role hidden from the scheduler and the register tile gather off (every
-elementwise op and the reduce one memory-based vector call, the gather the memory-based ``AscendC::Gather``:
-the kernels before register vector functions) -- and both run on the CPU twin, which must agree with the
+For every corpus workload and each of the SIMD and SK-like cases, the kernel is generated twice -- as
+shipped (each run of elementwise ops one register vector function) and with the optional ``vector_chain``
+role hidden from the scheduler and the register tile gather and offsets off (every elementwise op and the
+reduce one memory-based vector call, the gather the memory-based ``AscendC::Gather`` on offsets the
+memory-based calls compute: the kernels before register vector functions) -- and both run on the CPU twin,
+which must agree with the
 reference. Per output element it prints: UB bytes the vector work moves (memory-based calls: their
 operand bytes, ``vector_ub_bytes``; register path: ``reg_load_bytes`` + ``reg_store_bytes`` on top of the
 calls that remain), the issued vector work (memory-based calls, each covering a whole tile; register
@@ -42,15 +44,18 @@ SHORTER_AXES = (8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16)
 @contextmanager
 def memory_path_only():
     """Hide the vector_chain role from the scheduler (every elementwise op and reduce stays one vector call)
-    and turn the register tile gather off."""
-    installed, gather = rowtiles.installed, IndirectLoadRegApiCall.register_gather
+    and turn the register tile gather and the register offsets of a full index tile off."""
+    installed = rowtiles.installed
+    gather, offsets = IndirectLoadRegApiCall.register_gather, IndirectLoadRegApiCall.register_offsets
     rowtiles.installed = lambda role: False  # type: ignore[assignment]
     IndirectLoadRegApiCall.register_gather = False
+    IndirectLoadRegApiCall.register_offsets = False
     try:
         yield
     finally:
         rowtiles.installed = installed  # type: ignore[assignment]
         IndirectLoadRegApiCall.register_gather = gather
+        IndirectLoadRegApiCall.register_offsets = offsets
 
 
 def measure(graph, distribution, template: str) -> dict[str, float | str] | None:

@@ -85,10 +85,17 @@ def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
     return [strides.get(axis, sympy.Integer(0)) for axis in range(dim, len(index_sizes))]
 
 
-#: Vector API calls the Gather's offset computation issues per tile row, beyond the node's call per tile
-#: (the back end builds each row's offsets with a few row-sized vector calls; measured on the twin: the
-#: corpus' SIMD cases issue 3 per row, e.g. 3 x 16384 + 13 x 154 = 51154 for dsv3_gate_gather_sum).
+#: Vector API calls the Gather's offset computation issues per tile row of a compact index, beyond the
+#: node's call per tile (the back end builds each row's offsets with a few row-sized vector calls; measured on
+#: the twin: the corpus' SIMD cases issue 3 per row, e.g. 3 x 16384 + 13 x 154 = 51154 for
+#: dsv3_gate_gather_sum). A full index tile's offsets are computed over the whole tile at once: the ApiCall
+#: predicts those calls itself (``predicted_counters``, ``api_calls``).
 GATHER_ROW_CALLS = 3
+
+#: Positions past the row the offset pattern of a full index tile holds (one vector of int32): the back end
+#: may read the pattern in whole vectors from any 8-element boundary of a row, and the pattern then runs on
+#: into the following rows with their row bases.
+PATTERN_OVERHANG = 64
 
 
 def add_gather(
@@ -123,7 +130,7 @@ def add_gather(
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)
     offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout)
-    pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
+    pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout + PATTERN_OVERHANG if full_index else pout)
     extra = {}
     if full_index:
         if index_dtype == dt.int64:
@@ -164,7 +171,8 @@ def add_gather(
     prologue = ImplNode(
         f"{il.name}_pattern", "IndirectLoad", gather_api, (), (pattern,), attrs=dict(common, phase="pattern")
     )
-    b.calls_per_row += GATHER_ROW_CALLS
+    if not full_index:
+        b.calls_per_row += GATHER_ROW_CALLS
     b.nodes.append(
         ImplNode(
             il.name,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 from af_core.autofuser import Autofuser, AutofuserOptions
@@ -130,9 +131,11 @@ def test_2byte_direct_ops_without_a_register_form_in_their_dtype_run_in_float_re
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
-def test_int64_max_and_min_run_in_64bit_registers(template):
+def test_int64_max_and_min_run_in_64bit_registers(template, monkeypatch):
     """An int64 index clamped with Mins / Maxs: RegTensor<int64_t> (32 lanes a step), each as Duplicate +
-    Min / Max like the 3510 MinsImpl / MaxsImpl, the same values as the memory path's calls."""
+    Min / Max like the 3510 MinsImpl / MaxsImpl, the same values as the memory path's calls. (The gather's
+    offsets function is off: its computing instructions would join the count below.)"""
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", False)
     graph = chain_graph(
         rank=2, dim=0, index_dtype="int64", index_pre=("Minimum(5)", "Maximum(0)"), name="vf_i64"
     )

@@ -209,10 +209,11 @@ def test_a_bitwise_run_predicts_the_twins_register_counts_exactly():
 @pytest.mark.parametrize("register", [True, False])
 def test_the_tile_gather_predicts_the_twins_register_counts_exactly(dtype, register, monkeypatch):
     """A gather alone (no elementwise op): its register instructions are the gather function's (one step
-    per 64 gathered elements), none with the memory-based Gather."""
+    per 64 gathered elements) and the offsets function's, none with the memory-based Gather and offsets."""
     from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 
     monkeypatch.setattr(IndirectLoadRegApiCall, "register_gather", register)
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
     graph = chain_graph(rank=2, dim=0, dtype=dtype, name=f"reg_cycles_gather_{dtype}_{register}")
     assert ("AscendC::Reg::Gather(" in TwinSession(graph).result.kernel) == register
     cases = _compare(graph)

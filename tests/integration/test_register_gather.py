@@ -108,13 +108,11 @@ def test_explain_notes_name_the_gather_form(template):
     mem = _session(template, rank=2, dim=1, dtype="int8")
     reg_notes = [n for c in reg.scheduled.cases for n in c.impl.meta.get("gather_forms", ())]
     mem_notes = [n for c in mem.scheduled.cases for n in c.impl.meta.get("gather_forms", ())]
-    assert "IndirectLoad ('indirect_load'): register Gather in a vector function (64 elements per step)" in (
-        reg_notes
-    ), reg_notes
+    # the offsets first (full index: in registers), then how the data move
+    offsets = "IndirectLoad ('indirect_load'): offsets: full index in registers, compact in UB; "
+    assert f"{offsets}register Gather in a vector function (64 elements per step)" in reg_notes, reg_notes
     assert any(
-        n.startswith(
-            "IndirectLoad ('indirect_load'): memory-based Gather: int8 data: the register Gather widens"
-        )
+        n.startswith(f"{offsets}memory-based Gather: int8 data: the register Gather widens")
         for n in mem_notes
     ), mem_notes
 

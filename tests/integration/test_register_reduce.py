@@ -162,9 +162,10 @@ def test_a_reduce_over_the_innermost_axis_is_a_register_reduce_in_the_function(
 ):
     """Over the innermost axis (groups of 72: a full vector and an 8-lane tail) the chain, the lane-wise
     accumulate, Reg::Reduce and a first-element store are one function; twin == reference. (The tile
-    gather's own register function, which stores the gathered tile, is turned off so that the store count
-    is the reduce's alone.)"""
+    gather's own register functions, which store the gathered tile and its offsets, are turned off so that
+    the store count is the reduce's alone.)"""
     monkeypatch.setattr(IndirectLoadRegApiCall, "register_gather", False)
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", False)
     session = TwinSession(reduce_graph(dtype, kind, 1), AutofuserOptions(force_template=template))
     kernel = session.result.kernel
     assert f"Abs; Sub; {kind}" in _fused_functions(kernel), kernel
@@ -226,7 +227,9 @@ def test_innermost_groups_that_do_not_start_aligned_are_loaded_unaligned_in_the_
     assert re.search(r"^\s+AfReduceRows<", kernel, re.M) is None
     assert "AscendC::Reg::LoadUnAlignPre(u0, src0 + t * src_pitch + a * group);" in kernel
     assert "AscendC::Reg::LoadUnAlign(r0, u0, src0 + o);" in kernel
-    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in kernel.split("AfGatherVf")[0]
+    chain = re.search(r"__simd_vf__ inline void AfChainVf_.*?\n}\n", kernel, re.S)
+    assert chain is not None and "LoadUnAlign(" in chain[0], kernel
+    assert "DATA_BLOCK_COPY" not in kernel and "AscendC::Reg::LoadAlign(" not in chain[0]
     assert re.search(r"InitBuffer\(indirect_load_tile_buf, \d?,? ?\(256 \+ AfAlignUp", kernel), kernel
     run = session.check({}, seed=6, core_num=4)
     assert run.ok, run.describe()
@@ -270,9 +273,10 @@ def test_an_inner_width_of_unknown_alignment_is_loaded_unaligned_in_the_function
 def test_the_fused_reduce_issues_fewer_calls_and_no_ub_round_trip(monkeypatch):
     """Fused, the chain's last value never reaches UB: the twin counts fewer stores and memory calls than a
     kernel where the reduce cannot join (the same chain reduced over the innermost axis stores every value).
-    The tile gather's register function (it stores the gathered tile) is off, so every store counted is the
-    chain's."""
+    The tile gather's register functions (they store the gathered tile and its offsets) are off, so every
+    store counted is the chain's."""
     monkeypatch.setattr(IndirectLoadRegApiCall, "register_gather", False)
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", False)
     fused = TwinSession(reduce_graph("float32", "Sum", 0), AutofuserOptions(force_template="simd"))
     run = fused.check({}, seed=8, core_num=1)
     assert run.ok, run.describe()

@@ -221,7 +221,7 @@ class SimdTemplate:
             read_bytes=b.read_bytes,
             write_bytes=b.write_bytes,
             line_fills=b.line_fills,
-            api_calls=tiles * loop_calls + rows * b.calls_per_row,
+            api_calls=tiles * loop_calls + rows * b.calls_per_row + by_calls["api_calls"],
             scalar_accesses=b.scalar_reads,
             reg_instructions=by_calls["reg_instructions"],
             reg_cycles=by_calls["reg_cycles"],

@@ -295,6 +295,7 @@ class SkLikeTemplate:
             by_calls = st.b.call_counters(st.row_tiles)
             counted["reg_instructions"] += by_calls["reg_instructions"]
             counted["reg_cycles"] += by_calls["reg_cycles"]
+            calls = calls + by_calls["api_calls"]  # the calls a node issues beyond its one per tile
         impl.stages = [st.stage for st in stages]
         impl.meta = {**impl.meta, "stages": [st.key for st in stages], "workspaces": [name for name, _ in ws]}
         used = [st.used for st in stages]

@@ -17,7 +17,9 @@
 // paths, chosen at run time:
 //
 // - vector: the index row is not broadcast (idxStrides is the row-major
-//   layout) -> Compares/Select/Muls/Add on whole tiles;
+//   layout) -> a generated register vector function (AfGatherIndexVf_*, see
+//   indirect_load.py) over the whole tile, or, with the register offsets
+//   off, Compares/Select/Muls/Add on whole tiles (AfGatherOffsetsVector);
 // - broadcast suffix: only the gather axis carries index values and every
 //   value covers `suffix` (a multiple of 8) consecutive positions ->
 //   one Adds per index value;
@@ -76,13 +78,23 @@ __aicore__ inline void AfGatherCheck(int64_t value, const AfGatherGeom& g, const
 #endif
 }
 
-// Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions).
+// Positions past the row the pattern of a full index tile holds: one vector of int32 (the register offsets
+// function loads the pattern at any 8-element boundary of a row, 64 lanes at a time).
+#define AF_GATHER_PATTERN_OVERHANG 64
+
+// Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions). For a full index
+// tile the pattern runs on for AF_GATHER_PATTERN_OVERHANG positions into the following rows, each with its
+// row's base (rows after the first: + inPitch elements each), so that a vector of 64 positions starting at
+// any position of a row reads its inner bytes and its rows' bases in one load.
 template <typename T>
 __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& pattern, const AfGatherGeom& g)
 {
     const int64_t width = AfGatherWidth(g);
-    for (int64_t p = 0; p < g.outPitch; ++p) {
-        int64_t inner = 0;
+    const int64_t size = static_cast<int64_t>(sizeof(T));
+    const int64_t total = g.outPitch + (g.fullIndex ? AF_GATHER_PATTERN_OVERHANG : 0);
+    for (int64_t q = 0; q < total; ++q) {
+        const int64_t p = q % g.outPitch;
+        int64_t inner = (q / g.outPitch) * g.inPitch;
         if (p < width) {
             int64_t rest = p;
             for (int32_t k = g.rank - 1; k >= 1; --k) {
@@ -90,7 +102,7 @@ __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& patt
                 rest /= g.sizes[k];
             }
         }
-        pattern.SetValue(static_cast<uint32_t>(p), static_cast<int32_t>(inner * static_cast<int64_t>(sizeof(T))));
+        pattern.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(inner * size));
     }
     AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
@@ -230,6 +242,36 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
         AscendC::PipeBarrier<PIPE_V>();
     }
     // padding positions keep in-range offsets (index pad value 0); their values are never stored
+}
+
+// The register offsets function (AfGatherIndexVf_*, generated) has no scalar view of the indices: without
+// need_check_bound the twin checks the (normalized) index of every row position here, before it runs, as the
+// scalar and suffix paths do element by element. idx32 is the full index tile as int32, outPitch apart.
+__aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<int32_t>& idx32, int64_t rows,
+                                            const AfGatherGeom& g, const char* what)
+{
+#if defined(AF_CPU_TWIN)
+    if (g.needBound) {
+        return;
+    }
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    const int64_t width = AfGatherWidth(g);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t p = 0; p < width; ++p) {
+            int64_t value = static_cast<int64_t>(idx32.GetValue(static_cast<uint32_t>(r * g.outPitch + p)));
+            if (g.needNegative && value < 0) {
+                value += g.extent;
+            }
+            AfGatherCheck(value, g, what);
+        }
+    }
+#else
+    (void)idx32;
+    (void)rows;
+    (void)g;
+    (void)what;
+#endif
 }
 
 // The register Gather of 2-byte data reads each uint32 index of the tile as its uint16 low half (the tile's

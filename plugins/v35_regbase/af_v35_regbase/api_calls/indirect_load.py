@@ -91,6 +91,131 @@ def gather_vf_step(data: dtypes.DType) -> list[tuple[RegInstr, str]]:
     ]
 
 
+def index_vf_name(neg: bool, bound: bool) -> str:
+    """The register offsets function of a full index tile with (or without) the negative-index
+    normalisation and the bound check: one function per variant, chosen when the kernel is generated."""
+    return f"AfGatherIndexVf{'_neg' if neg else ''}{'_bound' if bound else ''}"
+
+
+def index_vf_once(bound: bool) -> list[tuple[RegInstr, str]]:
+    """The register calls of the offsets function before its loop: the zero slot's offset in every lane
+    (``Duplicate``, no mask) when out-of-range positions select it."""
+    if not bound:
+        return []
+    return [(RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(zero, zeroSlot);")]
+
+
+def index_vf_step(neg: bool, bound: bool) -> list[tuple[RegInstr, str]]:
+    """The loop body of the offsets function of a full index tile: each register call with its instruction,
+    as :meth:`IndirectLoadRegApiCall._define_index_vf` writes it and the cost model counts it. One step
+    covers :data:`GATHER_VF_STEP` positions of the flat tile (rows ``pitch`` apart), as the memory-based
+    ``AfGatherOffsetsVector`` computes them: an index below 0 gets ``extent`` added (``neg``); the offset
+    is ``index * scale`` plus the position's pattern entry (its inner bytes and the base of its row
+    relative to the step's first row, read from the pattern's overhang) plus the step's first row's base;
+    a position whose index lies outside ``[0, extent)`` gets the zero slot's offset (``bound``).
+    int32 arithmetic wraps as the memory calls' does, so the offsets are the same bits.
+    """
+    i32 = "int32"
+    body = [
+        (RegInstr("UpdateMask", i32, MASK), "mask = AscendC::Reg::UpdateMask<int32_t>(count);"),
+        (RegInstr("LoadAlign", i32, LOAD), f"AscendC::Reg::LoadAlign(v, index + i * {GATHER_VF_STEP});"),
+    ]
+    if neg:
+        body += [
+            (
+                RegInstr("Compares", i32),
+                "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>(below, v, static_cast<int32_t>(0), mask);",
+            ),
+            (RegInstr("Adds", i32), "AscendC::Reg::Adds(t, v, extent, mask);"),
+            (RegInstr("Select", i32), "AscendC::Reg::Select(v, t, v, below);"),
+        ]
+    if bound:
+        body += [
+            (
+                RegInstr("Compares", i32),
+                "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::GE>(low, v, static_cast<int32_t>(0), mask);",
+            ),
+            # under the mask of the first comparison: on where both hold (0 <= index < extent)
+            (
+                RegInstr("Compares", i32),
+                "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>(ok, v, extent, low);",
+            ),
+        ]
+    body += [
+        (RegInstr("Muls", i32), "AscendC::Reg::Muls(v, v, scale, mask);"),
+        (RegInstr("LoadAlign", i32, LOAD), "AscendC::Reg::LoadAlign(b, pattern + at);"),
+        (RegInstr("Add", i32), "AscendC::Reg::Add(v, v, b, mask);"),
+        (RegInstr("Adds", i32), "AscendC::Reg::Adds(v, v, static_cast<int32_t>(row * rowBytes), mask);"),
+    ]
+    if bound:
+        body.append((RegInstr("Select", i32), "AscendC::Reg::Select(v, v, zero, ok);"))
+    body.append(
+        (
+            RegInstr("StoreAlign", i32, STORE),
+            f"AscendC::Reg::StoreAlign(offsets + i * {GATHER_VF_STEP}, v, mask);",
+        )
+    )
+    return body
+
+
+def index_vf_source(neg: bool, bound: bool) -> str:
+    """The C++ text of the offsets function of a full index tile for one (neg, bound) variant.
+
+    ``row`` / ``at`` are the tile row and the position in it of a step's first element; the pattern holds a
+    vector past the row (``AF_GATHER_PATTERN_OVERHANG``), so the pattern load at ``at`` stays inside it, and
+    the index load and the offsets store at ``i * 64`` lie in the tiles' whole vectors (tiles are sized in
+    whole 256-byte repeats)."""
+    func = index_vf_name(neg, bound)
+    step = GATHER_VF_STEP
+    decls = ["AscendC::Reg::RegTensor<int32_t> v;", "AscendC::Reg::RegTensor<int32_t> b;"]
+    if neg:
+        decls += ["AscendC::Reg::RegTensor<int32_t> t;", "AscendC::Reg::MaskReg below;"]
+    if bound:
+        decls += [
+            "AscendC::Reg::RegTensor<int32_t> zero;",
+            "AscendC::Reg::MaskReg low;",
+            "AscendC::Reg::MaskReg ok;",
+        ]
+    decls.append("AscendC::Reg::MaskReg mask;")
+    once = [line for _instr, line in index_vf_once(bound)]
+    body = [line for _instr, line in index_vf_step(neg, bound)]
+    variant = ", ".join(
+        [
+            "negative indices wrapped" if neg else "no negative-index wrap",
+            "out-of-range positions to the zero slot" if bound else "no bound check",
+        ]
+    )
+    return (
+        f"// register vector function: the tile gather's offsets from a full int32 index tile ({variant})\n"
+        f"__simd_vf__ inline void {func}(__ubuf__ int32_t* offsets, __ubuf__ int32_t* index, "
+        "__ubuf__ int32_t* pattern, uint32_t count, uint32_t pitch, int32_t scale, int32_t rowBytes, "
+        "int32_t extent, int32_t zeroSlot)\n"
+        "{\n"
+        + "".join(f"    {d}\n" for d in decls)
+        + "".join(f"    {line}\n" for line in once)
+        + ("" if neg or bound else "    (void)extent;\n")
+        + ("" if bound else "    (void)zeroSlot;\n")
+        + f"    const uint32_t repeats = (count + {step - 1}u) / {step}u;\n"
+        + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
+        + f"        const uint32_t row = i * {step}u / pitch;\n"
+        + f"        const uint32_t at = i * {step}u - row * pitch;\n"
+        + "".join(f"        {line}\n" for line in body)
+        + "    }\n}\n"
+    )
+
+
+def index_memory_calls(index_dtype: dtypes.DType, *, registers: bool, neg: bool, bound: bool, rows) -> Any:
+    """Memory-based vector calls and vector-function launches one full index tile's gather node issues
+    besides the one call a template counts for the node: the zero slot's ``Duplicate``, the int64 clamp and
+    narrowing (``Maxs``, ``Mins``, ``Cast``) and the offsets -- one launch of the register function, or the
+    memory-based ``AfGatherOffsetsVector`` (``Compares`` / ``Adds`` / ``Select`` for ``neg``, ``Compares``
+    x2, ``And``, ``Select`` x2 for ``bound``, ``Muls``, and an ``Add`` and an ``Adds`` per row)."""
+    calls: Any = 1 + (3 if index_dtype == dtypes.int64 else 0)
+    if registers:
+        return calls + 1
+    return calls + (3 if neg else 0) + (5 if bound else 0) + 1 + 2 * rows
+
+
 def gather_vf_instructions(data: dtypes.DType) -> dict[str, int]:
     """Register instructions of one step of the gather function (:data:`GATHER_VF_STEP` outputs), by name.
 
@@ -110,17 +235,36 @@ class IndirectLoadRegApiCall(ApiCall):
     #: Whether the tile gather uses the register Gather where it has a form (off: always the memory-based
     #: ``AscendC::Gather``, the kernels before the register form; benchmarks compare the two).
     register_gather = True
+    #: Whether a full index tile's offsets are computed by a register vector function (off: the memory-based
+    #: ``AfGatherOffsetsVector``, the kernels before; benchmarks compare the two).
+    register_offsets = True
 
     @classmethod
     def form_note(cls, op_type: str, in_dtypes, out_dtype) -> str | None:
-        """How the tile gather of ``out_dtype`` data moves them: the register Gather, or why not."""
+        """How the tile gather of ``out_dtype`` data computes its offsets and moves the data: what runs in
+        registers, and why the rest does not (:meth:`offsets_note` first: the line is cut at 200 characters)."""
         if op_type != "IndirectLoad":
             return None
         data = dtypes.get(out_dtype)
         reason = register_gather_rejection(data) if cls.register_gather else "the register form is off"
         if reason is None:
-            return f"register Gather in a vector function ({GATHER_VF_STEP} elements per step)"
-        return f"memory-based Gather: {reason}"
+            note = f"register Gather in a vector function ({GATHER_VF_STEP} elements per step)"
+        else:
+            note = f"memory-based Gather: {reason}"
+        index_dtype = dtypes.get(in_dtypes[1]) if len(in_dtypes) > 1 else None
+        return f"{cls.offsets_note(index_dtype)}; {note}"
+
+    @classmethod
+    def offsets_note(cls, index_dtype: dtypes.DType | None) -> str:
+        """How the offsets are computed: those of a full index tile by a register vector function (after a
+        memory-based clamp and narrowing for int64 indices: the twin emulates no register int64 -> int32
+        Cast), those of a compact index in UB (per-run ``Adds`` of ``AfGatherOffsetsSuffix``, or the scalar
+        loop). Short: the whole note line keeps 200 characters."""
+        if not cls.register_offsets:
+            return "offsets: full index in UB (register form off), compact in UB"
+        if index_dtype == dtypes.int64:
+            return "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+        return "offsets: full index in registers, compact in UB"
 
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
@@ -130,12 +274,25 @@ class IndirectLoadRegApiCall(ApiCall):
         a = node.attrs
         if a.get("gather_mode") != GatherMode.TILE.value or a.get("phase") == "pattern":
             return {}
-        data = dtypes.get(a["data_dtype"])
-        if not cls.register_gather or register_gather_rejection(data) is not None:
-            return {}
-        per_step = reg_cost.mix(instr for instr, _line in gather_vf_step(data))
         count = a["rows"] * a["geom"]["out_pitch"]
-        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(count, GATHER_VF_STEP))
+        steps = reg_cost.vector_steps(count, GATHER_VF_STEP)
+        parts = []
+        out: dict[str, Any] = {}
+        if a["geom"]["full_index"]:
+            neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
+            index_dtype = dtypes.get(a.get("index_dtype", "int32"))
+            out["api_calls"] = index_memory_calls(
+                index_dtype, registers=cls.register_offsets, neg=neg, bound=bound, rows=a["rows"]
+            )
+            if cls.register_offsets:
+                parts.append((steps, reg_cost.mix(instr for instr, _line in index_vf_step(neg, bound))))
+                parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound))))
+        data = dtypes.get(a["data_dtype"])
+        if cls.register_gather and register_gather_rejection(data) is None:
+            parts.append((steps, reg_cost.mix(instr for instr, _line in gather_vf_step(data))))
+        if parts:
+            out.update(reg_cost.loop_counters(parts))
+        return out
 
     def parse_attr(self) -> None:
         self.param["gather_mode"] = self.node.attrs.get("gather_mode")
@@ -268,11 +425,14 @@ class IndirectLoadRegApiCall(ApiCall):
                 idx32 = conv
             else:
                 idx32 = idx
-            tmp = extra.get("tmp", off)
-            lines.append(
-                f"AfGatherOffsetsVector<{unit_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
-                f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
-            )
+            if self.register_offsets:
+                lines += self._index_vf_launch(off, idx32, pattern, rows, geom, unit_t)
+            else:
+                tmp = extra.get("tmp", off)
+                lines.append(
+                    f"AfGatherOffsetsVector<{unit_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
+                    f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
+                )
         else:
             suffix_ok = "true" if a["geom"]["dim_only"] else "false"
             lines += [
@@ -299,6 +459,35 @@ class IndirectLoadRegApiCall(ApiCall):
             )
         lines += ["AscendC::PipeBarrier<PIPE_V>();", ctx.finish(gathered_name)]
         return "\n".join(line for line in lines if line)
+
+    def _index_vf_launch(
+        self, off: str, idx32: str, pattern: str, rows: str, geom: str, unit_t: str
+    ) -> list[str]:
+        """The twin's index check (no bound check) and the launch of the offsets function of a full index
+        tile; its scalars are the memory path's, each cast to int32 as that path casts them."""
+        ctx, a = self.ctx, self.node.attrs
+        neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
+        func = self._define_index_vf(neg, bound)
+        size = f"static_cast<int64_t>(sizeof({unit_t}))"
+        lines = []
+        if not bound:
+            lines.append(f"AfGatherCheckIndices({idx32}, {rows}, {geom}, {ctx.c_string(self.node.name)});")
+        lines += [
+            f"asc_vf_call<{func}>((__ubuf__ int32_t*){off}.GetPhyAddr(), (__ubuf__ int32_t*){idx32}.GetPhyAddr(), "
+            f"(__ubuf__ int32_t*){pattern}.GetPhyAddr(), static_cast<uint32_t>(({rows}) * {geom}.outPitch), "
+            f"static_cast<uint32_t>({geom}.outPitch), static_cast<int32_t>({geom}.inStrides[0] * {size}), "
+            f"static_cast<int32_t>({geom}.inPitch * {size}), static_cast<int32_t>({geom}.extent), "
+            f"static_cast<int32_t>({geom}.zeroSlot * {size}));",
+            "AscendC::PipeBarrier<PIPE_V>();",
+        ]
+        return lines
+
+    def _define_index_vf(self, neg: bool, bound: bool) -> str:
+        """Define the offsets function of a full index tile for one (neg, bound) variant (once per kernel);
+        returns its name."""
+        func = index_vf_name(neg, bound)
+        self.ctx.define(func, index_vf_source(neg, bound))
+        return func
 
     def _define_gather_vf(self, data: dtypes.DType) -> str:
         """Define the register gather function of ``data`` (once per kernel); returns its name."""

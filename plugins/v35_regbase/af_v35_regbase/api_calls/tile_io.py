@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import sympy
+
 from af_core.backend import Role
 from af_core.codegen.api_call import ApiCall
+from af_core.ir.sizes import product
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_core.schedule.rowtiles import dense
+from af_core.tiling.spec import CeilDiv
 
 TILE_IO_SOURCE = "af_tile_io"
 
@@ -32,6 +40,19 @@ class LoadRowsRegApiCall(ApiCall):
     name = "LoadRowsRegApiCall"
     sources = (TILE_IO_SOURCE,)
     roles = frozenset({Role.LOAD_ROWS})
+
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
+        """``api_calls`` beyond the node's one per tile: a dense row whose tile pitch runs past its data
+        padded to 32 bytes gets the rest of each row filled with the pad value, one ``Duplicate`` per row
+        (``AfLoadRows``). The copies are counted as the node's call (several row runs per tile are not
+        modelled); a non-dense row is read element by element and issues no vector call."""
+        a = node.attrs
+        if not dense(a["view"]):
+            return {}
+        size = impl.tensor(node.outputs[0]).dtype.itemsize
+        filled = CeilDiv(product(a["view"]["inner_sizes"]) * size, 32) * (32 // size)
+        return {"api_calls": sympy.Piecewise((a["rows"], sympy.Gt(a["pitch"], filled)), (0, True))}
 
     def generate_api_call_string(self) -> str:
         ctx, a = self.ctx, self.node.attrs

@@ -1,0 +1,330 @@
+"""The register offsets function of a full index tile (AfGatherIndexVf_*) on the twin and the official headers.
+
+The four variants (negative-index wrap on / off, bound check on / off) are the text the tile gather
+generates (``index_vf_source``). A harness builds one tile's geometry, the pattern with its overhang
+(``AfGatherPattern``), runs the register function and then the memory-based ``AfGatherOffsetsVector`` on
+the same index tile and prints both offset tiles: they must be the same bits, and the same as numpy's
+int32 formula, over tails, pitches shorter and longer than a vector, negative and out-of-range indices.
+The twin's counters of one launch are the cost model's figures (``reg_cost``), the functions pass the
+official type check, and without the bound check an index outside ``[0, extent)`` is reported
+(``AfGatherCheckIndices``) before the function runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from af_v35_regbase import reg_cost
+from af_v35_regbase.api_calls.indirect_load import (
+    GATHER_VF_STEP,
+    index_vf_name,
+    index_vf_once,
+    index_vf_source,
+    index_vf_step,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.twin
+
+ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
+VARIANTS = [(neg, bound) for neg in (False, True) for bound in (False, True)]
+HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n#define AF_MAX_DIMS 8\n'
+
+
+def _header() -> str:
+    from af_v35_regbase.api import __file__ as api_init
+
+    return (Path(api_init).parent / "af_gather.h").read_text()
+
+
+FUNCTIONS = "".join(index_vf_source(neg, bound) for neg, bound in VARIANTS)
+
+HARNESS = r"""
+#include <cstdio>
+#include <string>
+
+namespace {
+using Buf = TBuf<TPosition::VECCALC>;
+
+uint32_t Up(uint32_t n, uint32_t to) { return (n + to - 1) / to * to; }
+
+// stdin: rows n0 n1 extent neg bound check, then rows * pitch indices (pitch = n0 * n1 rounded up to 8);
+// geometry of a rank-2 row (n0 gathered positions of n1 elements), input rows inPitch apart.
+void Run() {
+    int rows = 0, n0 = 0, n1 = 0, extent = 0, neg = 0, bound = 0, check = 0;
+    if (std::scanf("%d %d %d %d %d %d %d", &rows, &n0, &n1, &extent, &neg, &bound, &check) != 7) std::exit(3);
+    AfGatherGeom g{};
+    g.rank = 2;
+    g.sizes[0] = n0;
+    g.sizes[1] = n1;
+    g.idxStrides[0] = n1;
+    g.idxStrides[1] = 1;
+    g.inStrides[0] = n1;
+    g.inStrides[1] = 1;
+    g.extent = extent;
+    g.outPitch = Up(static_cast<uint32_t>(n0 * n1), 8);
+    g.idxPitch = g.outPitch;
+    g.inPitch = Up(static_cast<uint32_t>(extent * n1), 8);
+    g.zeroSlot = rows * g.inPitch;
+    g.suffix = n1;
+    g.fullIndex = true;
+    g.needNegative = neg != 0;
+    g.needBound = bound != 0;
+    const uint32_t count = static_cast<uint32_t>(rows * g.outPitch);
+    const uint32_t bytes = Up(count * 4, 256);
+    AfTwin::Launch(1, [&] {
+        TPipe pipe;
+        Buf bi, bo, bm, bp, bt, bk, bk2;
+        pipe.InitBuffer(bi, bytes);
+        pipe.InitBuffer(bo, bytes);
+        pipe.InitBuffer(bm, bytes);
+        pipe.InitBuffer(bt, bytes);
+        pipe.InitBuffer(bp, Up(static_cast<uint32_t>((g.outPitch + AF_GATHER_PATTERN_OVERHANG) * 4), 32));
+        pipe.InitBuffer(bk, Up(static_cast<uint32_t>(rows * ((g.outPitch + 7) / 8)), 32));
+        pipe.InitBuffer(bk2, Up(static_cast<uint32_t>(rows * ((g.outPitch + 7) / 8)), 32));
+        LocalTensor<int32_t> idx = bi.Get<int32_t>();
+        LocalTensor<int32_t> off = bo.Get<int32_t>();
+        LocalTensor<int32_t> mem = bm.Get<int32_t>();
+        LocalTensor<int32_t> pattern = bp.Get<int32_t>();
+        for (uint32_t i = 0; i < count; ++i) {
+            int v = 0;
+            if (std::scanf("%d", &v) != 1) std::exit(3);
+            idx.SetValue(i, v);
+        }
+        AfGatherPattern<uint8_t>(pattern, g);
+        if (check) AfGatherCheckIndices(idx, rows, g, "harness");
+        const int32_t size = 1;
+        const uint32_t pitch = static_cast<uint32_t>(g.outPitch);
+        auto* o = (__ubuf__ int32_t*)off.GetPhyAddr();
+        auto* x = (__ubuf__ int32_t*)idx.GetPhyAddr();
+        auto* q = (__ubuf__ int32_t*)pattern.GetPhyAddr();
+        const int32_t scale = static_cast<int32_t>(g.inStrides[0] * size);
+        const int32_t rowBytes = static_cast<int32_t>(g.inPitch * size);
+        const int32_t ext = static_cast<int32_t>(g.extent);
+        const int32_t zero = static_cast<int32_t>(g.zeroSlot * size);
+        if (neg && bound) asc_vf_call<AfGatherIndexVf_neg_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (neg) asc_vf_call<AfGatherIndexVf_neg>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (bound) asc_vf_call<AfGatherIndexVf_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else asc_vf_call<AfGatherIndexVf>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        PipeBarrier<PIPE_V>();
+        if (!check) {
+            AfGatherOffsetsVector<uint8_t>(mem, idx, pattern, bt.Get<int32_t>(), bk.Get<uint8_t>(),
+                                           bk2.Get<uint8_t>(), rows, g, "harness");
+        }
+        SetFlag<HardEvent::V_S>(EVENT_ID0);
+        WaitFlag<HardEvent::V_S>(EVENT_ID0);
+        std::printf("reg");
+        for (uint32_t i = 0; i < count; ++i) std::printf(" %d", off.GetValue(i));
+        std::printf("\nmem");
+        for (uint32_t i = 0; i < count && !check; ++i) std::printf(" %d", mem.GetValue(i));
+        std::printf("\n");
+    });
+    AfTwin::WriteReportJson(stdout);  // the memory-based path issues no register instructions
+}
+}  // namespace
+
+int main() {
+    Run();
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(twin_compile):
+    return twin_compile(HEAD + _header() + FUNCTIONS + HARNESS)
+
+
+def _expected(
+    idx: np.ndarray, rows: int, n0: int, n1: int, extent: int, neg: bool, bound: bool
+) -> np.ndarray:
+    """The offsets the memory path computes, in int64 and then wrapped to int32 as its int32 calls wrap."""
+    pitch = -(-n0 * n1 // 8) * 8
+    in_pitch = -(-extent * n1 // 8) * 8
+    v = idx.astype(np.int64).reshape(rows, pitch)
+    if neg:
+        v = np.where(v < 0, v + extent, v)
+    p = np.arange(pitch)
+    inner = np.where(p < n0 * n1, p % n1, 0)
+    off = np.arange(rows)[:, None] * in_pitch + v * n1 + inner[None, :]
+    if bound:
+        off = np.where((v >= 0) & (v < extent), off, rows * in_pitch)
+    return off.astype(np.int64).astype(np.uint64).astype(np.uint32).view(np.int32).reshape(-1)
+
+
+def _run(program, idx, rows, n0, n1, extent, neg, bound, check=False):
+    stdin = (
+        f"{rows} {n0} {n1} {extent} {int(neg)} {int(bound)} {int(check)}\n" + " ".join(map(str, idx)) + "\n"
+    )
+    return program(stdin=stdin)
+
+
+def _parse(out: str):
+    lines = out.splitlines()
+    report = json.loads(next(line for line in lines if line.startswith("{")))
+    reg = [int(v) for v in next(line for line in lines if line.startswith("reg")).split()[1:]]
+    mem = [int(v) for v in next(line for line in lines if line.startswith("mem")).split()[1:]]
+    return report, np.array(reg, dtype=np.int32), np.array(mem, dtype=np.int32)
+
+
+def _indices(rng, rows, n0, n1, extent, neg, bound) -> np.ndarray:
+    pitch = -(-n0 * n1 // 8) * 8
+    low = -extent if neg else 0
+    idx = rng.integers(low, extent, (rows, pitch))
+    if bound:  # out of range both ways, beyond what the wrap brings back
+        far = rng.random((rows, pitch)) < 0.3
+        idx = np.where(far, rng.integers(-3 * extent - 5, 3 * extent + 5, (rows, pitch)), idx)
+    return idx.reshape(-1)
+
+
+def _predicted(count: int, neg: bool, bound: bool) -> dict[str, int]:
+    steps = -(-count // GATHER_VF_STEP)
+    per_step = reg_cost.mix(i for i, _ in index_vf_step(neg, bound))
+    once = reg_cost.mix(i for i, _ in index_vf_once(bound))
+    return reg_cost.launch_counters(per_step, steps, once)
+
+
+@pytest.mark.parametrize("neg,bound", VARIANTS)
+@pytest.mark.parametrize("rows,n0,n1", [(3, 5, 1), (2, 9, 8), (5, 3, 40), (1, 70, 1), (4, 2, 3)])
+def test_register_offsets_are_the_memory_offsets(program, neg, bound, rows, n0, n1):
+    extent = 11
+    rng = np.random.default_rng(rows * 100 + n0 * 10 + n1 + 7 * neg + 3 * bound)
+    idx = _indices(rng, rows, n0, n1, extent, neg, bound)
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound))
+    predicted = _predicted(len(idx), neg, bound)
+    measured = sum(report[k] for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks"))
+    assert (measured, report["reg_cycles"]) == (predicted["reg_instructions"], predicted["reg_cycles"])
+    assert report["vf_calls"] == 1
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    variant=st.sampled_from(VARIANTS),
+    rows=st.integers(1, 6),
+    n0=st.integers(1, 40),
+    n1=st.integers(1, 20),
+    extent=st.integers(1, 50),
+    seed=st.integers(0, 2**16),
+)
+def test_any_tile_gives_the_memory_offsets(program, variant, rows, n0, n1, extent, seed):
+    neg, bound = variant
+    idx = _indices(np.random.default_rng(seed), rows, n0, n1, extent, neg, bound)
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    _report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound))
+
+
+def test_offsets_wrap_like_int32(program):
+    """Large scales and row bases overflow int32 the same way in registers and in the memory calls."""
+    rows, n0, n1, extent = 3, 1, 64, 40_000_000
+    idx = np.random.default_rng(1).integers(0, extent, (rows, -(-n0 * n1 // 8) * 8)).reshape(-1)
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, False, True)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    _report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, False, True))
+
+
+@pytest.mark.parametrize("neg", [False, True])
+def test_an_index_out_of_range_without_the_bound_check_is_reported(program, neg):
+    rows, n0, n1, extent = 2, 6, 1, 5
+    idx = np.zeros(rows * 8, dtype=np.int64)
+    idx[8 + 3] = -6 if neg else 5  # row 1, position 3: outside [0, 5) (after the wrap: -1)
+    rc, _out, err = _run(program, idx, rows, n0, n1, extent, neg, False, check=True)
+    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
+    assert rc == 86 and len(matches) == 1, err
+    assert matches[0]["kind"] == "gather-out-of-range", err
+    assert f"harness: index {-1 if neg else 5} is outside [0, 5)" in matches[0]["message"], err
+    idx[8 + 3] = 0
+    idx[7] = 99  # a padding position (6 and 7 of a row of 6): never checked
+    rc, _out, err = _run(program, idx, rows, n0, n1, extent, neg, False, check=True)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+
+
+OFFICIAL_KERNEL = (
+    '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+    + FUNCTIONS
+    + r"""
+extern "C" __global__ __aicore__ void reg_index_kernel(GM_ADDR out)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 16 * 1024);
+    LocalTensor<int32_t> s = buf.Get<int32_t>();
+    __ubuf__ int32_t* off = (__ubuf__ int32_t*)s.GetPhyAddr();
+    __ubuf__ int32_t* idx = (__ubuf__ int32_t*)s[1024].GetPhyAddr();
+    __ubuf__ int32_t* pat = (__ubuf__ int32_t*)s[2048].GetPhyAddr();
+"""
+    + "".join(
+        f"    asc_vf_call<{index_vf_name(neg, bound)}>(off, idx, pat, 200u, 72u, 4, 3200, 100, 6400);\n"
+        for neg, bound in VARIANTS
+    )
+    + "}\n"
+)
+
+
+@pytest.fixture(scope="module")
+def checker():
+    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
+
+    given_src = os.environ.get(SOURCE_ENV)
+    if not given_src or not Path(given_src).exists():
+        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
+    return AscendcChecker(find_source())
+
+
+def test_offsets_functions_pass_the_official_check(checker):
+    result = checker.check(OFFICIAL_KERNEL)
+    assert result.ok, result.describe()
+
+
+# The scale is an int32 Muls: the 3510 MulsImpl takes no 1-byte registers, so the offsets are never scaled in
+# a narrower type; the twin rejects that form as the official headers do.
+ILLEGAL_INT8_MULS = r"""
+__simd_vf__ inline void Int8Muls(__ubuf__ int8_t* src)
+{
+    uint32_t n = 256;
+    Reg::MaskReg mask = Reg::UpdateMask<int8_t>(n);
+    Reg::RegTensor<int8_t> v;
+    Reg::LoadAlign(v, src);
+    Reg::Muls(v, v, static_cast<int8_t>(3), mask);
+    Reg::StoreAlign(src, v, mask);
+}
+
+extern "C" __global__ __aicore__ void int8_muls_kernel(GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 1024);
+    asc_vf_call<Int8Muls>((__ubuf__ int8_t*)buf.Get<int8_t>().GetPhyAddr());
+}
+"""
+ILLEGAL_HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+
+
+def test_twin_rejects_an_int8_scale(twin_compile):
+    from af_v35_twin_build import TwinBuildError
+
+    with pytest.raises(TwinBuildError) as info:
+        twin_compile(ILLEGAL_HEAD + ILLEGAL_INT8_MULS + "int main() { return 0; }\n")
+    assert "Reg::Muls" in str(info.value)
+
+
+def test_official_headers_reject_an_int8_scale(checker):
+    result = checker.check(ILLEGAL_HEAD + ILLEGAL_INT8_MULS)
+    assert not result.ok
+    first = result.first_error
+    assert first.origin == "official", result.describe()
+    assert "reg_compute" in first.file, first.file

@@ -1,0 +1,175 @@
+"""The gather's index pre-chain (its offsets from a full index tile) as a register vector function.
+
+The SIMD and SK-like tile gathers compute the offsets of a full index tile in one ``__simd_vf__`` function
+(``AfGatherIndexVf`` with ``_neg`` / ``_bound`` for the need_check_negative / need_check_bound variants,
+chosen when the kernel is generated) instead of the memory-based ``AfGatherOffsetsVector``. Differential:
+the kernels with the register offsets and with the memory ones give the same output bits; both agree with
+the reference; the API calls every case predicts are the twin's exactly in both forms; without the bound
+check an out-of-range index is still reported by the twin.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall, index_vf_name
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from af_core.autofuser import AutofuserOptions
+from af_core.builders import GraphBuilder, embedding
+from af_core.schedule.cost import twin_counters
+from af_core.testing import chain_graph, gather_sizes
+from af_core.tiling.solve import CaseRef, solve
+from af_core.twin import TwinSanitizerError, TwinSession
+
+pytestmark = pytest.mark.twin
+CORES = 5
+
+
+def _session(template: str, **kw) -> TwinSession:
+    return TwinSession(chain_graph(**kw), AutofuserOptions(force_template=template))
+
+
+def _offsets_forms(kernel: str) -> set[str]:
+    return set(re.findall(r"asc_vf_call<(AfGatherIndexVf\w*)>\(", kernel))
+
+
+def _runs(session: TwinSession, sizes, **kw) -> dict[str, tuple]:
+    """Every fitting case at ``sizes``: (twin run, measured counters, predicted api_calls); each case's
+    register counters are the twin's exactly."""
+    inputs = session.inputs(sizes, seed=4, **kw)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
+    out = {}
+    for case, ev in zip(sch.cases, evs):
+        if not ev.fits:
+            continue
+        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
+        assert run.ok, run.describe()
+        counted = twin_counters(run.twin.counters)
+        for name in ("reg_instructions", "reg_cycles"):
+            assert ev.resources[name] == counted[name], (case.label, name, ev.resources[name], counted[name])
+        out[case.label] = (run.twin, counted, ev.resources["api_calls"])
+    assert out
+    return out
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("negative,bound", [(False, False), (True, False), (False, True), (True, True)])
+def test_the_variant_is_chosen_when_the_kernel_is_generated(template, negative, bound):
+    s = _session(template, rank=2, dim=1, need_check_negative=negative, need_check_bound=bound)
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound)}
+    assert "AfGatherOffsetsVector<" not in s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+
+
+def test_explain_says_what_runs_in_registers():
+    from af_core.explain import explain
+
+    for index_dtype, text in (
+        ("int32", "offsets: full index in registers, compact in UB; register Gather"),
+        (
+            "int64",
+            "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+            "; register Gather in a vector function (64 elements per step)",
+        ),
+    ):
+        s = _session("simd", rank=2, dim=1, index_dtype=index_dtype)
+        report = explain(s.scheduled, {"a0": 5, "a1": 9, "b0": 5, "b1": 7})
+        assert report.gather_forms and all(text in note for _k, _t, note in report.gather_forms), report
+        assert text in report.markdown()  # within the 200 characters a note line keeps
+
+
+def test_a_compact_index_keeps_its_offset_paths():
+    g = GraphBuilder("emb_compact")
+    w = g.data("w", ["V", "D"], "float32")
+    i = g.data("ids", ["b0", "b1"], "int32")
+    g.output(embedding(w, i, need_check_bound=True), "y")
+    s = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
+    assert _offsets_forms(s.result.kernel) == set()
+    assert "AfGatherOffsetsSuffix<" in s.result.kernel
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_register_and_memory_offsets_give_the_same_bits(template, index_dtype, dtype, monkeypatch):
+    """Same outputs in both forms, with negative and out-of-range indices; each form predicts the API calls
+    its offsets issue; the register form issues fewer memory-based vector calls and one more launch."""
+    sizes = {"a0": 7, "a1": 33, "a2": 19, "b0": 7, "b1": 21, "b2": 19}
+    runs = {}
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        s = _session(
+            template,
+            rank=3,
+            dim=1,
+            dtype=dtype,
+            index_dtype=index_dtype,
+            need_check_negative=True,
+            need_check_bound=True,
+        )
+        assert bool(_offsets_forms(s.result.kernel)) == register
+        runs[register] = _runs(s, sizes, negative_indices=True, out_of_range=0.2)
+    assert runs[True].keys() == runs[False].keys()
+    for label, (twin, counted, predicted) in runs[True].items():
+        mem_twin, mem_counted, mem_predicted = runs[False][label]
+        for name, value in twin.outputs.items():
+            np.testing.assert_array_equal(value, mem_twin.outputs[name])
+        # each form predicts the calls it issues (1-byte data: the pitch of their tile is wider than an
+        # index row padded to 32 bytes, so the index load fills each row's rest by a call of its own)
+        assert predicted == counted["api_calls"], (label, predicted, counted)
+        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
+        assert twin.counter("vector_calls") < mem_twin.counter("vector_calls")
+        assert twin.counter("vf_calls") > mem_twin.counter("vf_calls")
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_an_out_of_range_index_without_the_bound_check_is_reported(template):
+    s = _session(template, rank=2, dim=1, need_check_negative=True)
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(True, False)}
+    inputs = s.inputs({"a0": 3, "a1": 4, "b0": 3, "b1": 4}, seed=1)
+    inputs.storage["index"][5] = 4
+    with pytest.raises(TwinSanitizerError) as info:
+        s.run(inputs, core_num=2)
+    assert info.value.kind == "gather-out-of-range" and "index 4" in info.value.message
+    inputs.storage["index"][5] = -4  # wraps to 0: in range
+    assert s.check(inputs=inputs, core_num=2).ok
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    template=st.sampled_from(["simd", "sklike"]),
+    dtype=st.sampled_from(["float32", "int32", "bfloat16", "uint8"]),
+    index_dtype=st.sampled_from(["int32", "int64"]),
+    rank_dim=st.sampled_from([(1, 0), (2, 0), (2, 1), (3, 1), (3, 2)]),
+    negative=st.booleans(),
+    bound=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_any_full_index_gathers_like_the_reference(
+    template, dtype, index_dtype, rank_dim, negative, bound, seed
+):
+    rank, dim = rank_dim
+    s = _session(
+        template,
+        rank=rank,
+        dim=dim,
+        dtype=dtype,
+        index_dtype=index_dtype,
+        need_check_negative=negative,
+        need_check_bound=bound,
+    )
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound)}
+    rng = np.random.default_rng(seed)
+    run = s.check(
+        gather_sizes(rng, rank, dim),
+        seed=seed,
+        core_num=int(rng.integers(1, 9)),
+        negative_indices=negative,
+        out_of_range=0.2 if bound else 0,
+    )
+    assert run.ok, run.describe()
