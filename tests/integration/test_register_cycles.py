@@ -330,3 +330,26 @@ def test_unsigned_ops_int8_neg_and_cast_routes_predict_the_twins_register_counts
     graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_{dtype}")
     assert text in TwinSession(graph).result.kernel
     _assert_exact(_compare(graph), dtype)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "post", "text"),
+    [
+        # int16 unpacked next to float32: Cast int16 -> float (32 / cycle), back to int16 (SAT, 32 / cycle)
+        (
+            "int16",
+            ("Cast(float32)", "Mul(0.5)", "Cast(int16)"),
+            "AscendC::Reg::Cast<float, int16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        ),
+        # full 2-byte registers: half -> int16 (64 / cycle), int16 -> half (64 / cycle)
+        ("float16", ("Cast(int16)", "Abs", "Cast(float16)"), "AscendC::Reg::Cast<int16_t, half,"),
+        # the pairs table 10 has no row for: one cycle a vector
+        ("uint32", ("Cast(uint16)", "Cast(uint32)"), "AscendC::Reg::Cast<uint32_t, uint16_t,"),
+        ("float16", ("Cast(bfloat16)", "Cast(float16)"), "AscendC::Reg::Cast<bfloat16_t, half,"),
+    ],
+)
+def test_two_byte_casts_predict_the_twins_register_counts_exactly(dtype, post, text):
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_cast_{dtype}")
+    kernel = TwinSession(graph).result.kernel
+    assert text in kernel and "(VecElementwiseRegApiCall)" not in kernel
+    _assert_exact(_compare(graph), (dtype, post))

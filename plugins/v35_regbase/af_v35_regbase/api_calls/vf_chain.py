@@ -29,8 +29,11 @@ instruction, with the register instruction taking the same dtype:
 - ``cast``: the route's Cast steps (:func:`register_route`), when each is a
   register Cast the twin and the 3510 implementation have (float <-> float16 /
   bfloat16, float <-> int32; float16 / bfloat16 -> int32 rounding through
-  float) or a same-width integer reinterpretation (a register view, no
-  instruction);
+  float; int16 <-> float, float16 -> int16, int16 -> float16, 2-byte <->
+  4-byte integers and float16 <-> bfloat16, :func:`_two_byte_cast_trait`) or
+  a same-width integer reinterpretation (a register view, no instruction); a
+  Cast between two 2-byte types takes full 2-byte registers, so its run holds
+  no 4-byte values;
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` ops the
   3510 register table takes for them (Maximum / Minimum / Maxs / Mins);
 - ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
@@ -190,10 +193,12 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
     ),
     "gap: cast route": (
         r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here",
-        "a Cast step other than float <-> float16 / bfloat16, float <-> int32, float16 / bfloat16 -> int32 and "
-        "same-width integer reinterpretations (:func:`register_route`): the 3510 register Cast table has "
-        "more pairs (e.g. int8 -> int16, int16 -> float, float -> int16), which vector functions do not "
-        "generate yet",
+        "a Cast step with a 1-byte type (int8 / uint8 <-> float16 / int16 / uint16 / int32 / uint32, int16 / "
+        "uint16 / int32 / uint32 -> uint8): the 3510 register Cast table has these pairs, but a 1-byte value "
+        "next to 2-byte ones sits in every other byte lane (LoadAlign DIST_UNPACK_B8 / StoreAlign "
+        "DIST_PACK_B16), next to 4-byte ones in every fourth (DIST_UNPACK4_B8 / DIST_PACK4_B32, RegLayout "
+        "ZERO..THREE), loads and stores vector functions do not generate (every other step, "
+        ":func:`register_route`, is a register Cast)",
     ),
 }
 
@@ -225,7 +230,10 @@ def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | No
     ):
         layout, sat, rnd = "UNKNOWN", "SAT", mode
     else:
-        return None
+        found = _two_byte_cast_trait(dst, src, mode)
+        if found is None:
+            return None
+        layout, sat, rnd = found
     name = f"kAfRegCast_{layout}_{sat}_{rnd}"
     text = (
         f"constexpr AscendC::Reg::CastTrait {name} = {{AscendC::Reg::RegLayout::{layout}, "
@@ -260,7 +268,9 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
+    sizes |= _route_sizes(form)
     narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
+    narrow = narrow or _same_size_2b_cast(form)
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
 
 
@@ -344,6 +354,58 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
         else:
             return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
     return tuple(out)
+
+
+# -- Cast pairs with 2-byte integers, float16 <-> bfloat16 ------------------------------------------
+_I16, _U16, _U32 = dt.int16, dt.uint16, dt.uint32
+
+
+def _two_byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str, str] | None:
+    """(RegLayout, SatMode, RoundMode) of a register Cast with a 2-byte integer or between float16 and
+    bfloat16, as the 3510 CastImpl groups the pairs (the trait fields each takes), chosen so the register
+    Cast gives the memory Cast's bits (af_twin ``CastValue``): float / float16 -> int16 saturate (``SAT``,
+    NaN -> 0), 4-byte -> 2-byte integers keep the low 16 bits (``NO_SAT``), bfloat16 -> float16 overflows to
+    infinity (``NO_SAT``); widening from a 2-byte integer is exact. None for any other pair (those with
+    1-byte types among them: their values would need 1-byte lanes unpacked, which vector functions do not
+    generate)."""
+    rounds = mode in _TO_INT_MODES
+    if src == _I16 and dst == _F32 and mode == "CAST_NONE":
+        return "ZERO", "UNKNOWN", "UNKNOWN"
+    if (src, dst) in ((_I16, _I32), (_U16, _U32)) and mode == "CAST_NONE":
+        return "ZERO", "UNKNOWN", "UNKNOWN"
+    if src == _F32 and dst == _I16 and rounds:
+        return "ZERO", "SAT", mode
+    if src in (_I32, _U32) and dst in (_I16, _U16) and mode == "CAST_NONE":
+        return "ZERO", "NO_SAT", "UNKNOWN"
+    if (src, dst) in ((_I16, dt.float16), (dt.float16, dt.bfloat16)) and rounds:
+        return "UNKNOWN", "UNKNOWN", mode
+    if src == dt.float16 and dst == _I16 and rounds:
+        return "UNKNOWN", "SAT", mode
+    if src == dt.bfloat16 and dst == dt.float16 and rounds:
+        return "UNKNOWN", "NO_SAT", mode
+    return None
+
+
+def _route_sizes(form: Form) -> frozenset[int]:
+    """Element sizes the register steps of a ``cast`` form hold (its intermediates too, e.g. the float32 of
+    int16 -> float32 -> bfloat16); empty for other forms or a route with no register form."""
+    if form.kind != "cast" or not form.steps:
+        return frozenset()
+    route = register_route(form)
+    if isinstance(route, str):
+        return frozenset()
+    return frozenset(d.itemsize for step in route for d in step[:2])
+
+
+def _same_size_2b_cast(form: Form) -> bool:
+    """Whether a ``cast`` form holds a register Cast between two 2-byte types (int16 <-> float16, float16 <->
+    bfloat16): it takes a mask and registers of 2-byte lanes, so its run holds no unpacked 2-byte values."""
+    if form.kind != "cast" or not form.steps:
+        return False
+    route = register_route(form)
+    return not isinstance(route, str) and any(
+        mode != "VIEW" and to.itemsize == frm.itemsize == 2 for to, frm, mode in route
+    )
 
 
 def _view(reg: str, to: dt.DType) -> str:
@@ -490,6 +552,7 @@ class VfChainRegApiCall(ApiCall):
                 or _f32_only(op_type, form, out)
             ):
                 widths.add(4)
+            widths |= _route_sizes(form)
         if widths != {red.itemsize}:
             return (
                 f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
@@ -715,6 +778,7 @@ class _Function:
             f.kind in ("promote", "composite")
             or s["op"] in RECIPROCALS
             or _f32_only(s["op"], f, call._dtype(s["output"]))
+            or 4 in _route_sizes(f)
             for s, f in zip(steps, forms)
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32

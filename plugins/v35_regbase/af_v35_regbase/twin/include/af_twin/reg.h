@@ -7,7 +7,9 @@
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
-//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t, and the 2-byte integer / half <->
+//   bfloat16_t pairs of the section before Cast (int16_t <-> float, 2-byte <-> 4-byte integers, int16_t <->
+//   half, half <-> bfloat16_t); the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
 //   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end), and their
 //   MaskReg overloads (the mask-register logic section after it); LoadUnAlignPre / LoadUnAlign with an
@@ -32,11 +34,12 @@
 // computing instruction takes ceil(vector elements / the documented elements per cycle), see RegRate;
 // mask instructions are not in that table and count nothing; no dual issue).
 // Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
-// ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
+// ZEROING, NO_SAT for float narrowing, bfloat16_t -> half and 4-byte -> 2-byte integers, SAT for float ->
+// int32_t and float / half -> int16_t (static_assert otherwise).
 // 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
 // StoreAlign (DIST_NORM), Duplicate, Max / Min and Maxs / Mins (Duplicate + Max / Min, as MaxsImpl does).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
+// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs (those with 1-byte types among them) and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -696,6 +699,83 @@ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
     dstReg = out;
 }
 
+// Cast pairs with a 2-byte integer or between half and bfloat16_t (the official CastImpl groups them by the
+// trait fields each pair takes; the twin keeps to the forms below):
+//   int16_t -> float, int16_t -> int32_t, uint16_t -> uint32_t (widening, RegLayout::ZERO, exact: SatMode and
+//     RoundMode UNKNOWN);
+//   float -> int16_t (RegLayout::ZERO, a RoundMode, SatMode::SAT: saturating, NaN -> 0, as the memory Cast);
+//   int32_t / uint32_t -> int16_t / uint16_t (RegLayout::ZERO, SatMode::NO_SAT: the low 16 bits, as the memory
+//     Cast keeps them; RoundMode UNKNOWN);
+//   int16_t -> half, half -> bfloat16_t (same size: RegLayout UNKNOWN, SatMode UNKNOWN, a RoundMode);
+//   half -> int16_t (RegLayout UNKNOWN, SatMode::SAT, a RoundMode); bfloat16_t -> half (RegLayout UNKNOWN,
+//     SatMode::NO_SAT: overflow to infinity, a RoundMode).
+template <typename D, typename S>
+inline constexpr bool kRegCastIntWiden2B =
+    (std::is_same<D, float>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, int32_t>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, uint32_t>::value && std::is_same<S, uint16_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastIntNarrow2B =
+    (std::is_same<D, int16_t>::value || std::is_same<D, uint16_t>::value) &&
+    (std::is_same<S, int32_t>::value || std::is_same<S, uint32_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastSame2B =
+    (std::is_same<D, half>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, int16_t>::value && std::is_same<S, half>::value) ||
+    (std::is_same<D, bfloat16_t>::value && std::is_same<S, half>::value) ||
+    (std::is_same<D, half>::value && std::is_same<S, bfloat16_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastPair2B = kRegCastIntWiden2B<D, S> || kRegCastIntNarrow2B<D, S> ||
+                                       kRegCastSame2B<D, S> ||
+                                       (std::is_same<D, int16_t>::value && std::is_same<S, float>::value);
+
+constexpr bool RegCastRounds(RoundMode m) {
+    return m == RoundMode::CAST_RINT || m == RoundMode::CAST_ROUND || m == RoundMode::CAST_FLOOR ||
+           m == RoundMode::CAST_CEIL || m == RoundMode::CAST_TRUNC;
+}
+
+// The trait rules of the pairs above (static_asserts; the other pairs are checked in Cast itself).
+template <typename D, typename S, const CastTrait& trait>
+inline constexpr void CheckCastTrait2B() {
+    if constexpr (kRegCastIntWiden2B<D, S>) {
+        static_assert(trait.satMode == SatMode::UNKNOWN && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: a widening cast from a 2-byte integer is exact: SatMode::UNKNOWN, RoundMode::UNKNOWN");
+    } else if constexpr (kRegCastIntNarrow2B<D, S>) {
+        static_assert(trait.satMode == SatMode::NO_SAT && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: int32_t / uint32_t -> a 2-byte integer takes RoundMode::UNKNOWN; the twin emulates "
+                      "SatMode::NO_SAT (the low 16 bits)");
+    } else if constexpr (std::is_same<D, int16_t>::value) {  // from float or half
+        static_assert(trait.satMode == SatMode::SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: float / half -> int16_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::SAT (saturating, NaN -> 0)");
+    } else if constexpr (std::is_same<S, bfloat16_t>::value) {
+        static_assert(trait.satMode == SatMode::NO_SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: bfloat16_t -> half takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::NO_SAT (overflow to infinity)");
+    } else {  // int16_t -> half, half -> bfloat16_t
+        static_assert(trait.satMode == SatMode::UNKNOWN && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: int16_t -> half and half -> bfloat16_t take CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and "
+                      "SatMode::UNKNOWN");
+    }
+}
+
+// Table 10 (elements per cycle) of the Cast pairs the twin emulates; 0 for the pairs it lists no rate for
+// (2-byte <-> 4-byte integers, half <-> bfloat16_t: one cycle per vector).
+template <typename D, typename S>
+constexpr uint32_t RegCastRate() {
+    if constexpr (std::is_same<D, int32_t>::value || std::is_same<S, int32_t>::value) {
+        return (std::is_same<D, float>::value || std::is_same<S, float>::value) ? 32u : 0u;
+    } else if constexpr (std::is_same<D, uint32_t>::value || std::is_same<S, uint32_t>::value) {
+        return 0u;
+    } else if constexpr (std::is_same<D, int16_t>::value || std::is_same<S, int16_t>::value) {
+        return (std::is_same<D, float>::value || std::is_same<S, float>::value) ? 32u : 64u;
+    } else if constexpr (kRegCastSame2B<D, S>) {
+        return 0u;  // half <-> bfloat16_t
+    } else {
+        return 64u;  // float <-> half / bfloat16_t
+    }
+}
+
 // Cast: float <-> half / bfloat16_t (the 2-byte elements in the even lanes, RegLayout::ZERO) and
 // float <-> int32_t (lane by lane); the mask is one of the wider type's lanes.
 template <typename D, typename S>
@@ -703,7 +783,7 @@ inline constexpr bool kRegCastPair =
     (std::is_same<D, float>::value && (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) ||
     (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) ||
     (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) ||
-    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value);
+    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value) || kRegCastPair2B<D, S>;
 
 template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
           typename V>
@@ -714,26 +794,34 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
                   "Reg::Cast: T is not the destination register's element type");
     static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, Src>::value,
                   "Reg::Cast: U is not the source register's element type");
-    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t and float <-> "
-                  "int32_t only");
+    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t, float <-> "
+                  "int32_t, int16_t -> float / int32_t / half, uint16_t -> uint32_t, float / half -> int16_t, "
+                  "int32_t / uint32_t -> int16_t / uint16_t and half <-> bfloat16_t only");
     static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
     constexpr bool widen = sizeof(D) > sizeof(Src);
     constexpr bool narrow = sizeof(D) < sizeof(Src);
     static_assert((widen || narrow) ? trait.layoutMode == RegLayout::ZERO : trait.layoutMode == RegLayout::UNKNOWN,
                   "Reg::Cast: RegLayout::ZERO between 2- and 4-byte types (the twin emulates no other layout), "
                   "UNKNOWN between types of one size");
-    static_assert(!widen || (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
+    // the pairs of float with half / bfloat16_t and with int32_t; the others are checked by CheckCastTrait2B
+    constexpr bool floats =
+        AfTwin::IsFloatLike<D>::value && AfTwin::IsFloatLike<Src>::value && !kRegCastPair2B<D, Src>;
+    constexpr bool f32i32 = (std::is_same<D, int32_t>::value && std::is_same<Src, float>::value) ||
+                            (std::is_same<Src, int32_t>::value && std::is_same<D, float>::value);
+    if constexpr (kRegCastPair2B<D, Src>) CheckCastTrait2B<D, Src, trait>();
+    static_assert(!widen || kRegCastPair2B<D, Src> ||
+                      (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
                   "Reg::Cast: a widening float conversion is exact: RoundMode::UNKNOWN, SatMode::UNKNOWN");
-    static_assert(!narrow || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
+    static_assert(!(narrow && floats) || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
                               trait.roundMode != RoundMode::CAST_NONE),
                   "Reg::Cast: a narrowing float conversion takes a RoundMode; the twin emulates SatMode::NO_SAT "
                   "(overflow to infinity)");
-    static_assert(!std::is_same<D, int32_t>::value ||
+    static_assert(!(f32i32 && std::is_same<D, int32_t>::value) ||
                       (trait.satMode == SatMode::SAT && trait.roundMode != RoundMode::UNKNOWN &&
                        trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
                   "Reg::Cast: float -> int32_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
                   "SatMode::SAT (saturating, NaN -> 0)");
-    static_assert(!std::is_same<Src, int32_t>::value ||
+    static_assert(!(f32i32 && std::is_same<Src, int32_t>::value) ||
                       (trait.satMode == SatMode::UNKNOWN && trait.roundMode != RoundMode::UNKNOWN &&
                        trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
                   "Reg::Cast: int32_t -> float takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and SatMode::UNKNOWN");
@@ -741,8 +829,9 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
     using Wide = typename std::conditional<(sizeof(D) > sizeof(Src)), D, Src>::type;
     AfTwin::RegCheckMask<Wide>(mask, "Cast", "mask");
     ++c->c.regCompute;
-    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t
-    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), std::is_same<D, int32_t>::value || std::is_same<Src, int32_t>::value ? 32u : 64u);
+    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t (see
+    // RegCastRate for the other pairs)
+    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), RegCastRate<D, Src>());
     constexpr AscendC::RoundMode mode = trait.roundMode == RoundMode::UNKNOWN ? RoundMode::CAST_NONE : trait.roundMode;
     S out;
     for (uint32_t j = 0; j < LanesOf<Wide>(); ++j) {
