@@ -1,7 +1,9 @@
-"""Register Casts with a 2-byte integer or between float16 and bfloat16, inside SIMD / SK-like vector functions.
+"""Register Casts with a 2-byte integer, between float16 and bfloat16 and between 1- and 2-byte types.
 
-Each Cast pair the memory path routes through int16 <-> float32 / float16, 2-byte <-> 4-byte integers or
-float16 <-> bfloat16 steps is a register ``Cast`` (``vf_chain._two_byte_cast_trait``). Each runs on the twin
+Each Cast pair the memory path routes through int16 <-> float32 / float16, 2-byte <-> 4-byte integers,
+float16 <-> bfloat16 (``vf_chain._two_byte_cast_trait``) or 1-byte <-> 2-byte steps (the 1-byte values in
+the even byte lanes, ``vf_chain._byte_cast_trait``) is a register ``Cast`` in SIMD / SK-like vector
+functions. Each runs on the twin
 against the same graph compiled with the Cast kept a memory-based call: both must give the same bits at the
 edges (NaN, infinities, -0, .5 ties, values out of the target's range, the integer extremes), and the
 register kernel matches the reference on data in the numerics contract's range.
@@ -57,6 +59,28 @@ PAIRS = {
     ("int32", "uint16"): ["Cast<uint16_t, int32_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
     ("uint32", "int16"): ["Cast<int16_t, uint32_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
     ("uint32", "uint16"): ["Cast<uint16_t, uint32_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
+    # 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
+    ("float16", "int8"): ["Cast<int8_t, half, kAfRegCast_ZERO_SAT_CAST_TRUNC>"],
+    ("float16", "uint8"): ["Cast<uint8_t, half, kAfRegCast_ZERO_SAT_CAST_TRUNC>"],
+    ("int8", "float16"): ["Cast<half, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
+    ("int8", "bfloat16"): [
+        "Cast<half, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<bfloat16_t, half, kAfRegCast_UNKNOWN_UNKNOWN_CAST_RINT>",
+    ],
+    ("int8", "int16"): ["Cast<int16_t, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
+    ("int8", "uint16"): ["Cast<int16_t, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
+    ("uint8", "float16"): ["Cast<half, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
+    ("uint8", "bfloat16"): [
+        "Cast<half, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<bfloat16_t, half, kAfRegCast_UNKNOWN_UNKNOWN_CAST_RINT>",
+    ],
+    ("uint8", "int16"): [
+        "Cast<half, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<int16_t, half, kAfRegCast_UNKNOWN_SAT_CAST_TRUNC>",
+    ],
+    ("uint8", "uint16"): ["Cast<uint16_t, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
+    ("int16", "uint8"): ["Cast<uint8_t, int16_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
+    ("uint16", "uint8"): ["Cast<uint8_t, uint16_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
 }
 
 FLOAT_EDGES = [
@@ -140,8 +164,21 @@ def test_the_cast_is_a_register_cast_with_the_memory_paths_bits(src, dst):
     got = session.run(inputs)
     kept = memory.run(inputs)
     assert same_bits(got.outputs["y"], kept.outputs["y"]), (got.outputs["y"], kept.outputs["y"])
-    run = session.check({"a0": 3, "a1": 77, "b0": 5, "b1": 77}, seed=71, core_num=2)
+    run = session.check(inputs=contract_inputs(session, src, dst), core_num=2)
     assert run.ok, run.describe()
+
+
+def contract_inputs(session: TwinSession, src: str, dst: str):
+    """Random data every Cast of the table keeps in range (the reference wraps where 3510 saturates)."""
+    rng = np.random.default_rng(71)
+    lo, hi = (0, 250) if dst.startswith("uint") else (-120, 120)
+    if src in ("float32", "float16", "bfloat16"):
+        x = rng.uniform(lo, hi, (3, 77)).astype(np.float16 if src == "float16" else np.float32)
+    else:
+        info = np.iinfo(src)
+        x = rng.integers(max(lo, info.min), min(hi, info.max) + 1, (3, 77)).astype(src)
+    arrays = {"x": x, "index": rng.integers(0, 3, (5, 77)).astype(np.int32)}
+    return session.inputs({"a0": 3, "a1": 77, "b0": 5, "b1": 77}, arrays=arrays)
 
 
 def test_saturation_and_wrap_at_the_edges():
@@ -162,9 +199,11 @@ def test_saturation_and_wrap_at_the_edges():
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
 def test_casts_in_a_longer_chain(template):
-    """int16 -> float32, Abs, Cast back to int16 in one vector function with unpacked int16 values; and the
-    float16 run (Cast to int16 in full 2-byte registers) -- the memory path's bits and the reference."""
-    for src, dst, post in (("int16", "float32", ("Abs",)), ("float16", "int16", ("Abs",))):
+    """int16 -> float32 and Abs in one vector function with unpacked int16 values; float16 -> int16 and Abs in
+    full 2-byte registers; int8 -> float16 (the int8 values unpacked into the even byte lanes) and Abs --
+    the memory path's bits and the reference."""
+    chains = (("int16", "float32", ("Abs",)), ("float16", "int16", ("Abs",)), ("int8", "float16", ("Abs",)))
+    for src, dst, post in chains:
         graph = cast_graph(src, dst, post)
         session = TwinSession(graph, AutofuserOptions(force_template=template))
         notes = session.scheduled.cases[0].impl.meta["vector_chains"]

@@ -346,6 +346,8 @@ def test_unsigned_ops_int8_neg_and_cast_routes_predict_the_twins_register_counts
         # the pairs table 10 has no row for: one cycle a vector
         ("uint32", ("Cast(uint16)", "Cast(uint32)"), "AscendC::Reg::Cast<uint32_t, uint16_t,"),
         ("float16", ("Cast(bfloat16)", "Cast(float16)"), "AscendC::Reg::Cast<bfloat16_t, half,"),
+        # uint8 in the even byte lanes next to float16: DIST_UNPACK_B8 load, DIST_PACK_B16 store
+        ("uint8", ("Cast(float16)", "Mul(0.5)", "Cast(uint8)"), "AscendC::Reg::Cast<uint8_t, half,"),
     ],
 )
 def test_two_byte_casts_predict_the_twins_register_counts_exactly(dtype, post, text):

@@ -310,6 +310,14 @@ TWIN_CAST_PAIRS = [
     ("float16", "int16"),
     ("float16", "bfloat16"),
     ("bfloat16", "float16"),
+    ("int8", "int16"),
+    ("uint8", "uint16"),
+    ("int8", "float16"),
+    ("uint8", "float16"),
+    ("float16", "int8"),
+    ("float16", "uint8"),
+    ("int16", "uint8"),
+    ("uint16", "uint8"),
 ]
 
 

@@ -38,6 +38,14 @@ PAIRS = {
     ("float16", "int16"): ("UNKNOWN", "SAT", "CAST_TRUNC", "CAST_TRUNC"),
     ("float16", "bfloat16"): ("UNKNOWN", "UNKNOWN", "CAST_RINT", "CAST_RINT"),
     ("bfloat16", "float16"): ("UNKNOWN", "NO_SAT", "CAST_RINT", "CAST_RINT"),
+    ("int8", "int16"): ("ZERO", "UNKNOWN", "UNKNOWN", "CAST_NONE"),
+    ("uint8", "uint16"): ("ZERO", "UNKNOWN", "UNKNOWN", "CAST_NONE"),
+    ("int8", "float16"): ("ZERO", "UNKNOWN", "UNKNOWN", "CAST_NONE"),
+    ("uint8", "float16"): ("ZERO", "UNKNOWN", "UNKNOWN", "CAST_NONE"),
+    ("float16", "int8"): ("ZERO", "SAT", "CAST_TRUNC", "CAST_TRUNC"),
+    ("float16", "uint8"): ("ZERO", "SAT", "CAST_TRUNC", "CAST_TRUNC"),
+    ("int16", "uint8"): ("ZERO", "NO_SAT", "UNKNOWN", "CAST_NONE"),
+    ("uint16", "uint8"): ("ZERO", "NO_SAT", "UNKNOWN", "CAST_NONE"),
 }
 
 
@@ -51,12 +59,10 @@ def _vf(src: str, dst: str) -> str:
     wide = max(s.itemsize, d.itemsize)
     lanes = 256 // wide
     mask_t = {4: "uint32_t", 2: "uint16_t"}[wide]
-    load = (
-        f"Reg::LoadAlign<{s.cpp}, Reg::LoadDist::DIST_UNPACK_B16>" if s.itemsize < wide else "Reg::LoadAlign"
-    )
-    store = (
-        f"Reg::StoreAlign<{d.cpp}, Reg::StoreDist::DIST_PACK_B32>" if d.itemsize < wide else "Reg::StoreAlign"
-    )
+    unpack = f"Reg::LoadAlign<{s.cpp}, Reg::LoadDist::DIST_UNPACK_B{8 * s.itemsize}>"
+    pack = f"Reg::StoreAlign<{d.cpp}, Reg::StoreDist::DIST_PACK_B{8 * wide}>"
+    load = unpack if s.itemsize < wide else "Reg::LoadAlign"
+    store = pack if d.itemsize < wide else "Reg::StoreAlign"
     name = _name(src, dst)
     return f"""
 constexpr Reg::CastTrait kTrait_{name} = {{Reg::RegLayout::{layout}, Reg::SatMode::{sat},
@@ -201,7 +207,7 @@ def _values(src: str) -> np.ndarray:
 
 
 def _bits(a: np.ndarray) -> str:
-    view = {2: np.uint16, 4: np.uint32}[a.dtype.itemsize]
+    view = {1: np.uint8, 2: np.uint16, 4: np.uint32}[a.dtype.itemsize]
     return " ".join(f"{int(v):x}" for v in a.view(view))
 
 
@@ -209,7 +215,8 @@ def _parse(out: str, key: str, dtype: str) -> np.ndarray:
     size = dt.get(dtype).itemsize
     for line in out.splitlines():
         if line.startswith(key + " "):
-            return np.array([int(v, 16) for v in line.split()[1:]], dtype={2: np.uint16, 4: np.uint32}[size])
+            words = {1: np.uint8, 2: np.uint16, 4: np.uint32}[size]
+            return np.array([int(v, 16) for v in line.split()[1:]], dtype=words)
     raise AssertionError(f"no {key} line in\n{out}")
 
 
@@ -226,6 +233,15 @@ def _expected(src: str, dst: str, x: np.ndarray) -> np.ndarray | None:
     """The destination bits numpy computes for the pair (NaN lanes excluded by the caller), or None."""
     if dst in ("int16", "uint16") and src in ("int32", "uint32"):
         return x.astype(dst).view(np.uint16)  # the low 16 bits
+    if dst == "uint8" and src in ("int16", "uint16"):
+        return x.astype(np.uint8)  # the low byte
+    if src in ("int8", "uint8"):
+        return x.astype(dst).view(np.uint16)
+    if src == "float16" and dst in ("int8", "uint8"):  # truncate, saturate, NaN -> 0
+        info = np.iinfo(dst)
+        with np.errstate(invalid="ignore"):
+            f = np.nan_to_num(np.clip(np.trunc(x.astype(np.float64)), info.min, info.max), nan=0.0)
+        return f.astype(dst).view(np.uint8)
     if src in ("int16", "uint16") and dst in ("int32", "uint32", "float32"):
         return x.astype(dst).view(np.uint32)
     if dst == "int16":  # float / half -> int16: truncate, saturate, NaN -> 0
@@ -266,7 +282,7 @@ def test_register_cast_matches_the_memory_cast_and_numpy(program, src, dst):
     else:
         keep = np.ones(N, dtype=bool)
     np.testing.assert_array_equal(reg[keep], want[keep])
-    if dst == "int16" and src != "int32" and src != "uint32":
+    if src in ("float32", "float16", "bfloat16") and dst in ("int16", "int8", "uint8"):
         assert (reg[~keep] == 0).all()  # NaN -> 0
     report = json.loads([line for line in out.splitlines() if line.startswith("{")][0])
     counters = report["counters"] if "counters" in report else report
@@ -278,6 +294,12 @@ def test_register_cast_matches_the_memory_cast_and_numpy(program, src, dst):
         ("int16", "float32"): 32,
         ("float16", "int16"): 64,
         ("int16", "float16"): 64,
+        ("int8", "int16"): 64,
+        ("uint8", "uint16"): 64,
+        ("int8", "float16"): 64,
+        ("uint8", "float16"): 64,
+        ("float16", "int8"): 64,
+        ("uint16", "uint8"): 64,
     }.get((src, dst))
     cast_cycles = 1 if rate is None else (256 // wide) // rate
     load_cycles = 1  # one vector (or an unpacked half of one) a cycle
@@ -309,6 +331,12 @@ ILLEGAL = {
         "constexpr static Reg::CastTrait t = {Reg::RegLayout::UNKNOWN, Reg::SatMode::UNKNOWN, "
         "Reg::MaskMergeMode::ZEROING, RoundMode::UNKNOWN}; Reg::RegTensor<int16_t> s; Reg::RegTensor<float> d; "
         "Reg::Cast<float, int16_t, t>(d, s, mask);"
+    ),
+    # int8_t -> int16_t likewise
+    "int8_int16_no_layout": (
+        "constexpr static Reg::CastTrait t = {Reg::RegLayout::UNKNOWN, Reg::SatMode::UNKNOWN, "
+        "Reg::MaskMergeMode::ZEROING, RoundMode::UNKNOWN}; Reg::RegTensor<int8_t> s; Reg::RegTensor<int16_t> d; "
+        "Reg::Cast<int16_t, int8_t, t>(d, s, mask);"
     ),
     # float -> int16_t likewise needs a RegLayout
     "float_int16_no_layout": (

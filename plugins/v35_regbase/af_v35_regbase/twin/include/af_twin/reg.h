@@ -9,7 +9,8 @@
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t, and the 2-byte integer / half <->
 //   bfloat16_t pairs of the section before Cast (int16_t <-> float, 2-byte <-> 4-byte integers, int16_t <->
-//   half, half <-> bfloat16_t); the block-masked LoadAlign<T,
+//   half, half <-> bfloat16_t) and the 1-byte <-> 2-byte pairs (int8_t / uint8_t in the even byte lanes,
+//   LoadAlign DIST_UNPACK_B8, StoreAlign DIST_PACK_B16); the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
 //   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end), and their
 //   MaskReg overloads (the mask-register logic section after it); LoadUnAlignPre / LoadUnAlign with an
@@ -76,8 +77,8 @@ enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM,
-// DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
+// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 loads,
+// DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -436,12 +437,14 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
                   "Reg::LoadAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16,
-                  "Reg::LoadAlign: the twin emulates DIST_NORM and DIST_UNPACK_B16 only");
+    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8,
+                  "Reg::LoadAlign: the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 only");
     static_assert(dist != LoadDist::DIST_UNPACK_B16 || sizeof(ActualT) == 2,
                   "Reg::LoadAlign: DIST_UNPACK_B16 loads 2-byte elements");
+    static_assert(dist != LoadDist::DIST_UNPACK_B8 || sizeof(ActualT) == 1,
+                  "Reg::LoadAlign: DIST_UNPACK_B8 loads 1-byte elements");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    if constexpr (dist == LoadDist::DIST_UNPACK_B16) {
+    if constexpr (dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8) {
         // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
         AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
         ++c->c.regLoads;
@@ -468,11 +471,13 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                   "Reg::StoreAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 ||
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16 ||
                   dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16,
-                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 only");
+                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 only");
     static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
                   "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
+    static_assert(dist != StoreDist::DIST_PACK_B16 || sizeof(ActualT) == 1,
+                  "Reg::StoreAlign: the twin emulates DIST_PACK_B16 for 1-byte element registers");
     static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B32 || sizeof(ActualT) == 4,
                   "Reg::StoreAlign: DIST_FIRST_ELEMENT_B32 stores a b32 element");
     static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B16 || sizeof(ActualT) == 2,
@@ -499,12 +504,14 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
             c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
         return;
     }
-    if constexpr (dist == StoreDist::DIST_PACK_B32) {
-        // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
-        AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
+    if constexpr (dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16) {
+        // the low half of each masked-on 32-bit (16-bit) lane j -- lane 2j of the 2-byte (1-byte) register
+        // -- to element j
+        using Pair = typename std::conditional<dist == StoreDist::DIST_PACK_B32, uint32_t, uint16_t>::type;
+        AfTwin::RegCheckMask<Pair>(mask, "StoreAlign", "mask");
         uint32_t last = 0;
         uint32_t on = 0;
-        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+        for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
             if (!mask.afOn[j]) continue;
             AfTwin::RegCheckRead(srcReg, 2 * j, "StoreAlign", "srcReg");
             last = j + 1;
@@ -513,8 +520,8 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
         ++c->c.regStores;
         c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
-        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / 4, 256 / sizeof(ActualT));
-        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / sizeof(Pair), 256 / sizeof(ActualT));
+        for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
             if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
         }
         if (off + last * sizeof(ActualT) > c->dirtyEnd)
@@ -709,6 +716,11 @@ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
 //   int16_t -> half, half -> bfloat16_t (same size: RegLayout UNKNOWN, SatMode UNKNOWN, a RoundMode);
 //   half -> int16_t (RegLayout UNKNOWN, SatMode::SAT, a RoundMode); bfloat16_t -> half (RegLayout UNKNOWN,
 //     SatMode::NO_SAT: overflow to infinity, a RoundMode).
+constexpr bool RegCastRounds(RoundMode m) {
+    return m == RoundMode::CAST_RINT || m == RoundMode::CAST_ROUND || m == RoundMode::CAST_FLOOR ||
+           m == RoundMode::CAST_CEIL || m == RoundMode::CAST_TRUNC;
+}
+
 template <typename D, typename S>
 inline constexpr bool kRegCastIntWiden2B =
     (std::is_same<D, float>::value && std::is_same<S, int16_t>::value) ||
@@ -728,10 +740,44 @@ template <typename D, typename S>
 inline constexpr bool kRegCastPair2B = kRegCastIntWiden2B<D, S> || kRegCastIntNarrow2B<D, S> ||
                                        kRegCastSame2B<D, S> ||
                                        (std::is_same<D, int16_t>::value && std::is_same<S, float>::value);
+// Between a 1-byte and a 2-byte type (the 1-byte values in the even byte lanes, RegLayout::ZERO, as LoadAlign
+// DIST_UNPACK_B8 puts them and StoreAlign DIST_PACK_B16 takes them; the mask is one of the 2-byte type):
+//   int8_t -> int16_t, uint8_t -> uint16_t, int8_t / uint8_t -> half (exact: SatMode, RoundMode UNKNOWN);
+//   half -> int8_t / uint8_t (SatMode::SAT: saturating, NaN -> 0, as the memory Cast; a RoundMode);
+//   int16_t / uint16_t -> uint8_t (SatMode::NO_SAT: the low byte, as the memory Cast; RoundMode UNKNOWN).
+template <typename D, typename S>
+inline constexpr bool kRegCastWiden8B =
+    (std::is_same<D, int16_t>::value && std::is_same<S, int8_t>::value) ||
+    (std::is_same<D, uint16_t>::value && std::is_same<S, uint8_t>::value) ||
+    (std::is_same<D, half>::value && (std::is_same<S, int8_t>::value || std::is_same<S, uint8_t>::value));
+template <typename D, typename S>
+inline constexpr bool kRegCastNarrow8B =
+    ((std::is_same<D, int8_t>::value || std::is_same<D, uint8_t>::value) && std::is_same<S, half>::value) ||
+    (std::is_same<D, uint8_t>::value && (std::is_same<S, int16_t>::value || std::is_same<S, uint16_t>::value));
+template <typename D, typename S>
+inline constexpr bool kRegCastPair8B = kRegCastWiden8B<D, S> || kRegCastNarrow8B<D, S>;
 
-constexpr bool RegCastRounds(RoundMode m) {
-    return m == RoundMode::CAST_RINT || m == RoundMode::CAST_ROUND || m == RoundMode::CAST_FLOOR ||
-           m == RoundMode::CAST_CEIL || m == RoundMode::CAST_TRUNC;
+template <typename D, typename S, const CastTrait& trait>
+inline constexpr void CheckCastTrait8B() {
+    if constexpr (kRegCastWiden8B<D, S>) {
+        static_assert(trait.satMode == SatMode::UNKNOWN && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: a widening cast from a 1-byte integer is exact: SatMode::UNKNOWN, RoundMode::UNKNOWN");
+    } else if constexpr (std::is_same<S, half>::value) {
+        static_assert(trait.satMode == SatMode::SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: half -> int8_t / uint8_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::SAT (saturating, NaN -> 0)");
+    } else {
+        static_assert(trait.satMode == SatMode::NO_SAT && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: int16_t / uint16_t -> uint8_t takes RoundMode::UNKNOWN; the twin emulates "
+                      "SatMode::NO_SAT (the low byte)");
+    }
+}
+
+// Table 10 rows of the 1-byte pairs: 64 elements per cycle, none for half -> uint8_t and int16_t -> uint8_t.
+template <typename D, typename S>
+constexpr uint32_t RegCastRate8B() {
+    if constexpr (std::is_same<D, uint8_t>::value && !std::is_same<S, uint16_t>::value) return 0u;
+    return 64u;
 }
 
 // The trait rules of the pairs above (static_asserts; the other pairs are checked in Cast itself).
@@ -763,7 +809,9 @@ inline constexpr void CheckCastTrait2B() {
 // (2-byte <-> 4-byte integers, half <-> bfloat16_t: one cycle per vector).
 template <typename D, typename S>
 constexpr uint32_t RegCastRate() {
-    if constexpr (std::is_same<D, int32_t>::value || std::is_same<S, int32_t>::value) {
+    if constexpr (kRegCastPair8B<D, S>) {
+        return RegCastRate8B<D, S>();
+    } else if constexpr (std::is_same<D, int32_t>::value || std::is_same<S, int32_t>::value) {
         return (std::is_same<D, float>::value || std::is_same<S, float>::value) ? 32u : 0u;
     } else if constexpr (std::is_same<D, uint32_t>::value || std::is_same<S, uint32_t>::value) {
         return 0u;
@@ -783,7 +831,8 @@ inline constexpr bool kRegCastPair =
     (std::is_same<D, float>::value && (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) ||
     (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) ||
     (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) ||
-    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value) || kRegCastPair2B<D, S>;
+    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value) || kRegCastPair2B<D, S> ||
+    kRegCastPair8B<D, S>;
 
 template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
           typename V>
@@ -796,7 +845,7 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
                   "Reg::Cast: U is not the source register's element type");
     static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t, float <-> "
                   "int32_t, int16_t -> float / int32_t / half, uint16_t -> uint32_t, float / half -> int16_t, "
-                  "int32_t / uint32_t -> int16_t / uint16_t and half <-> bfloat16_t only");
+                  "int32_t / uint32_t -> int16_t / uint16_t, half <-> bfloat16_t and the 1-byte <-> 2-byte pairs only");
     static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
     constexpr bool widen = sizeof(D) > sizeof(Src);
     constexpr bool narrow = sizeof(D) < sizeof(Src);
@@ -809,6 +858,7 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
     constexpr bool f32i32 = (std::is_same<D, int32_t>::value && std::is_same<Src, float>::value) ||
                             (std::is_same<Src, int32_t>::value && std::is_same<D, float>::value);
     if constexpr (kRegCastPair2B<D, Src>) CheckCastTrait2B<D, Src, trait>();
+    if constexpr (kRegCastPair8B<D, Src>) CheckCastTrait8B<D, Src, trait>();
     static_assert(!widen || kRegCastPair2B<D, Src> ||
                       (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
                   "Reg::Cast: a widening float conversion is exact: RoundMode::UNKNOWN, SatMode::UNKNOWN");
