@@ -559,7 +559,7 @@ class VfChainRegApiCall(ApiCall):
             )
         return (
             f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values together, "
-            "8-byte values only alone"
+            "1- and 2-byte values together, 8-byte values only alone"
         )
 
     @classmethod
