@@ -408,7 +408,7 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
-        t == "simd" and note.startswith("Cast ('cast') stays a single vector call") for t, note in notes
+        t == "simd" and note.startswith("Cast ('cast_1') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()
 
