@@ -70,8 +70,8 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
     assert [n.op_type for n in fused] == ["Abs", "Sub", "Relu"] and all(n.api_call is None for n in fused)
 
 
-#: a float16 chain with a Cast no register Cast step computes (float16 -> int16 truncating) in its middle
-MIXED_POST = ("Sigmoid", "Mul(100.0)", "Cast(int16)", "Abs", "Relu")
+#: a float16 chain with a Cast no register Cast step computes (int8 -> int32) in its middle
+MIXED_POST = ("Sigmoid", "Mul(100.0)", "Cast(int8)", "Cast(int32)", "Abs", "Relu")
 
 
 def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
@@ -80,7 +80,10 @@ def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert notes == [
         "2 op(s) Sigmoid ('sigmoid'), Muls ('muls') in one VfChainRegApiCall",
-        "Cast ('cast') stays a single vector call: Cast float16 -> int16 (CAST_TRUNC) has no register Cast here",
+        "Cast ('cast') starts a new run: element sizes [1, 2, 4] in one run: a vector step holds 2- and 4-byte "
+        "values together, 1- and 2-byte values together, 8-byte values only alone",
+        "1 op(s) Cast ('cast') in one VfChainRegApiCall",
+        "Cast ('cast_1') stays a single vector call: Cast int8 -> int32 (CAST_NONE) has no register Cast here",
         "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
     ], notes
     run = session.check(SIZES, seed=5, core_num=3)
@@ -408,7 +411,7 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert any(
-        t == "simd" and note.startswith("Cast ('cast') stays a single vector call") for t, note in notes
+        t == "simd" and note.startswith("Cast ('cast_1') stays a single vector call") for t, note in notes
     )
     assert "Elementwise chains:" in report.markdown()
 

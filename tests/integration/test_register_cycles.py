@@ -349,3 +349,28 @@ def test_64bit_pair_sequences_predict_the_twins_register_counts_exactly(dtype, g
         assert predicted == measured, (label, predicted, measured)
         if label.startswith(("simd", "sklike")):
             assert measured["reg_cycles"] > 0, label
+
+
+@pytest.mark.parametrize(
+    ("dtype", "post", "text"),
+    [
+        # int16 unpacked next to float32: Cast int16 -> float (32 / cycle), back to int16 (SAT, 32 / cycle)
+        (
+            "int16",
+            ("Cast(float32)", "Mul(0.5)", "Cast(int16)"),
+            "AscendC::Reg::Cast<float, int16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        ),
+        # full 2-byte registers: half -> int16 (64 / cycle), int16 -> half (64 / cycle)
+        ("float16", ("Cast(int16)", "Abs", "Cast(float16)"), "AscendC::Reg::Cast<int16_t, half,"),
+        # the pairs table 10 has no row for: one cycle a vector
+        ("uint32", ("Cast(uint16)", "Cast(uint32)"), "AscendC::Reg::Cast<uint32_t, uint16_t,"),
+        ("float16", ("Cast(bfloat16)", "Cast(float16)"), "AscendC::Reg::Cast<bfloat16_t, half,"),
+        # uint8 in the even byte lanes next to float16: DIST_UNPACK_B8 load, DIST_PACK_B16 store
+        ("uint8", ("Cast(float16)", "Mul(0.5)", "Cast(uint8)"), "AscendC::Reg::Cast<uint8_t, half,"),
+    ],
+)
+def test_two_byte_casts_predict_the_twins_register_counts_exactly(dtype, post, text):
+    graph = chain_graph(rank=2, dim=0, dtype=dtype, post=post, name=f"reg_cycles_cast_{dtype}")
+    kernel = TwinSession(graph).result.kernel
+    assert text in kernel and "(VecElementwiseRegApiCall)" not in kernel
+    _assert_exact(_compare(graph), (dtype, post))

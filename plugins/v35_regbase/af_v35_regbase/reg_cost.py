@@ -18,7 +18,11 @@ of the asc-devkit appendix ``docs/zh/api/附录/Reg矢量计算接口理论性�
 StoreAlign: 256 / 128 / 64 elements per cycle for b8 / b16 / b32), 6 (basic
 arithmetic, e.g. Add float 64, Add int32 32, Exp / Sqrt / Ln / Div 16), 9
 (Compare / Compares / Select), 10 (Cast: 64 between float and half /
-bfloat16, 32 between float and int32; Truncate 64 for half / bfloat16, 32
+bfloat16, 32 between float and int32, float -> int16 32, half -> int16 64,
+int16 -> half 64, int16 -> float 32, int8 / uint8 -> half 64, half -> int8
+64, int8 -> int16 / uint8 -> uint16 64, uint16 -> uint8 64; the table has
+no row for 2-byte <-> 4-byte integers, half <-> bfloat16, half -> uint8 nor
+int16 -> uint8, which count one cycle; Truncate 64 for half / bfloat16, 32
 for float) and 12 (Duplicate); table 1 also gives the block-strided
 LoadAlign (非连续对齐搬入, ``DATA_BLOCK_COPY``: 128 / 64 / 32, half the
 contiguous rate) and the register Gather (离散搬入: b16 64, b32 32), table 7
@@ -142,6 +146,16 @@ CAST_RATES: dict[tuple[str, str], int] = {
     (BF16, F32): 64,
     (F32, I32): 32,
     (I32, F32): 32,
+    (F32, I16): 32,
+    (F16, I16): 64,
+    (I16, F16): 64,
+    (I16, F32): 32,
+    (I8, F16): 64,
+    (U8, F16): 64,
+    (F16, I8): 64,
+    (I8, I16): 64,
+    (U8, U16): 64,
+    (U16, U8): 64,
 }
 
 #: Mask-register logic (``And`` / ``Or`` / ``Xor`` / ``Not`` on ``MaskReg``, kind :data:`MASK`): cycles of

@@ -116,6 +116,12 @@ def test_the_unaligned_load_rows_agree_with_the_twins_reg_rate(twin_run):
         (RegInstr("Truncate", "bfloat16"), 2),  # 64 / cycle, 128 lanes
         (RegInstr("Cast", "float32", src="float16"), 1),  # 64 / cycle over the 64 float lanes
         (RegInstr("Cast", "int32", src="float32"), 2),  # 32 / cycle
+        (RegInstr("Cast", "int16", src="float32"), 2),  # 32 / cycle over the 64 float lanes
+        (RegInstr("Cast", "float32", src="int16"), 2),  # 32 / cycle
+        (RegInstr("Cast", "int16", src="float16"), 2),  # 64 / cycle, 128 lanes
+        (RegInstr("Cast", "float16", src="int16"), 2),
+        (RegInstr("Cast", "int32", src="int16"), 1),  # no row: one per vector
+        (RegInstr("Cast", "bfloat16", src="float16"), 1),  # no row: one per vector
         (RegInstr("Compare", "float16"), 1),
         (RegInstr("LoadAlign", "float16", LOAD), 1),
         (RegInstr("LoadAlign", "float16", LOAD, elements=64), 1),  # DIST_UNPACK_B16: half a vector
@@ -316,3 +322,53 @@ def test_a_reduce_functions_recorded_instructions_are_the_written_ones(inner):
     fn.body.append("AscendC::Reg::Adds(r1, r1, 1.0f, mask);")
     with pytest.raises(CodegenError, match="reduce function writes"):
         fn.reduce_text(reduce) if inner > 1 else fn.horizontal_text(reduce)
+
+
+#: every register Cast pair the twin emulates: (source, destination)
+TWIN_CAST_PAIRS = [
+    ("float32", "float16"),
+    ("float32", "bfloat16"),
+    ("float16", "float32"),
+    ("bfloat16", "float32"),
+    ("float32", "int32"),
+    ("int32", "float32"),
+    ("int16", "float32"),
+    ("float32", "int16"),
+    ("int16", "int32"),
+    ("uint16", "uint32"),
+    ("int32", "int16"),
+    ("int32", "uint16"),
+    ("uint32", "int16"),
+    ("uint32", "uint16"),
+    ("int16", "float16"),
+    ("float16", "int16"),
+    ("float16", "bfloat16"),
+    ("bfloat16", "float16"),
+    ("int8", "int16"),
+    ("uint8", "uint16"),
+    ("int8", "float16"),
+    ("uint8", "float16"),
+    ("float16", "int8"),
+    ("float16", "uint8"),
+    ("int16", "uint8"),
+    ("uint16", "uint8"),
+]
+
+
+@pytest.mark.twin
+def test_the_cast_rows_agree_with_the_twins_cast_rate(twin_run):
+    """Table 10 in the cost table (CAST_RATES; a pair with no row counts one cycle) and the twin's
+    RegCastRate agree on every Cast pair the twin emulates, and so do the cycles of one Cast."""
+    lines = [
+        f'std::printf("%u\\n", AscendC::Reg::RegCastRate<{dt.get(d).cpp}, {dt.get(s).cpp}>());'
+        for s, d in TWIN_CAST_PAIRS
+    ]
+    rc, out, err = twin_run(
+        '#include "kernel_operator.h"\n#include <cstdio>\nint main() {\n' + "\n".join(lines) + "\n}\n"
+    )
+    assert rc == 0, err
+    for (s, d), twin_rate in zip(TWIN_CAST_PAIRS, map(int, out.split())):
+        assert reg_cost.CAST_RATES.get((s, d), 0) == twin_rate, (s, d)
+        wide = max(dt.get(s).itemsize, dt.get(d).itemsize)
+        want = 1 if twin_rate == 0 else math.ceil(256 // wide / twin_rate)
+        assert reg_cost.cycles(RegInstr("Cast", d, src=s)) == want, (s, d)

@@ -29,8 +29,14 @@ instruction, with the register instruction taking the same dtype:
 - ``cast``: the route's Cast steps (:func:`register_route`), when each is a
   register Cast the twin and the 3510 implementation have (float <-> float16 /
   bfloat16, float <-> int32; float16 / bfloat16 -> int32 rounding through
-  float) or a same-width integer reinterpretation (a register view, no
-  instruction);
+  float; int16 <-> float, float16 -> int16, int16 -> float16, 2-byte <->
+  4-byte integers and float16 <-> bfloat16, :func:`_two_byte_cast_trait`;
+  int8 / uint8 <-> float16 / int16 / uint16, :func:`_byte_cast_trait`) or
+  a same-width integer reinterpretation (a register view, no instruction); a
+  Cast between two 2-byte types takes full 2-byte registers, so its run holds
+  no 4-byte values; a run holding 1- and 2-byte values steps over 128
+  elements, the 1-byte ones in the even byte lanes (``LoadAlign``
+  ``DIST_UNPACK_B8``, ``StoreAlign`` ``DIST_PACK_B16``), read only by Casts;
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` and
   ``bits`` ops the 3510 register table takes for them (Add / Sub / Mul,
   Adds / Subs / Muls, Maximum / Minimum / Maxs / Mins, the bitwise ops, and
@@ -185,16 +191,23 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
     ),
     "gap: widened 8-bit op": (
         r"\w+ on u?int8 takes the 'widen' memory form \(not one instruction in its dtype\)",
-        "the memory path computes 8-bit Mul / Muls in int16 (Cast up, the op, the low byte); the register "
-        "Cast int8 -> int16 / uint8 -> uint16 exists (table 10), the unpacked 8-bit loads and stores it needs "
-        "are not generated",
+        "the memory path computes 8-bit Mul / Muls in int16 (Cast up, the op, the low byte) and the register "
+        "Mul / Muls take no 8-bit type. In registers the int8 lanes would be widened in two parts (Cast "
+        "int8 -> int16 / uint8 -> uint16 with RegLayout ZERO and ONE, table 10) and narrowed back into the "
+        "even and odd byte lanes (Cast int16 / uint16 -> uint8, ZERO / ONE); the documentation does not say "
+        "what such a narrowing Cast leaves in the other byte lanes, so merging the two halves cannot be "
+        "emulated faithfully, and the alternative (1-byte loads / stores unpacked into 2-byte lanes, "
+        "DIST_UNPACK_B8 / DIST_PACK_B16) is not generated",
     ),
     "gap: cast route": (
-        r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here",
-        "a Cast step other than float <-> float16 / bfloat16, float <-> int32, float16 / bfloat16 -> int32 and "
-        "same-width integer reinterpretations (:func:`register_route`): the 3510 register Cast table has "
-        "more pairs (e.g. int8 -> int16, int16 -> float, float -> int16), which vector functions do not "
-        "generate yet",
+        r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here"
+        r"|Cast \w+ -> \w+ goes through 1- and 4-byte values, which no vector step holds together",
+        "a Cast between a 1-byte and a 4-byte type, directly (int8 -> int32, uint8 -> uint32, int32 / uint32 "
+        "-> uint8) or through float16 (int8 / uint8 -> float32, uint8 -> int32): the 3510 register Cast table "
+        "has these pairs, but a 1-byte value next to 4-byte ones sits in every fourth byte lane "
+        "(LoadAlign DIST_UNPACK4_B8 / StoreAlign DIST_PACK4_B32, RegLayout ZERO..THREE), which vector "
+        "functions do not generate (1-byte values next to 2-byte ones, every other byte lane, they do: "
+        ":func:`_byte_cast_trait`)",
     ),
 }
 
@@ -226,7 +239,10 @@ def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | No
     ):
         layout, sat, rnd = "UNKNOWN", "SAT", mode
     else:
-        return None
+        found = _two_byte_cast_trait(dst, src, mode) or _byte_cast_trait(dst, src, mode)
+        if found is None:
+            return None
+        layout, sat, rnd = found
     name = f"kAfRegCast_{layout}_{sat}_{rnd}"
     text = (
         f"constexpr AscendC::Reg::CastTrait {name} = {{AscendC::Reg::RegLayout::{layout}, "
@@ -261,7 +277,9 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
+    sizes |= _route_sizes(form)
     narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
+    narrow = narrow or _same_size_2b_cast(form)
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
 
 
@@ -373,7 +391,100 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
         else:
             return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
+    sizes = {d.itemsize for step in out for d in step[:2]}
+    if {1, 4} <= sizes:
+        return (
+            f"Cast {form.steps[0][1].name} -> {form.steps[-1][0].name} goes through 1- and 4-byte values, "
+            "which no vector step holds together"
+        )
     return tuple(out)
+
+
+# -- Cast pairs with 2-byte integers, float16 <-> bfloat16 ------------------------------------------
+_I16, _U16, _U32 = dt.int16, dt.uint16, dt.uint32
+
+
+def _two_byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str, str] | None:
+    """(RegLayout, SatMode, RoundMode) of a register Cast with a 2-byte integer or between float16 and
+    bfloat16, as the 3510 CastImpl groups the pairs (the trait fields each takes), chosen so the register
+    Cast gives the memory Cast's bits (af_twin ``CastValue``): float / float16 -> int16 saturate (``SAT``,
+    NaN -> 0), 4-byte -> 2-byte integers keep the low 16 bits (``NO_SAT``), bfloat16 -> float16 overflows to
+    infinity (``NO_SAT``); widening from a 2-byte integer is exact. None for any other pair (those with
+    1-byte types among them: their values would need 1-byte lanes unpacked, which vector functions do not
+    generate)."""
+    rounds = mode in _TO_INT_MODES
+    if src == _I16 and dst == _F32 and mode == "CAST_NONE":
+        return "ZERO", "UNKNOWN", "UNKNOWN"
+    if (src, dst) in ((_I16, _I32), (_U16, _U32)) and mode == "CAST_NONE":
+        return "ZERO", "UNKNOWN", "UNKNOWN"
+    if src == _F32 and dst == _I16 and rounds:
+        return "ZERO", "SAT", mode
+    if src in (_I32, _U32) and dst in (_I16, _U16) and mode == "CAST_NONE":
+        return "ZERO", "NO_SAT", "UNKNOWN"
+    if (src, dst) in ((_I16, dt.float16), (dt.float16, dt.bfloat16)) and rounds:
+        return "UNKNOWN", "UNKNOWN", mode
+    if src == dt.float16 and dst == _I16 and rounds:
+        return "UNKNOWN", "SAT", mode
+    if src == dt.bfloat16 and dst == dt.float16 and rounds:
+        return "UNKNOWN", "NO_SAT", mode
+    return None
+
+
+def _byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str, str] | None:
+    """(RegLayout, SatMode, RoundMode) of a register Cast between a 1-byte and a 2-byte type, the 1-byte
+    values in the even byte lanes (``RegLayout::ZERO``, where ``LoadAlign`` ``DIST_UNPACK_B8`` puts them
+    and from where ``StoreAlign`` ``DIST_PACK_B16`` stores them): int8 -> int16, uint8 -> uint16 and
+    int8 / uint8 -> float16 (exact), float16 -> int8 / uint8 (``SAT``: saturating, NaN -> 0, as the memory
+    Cast), int16 / uint16 -> uint8 (``NO_SAT``: the low byte, as the memory Cast). None for other pairs
+    (1-byte <-> 4-byte would need every fourth byte lane)."""
+    i8, u8 = dt.int8, dt.uint8
+    if (src, dst) in ((i8, _I16), (u8, _U16), (i8, dt.float16), (u8, dt.float16)) and mode == "CAST_NONE":
+        return "ZERO", "UNKNOWN", "UNKNOWN"
+    if src == dt.float16 and dst in (i8, u8) and mode in _TO_INT_MODES:
+        return "ZERO", "SAT", mode
+    if src in (_I16, _U16) and dst == u8 and mode == "CAST_NONE":
+        return "ZERO", "NO_SAT", "UNKNOWN"
+    return None
+
+
+def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
+    """Why ops holding 1- and 2-byte values cannot share a run, or None. Such a run steps over 128
+    elements: its 2-byte values fill whole registers, its 1-byte ones sit in the even byte lanes (loaded
+    ``DIST_UNPACK_B8``, stored ``DIST_PACK_B16``), which only the register Casts between the two sizes
+    (:func:`_byte_cast_trait`) and reinterpretations read: any other op on 1-byte data starts a new run."""
+    for op_type, ins, out in ops:
+        ins_t = tuple(dt.get(d) for d in ins)
+        out_t = dt.get(out)
+        if all(d.itemsize != 1 for d in (*ins_t, out_t)):
+            continue
+        if op_form(op_type, ins_t, out_t).kind != "cast":
+            return (
+                f"{op_type} on 1-byte data next to 2-byte values: the 1-byte values sit unpacked in the even "
+                "byte lanes, which only a Cast reads"
+            )
+    return None
+
+
+def _route_sizes(form: Form) -> frozenset[int]:
+    """Element sizes the register steps of a ``cast`` form hold (its intermediates too, e.g. the float32 of
+    int16 -> float32 -> bfloat16); empty for other forms or a route with no register form."""
+    if form.kind != "cast" or not form.steps:
+        return frozenset()
+    route = register_route(form)
+    if isinstance(route, str):
+        return frozenset()
+    return frozenset(d.itemsize for step in route for d in step[:2])
+
+
+def _same_size_2b_cast(form: Form) -> bool:
+    """Whether a ``cast`` form holds a register Cast between two 2-byte types (int16 <-> float16, float16 <->
+    bfloat16): it takes a mask and registers of 2-byte lanes, so its run holds no unpacked 2-byte values."""
+    if form.kind != "cast" or not form.steps:
+        return False
+    route = register_route(form)
+    return not isinstance(route, str) and any(
+        mode != "VIEW" and to.itemsize == frm.itemsize == 2 for to, frm, mode in route
+    )
 
 
 def _view(reg: str, to: dt.DType) -> str:
@@ -462,6 +573,8 @@ class VfChainRegApiCall(ApiCall):
                 f"{masked[0]} makes or reads a mask register, which holds one element size; the run holds "
                 f"element sizes {sorted(widths)}"
             )
+        if widths == {1, 2}:
+            return _byte_run_rejection(ops)
         if widths == {2, 4} and not narrow_direct:
             return None
         if widths == {2, 4}:
@@ -471,7 +584,7 @@ class VfChainRegApiCall(ApiCall):
             )
         return (
             f"element sizes {sorted(widths)} in one run: a vector step holds 2- and 4-byte values together, "
-            "8-byte values only alone"
+            "1- and 2-byte values together, 8-byte values only alone"
         )
 
     @classmethod
@@ -515,6 +628,7 @@ class VfChainRegApiCall(ApiCall):
                 or _f32_only(op_type, form, out)
             ):
                 widths.add(4)
+            widths |= _route_sizes(form)
         if widths != {red.itemsize}:
             return (
                 f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
@@ -740,10 +854,13 @@ class _Function:
             f.kind in ("promote", "composite")
             or s["op"] in RECIPROCALS
             or _f32_only(s["op"], f, call._dtype(s["output"]))
+            or 4 in _route_sizes(f)
             for s, f in zip(steps, forms)
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
+        #: 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
+        self.bytes_unpacked = not wide and {1, 2} <= {d.itemsize for d in dtypes}
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
@@ -843,6 +960,12 @@ class _Function:
                 f"({r}, {ptr} + {self.offset}, 1u, mask);"
             )
             self.tail_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD, block=True))
+        elif self.bytes_unpacked and dtype.itemsize == 1:
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
+                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B8>"
+                f"({r}, {ptr} + {self.offset});",
+            )
         elif self.mixed and dtype.itemsize == 2:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
@@ -893,7 +1016,13 @@ class _Function:
             )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
-        if self.mixed and dtype.itemsize == 2:
+        if self.bytes_unpacked and dtype.itemsize == 1:
+            self.emit(
+                RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
+                f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B16>"
+                f"({ptr} + {self.offset}, {r}, mask);",
+            )
+        elif self.mixed and dtype.itemsize == 2:
             self.emit(
                 RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
                 f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"

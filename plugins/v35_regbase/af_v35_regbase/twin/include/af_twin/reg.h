@@ -7,7 +7,10 @@
 //   Add Sub Mul Div Max Min, Adds Muls Maxs Mins, Abs Exp Ln Sqrt Relu Neg, Truncate, Duplicate,
 //   Compare / Compares (into a MaskReg), Select (by a MaskReg), Cast between float and half / bfloat16_t
 //   (RegLayout::ZERO: the 2-byte elements sit in the even lanes, as LoadAlign DIST_UNPACK_B16 puts them and
-//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t; the block-masked LoadAlign<T,
+//   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t, and the 2-byte integer / half <->
+//   bfloat16_t pairs of the section before Cast (int16_t <-> float, 2-byte <-> 4-byte integers, int16_t <->
+//   half, half <-> bfloat16_t) and the 1-byte <-> 2-byte pairs (int8_t / uint8_t in the even byte lanes,
+//   LoadAlign DIST_UNPACK_B8, StoreAlign DIST_PACK_B16); the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
 //   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end), and their
 //   MaskReg overloads (the mask-register logic section after it); LoadUnAlignPre / LoadUnAlign with an
@@ -32,14 +35,15 @@
 // computing instruction takes ceil(vector elements / the documented elements per cycle), see RegRate;
 // mask instructions are not in that table and count nothing; no dual issue).
 // Cast traits: the twin emulates the CastTrait values the documented table lists for its pairs with
-// ZEROING, NO_SAT for float narrowing and SAT for float -> int32_t (static_assert otherwise).
+// ZEROING, NO_SAT for float narrowing, bfloat16_t -> half and 4-byte -> 2-byte integers, SAT for float ->
+// int32_t and float / half -> int16_t (static_assert otherwise).
 // 64-bit elements: RegTensor<int64_t / uint64_t> (RegTraitNumOne, 32 lanes) with UpdateMask, LoadAlign /
 // StoreAlign (DIST_NORM), Duplicate, Add / Sub / Mul / Max / Min, And / Or / Xor / Not, Adds / Muls / Maxs /
 // Mins (Duplicate + the binary instruction, as AddsImpl ... MinsImpl do), Compare / Compares (Duplicate +
 // Compare) / Select and, on int64_t, Abs / Relu / Neg -- each computed half by half over a register pair as the
 // 3510 sequence does and counted per call of it (see "64-bit lanes over a register pair").
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
+// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs (those with 1-byte types among them) and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -76,8 +80,8 @@ enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM and DIST_UNPACK_B16 loads, DIST_NORM,
-// DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
+// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 loads,
+// DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -563,12 +567,14 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
                   "Reg::LoadAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16,
-                  "Reg::LoadAlign: the twin emulates DIST_NORM and DIST_UNPACK_B16 only");
+    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8,
+                  "Reg::LoadAlign: the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 only");
     static_assert(dist != LoadDist::DIST_UNPACK_B16 || sizeof(ActualT) == 2,
                   "Reg::LoadAlign: DIST_UNPACK_B16 loads 2-byte elements");
+    static_assert(dist != LoadDist::DIST_UNPACK_B8 || sizeof(ActualT) == 1,
+                  "Reg::LoadAlign: DIST_UNPACK_B8 loads 1-byte elements");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    if constexpr (dist == LoadDist::DIST_UNPACK_B16) {
+    if constexpr (dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8) {
         // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
         AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
         ++c->c.regLoads;
@@ -595,11 +601,13 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                   "Reg::StoreAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 ||
+    static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16 ||
                   dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16,
-                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 and DIST_FIRST_ELEMENT_B32 / B16 only");
+                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 only");
     static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
                   "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
+    static_assert(dist != StoreDist::DIST_PACK_B16 || sizeof(ActualT) == 1,
+                  "Reg::StoreAlign: the twin emulates DIST_PACK_B16 for 1-byte element registers");
     static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B32 || sizeof(ActualT) == 4,
                   "Reg::StoreAlign: DIST_FIRST_ELEMENT_B32 stores a b32 element");
     static_assert(dist != StoreDist::DIST_FIRST_ELEMENT_B16 || sizeof(ActualT) == 2,
@@ -626,12 +634,14 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
             c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
         return;
     }
-    if constexpr (dist == StoreDist::DIST_PACK_B32) {
-        // the low half of each masked-on 32-bit lane j (lane 2j of the 2-byte register) to element j
-        AfTwin::RegCheckMask<uint32_t>(mask, "StoreAlign", "mask");
+    if constexpr (dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16) {
+        // the low half of each masked-on 32-bit (16-bit) lane j -- lane 2j of the 2-byte (1-byte) register
+        // -- to element j
+        using Pair = typename std::conditional<dist == StoreDist::DIST_PACK_B32, uint32_t, uint16_t>::type;
+        AfTwin::RegCheckMask<Pair>(mask, "StoreAlign", "mask");
         uint32_t last = 0;
         uint32_t on = 0;
-        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+        for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
             if (!mask.afOn[j]) continue;
             AfTwin::RegCheckRead(srcReg, 2 * j, "StoreAlign", "srcReg");
             last = j + 1;
@@ -640,8 +650,8 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
         ++c->c.regStores;
         c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
-        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / 4, 256 / sizeof(ActualT));
-        for (uint32_t j = 0; j < kVecBytes / 4; ++j) {
+        AfTwin::RegCycles(c, "StoreAlign", kVecBytes / sizeof(Pair), 256 / sizeof(ActualT));
+        for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
             if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
         }
         if (off + last * sizeof(ActualT) > c->dirtyEnd)
@@ -848,6 +858,124 @@ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask) {
     dstReg = out;
 }
 
+// Cast pairs with a 2-byte integer or between half and bfloat16_t (the official CastImpl groups them by the
+// trait fields each pair takes; the twin keeps to the forms below):
+//   int16_t -> float, int16_t -> int32_t, uint16_t -> uint32_t (widening, RegLayout::ZERO, exact: SatMode and
+//     RoundMode UNKNOWN);
+//   float -> int16_t (RegLayout::ZERO, a RoundMode, SatMode::SAT: saturating, NaN -> 0, as the memory Cast);
+//   int32_t / uint32_t -> int16_t / uint16_t (RegLayout::ZERO, SatMode::NO_SAT: the low 16 bits, as the memory
+//     Cast keeps them; RoundMode UNKNOWN);
+//   int16_t -> half, half -> bfloat16_t (same size: RegLayout UNKNOWN, SatMode UNKNOWN, a RoundMode);
+//   half -> int16_t (RegLayout UNKNOWN, SatMode::SAT, a RoundMode); bfloat16_t -> half (RegLayout UNKNOWN,
+//     SatMode::NO_SAT: overflow to infinity, a RoundMode).
+constexpr bool RegCastRounds(RoundMode m) {
+    return m == RoundMode::CAST_RINT || m == RoundMode::CAST_ROUND || m == RoundMode::CAST_FLOOR ||
+           m == RoundMode::CAST_CEIL || m == RoundMode::CAST_TRUNC;
+}
+
+template <typename D, typename S>
+inline constexpr bool kRegCastIntWiden2B =
+    (std::is_same<D, float>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, int32_t>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, uint32_t>::value && std::is_same<S, uint16_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastIntNarrow2B =
+    (std::is_same<D, int16_t>::value || std::is_same<D, uint16_t>::value) &&
+    (std::is_same<S, int32_t>::value || std::is_same<S, uint32_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastSame2B =
+    (std::is_same<D, half>::value && std::is_same<S, int16_t>::value) ||
+    (std::is_same<D, int16_t>::value && std::is_same<S, half>::value) ||
+    (std::is_same<D, bfloat16_t>::value && std::is_same<S, half>::value) ||
+    (std::is_same<D, half>::value && std::is_same<S, bfloat16_t>::value);
+template <typename D, typename S>
+inline constexpr bool kRegCastPair2B = kRegCastIntWiden2B<D, S> || kRegCastIntNarrow2B<D, S> ||
+                                       kRegCastSame2B<D, S> ||
+                                       (std::is_same<D, int16_t>::value && std::is_same<S, float>::value);
+// Between a 1-byte and a 2-byte type (the 1-byte values in the even byte lanes, RegLayout::ZERO, as LoadAlign
+// DIST_UNPACK_B8 puts them and StoreAlign DIST_PACK_B16 takes them; the mask is one of the 2-byte type):
+//   int8_t -> int16_t, uint8_t -> uint16_t, int8_t / uint8_t -> half (exact: SatMode, RoundMode UNKNOWN);
+//   half -> int8_t / uint8_t (SatMode::SAT: saturating, NaN -> 0, as the memory Cast; a RoundMode);
+//   int16_t / uint16_t -> uint8_t (SatMode::NO_SAT: the low byte, as the memory Cast; RoundMode UNKNOWN).
+template <typename D, typename S>
+inline constexpr bool kRegCastWiden8B =
+    (std::is_same<D, int16_t>::value && std::is_same<S, int8_t>::value) ||
+    (std::is_same<D, uint16_t>::value && std::is_same<S, uint8_t>::value) ||
+    (std::is_same<D, half>::value && (std::is_same<S, int8_t>::value || std::is_same<S, uint8_t>::value));
+template <typename D, typename S>
+inline constexpr bool kRegCastNarrow8B =
+    ((std::is_same<D, int8_t>::value || std::is_same<D, uint8_t>::value) && std::is_same<S, half>::value) ||
+    (std::is_same<D, uint8_t>::value && (std::is_same<S, int16_t>::value || std::is_same<S, uint16_t>::value));
+template <typename D, typename S>
+inline constexpr bool kRegCastPair8B = kRegCastWiden8B<D, S> || kRegCastNarrow8B<D, S>;
+
+template <typename D, typename S, const CastTrait& trait>
+inline constexpr void CheckCastTrait8B() {
+    if constexpr (kRegCastWiden8B<D, S>) {
+        static_assert(trait.satMode == SatMode::UNKNOWN && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: a widening cast from a 1-byte integer is exact: SatMode::UNKNOWN, RoundMode::UNKNOWN");
+    } else if constexpr (std::is_same<S, half>::value) {
+        static_assert(trait.satMode == SatMode::SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: half -> int8_t / uint8_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::SAT (saturating, NaN -> 0)");
+    } else {
+        static_assert(trait.satMode == SatMode::NO_SAT && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: int16_t / uint16_t -> uint8_t takes RoundMode::UNKNOWN; the twin emulates "
+                      "SatMode::NO_SAT (the low byte)");
+    }
+}
+
+// Table 10 rows of the 1-byte pairs: 64 elements per cycle, none for half -> uint8_t and int16_t -> uint8_t.
+template <typename D, typename S>
+constexpr uint32_t RegCastRate8B() {
+    if constexpr (std::is_same<D, uint8_t>::value && !std::is_same<S, uint16_t>::value) return 0u;
+    return 64u;
+}
+
+// The trait rules of the pairs above (static_asserts; the other pairs are checked in Cast itself).
+template <typename D, typename S, const CastTrait& trait>
+inline constexpr void CheckCastTrait2B() {
+    if constexpr (kRegCastIntWiden2B<D, S>) {
+        static_assert(trait.satMode == SatMode::UNKNOWN && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: a widening cast from a 2-byte integer is exact: SatMode::UNKNOWN, RoundMode::UNKNOWN");
+    } else if constexpr (kRegCastIntNarrow2B<D, S>) {
+        static_assert(trait.satMode == SatMode::NO_SAT && trait.roundMode == RoundMode::UNKNOWN,
+                      "Reg::Cast: int32_t / uint32_t -> a 2-byte integer takes RoundMode::UNKNOWN; the twin emulates "
+                      "SatMode::NO_SAT (the low 16 bits)");
+    } else if constexpr (std::is_same<D, int16_t>::value) {  // from float or half
+        static_assert(trait.satMode == SatMode::SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: float / half -> int16_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::SAT (saturating, NaN -> 0)");
+    } else if constexpr (std::is_same<S, bfloat16_t>::value) {
+        static_assert(trait.satMode == SatMode::NO_SAT && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: bfloat16_t -> half takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                      "SatMode::NO_SAT (overflow to infinity)");
+    } else {  // int16_t -> half, half -> bfloat16_t
+        static_assert(trait.satMode == SatMode::UNKNOWN && RegCastRounds(trait.roundMode),
+                      "Reg::Cast: int16_t -> half and half -> bfloat16_t take CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and "
+                      "SatMode::UNKNOWN");
+    }
+}
+
+// Table 10 (elements per cycle) of the Cast pairs the twin emulates; 0 for the pairs it lists no rate for
+// (2-byte <-> 4-byte integers, half <-> bfloat16_t: one cycle per vector).
+template <typename D, typename S>
+constexpr uint32_t RegCastRate() {
+    if constexpr (kRegCastPair8B<D, S>) {
+        return RegCastRate8B<D, S>();
+    } else if constexpr (std::is_same<D, int32_t>::value || std::is_same<S, int32_t>::value) {
+        return (std::is_same<D, float>::value || std::is_same<S, float>::value) ? 32u : 0u;
+    } else if constexpr (std::is_same<D, uint32_t>::value || std::is_same<S, uint32_t>::value) {
+        return 0u;
+    } else if constexpr (std::is_same<D, int16_t>::value || std::is_same<S, int16_t>::value) {
+        return (std::is_same<D, float>::value || std::is_same<S, float>::value) ? 32u : 64u;
+    } else if constexpr (kRegCastSame2B<D, S>) {
+        return 0u;  // half <-> bfloat16_t
+    } else {
+        return 64u;  // float <-> half / bfloat16_t
+    }
+}
+
 // Cast: float <-> half / bfloat16_t (the 2-byte elements in the even lanes, RegLayout::ZERO) and
 // float <-> int32_t (lane by lane); the mask is one of the wider type's lanes.
 template <typename D, typename S>
@@ -855,7 +983,8 @@ inline constexpr bool kRegCastPair =
     (std::is_same<D, float>::value && (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value)) ||
     (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value)) ||
     (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) ||
-    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value);
+    (std::is_same<D, int32_t>::value && std::is_same<S, float>::value) || kRegCastPair2B<D, S> ||
+    kRegCastPair8B<D, S>;
 
 template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
           typename V>
@@ -866,26 +995,35 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
                   "Reg::Cast: T is not the destination register's element type");
     static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, Src>::value,
                   "Reg::Cast: U is not the source register's element type");
-    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t and float <-> "
-                  "int32_t only");
+    static_assert(kRegCastPair<D, Src>, "Reg::Cast: the twin emulates float <-> half / bfloat16_t, float <-> "
+                  "int32_t, int16_t -> float / int32_t / half, uint16_t -> uint32_t, float / half -> int16_t, "
+                  "int32_t / uint32_t -> int16_t / uint16_t, half <-> bfloat16_t and the 1-byte <-> 2-byte pairs only");
     static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
     constexpr bool widen = sizeof(D) > sizeof(Src);
     constexpr bool narrow = sizeof(D) < sizeof(Src);
     static_assert((widen || narrow) ? trait.layoutMode == RegLayout::ZERO : trait.layoutMode == RegLayout::UNKNOWN,
                   "Reg::Cast: RegLayout::ZERO between 2- and 4-byte types (the twin emulates no other layout), "
                   "UNKNOWN between types of one size");
-    static_assert(!widen || (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
+    // the pairs of float with half / bfloat16_t and with int32_t; the others are checked by CheckCastTrait2B
+    constexpr bool floats =
+        AfTwin::IsFloatLike<D>::value && AfTwin::IsFloatLike<Src>::value && !kRegCastPair2B<D, Src>;
+    constexpr bool f32i32 = (std::is_same<D, int32_t>::value && std::is_same<Src, float>::value) ||
+                            (std::is_same<Src, int32_t>::value && std::is_same<D, float>::value);
+    if constexpr (kRegCastPair2B<D, Src>) CheckCastTrait2B<D, Src, trait>();
+    if constexpr (kRegCastPair8B<D, Src>) CheckCastTrait8B<D, Src, trait>();
+    static_assert(!widen || kRegCastPair2B<D, Src> ||
+                      (trait.roundMode == RoundMode::UNKNOWN && trait.satMode == SatMode::UNKNOWN),
                   "Reg::Cast: a widening float conversion is exact: RoundMode::UNKNOWN, SatMode::UNKNOWN");
-    static_assert(!narrow || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
+    static_assert(!(narrow && floats) || (trait.satMode == SatMode::NO_SAT && trait.roundMode != RoundMode::UNKNOWN &&
                               trait.roundMode != RoundMode::CAST_NONE),
                   "Reg::Cast: a narrowing float conversion takes a RoundMode; the twin emulates SatMode::NO_SAT "
                   "(overflow to infinity)");
-    static_assert(!std::is_same<D, int32_t>::value ||
+    static_assert(!(f32i32 && std::is_same<D, int32_t>::value) ||
                       (trait.satMode == SatMode::SAT && trait.roundMode != RoundMode::UNKNOWN &&
                        trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
                   "Reg::Cast: float -> int32_t takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
                   "SatMode::SAT (saturating, NaN -> 0)");
-    static_assert(!std::is_same<Src, int32_t>::value ||
+    static_assert(!(f32i32 && std::is_same<Src, int32_t>::value) ||
                       (trait.satMode == SatMode::UNKNOWN && trait.roundMode != RoundMode::UNKNOWN &&
                        trait.roundMode != RoundMode::CAST_NONE && trait.roundMode != RoundMode::CAST_ODD),
                   "Reg::Cast: int32_t -> float takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC and SatMode::UNKNOWN");
@@ -893,8 +1031,9 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
     using Wide = typename std::conditional<(sizeof(D) > sizeof(Src)), D, Src>::type;
     AfTwin::RegCheckMask<Wide>(mask, "Cast", "mask");
     ++c->c.regCompute;
-    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t
-    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), std::is_same<D, int32_t>::value || std::is_same<Src, int32_t>::value ? 32u : 64u);
+    // table 10: 64 elements per cycle between float and half / bfloat16_t, 32 between float and int32_t (see
+    // RegCastRate for the other pairs)
+    AfTwin::RegCycles(c, "Cast", LanesOf<Wide>(), RegCastRate<D, Src>());
     constexpr AscendC::RoundMode mode = trait.roundMode == RoundMode::UNKNOWN ? RoundMode::CAST_NONE : trait.roundMode;
     S out;
     for (uint32_t j = 0; j < LanesOf<Wide>(); ++j) {
