@@ -339,7 +339,7 @@ def test_64bit_pair_sequences_predict_the_twins_register_counts_exactly(dtype, g
     """A run of 64-bit Add / Sub / Mul, Adds / Subs / Muls, bitwise ops and (int64) Neg / Abs / Relu, or of
     every Compare / Compares mode, mask logic and Select: each a register pair sequence of the 3510
     implementation (reg_cost.B64_SEQUENCES / B64_COMPARE / B64_SELECT, one cycle per computing call, the
-    MaskPack / MaskUnPack none, por / psel one), predicted as the twin counts them, 32 elements a step."""
+    MaskPack / MaskUnPack and por / psel one each), predicted as the twin counts them, 32 elements a step."""
     from test_register_wide64 import compare_graph, wide_graph
 
     cases = _compare((wide_graph if graph == "arithmetic" else compare_graph)(dtype))

@@ -43,7 +43,8 @@ throughput table) take none, the mask-register logic one each
 3510 implementation issues over a register pair (two trait conversions,
 ``Compare``, ``Select``, ``Duplicate``, ``Select``, the conversion back: seven
 computing instructions of one cycle each, no 64-bit row exists) plus one
-mask instruction (the ``MaskPack``); a 64-bit ``Maxs`` / ``Mins`` is a
+mask instruction (the ``MaskPack``, one cycle: table 5 gives the MaskReg Pack / UnPack 1 cycle each,
+:data:`MASK_PACK_CYCLES`); a 64-bit ``Maxs`` / ``Mins`` is a
 ``Duplicate`` before it. The other 64-bit forms count the same way, one
 computing instruction of one cycle per call of their sequence
 (:data:`B64_SEQUENCES`, :data:`B64_COMPARE`, :data:`B64_SELECT`), ``Adds`` /
@@ -162,12 +163,14 @@ CAST_RATES: dict[tuple[str, str], int] = {
 #: one. Table 5 (MaskReg计算) gives 1 cycle for every MaskReg computation it lists (Move, Select, Pack, ...)
 #: and does not list these four; they count like them. ``UpdateMask`` / ``CreateMask`` count none.
 MASK_LOGIC_CYCLES = {"And": 1, "Or": 1, "Xor": 1, "Not": 1}
+#: ``MaskPack`` / ``MaskUnPack`` inside a 64-bit sequence: table 5 lists Pack and UnPack at 1 cycle each.
+MASK_PACK_CYCLES = 1
 
 #: 64-bit Max / Min: computing instructions the 3510 implementation issues over a register pair.
 B64_MAX_SEQUENCE = 7
 #: 64-bit (RegTraitNumOne) register instructions -> the computing calls the 3510 implementation issues for
 #: one, each counted one instruction of one cycle (the table has no 64-bit rows), plus one ``MaskPack``
-#: (a mask instruction). Every sequence converts its sources into a register pair (``B64TraitOneToTraitTwo``,
+#: (a mask instruction of :data:`MASK_PACK_CYCLES`). Every sequence converts its sources into a register pair (``B64TraitOneToTraitTwo``,
 #: one per source), computes there and converts the result back (``B64TraitTwoToTraitOne``):
 #: ``Add`` / ``Sub``: ``Add`` / ``Sub`` of the low halves with the carry into a mask, ``AddC`` / ``SubC`` of
 #: the high halves (AddB64Impl / SubB64Impl); ``Mul``: ``Mull`` of the low halves and two ``vmula`` of the
@@ -196,7 +199,7 @@ B64_SCALAR = {"Maxs": "Max", "Mins": "Min", "Adds": "Add", "Muls": "Mul", "Compa
 #: mask, the high ones (two ``vcmp``); NE compares both and ``por``s them; GT / GE / LT / LE compare the high
 #: halves for equality and both halves by the mode and ``psel`` between them (three ``vcmp``, one ``psel``).
 #: The conversions and ``vcmp`` count one cycle each, the ``por`` / ``psel`` one cycle each as the mask logic
-#: (:data:`MASK_LOGIC_CYCLES`, table 5), the ``MaskPack`` / ``MaskUnPack`` none (as in the Max sequence).
+#: (:data:`MASK_LOGIC_CYCLES`, table 5), the ``MaskPack`` / ``MaskUnPack`` :data:`MASK_PACK_CYCLES` each.
 B64_COMPARE = {
     "EQ": (2 + 2, 0),
     "NE": (2 + 2, 1),
@@ -294,15 +297,15 @@ def issue(instr: RegInstr) -> RegMix:
     wide = dt.get(instr.dtype).itemsize == 8 and instr.kind == COMPUTE
     if wide and instr.api in B64_SEQUENCES:
         calls = B64_SEQUENCES[instr.api]
-        return RegMix(compute=calls, masks=1, cycles=calls)
+        return RegMix(compute=calls, masks=1, cycles=calls + MASK_PACK_CYCLES)
     if wide and instr.api in B64_SCALAR:
         pair = RegInstr(B64_SCALAR[instr.api], instr.dtype, mode=instr.mode)
         return issue(RegInstr("Duplicate", instr.dtype)) + issue(pair)
     if wide and instr.api == "Compare":
         calls, logic = B64_COMPARE[instr.mode or ""]
-        return RegMix(compute=calls, masks=2 + logic, cycles=calls + logic)
+        return RegMix(compute=calls, masks=2 + logic, cycles=calls + logic + 2 * MASK_PACK_CYCLES)
     if wide and instr.api == "Select":
-        return RegMix(compute=B64_SELECT, masks=1, cycles=B64_SELECT)
+        return RegMix(compute=B64_SELECT, masks=1, cycles=B64_SELECT + MASK_PACK_CYCLES)
     counts = {LOAD: "loads", STORE: "stores", COMPUTE: "compute", MASK: "masks"}
     return RegMix(**{counts[instr.kind]: 1, "cycles": cycles(instr)})
 

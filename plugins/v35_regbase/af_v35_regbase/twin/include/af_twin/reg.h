@@ -442,7 +442,8 @@ inline bool PairCompare(T a, T b, AscendC::CMPMODE mode) {
 
 // A 64-bit Compare's sequence beyond its one counted computing instruction (reg_cost.B64_COMPARE): the two
 // conversions and the vcmp (two for EQ / NE, three otherwise), one cycle each; MaskPack and MaskUnPack (mask
-// instructions, no cycles) and the por / psel of NE and the ordered modes (mask logic, one cycle).
+// instructions, one cycle each: table 5's Pack / UnPack) and the por / psel of NE and the ordered modes (mask
+// logic, one cycle).
 template <typename T>
 inline void RegPairCompare(CoreCtx* c, AscendC::CMPMODE mode) {
     if constexpr (sizeof(T) == 8) {
@@ -452,23 +453,23 @@ inline void RegPairCompare(CoreCtx* c, AscendC::CMPMODE mode) {
         const uint32_t logic = eq ? 0 : 1;
         c->c.regCompute += calls - 1;
         c->c.regMasks += 2 + logic;
-        c->c.regCycles += calls - 1 + logic;
+        c->c.regCycles += calls - 1 + logic + 2;
     }
 }
 
 // A 64-bit Select's sequence (SelectImpl, reg_cost.B64_SELECT): MaskPack, two conversions, a vsel of each half
-// and the conversion back -- five computing calls, one counted by Select itself.
+// and the conversion back -- five computing calls, one counted by Select itself; the MaskPack one cycle.
 template <typename T>
 inline void RegPairSelect(CoreCtx* c) {
     if constexpr (sizeof(T) == 8) {
         c->c.regCompute += 4;
         ++c->c.regMasks;
-        c->c.regCycles += 4;
+        c->c.regCycles += 4 + 1;
     }
 }
 
 // Counts a 64-bit instruction's sequence beyond the one computing instruction its lane map counts: the
-// MaskPack (a mask instruction) and the other calls, one cycle each.
+// MaskPack (a mask instruction, one cycle: table 5's Pack) and the other calls, one cycle each.
 template <typename T>
 inline void RegPairSequence(const char* api) {
     if constexpr (sizeof(T) == 8) {
@@ -477,7 +478,7 @@ inline void RegPairSequence(const char* api) {
         if (calls == 0) Fail("api-params", "Reg::%s: no 64-bit sequence emulated", api);
         ++c->c.regMasks;
         c->c.regCompute += calls - 1;
-        c->c.regCycles += calls - 1;
+        c->c.regCycles += calls - 1 + 1;
     }
 }
 
@@ -696,7 +697,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
 // them as a sequence over a register pair; the twin computes each lane half by half as that sequence does
 // (AfTwin::PairAdd ...) and counts the sequence (AfTwin::RegPairSequence): for Max / Min the calls
 // MaxOperator / MinOperator issues -- two B64TraitOneToTraitTwo, Compare, Select, Duplicate, Select and
-// B64TraitTwoToTraitOne (seven computing instructions; the MaskPack is a mask instruction); for Add / Sub /
+// B64TraitTwoToTraitOne (seven computing instructions; the MaskPack is a mask instruction of one cycle); for Add / Sub /
 // Mul see RegB64Sequence. The throughput table lists no 64-bit rates, so each counts one cycle.
 #define AF_TWIN_REG_BINARY64(NAME, EXPR, PAIR)                                                             \
     template <typename T = DefaultType, MaskMergeMode mode = MaskMergeMode::ZEROING, typename U>          \
