@@ -57,3 +57,17 @@ def twin_run():
         )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def checker():
+    """The official-header checker (af_core.ascendc) over the headers named by AF_ASCENDC_SRC; the tests that
+    use it are skipped where those headers are not at hand."""
+    import os
+
+    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
+
+    given = os.environ.get(SOURCE_ENV)
+    if not given or not Path(given).exists():
+        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
+    return AscendcChecker(find_source())

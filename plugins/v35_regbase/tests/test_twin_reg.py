@@ -13,9 +13,7 @@ aborts the twin with a named error.
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -728,16 +726,6 @@ LEGAL = {
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_twin_accepts_the_skeleton_with_legal_calls(twin_compile, name):
     twin_compile(ILLEGAL_SKELETON % LEGAL[name] + "int main() { return 0; }\n")
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given = os.environ.get(SOURCE_ENV)
-    if not given or not Path(given).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_vector_functions_pass_the_official_check(checker):

@@ -11,8 +11,6 @@ reject the illegal forms the twin rejects at compile time.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -396,16 +394,6 @@ def test_twin_rejects_traits_it_does_not_emulate(twin_compile, trait):
     )
     with pytest.raises(TwinBuildError):
         twin_compile(SKELETON % call + "int main() { return 0; }\n")
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given = os.environ.get(SOURCE_ENV)
-    if not given or not Path(given).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_the_cast_vector_functions_pass_the_official_check(checker):

@@ -13,7 +13,6 @@ lane, a misaligned base, a call outside a vector function) aborts the twin with 
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -450,16 +449,6 @@ def test_twin_does_not_emulate_the_eight_byte_gather(twin_compile):
     with pytest.raises(TwinBuildError) as info:
         twin_compile(SKELETON % call + "int main() { return 0; }\n")
     assert "does not emulate the 8-byte source form" in str(info.value)
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given_src = os.environ.get(SOURCE_ENV)
-    if not given_src or not Path(given_src).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_gather_functions_pass_the_official_check(checker):

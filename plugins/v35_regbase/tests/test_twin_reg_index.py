@@ -13,7 +13,6 @@ official type check, and without the bound check an index outside ``[0, extent)`
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -273,16 +272,6 @@ extern "C" __global__ __aicore__ void reg_index_kernel(GM_ADDR out)
     )
     + "}\n"
 )
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given_src = os.environ.get(SOURCE_ENV)
-    if not given_src or not Path(given_src).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_offsets_functions_pass_the_official_check(checker):

@@ -11,9 +11,7 @@ and run-time misuse (a mask never set, masks of two element widths) aborts with 
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -254,16 +252,6 @@ def test_twin_rejects_a_mask_op_with_an_element_type(twin_compile):
 
     with pytest.raises(TwinBuildError):
         twin_compile(ILLEGAL + "int main() { return 0; }\n")
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given = os.environ.get(SOURCE_ENV)
-    if not given or not Path(given).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_mask_logic_passes_the_official_check(checker):

@@ -15,9 +15,7 @@ call outside a vector function) aborts the twin with a named error.
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -374,16 +372,6 @@ def test_twin_rejects_what_the_official_implementation_rejects(twin_compile, nam
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_twin_accepts_the_legal_form(twin_compile, name):
     twin_compile(SKELETON % LEGAL[name] + "int main() { return 0; }\n")
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given_src = os.environ.get(SOURCE_ENV)
-    if not given_src or not Path(given_src).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_unaligned_load_functions_pass_the_official_check(checker):

@@ -13,8 +13,6 @@ rejected by the twin and by the official headers alike.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -314,16 +312,6 @@ def test_twin_rejects_unsigned_64bit_abs_neg_relu(twin_compile, api):
     with pytest.raises(TwinBuildError) as info:
         twin_compile(ILLEGAL[api] + "int main() { return 0; }\n")
     assert "static assertion failed" in str(info.value) or "static_assert" in str(info.value)
-
-
-@pytest.fixture(scope="module")
-def checker():
-    from af_core.ascendc import SOURCE_ENV, AscendcChecker, find_source
-
-    given = os.environ.get(SOURCE_ENV)
-    if not given or not Path(given).exists():
-        pytest.skip(f"no AscendC headers: set {SOURCE_ENV}")
-    return AscendcChecker(find_source())
 
 
 def test_64bit_pair_ops_pass_the_official_check(checker):
