@@ -97,9 +97,10 @@ class ApiCall:
 
     @classmethod
     def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
-        """For :attr:`Role.VECTOR_CHAIN`: bytes past the end of each UB tile ``node`` reads that its code may
-        read (e.g. a register load of whole 32-byte blocks beyond a tile's last row); the scheduler makes
-        each such tile's buffer that much longer. 0 by default: nothing is read past a tile."""
+        """For :attr:`Role.VECTOR_CHAIN` and :attr:`Role.GATHER`: bytes past the end of each UB tile ``node``
+        reads that its code may read (e.g. a register load of whole 32-byte blocks beyond a tile's last row;
+        the tile gather's offset pattern); the scheduler makes each such tile's buffer that much longer. 0 by
+        default: nothing is read past a tile."""
         return 0
 
     @classmethod

@@ -92,11 +92,6 @@ def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
 #: predicts those calls itself (``predicted_counters``, ``api_calls``).
 GATHER_ROW_CALLS = 3
 
-#: Positions past the row the offset pattern of a full index tile holds (one vector of int32): the back end
-#: may read the pattern in whole vectors from any 8-element boundary of a row, and the pattern then runs on
-#: into the following rows with their row bases.
-PATTERN_OVERHANG = 64
-
 
 def add_gather(
     b: TileBuilder,
@@ -130,7 +125,7 @@ def add_gather(
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)
     offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout)
-    pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout + PATTERN_OVERHANG if full_index else pout)
+    pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
     extra = {}
     if full_index:
         if index_dtype == dt.int64:
@@ -173,20 +168,22 @@ def add_gather(
     )
     if not full_index:
         b.calls_per_row += GATHER_ROW_CALLS
-    b.nodes.append(
-        ImplNode(
-            il.name,
-            "IndirectLoad",
-            gather_api,
-            (slice_tensor, index_tensor, pattern, *extra.values()),
-            (gathered, offsets),
-            tuple(a.name for a in il.y.axis),
-            tuple(index_sizes),
-            tuple(contiguous_strides(list(index_sizes))),
-            tuple(a.name for a in il.y.axis[dim:]),
-            b.loop,
-            dict(common, phase="gather", rows=b.actual, extra=extra),
-        )
+    node = ImplNode(
+        il.name,
+        "IndirectLoad",
+        gather_api,
+        (slice_tensor, index_tensor, pattern, *extra.values()),
+        (gathered, offsets),
+        tuple(a.name for a in il.y.axis),
+        tuple(index_sizes),
+        tuple(contiguous_strides(list(index_sizes))),
+        tuple(a.name for a in il.y.axis[dim:]),
+        b.loop,
+        dict(common, phase="gather", rows=b.actual, extra=extra),
     )
+    b.nodes.append(node)
+    past = gather_call.read_past_tiles(node, b.impl)  # e.g. whole-vector reads of the offset pattern
+    if past:
+        plan.pad(pattern, past)
     b.tensor_of[il.name] = gathered
     return gathered, prologue

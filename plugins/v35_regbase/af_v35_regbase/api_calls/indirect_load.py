@@ -294,6 +294,17 @@ class IndirectLoadRegApiCall(ApiCall):
             out.update(reg_cost.loop_counters(parts))
         return out
 
+    @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
+        """The offset pattern of a full index tile runs one vector of int32 past the row
+        (``AF_GATHER_PATTERN_OVERHANG`` in af_gather.h, which ``AfGatherPattern`` fills with the following
+        rows' bases): the register offsets function loads it in whole vectors from any position of a row.
+        ``AfGatherPattern`` writes it whichever offset form runs, so it is asked for either way."""
+        a = node.attrs
+        if a.get("gather_mode") != GatherMode.TILE.value or not a["geom"]["full_index"]:
+            return 0
+        return GATHER_VF_STEP * dtypes.int32.itemsize
+
     def parse_attr(self) -> None:
         self.param["gather_mode"] = self.node.attrs.get("gather_mode")
 
