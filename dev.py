@@ -2,7 +2,7 @@
 """Developer entry point; needs only Python 3.11 and g++.
 
     python3 dev.py demo    compile the sample graphs, run them on the CPU twin, show the result
-    python3 dev.py test    run every test environment (tox)
+    python3 dev.py test    build every test environment (one at a time), then run them (tox, in parallel)
     python3 dev.py bench   run the benchmarks and print the table
     python3 dev.py tox ... pass anything else to tox
 
@@ -43,6 +43,13 @@ def main(argv: list[str]) -> int:
     tox = str(ensure_tox())
     jobs = str(min(2, os.cpu_count() or 1))
     if command == "test":
+        # The environments are built one after another first: pip builds a local project in its
+        # own folder (build/, *.egg-info), so two environments installing the same af-* package
+        # at once can delete each other's files and fail. The tests then run in parallel in the
+        # environments already built.
+        setup = subprocess.call([tox, "run", "--notest", *rest], cwd=ROOT)
+        if setup != 0:
+            return setup
         args = [tox, "run-parallel", "-p", jobs, "--parallel-no-spinner", *rest]
     elif command in ("demo", "bench", "lint"):
         args = [tox, "run", "-e", command, *rest]
