@@ -100,8 +100,16 @@ class ApiCall:
         """For :attr:`Role.VECTOR_CHAIN` and :attr:`Role.GATHER`: bytes past the end of each UB tile ``node``
         reads that its code may read (e.g. a register load of whole 32-byte blocks beyond a tile's last row;
         the tile gather's offset pattern); the scheduler makes each such tile's buffer that much longer. 0 by
-        default: nothing is read past a tile."""
+        default: nothing is read past a tile. :meth:`read_past_tile` asks it tile by tile."""
         return 0
+
+    @classmethod
+    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
+        """Bytes past the end of the UB tile ``tensor`` (one of ``node``'s inputs) its code may read; the
+        scheduler asks this for every input tile and pads each by its own answer. By default
+        :meth:`read_past_tiles`, the same for every tile; override it when only some tiles are read past
+        (e.g. the tile gather's offset pattern, and an index tile loaded in wider steps than it is sized)."""
+        return cls.read_past_tiles(node, impl)
 
     @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:

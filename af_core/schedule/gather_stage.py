@@ -182,8 +182,9 @@ def add_gather(
         dict(common, phase="gather", rows=b.actual, extra=extra),
     )
     b.nodes.append(node)
-    past = gather_call.read_past_tiles(node, b.impl)  # e.g. whole-vector reads of the offset pattern
-    if past:
-        plan.pad(pattern, past)
+    for tensor in node.inputs:  # e.g. whole-vector reads of the offset pattern
+        past = gather_call.read_past_tile(node, b.impl, tensor)
+        if past:
+            plan.pad(tensor, past)
     b.tensor_of[il.name] = gathered
     return gathered, prologue

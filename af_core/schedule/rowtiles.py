@@ -338,7 +338,7 @@ class TileBuilder:
 
         A reduce a chain takes in issues none of the calls :func:`add_reduce` counted per row (the chain's
         one launch per tile replaces them). The buffer of every tile a chain node reads grows by the bytes
-        its ApiCall may read past the tile (``read_past_tiles``, :meth:`TilePlan.pad`): call it before the
+        its ApiCall may read past the tile (``read_past_tile``, :meth:`TilePlan.pad`): call it before the
         stage's UB fit is computed."""
         before = {n.name: n for n in self.nodes if "row_calls" in n.attrs}
         self.nodes, notes = fuse_vector_chains(self.nodes, self.impl)
@@ -348,9 +348,10 @@ class TileBuilder:
         if notes:
             chain = api_call_for(Role.VECTOR_CHAIN)
             for n in self.nodes:
-                past = chain.read_past_tiles(n, self.impl) if n.api_call == chain.name else 0
-                for tensor in n.inputs if past else ():
-                    self.plan.pad(tensor, past)
+                for tensor in n.inputs if n.api_call == chain.name else ():
+                    past = chain.read_past_tile(n, self.impl, tensor)
+                    if past:
+                        self.plan.pad(tensor, past)
         self.impl.meta.setdefault("vector_chains", []).extend(notes)
         return notes
 

@@ -59,11 +59,17 @@ def _runs(session: TwinSession, sizes, **kw) -> dict[str, tuple]:
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("negative,bound", [(False, False), (True, False), (False, True), (True, True)])
-def test_the_variant_is_chosen_when_the_kernel_is_generated(template, negative, bound):
-    s = _session(template, rank=2, dim=1, need_check_negative=negative, need_check_bound=bound)
-    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound)}
-    assert "AfGatherOffsetsVector<" not in s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+def test_the_variant_is_chosen_when_the_kernel_is_generated(template, index_dtype, negative, bound):
+    s = _session(
+        template, rank=2, dim=1, index_dtype=index_dtype, need_check_negative=negative, need_check_bound=bound
+    )
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound, index_dtype == "int64")}
+    body = s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert "AfGatherOffsetsVector<" not in body
+    # an int64 index is narrowed in the function: no memory-based clamp or Cast before it
+    assert "AscendC::Cast<int32_t, int64_t>" not in body and "AscendC::Maxs(" not in body
 
 
 def test_explain_says_what_runs_in_registers():
@@ -73,7 +79,7 @@ def test_explain_says_what_runs_in_registers():
         ("int32", "offsets: full index in registers, compact in UB; register Gather"),
         (
             "int64",
-            "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+            "offsets: full index in registers (int64 narrowed there), compact in UB"
             "; register Gather in a vector function (64 elements per step)",
         ),
     ):
@@ -163,7 +169,7 @@ def test_any_full_index_gathers_like_the_reference(
         need_check_negative=negative,
         need_check_bound=bound,
     )
-    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound)}
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound, index_dtype == "int64")}
     rng = np.random.default_rng(seed)
     run = s.check(
         gather_sizes(rng, rank, dim),
@@ -173,3 +179,23 @@ def test_any_full_index_gathers_like_the_reference(
         out_of_range=0.2 if bound else 0,
     )
     assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_only_the_tiles_read_past_their_end_are_padded(template, index_dtype, monkeypatch):
+    """The scheduler pads each tile by what the gather asks of it (``read_past_tile``): the offset pattern
+    by a vector; the index tile by a vector only when the register function's dual load reads an int64 one
+    in 512-byte steps; no other tile."""
+    buffers = {}
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        s = _session(template, rank=2, dim=1, index_dtype=index_dtype, need_check_bound=True)
+        stage_buffers = [b for c in s.scheduled.cases[:1] for st in c.impl.stages for b in st.buffers]
+        buffers[register] = {b.name: str(b.bytes) for b in stage_buffers}
+    for register, found in buffers.items():
+        padded = {name for name, size in found.items() if size.endswith("+ 256")}
+        want = {"indirect_load_pattern"}
+        if register and index_dtype == "int64":
+            want.add(next(name for name in found if name.startswith("index") and name.endswith("_tile")))
+        assert padded == want, (register, found)

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.twin
 
 ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 VARIANTS = [(neg, bound) for neg in (False, True) for bound in (False, True)]
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n#define AF_MAX_DIMS 8\n'
 
 
@@ -42,7 +43,7 @@ def _header() -> str:
     return (Path(api_init).parent / "af_gather.h").read_text()
 
 
-FUNCTIONS = "".join(index_vf_source(neg, bound) for neg, bound in VARIANTS)
+FUNCTIONS = "".join(index_vf_source(neg, bound, wide) for neg, bound in VARIANTS for wide in (False, True))
 
 HARNESS = r"""
 #include <cstdio>
@@ -53,11 +54,14 @@ using Buf = TBuf<TPosition::VECCALC>;
 
 uint32_t Up(uint32_t n, uint32_t to) { return (n + to - 1) / to * to; }
 
-// stdin: rows n0 n1 extent neg bound check, then rows * pitch indices (pitch = n0 * n1 rounded up to 8);
-// geometry of a rank-2 row (n0 gathered positions of n1 elements), input rows inPitch apart.
+// stdin: rows n0 n1 extent neg bound check wide, then rows * pitch indices (pitch = n0 * n1 rounded up to 8);
+// geometry of a rank-2 row (n0 gathered positions of n1 elements), input rows inPitch apart. wide: the
+// indices are int64, narrowed by the register function itself, and by the memory path's Maxs / Mins / Cast
+// (as the tile gather issues them) before AfGatherOffsetsVector.
 void Run() {
-    int rows = 0, n0 = 0, n1 = 0, extent = 0, neg = 0, bound = 0, check = 0;
-    if (std::scanf("%d %d %d %d %d %d %d", &rows, &n0, &n1, &extent, &neg, &bound, &check) != 7) std::exit(3);
+    int rows = 0, n0 = 0, n1 = 0, extent = 0, neg = 0, bound = 0, check = 0, wide = 0;
+    if (std::scanf("%d %d %d %d %d %d %d %d", &rows, &n0, &n1, &extent, &neg, &bound, &check, &wide) != 8)
+        std::exit(3);
     AfGatherGeom g{};
     g.rank = 2;
     g.sizes[0] = n0;
@@ -79,8 +83,9 @@ void Run() {
     const uint32_t bytes = Up(count * 4, 256);
     AfTwin::Launch(1, [&] {
         TPipe pipe;
-        Buf bi, bo, bm, bp, bt, bk, bk2;
+        Buf bi, bw, bo, bm, bp, bt, bk, bk2;
         pipe.InitBuffer(bi, bytes);
+        pipe.InitBuffer(bw, Up(count * 8, 256) + 256);  // the dual load's vector past the tile
         pipe.InitBuffer(bo, bytes);
         pipe.InitBuffer(bm, bytes);
         pipe.InitBuffer(bt, bytes);
@@ -91,27 +96,45 @@ void Run() {
         LocalTensor<int32_t> off = bo.Get<int32_t>();
         LocalTensor<int32_t> mem = bm.Get<int32_t>();
         LocalTensor<int32_t> pattern = bp.Get<int32_t>();
+        LocalTensor<int64_t> idx64 = bw.Get<int64_t>();
         for (uint32_t i = 0; i < count; ++i) {
-            int v = 0;
-            if (std::scanf("%d", &v) != 1) std::exit(3);
-            idx.SetValue(i, v);
+            long long v = 0;
+            if (std::scanf("%lld", &v) != 1) std::exit(3);
+            if (wide) idx64.SetValue(i, static_cast<int64_t>(v));
+            else idx.SetValue(i, static_cast<int32_t>(v));
         }
         AfGatherPattern<uint8_t>(pattern, g);
-        if (check) AfGatherCheckIndices(idx, rows, g, "harness");
+        if (check && wide) AfGatherCheckIndices(idx64, rows, g, "harness");
+        if (check && !wide) AfGatherCheckIndices(idx, rows, g, "harness");
         const int32_t size = 1;
         const uint32_t pitch = static_cast<uint32_t>(g.outPitch);
         auto* o = (__ubuf__ int32_t*)off.GetPhyAddr();
-        auto* x = (__ubuf__ int32_t*)idx.GetPhyAddr();
+        auto* x = wide ? (__ubuf__ int32_t*)idx64.GetPhyAddr() : (__ubuf__ int32_t*)idx.GetPhyAddr();
         auto* q = (__ubuf__ int32_t*)pattern.GetPhyAddr();
         const int32_t scale = static_cast<int32_t>(g.inStrides[0] * size);
         const int32_t rowBytes = static_cast<int32_t>(g.inPitch * size);
         const int32_t ext = static_cast<int32_t>(g.extent);
         const int32_t zero = static_cast<int32_t>(g.zeroSlot * size);
-        if (neg && bound) asc_vf_call<AfGatherIndexVf_neg_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        if (wide && neg && bound)
+            asc_vf_call<AfGatherIndexVf_i64_neg_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (wide && neg) asc_vf_call<AfGatherIndexVf_i64_neg>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (wide && bound)
+            asc_vf_call<AfGatherIndexVf_i64_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (wide) asc_vf_call<AfGatherIndexVf_i64>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
+        else if (neg && bound)
+            asc_vf_call<AfGatherIndexVf_neg_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
         else if (neg) asc_vf_call<AfGatherIndexVf_neg>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
         else if (bound) asc_vf_call<AfGatherIndexVf_bound>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
         else asc_vf_call<AfGatherIndexVf>(o, x, q, count, pitch, scale, rowBytes, ext, zero);
         PipeBarrier<PIPE_V>();
+        if (!check && wide) {  // the memory path's clamp and narrowing, as the tile gather issues them
+            Maxs(idx64, idx64, static_cast<int64_t>(-g.extent - 1), static_cast<int32_t>(count));
+            PipeBarrier<PIPE_V>();
+            Mins(idx64, idx64, static_cast<int64_t>(g.extent), static_cast<int32_t>(count));
+            PipeBarrier<PIPE_V>();
+            Cast<int32_t, int64_t>(idx, idx64, RoundMode::CAST_NONE, count);
+            PipeBarrier<PIPE_V>();
+        }
         if (!check) {
             AfGatherOffsetsVector<uint8_t>(mem, idx, pattern, bt.Get<int32_t>(), bk.Get<uint8_t>(),
                                            bk2.Get<uint8_t>(), rows, g, "harness");
@@ -141,12 +164,16 @@ def program(twin_compile):
 
 
 def _expected(
-    idx: np.ndarray, rows: int, n0: int, n1: int, extent: int, neg: bool, bound: bool
+    idx: np.ndarray, rows: int, n0: int, n1: int, extent: int, neg: bool, bound: bool, wide: bool = False
 ) -> np.ndarray:
-    """The offsets the memory path computes, in int64 and then wrapped to int32 as its int32 calls wrap."""
+    """The offsets the memory path computes, in int64 and then wrapped to int32 as its int32 calls wrap; an
+    int64 index (``wide``) clamped to ``[-extent - 1, extent]`` first, as its ``Maxs`` / ``Mins`` clamp it."""
     pitch = -(-n0 * n1 // 8) * 8
     in_pitch = -(-extent * n1 // 8) * 8
-    v = idx.astype(np.int64).reshape(rows, pitch)
+    v = np.array([int(x) for x in idx], dtype=object) if wide else idx.astype(np.int64)
+    if wide:
+        v = np.clip(v, -extent - 1, extent).astype(np.int64)
+    v = v.reshape(rows, pitch)
     if neg:
         v = np.where(v < 0, v + extent, v)
     p = np.arange(pitch)
@@ -157,9 +184,11 @@ def _expected(
     return off.astype(np.int64).astype(np.uint64).astype(np.uint32).view(np.int32).reshape(-1)
 
 
-def _run(program, idx, rows, n0, n1, extent, neg, bound, check=False):
+def _run(program, idx, rows, n0, n1, extent, neg, bound, check=False, wide=False):
     stdin = (
-        f"{rows} {n0} {n1} {extent} {int(neg)} {int(bound)} {int(check)}\n" + " ".join(map(str, idx)) + "\n"
+        f"{rows} {n0} {n1} {extent} {int(neg)} {int(bound)} {int(check)} {int(wide)}\n"
+        + " ".join(map(str, idx))
+        + "\n"
     )
     return program(stdin=stdin)
 
@@ -182,10 +211,10 @@ def _indices(rng, rows, n0, n1, extent, neg, bound) -> np.ndarray:
     return idx.reshape(-1)
 
 
-def _predicted(count: int, neg: bool, bound: bool) -> dict[str, int]:
+def _predicted(count: int, neg: bool, bound: bool, wide: bool = False) -> dict[str, int]:
     steps = -(-count // GATHER_VF_STEP)
-    per_step = reg_cost.mix(i for i, _ in index_vf_step(neg, bound))
-    once = reg_cost.mix(i for i, _ in index_vf_once(bound))
+    per_step = reg_cost.mix(i for i, _ in index_vf_step(neg, bound, wide))
+    once = reg_cost.mix(i for i, _ in index_vf_once(bound, wide))
     return reg_cost.launch_counters(per_step, steps, once)
 
 
@@ -267,8 +296,9 @@ extern "C" __global__ __aicore__ void reg_index_kernel(GM_ADDR out)
     __ubuf__ int32_t* pat = (__ubuf__ int32_t*)s[2048].GetPhyAddr();
 """
     + "".join(
-        f"    asc_vf_call<{index_vf_name(neg, bound)}>(off, idx, pat, 200u, 72u, 4, 3200, 100, 6400);\n"
+        f"    asc_vf_call<{index_vf_name(neg, bound, wide)}>(off, idx, pat, 200u, 72u, 4, 3200, 100, 6400);\n"
         for neg, bound in VARIANTS
+        for wide in (False, True)
     )
     + "}\n"
 )
@@ -317,3 +347,107 @@ def test_official_headers_reject_an_int8_scale(checker):
     first = result.first_error
     assert first.origin == "official", result.describe()
     assert "reg_compute" in first.file, first.file
+
+
+def _wide_indices(rng, rows, n0, n1, extent, neg, bound) -> list[int]:
+    """int64 indices: in range (negative ones when ``neg``), with the bound check mixed with values outside
+    int32 whose low words alone would land in range (2**32 + k, -2**32 + k), the int32 edges and the int64
+    extremes (without it an index out of range is an error the twin reports, tested below)."""
+    pitch = -(-n0 * n1 // 8) * 8
+    low = -extent if neg else 0
+    far = [2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**32, 2**32 + 1, -(2**32) + 2, 2**40 + 3, -(2**40)]
+    far += [INT64_MIN, INT64_MAX, INT64_MIN + 1, 2**63 - 2**32]
+    out = []
+    for _ in range(rows * pitch):
+        if bound and rng.random() < 0.4:
+            out.append(far[int(rng.integers(0, len(far)))])
+        else:
+            out.append(int(rng.integers(low, extent)))
+    return out
+
+
+@pytest.mark.parametrize("neg,bound", VARIANTS)
+@pytest.mark.parametrize("rows,n0,n1", [(3, 5, 1), (2, 9, 8), (5, 3, 40), (1, 70, 1), (4, 2, 3)])
+def test_int64_offsets_narrowed_in_registers_are_the_memory_offsets(program, neg, bound, rows, n0, n1):
+    """The int64 variants narrow the index in the function: the same bits as the memory path's Maxs / Mins /
+    Cast and AfGatherOffsetsVector, for indices beyond int32 whose low words would fall in range, at the
+    int32 and int64 edges; the twin's counters of the launch are the cost model's."""
+    extent = 11
+    rng = np.random.default_rng(rows * 100 + n0 * 10 + n1 + 7 * neg + 3 * bound)
+    idx = _wide_indices(rng, rows, n0, n1, extent, neg, bound)
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound, wide=True))
+    predicted = _predicted(len(idx), neg, bound, wide=True)
+    measured = sum(report[k] for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks"))
+    assert (measured, report["reg_cycles"]) == (predicted["reg_instructions"], predicted["reg_cycles"])
+    # the dual load moves both words of 64 indices a step
+    assert report["reg_load_bytes"] >= 512 * -(-len(idx) // GATHER_VF_STEP)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    variant=st.sampled_from(VARIANTS),
+    rows=st.integers(1, 6),
+    n0=st.integers(1, 40),
+    n1=st.integers(1, 20),
+    extent=st.integers(1, 2**31 - 1),
+    seed=st.integers(0, 2**16),
+)
+def test_any_int64_tile_gives_the_memory_offsets(program, variant, rows, n0, n1, extent, seed):
+    neg, bound = variant
+    idx = _wide_indices(np.random.default_rng(seed), rows, n0, n1, extent, neg, bound)
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    _report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound, wide=True))
+
+
+def test_an_int64_index_whose_low_word_is_in_range_is_reported_without_the_bound_check(program):
+    """2**32 + 3 narrowed by its low word alone would gather row 3; the twin reports the index itself."""
+    rows, n0, n1, extent = 2, 6, 1, 5
+    idx = [0] * (rows * 8)
+    idx[8 + 2] = 2**32 + 3
+    rc, _out, err = _run(program, idx, rows, n0, n1, extent, False, False, check=True, wide=True)
+    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
+    assert rc == 86 and len(matches) == 1, err
+    assert "harness: index 4294967299 is outside [0, 5)" in matches[0]["message"], err
+
+
+# The dual load takes the de-interleaving modes only (CheckLoadDist<2, dist>): a DIST_NORM dual load is
+# rejected by the official headers and by the twin alike.
+ILLEGAL_DUAL_NORM = r"""
+__simd_vf__ inline void DualNorm(__ubuf__ int32_t* src)
+{
+    Reg::RegTensor<int32_t> a;
+    Reg::RegTensor<int32_t> b;
+    Reg::LoadAlign<int32_t, Reg::LoadDist::DIST_NORM>(a, b, src);
+}
+
+extern "C" __global__ __aicore__ void dual_norm_kernel(GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 1024);
+    asc_vf_call<DualNorm>((__ubuf__ int32_t*)buf.Get<int32_t>().GetPhyAddr());
+}
+"""
+
+
+def test_twin_rejects_a_dual_load_without_deinterleaving(twin_compile):
+    from af_v35_twin_build import TwinBuildError
+
+    with pytest.raises(TwinBuildError) as info:
+        twin_compile(ILLEGAL_HEAD + ILLEGAL_DUAL_NORM + "int main() { return 0; }\n")
+    assert "DIST_DINTLV" in str(info.value)
+
+
+def test_official_headers_reject_a_dual_load_without_deinterleaving(checker):
+    result = checker.check(ILLEGAL_HEAD + ILLEGAL_DUAL_NORM)
+    assert not result.ok
+    first = result.first_error
+    assert first.origin == "official", result.describe()
+    assert "LoadAlign not support this dist" in result.describe(), result.describe()

@@ -246,8 +246,10 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
 
 // The register offsets function (AfGatherIndexVf_*, generated) has no scalar view of the indices: without
 // need_check_bound the twin checks the (normalized) index of every row position here, before it runs, as the
-// scalar and suffix paths do element by element. idx32 is the full index tile as int32, outPitch apart.
-__aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<int32_t>& idx32, int64_t rows,
+// scalar and suffix paths do element by element. idx is the full index tile (int32, or the int64 one the
+// function narrows itself), outPitch apart.
+template <typename I>
+__aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, int64_t rows,
                                             const AfGatherGeom& g, const char* what)
 {
 #if defined(AF_CPU_TWIN)
@@ -259,7 +261,7 @@ __aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<int32_t>&
     const int64_t width = AfGatherWidth(g);
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t p = 0; p < width; ++p) {
-            int64_t value = static_cast<int64_t>(idx32.GetValue(static_cast<uint32_t>(r * g.outPitch + p)));
+            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.outPitch + p)));
             if (g.needNegative && value < 0) {
                 value += g.extent;
             }
@@ -267,7 +269,7 @@ __aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<int32_t>&
         }
     }
 #else
-    (void)idx32;
+    (void)idx;
     (void)rows;
     (void)g;
     (void)what;

@@ -91,21 +91,67 @@ def gather_vf_step(data: dtypes.DType) -> list[tuple[RegInstr, str]]:
     ]
 
 
-def index_vf_name(neg: bool, bound: bool) -> str:
+def index_vf_name(neg: bool, bound: bool, wide: bool = False) -> str:
     """The register offsets function of a full index tile with (or without) the negative-index
-    normalisation and the bound check: one function per variant, chosen when the kernel is generated."""
-    return f"AfGatherIndexVf{'_neg' if neg else ''}{'_bound' if bound else ''}"
+    normalisation and the bound check, of an int32 index tile or an int64 one (``wide``): one function per
+    variant, chosen when the kernel is generated."""
+    return f"AfGatherIndexVf{'_i64' if wide else ''}{'_neg' if neg else ''}{'_bound' if bound else ''}"
 
 
-def index_vf_once(bound: bool) -> list[tuple[RegInstr, str]]:
-    """The register calls of the offsets function before its loop: the zero slot's offset in every lane
-    (``Duplicate``, no mask) when out-of-range positions select it."""
-    if not bound:
-        return []
-    return [(RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(zero, zeroSlot);")]
+def index_vf_once(bound: bool, wide: bool = False) -> list[tuple[RegInstr, str]]:
+    """The register calls of the offsets function before its loop (``Duplicate``, no mask): the zero slot's
+    offset in every lane when out-of-range positions select it; for an int64 index the sign extensions
+    -1 / 0 and the two clamp bounds ``-extent - 1`` / ``extent``."""
+    once = []
+    if wide:
+        once += [
+            (RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(ones, static_cast<int32_t>(-1));"),
+            (RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(zeros, static_cast<int32_t>(0));"),
+            (RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(lowBound, -extent - 1);"),
+            (RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(highBound, extent);"),
+        ]
+    if bound:
+        once.append((RegInstr("Duplicate", "int32"), "AscendC::Reg::Duplicate(zero, zeroSlot);"))
+    return once
 
 
-def index_vf_step(neg: bool, bound: bool) -> list[tuple[RegInstr, str]]:
+def index_vf_narrow() -> list[tuple[RegInstr, str]]:
+    """An int64 index vector in registers, narrowed to int32 as the memory path's ``Maxs`` / ``Mins`` /
+    ``Cast`` narrow it: clamped to ``[-extent - 1, extent]``, so an index outside int32 stays outside the
+    gathered extent (on its own side) instead of wrapping into it.
+
+    The dual ``LoadAlign`` (``DIST_DINTLV_B32``) splits 64 int64 values into their low words ``v`` and high
+    words ``hi``. An index fits in int32 when its high word is the sign extension of its low word (-1 or 0
+    as ``v < 0``): then it is ``v`` clamped by ``Maxs`` / ``Mins``; otherwise the bound on its side
+    (``hi < 0``: ``-extent - 1``, else ``extent``) -- all int32 register calls the 3510 API has."""
+    i32 = "int32"
+    return [
+        (
+            RegInstr("LoadAlign", i32, LOAD, elements=2 * GATHER_VF_STEP),
+            "AscendC::Reg::LoadAlign<int32_t, AscendC::Reg::LoadDist::DIST_DINTLV_B32>"
+            f"(v, hi, index + i * {2 * GATHER_VF_STEP});",
+        ),
+        (
+            RegInstr("Compares", i32),
+            "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>(lowNeg, v, static_cast<int32_t>(0), mask);",
+        ),
+        (RegInstr("Select", i32), "AscendC::Reg::Select(t, ones, zeros, lowNeg);"),
+        (
+            RegInstr("Compare", i32),
+            "AscendC::Reg::Compare<int32_t, AscendC::CMPMODE::EQ>(fits, hi, t, mask);",
+        ),
+        (
+            RegInstr("Compares", i32),
+            "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>(highNeg, hi, static_cast<int32_t>(0), mask);",
+        ),
+        (RegInstr("Select", i32), "AscendC::Reg::Select(t, lowBound, highBound, highNeg);"),
+        (RegInstr("Maxs", i32), "AscendC::Reg::Maxs(v, v, -extent - 1, mask);"),
+        (RegInstr("Mins", i32), "AscendC::Reg::Mins(v, v, extent, mask);"),
+        (RegInstr("Select", i32), "AscendC::Reg::Select(v, v, t, fits);"),
+    ]
+
+
+def index_vf_step(neg: bool, bound: bool, wide: bool = False) -> list[tuple[RegInstr, str]]:
     """The loop body of the offsets function of a full index tile: each register call with its instruction,
     as :meth:`IndirectLoadRegApiCall._define_index_vf` writes it and the cost model counts it. One step
     covers :data:`GATHER_VF_STEP` positions of the flat tile (rows ``pitch`` apart), as the memory-based
@@ -113,13 +159,17 @@ def index_vf_step(neg: bool, bound: bool) -> list[tuple[RegInstr, str]]:
     is ``index * scale`` plus the position's pattern entry (its inner bytes and the base of its row
     relative to the step's first row, read from the pattern's overhang) plus the step's first row's base;
     a position whose index lies outside ``[0, extent)`` gets the zero slot's offset (``bound``).
-    int32 arithmetic wraps as the memory calls' does, so the offsets are the same bits.
+    int32 arithmetic wraps as the memory calls' does, so the offsets are the same bits. An int64 index
+    (``wide``) is loaded and narrowed in registers first (:func:`index_vf_narrow`).
     """
     i32 = "int32"
-    body = [
-        (RegInstr("UpdateMask", i32, MASK), "mask = AscendC::Reg::UpdateMask<int32_t>(count);"),
-        (RegInstr("LoadAlign", i32, LOAD), f"AscendC::Reg::LoadAlign(v, index + i * {GATHER_VF_STEP});"),
-    ]
+    body = [(RegInstr("UpdateMask", i32, MASK), "mask = AscendC::Reg::UpdateMask<int32_t>(count);")]
+    if wide:
+        body += index_vf_narrow()
+    else:
+        body.append(
+            (RegInstr("LoadAlign", i32, LOAD), f"AscendC::Reg::LoadAlign(v, index + i * {GATHER_VF_STEP});")
+        )
     if neg:
         body += [
             (
@@ -158,18 +208,33 @@ def index_vf_step(neg: bool, bound: bool) -> list[tuple[RegInstr, str]]:
     return body
 
 
-def index_vf_source(neg: bool, bound: bool) -> str:
-    """The C++ text of the offsets function of a full index tile for one (neg, bound) variant.
+def index_vf_source(neg: bool, bound: bool, wide: bool = False) -> str:
+    """The C++ text of the offsets function of a full index tile for one (neg, bound, wide) variant.
 
     ``row`` / ``at`` are the tile row and the position in it of a step's first element; the pattern holds a
     vector past the row (``AF_GATHER_PATTERN_OVERHANG``), so the pattern load at ``at`` stays inside it, and
     the index load and the offsets store at ``i * 64`` lie in the tiles' whole vectors (tiles are sized in
-    whole 256-byte repeats)."""
-    func = index_vf_name(neg, bound)
+    whole 256-byte repeats). An int64 index tile (``wide``) comes as its int32 words, two per index; its
+    dual load reads 512 bytes a step, so the tile is padded by a vector
+    (:meth:`IndirectLoadRegApiCall.read_past_tile`)."""
+    func = index_vf_name(neg, bound, wide)
     step = GATHER_VF_STEP
     decls = ["AscendC::Reg::RegTensor<int32_t> v;", "AscendC::Reg::RegTensor<int32_t> b;"]
+    if wide:
+        decls += [
+            "AscendC::Reg::RegTensor<int32_t> hi;",
+            "AscendC::Reg::RegTensor<int32_t> t;",
+            "AscendC::Reg::RegTensor<int32_t> ones;",
+            "AscendC::Reg::RegTensor<int32_t> zeros;",
+            "AscendC::Reg::RegTensor<int32_t> lowBound;",
+            "AscendC::Reg::RegTensor<int32_t> highBound;",
+            "AscendC::Reg::MaskReg lowNeg;",
+            "AscendC::Reg::MaskReg highNeg;",
+            "AscendC::Reg::MaskReg fits;",
+        ]
     if neg:
-        decls += ["AscendC::Reg::RegTensor<int32_t> t;", "AscendC::Reg::MaskReg below;"]
+        decls += ["AscendC::Reg::RegTensor<int32_t> t;"] if not wide else []
+        decls.append("AscendC::Reg::MaskReg below;")
     if bound:
         decls += [
             "AscendC::Reg::RegTensor<int32_t> zero;",
@@ -177,23 +242,24 @@ def index_vf_source(neg: bool, bound: bool) -> str:
             "AscendC::Reg::MaskReg ok;",
         ]
     decls.append("AscendC::Reg::MaskReg mask;")
-    once = [line for _instr, line in index_vf_once(bound)]
-    body = [line for _instr, line in index_vf_step(neg, bound)]
+    once = [line for _instr, line in index_vf_once(bound, wide)]
+    body = [line for _instr, line in index_vf_step(neg, bound, wide)]
     variant = ", ".join(
         [
+            "int64 indices narrowed in registers" if wide else "int32 indices",
             "negative indices wrapped" if neg else "no negative-index wrap",
             "out-of-range positions to the zero slot" if bound else "no bound check",
         ]
     )
     return (
-        f"// register vector function: the tile gather's offsets from a full int32 index tile ({variant})\n"
+        f"// register vector function: the tile gather's offsets from a full index tile ({variant})\n"
         f"__simd_vf__ inline void {func}(__ubuf__ int32_t* offsets, __ubuf__ int32_t* index, "
         "__ubuf__ int32_t* pattern, uint32_t count, uint32_t pitch, int32_t scale, int32_t rowBytes, "
         "int32_t extent, int32_t zeroSlot)\n"
         "{\n"
         + "".join(f"    {d}\n" for d in decls)
         + "".join(f"    {line}\n" for line in once)
-        + ("" if neg or bound else "    (void)extent;\n")
+        + ("" if neg or bound or wide else "    (void)extent;\n")
         + ("" if bound else "    (void)zeroSlot;\n")
         + f"    const uint32_t repeats = (count + {step - 1}u) / {step}u;\n"
         + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
@@ -206,13 +272,14 @@ def index_vf_source(neg: bool, bound: bool) -> str:
 
 def index_memory_calls(index_dtype: dtypes.DType, *, registers: bool, neg: bool, bound: bool, rows) -> Any:
     """Memory-based vector calls and vector-function launches one full index tile's gather node issues
-    besides the one call a template counts for the node: the zero slot's ``Duplicate``, the int64 clamp and
-    narrowing (``Maxs``, ``Mins``, ``Cast``) and the offsets -- one launch of the register function, or the
-    memory-based ``AfGatherOffsetsVector`` (``Compares`` / ``Adds`` / ``Select`` for ``neg``, ``Compares``
-    x2, ``And``, ``Select`` x2 for ``bound``, ``Muls``, and an ``Add`` and an ``Adds`` per row)."""
-    calls: Any = 1 + (3 if index_dtype == dtypes.int64 else 0)
+    besides the one call a template counts for the node: the zero slot's ``Duplicate`` and the offsets --
+    one launch of the register function (which narrows an int64 index itself), or the int64 clamp and
+    narrowing (``Maxs``, ``Mins``, ``Cast``) and the memory-based ``AfGatherOffsetsVector`` (``Compares`` /
+    ``Adds`` / ``Select`` for ``neg``, ``Compares`` x2, ``And``, ``Select`` x2 for ``bound``, ``Muls``, and
+    an ``Add`` and an ``Adds`` per row)."""
     if registers:
-        return calls + 1
+        return 1 + 1
+    calls: Any = 1 + (3 if index_dtype == dtypes.int64 else 0)
     return calls + (3 if neg else 0) + (5 if bound else 0) + 1 + 2 * rows
 
 
@@ -256,14 +323,13 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def offsets_note(cls, index_dtype: dtypes.DType | None) -> str:
-        """How the offsets are computed: those of a full index tile by a register vector function (after a
-        memory-based clamp and narrowing for int64 indices: the twin emulates no register int64 -> int32
-        Cast), those of a compact index in UB (per-run ``Adds`` of ``AfGatherOffsetsSuffix``, or the scalar
-        loop). Short: the whole note line keeps 200 characters."""
+        """How the offsets are computed: those of a full index tile by a register vector function (an int64
+        index narrowed in it, :func:`index_vf_narrow`), those of a compact index in UB (per-run ``Adds`` of
+        ``AfGatherOffsetsSuffix``, or the scalar loop). Short: the whole note line keeps 200 characters."""
         if not cls.register_offsets:
             return "offsets: full index in UB (register form off), compact in UB"
         if index_dtype == dtypes.int64:
-            return "offsets: full index in registers (int64: memory clamp+Cast first, no register int64 Cast), compact in UB"
+            return "offsets: full index in registers (int64 narrowed there), compact in UB"
         return "offsets: full index in registers, compact in UB"
 
     @classmethod
@@ -285,8 +351,9 @@ class IndirectLoadRegApiCall(ApiCall):
                 index_dtype, registers=cls.register_offsets, neg=neg, bound=bound, rows=a["rows"]
             )
             if cls.register_offsets:
-                parts.append((steps, reg_cost.mix(instr for instr, _line in index_vf_step(neg, bound))))
-                parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound))))
+                wide = index_dtype == dtypes.int64
+                parts.append((steps, reg_cost.mix(instr for instr, _line in index_vf_step(neg, bound, wide))))
+                parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound, wide))))
         data = dtypes.get(a["data_dtype"])
         if cls.register_gather and register_gather_rejection(data) is None:
             parts.append((steps, reg_cost.mix(instr for instr, _line in gather_vf_step(data))))
@@ -295,15 +362,25 @@ class IndirectLoadRegApiCall(ApiCall):
         return out
 
     @classmethod
-    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
-        """The offset pattern of a full index tile runs one vector of int32 past the row
-        (``AF_GATHER_PATTERN_OVERHANG`` in af_gather.h, which ``AfGatherPattern`` fills with the following
-        rows' bases): the register offsets function loads it in whole vectors from any position of a row.
-        ``AfGatherPattern`` writes it whichever offset form runs, so it is asked for either way."""
+    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
+        """Two tiles of a full index gather are read past their end:
+
+        - the offset pattern runs one vector of int32 past the row (``AF_GATHER_PATTERN_OVERHANG`` in
+          af_gather.h, which ``AfGatherPattern`` fills with the following rows' bases): the register offsets
+          function loads it in whole vectors from any position of a row. ``AfGatherPattern`` writes it
+          whichever offset form runs, so it is asked for either way;
+        - an int64 index tile, when the register function narrows it: its dual load reads 64 indices
+          (512 bytes) a step, a vector more than a tile sized in whole 256-byte repeats may hold."""
         a = node.attrs
         if a.get("gather_mode") != GatherMode.TILE.value or not a["geom"]["full_index"]:
             return 0
-        return GATHER_VF_STEP * dtypes.int32.itemsize
+        vector = GATHER_VF_STEP * dtypes.int32.itemsize
+        if tensor == a["pattern"]:
+            return vector
+        index = node.inputs[1] if len(node.inputs) > 1 else None
+        if tensor == index and cls.register_offsets and a.get("index_dtype") == dtypes.int64.name:
+            return vector
+        return 0
 
     def parse_attr(self) -> None:
         self.param["gather_mode"] = self.node.attrs.get("gather_mode")
@@ -421,7 +498,10 @@ class IndirectLoadRegApiCall(ApiCall):
             f"static_cast<int32_t>(32 / sizeof({data_t})));",
             "AscendC::PipeBarrier<PIPE_V>();",
         ]
-        if a["geom"]["full_index"]:
+        if a["geom"]["full_index"] and self.register_offsets:
+            # an int64 index is narrowed in the register function itself
+            lines += self._index_vf_launch(off, idx, pattern, rows, geom, unit_t, wide=idx_t == "int64_t")
+        elif a["geom"]["full_index"]:
             if idx_t == "int64_t":
                 conv = extra["conv"]
                 lines += [
@@ -436,14 +516,11 @@ class IndirectLoadRegApiCall(ApiCall):
                 idx32 = conv
             else:
                 idx32 = idx
-            if self.register_offsets:
-                lines += self._index_vf_launch(off, idx32, pattern, rows, geom, unit_t)
-            else:
-                tmp = extra.get("tmp", off)
-                lines.append(
-                    f"AfGatherOffsetsVector<{unit_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
-                    f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
-                )
+            tmp = extra.get("tmp", off)
+            lines.append(
+                f"AfGatherOffsetsVector<{unit_t}>({off}, {idx32}, {pattern}, {tmp}, {extra['mask']}, "
+                f"{extra['mask2']}, {rows}, {geom}, {ctx.c_string(name)});"
+            )
         else:
             suffix_ok = "true" if a["geom"]["dim_only"] else "false"
             lines += [
@@ -472,19 +549,20 @@ class IndirectLoadRegApiCall(ApiCall):
         return "\n".join(line for line in lines if line)
 
     def _index_vf_launch(
-        self, off: str, idx32: str, pattern: str, rows: str, geom: str, unit_t: str
+        self, off: str, idx: str, pattern: str, rows: str, geom: str, unit_t: str, *, wide: bool
     ) -> list[str]:
         """The twin's index check (no bound check) and the launch of the offsets function of a full index
-        tile; its scalars are the memory path's, each cast to int32 as that path casts them."""
+        tile (of int64 indices: ``wide``, passed as their int32 words); its scalars are the memory path's, each
+        cast to int32 as that path casts them."""
         ctx, a = self.ctx, self.node.attrs
         neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
-        func = self._define_index_vf(neg, bound)
+        func = self._define_index_vf(neg, bound, wide)
         size = f"static_cast<int64_t>(sizeof({unit_t}))"
         lines = []
         if not bound:
-            lines.append(f"AfGatherCheckIndices({idx32}, {rows}, {geom}, {ctx.c_string(self.node.name)});")
+            lines.append(f"AfGatherCheckIndices({idx}, {rows}, {geom}, {ctx.c_string(self.node.name)});")
         lines += [
-            f"asc_vf_call<{func}>((__ubuf__ int32_t*){off}.GetPhyAddr(), (__ubuf__ int32_t*){idx32}.GetPhyAddr(), "
+            f"asc_vf_call<{func}>((__ubuf__ int32_t*){off}.GetPhyAddr(), (__ubuf__ int32_t*){idx}.GetPhyAddr(), "
             f"(__ubuf__ int32_t*){pattern}.GetPhyAddr(), static_cast<uint32_t>(({rows}) * {geom}.outPitch), "
             f"static_cast<uint32_t>({geom}.outPitch), static_cast<int32_t>({geom}.inStrides[0] * {size}), "
             f"static_cast<int32_t>({geom}.inPitch * {size}), static_cast<int32_t>({geom}.extent), "
@@ -493,11 +571,11 @@ class IndirectLoadRegApiCall(ApiCall):
         ]
         return lines
 
-    def _define_index_vf(self, neg: bool, bound: bool) -> str:
-        """Define the offsets function of a full index tile for one (neg, bound) variant (once per kernel);
-        returns its name."""
-        func = index_vf_name(neg, bound)
-        self.ctx.define(func, index_vf_source(neg, bound))
+    def _define_index_vf(self, neg: bool, bound: bool, wide: bool) -> str:
+        """Define the offsets function of a full index tile for one (neg, bound, wide) variant (once per
+        kernel); returns its name."""
+        func = index_vf_name(neg, bound, wide)
+        self.ctx.define(func, index_vf_source(neg, bound, wide))
         return func
 
     def _define_gather_vf(self, data: dtypes.DType) -> str:

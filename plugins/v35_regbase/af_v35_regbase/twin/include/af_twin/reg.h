@@ -42,6 +42,7 @@
 // Mins (Duplicate + the binary instruction, as AddsImpl ... MinsImpl do), Compare / Compares (Duplicate +
 // Compare) / Select and, on int64_t, Abs / Relu / Neg -- each computed half by half over a register pair as the
 // 3510 sequence does and counted per call of it (see "64-bit lanes over a register pair").
+// The dual load LoadAlign(dst0, dst1, src) with DIST_DINTLV_B8 / B16 / B32 (even / odd elements).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
 // RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs (those with 1-byte types among them) and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
@@ -80,7 +81,7 @@ enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 loads,
+// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 loads, the dual DIST_DINTLV_B8 / B16 / B32 loads,
 // DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
@@ -593,6 +594,39 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
         std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
     }
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
+}
+
+// The dual load LoadAlign<T, DIST_DINTLV_B8 / B16 / B32>(dst0, dst1, src) (CheckLoadDist<2, dist> of the 3510
+// DataCopyImpl): two vectors read from src (32-byte aligned, all 512 bytes in one live buffer), the elements
+// of even index to dst0, those of odd index to dst1. On 4-byte elements it splits 64-bit values into their low
+// and high words (a RegTraitNumTwo register pair, as the 3510 LoadAlign of one does). One load instruction of
+// 2 * VL bytes: the throughput table lists no dual-load row, so it counts the contiguous rate over both
+// vectors (2 cycles), as reg_cost.py does.
+template <typename T = DefaultType, LoadDist dist, typename U>  // no default dist, as the official dual form
+inline void LoadAlign(U& dstReg0, U& dstReg1, __ubuf__ T* srcAddr) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::LoadAlign: the pointer's element type differs from the register's");
+    static_assert(dist == LoadDist::DIST_DINTLV_B8 || dist == LoadDist::DIST_DINTLV_B16 ||
+                  dist == LoadDist::DIST_DINTLV_B32,
+                  "Reg::LoadAlign: the two-register load takes DIST_DINTLV_B8 / B16 / B32 only (CheckLoadDist<2>)");
+    static_assert((dist == LoadDist::DIST_DINTLV_B8 && sizeof(ActualT) == 1) ||
+                  (dist == LoadDist::DIST_DINTLV_B16 && sizeof(ActualT) == 2) ||
+                  (dist == LoadDist::DIST_DINTLV_B32 && sizeof(ActualT) == 4),
+                  "Reg::LoadAlign: DIST_DINTLV_Bn loads n-bit elements");
+    static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
+    AfTwin::RegUbRange(c, srcAddr, 2 * kVecBytes, "LoadAlign", "srcAddr");
+    ++c->c.regLoads;
+    c->c.regLoadBytes += 2 * kVecBytes;
+    AfTwin::RegCycles(c, "LoadAlign", 2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
+        std::memcpy(&dstReg0.afLane[j], srcAddr + 2 * j, sizeof(ActualT));
+        std::memcpy(&dstReg1.afLane[j], srcAddr + 2 * j + 1, sizeof(ActualT));
+        dstReg0.afWritten[j] = true;
+        dstReg1.afWritten[j] = true;
+    }
 }
 
 template <typename T = DefaultType, StoreDist dist = StoreDist::DIST_NORM, typename U>
