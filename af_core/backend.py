@@ -57,6 +57,13 @@ class GatherMode(enum.StrEnum):
     LANES = "lanes"
 
 
+#: The scratch tiles the core can give a tile gather of a full index tile (an ApiCall's ``gather_scratch``
+#: picks), by their key in the gather node's ``extra`` attr: ``conv`` an int32 copy of an int64 index tile,
+#: ``tmp`` an int32 tile for the negative-index wrap, ``mask`` / ``mask2`` a bit per position (e.g. the bound
+#: check's two halves).
+GATHER_SCRATCH = ("conv", "tmp", "mask", "mask2")
+
+
 def installed(role: Role) -> bool:
     """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`)."""
     return any(role in cls.roles for cls in get_registry().table("api_call").values())

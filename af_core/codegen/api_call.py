@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from af_core.backend import GatherMode, Role
+from af_core.backend import GATHER_SCRATCH, GatherMode, Role
 from af_core.codegen.jinja import render_string
 from af_core.errors import CodegenError
 
@@ -110,6 +110,15 @@ class ApiCall:
         :meth:`read_past_tiles`, the same for every tile; override it when only some tiles are read past
         (e.g. the tile gather's offset pattern, and an index tile loaded in wider steps than it is sized)."""
         return cls.read_past_tiles(node, impl)
+
+    @classmethod
+    def gather_scratch(cls, index_dtype: DType, neg: bool, bound: bool) -> frozenset[str]:
+        """For :attr:`Role.GATHER` in :attr:`GatherMode.TILE`: the scratch tiles the offsets of a full index
+        tile of ``index_dtype`` need (with the negative-index wrap ``neg``, the bound check ``bound``), by
+        their keys in :data:`GATHER_SCRATCH`; the core allocates only those (``conv`` only for an int64 index,
+        ``tmp`` only with ``neg``) and passes them in the gather node's ``extra`` attr. By default all of them:
+        offsets computed in UB by memory-based calls need every one."""
+        return frozenset(GATHER_SCRATCH)
 
     @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:

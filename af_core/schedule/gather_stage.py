@@ -21,7 +21,7 @@ from __future__ import annotations
 import sympy
 
 from af_core import dtypes as dt
-from af_core.backend import GatherMode, Role, api_call_for
+from af_core.backend import GATHER_SCRATCH, GatherMode, Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
@@ -128,12 +128,20 @@ def add_gather(
     pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
     extra = {}
     if full_index:
-        if index_dtype == dt.int64:
+        want = gather_call.gather_scratch(index_dtype, neg, bound)
+        unknown = sorted(set(want) - set(GATHER_SCRATCH))
+        if unknown:
+            raise Unsupported(
+                f"IndirectLoad '{il.name}': {gather_api}.gather_scratch asks for scratch tiles {unknown}; the core "
+                f"offers {list(GATHER_SCRATCH)}"
+            )
+        if "conv" in want and index_dtype == dt.int64:
             extra["conv"] = plan.tile(f"{il.name}_index32", dt.int32, pout)
-        if neg:
+        if "tmp" in want and neg:
             extra["tmp"] = plan.tile(f"{il.name}_index_tmp", dt.int32, pout)
-        extra["mask"] = plan.mask(f"{il.name}_mask", pout)
-        extra["mask2"] = plan.mask(f"{il.name}_mask2", pout)
+        for key in ("mask", "mask2"):
+            if key in want:
+                extra[key] = plan.mask(f"{il.name}_{key}", pout)
     gathered = plan.tile(
         f"{il.name}_tile",
         il.y.dtype,

@@ -199,3 +199,41 @@ def test_only_the_tiles_read_past_their_end_are_padded(template, index_dtype, mo
         if register and index_dtype == "int64":
             want.add(next(name for name in found if name.startswith("index") and name.endswith("_tile")))
         assert padded == want, (register, found)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_the_register_offsets_need_no_scratch_tiles(template, index_dtype, monkeypatch):
+    """The core allocates only the scratch tiles the gather asks for (``gather_scratch``): none for the
+    register function, the int32 copy, the wrap tile and the two masks for the memory-based offsets. Less
+    UB per row lets the register form hold at least as many rows."""
+    names, rows = {}, {}
+    sizes = {"a0": 64, "a1": 8, "b0": 64, "b1": 1000}
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        s = _session(template, rank=2, dim=1, index_dtype=index_dtype, need_check_negative=True)
+        case = s.scheduled.cases[0]
+        names[register] = {b.name for st in case.impl.stages for b in st.buffers}
+        sch = s.scheduled
+        ev = solve([CaseRef.of(case)], sch.size_names, sizes, CORES, sch.platform.ub_size, sch.guards)
+        rows[register] = ev.evaluations[0].fields
+    scratch = {"indirect_load_index_tmp", "indirect_load_mask", "indirect_load_mask2"}
+    if index_dtype == "int64":
+        scratch.add("indirect_load_index32")
+    assert not names[True] & scratch
+    assert scratch <= names[False]
+    tile_max = next(k for k in rows[True] if k.endswith("tile_max"))
+    assert rows[True][tile_max] > rows[False][tile_max], (rows[True][tile_max], rows[False][tile_max])
+
+
+def test_a_scratch_tile_the_core_does_not_offer_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(
+        IndirectLoadRegApiCall, "gather_scratch", classmethod(lambda cls, *a: frozenset({"bogus"}))
+    )
+    with pytest.raises(Exception) as info:
+        _session("simd", rank=2, dim=1).result  # noqa: B018 (building the result schedules the case)
+    text = str(info.value)
+    assert (
+        "IndirectLoad 'indirect_load'" in text and "gather_scratch asks for scratch tiles ['bogus']" in text
+    )
+    assert "the core offers ['conv', 'tmp', 'mask', 'mask2']" in text

@@ -362,6 +362,15 @@ class IndirectLoadRegApiCall(ApiCall):
         return out
 
     @classmethod
+    def gather_scratch(cls, index_dtype: dtypes.DType, neg: bool, bound: bool) -> frozenset[str]:
+        """The register offsets function keeps everything in registers (an int64 index's narrowing, the
+        wrapped index, the in-range mask): no scratch tile. The memory-based ``AfGatherOffsetsVector`` (and
+        the int64 ``Cast`` before it) needs them all."""
+        if cls.register_offsets:
+            return frozenset()
+        return super().gather_scratch(index_dtype, neg, bound)
+
+    @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
         """Two tiles of a full index gather are read past their end:
 
