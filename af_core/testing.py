@@ -167,3 +167,10 @@ def random_runs(
         extent = int(rng.choice(extents))
         sizes = gather_sizes(rng, rank, dim, max_extent=extent, max_elements=max_elements)
         yield seed * 10 + k, sizes, cores[k % len(cores)]
+
+
+def same_bits(a: _np.ndarray, b: _np.ndarray) -> bool:
+    """Whether two arrays hold the same dtype and the same bytes (NaN payloads and -0 included): what a
+    register form and the memory-based calls it replaces must agree on."""
+    a, b = _np.ascontiguousarray(a), _np.ascontiguousarray(b)
+    return a.dtype == b.dtype and a.tobytes() == b.tobytes()

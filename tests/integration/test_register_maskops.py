@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+from af_v35_regbase.testing import memory_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
-from af_core.testing import chain_graph, random_runs
+from af_core.testing import chain_graph, random_runs, same_bits
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
@@ -39,31 +39,6 @@ LOGIC_RUN = (
     "Eq ('eq'), LogicalXor ('logicalxor'), Le ('le'), LogicalOr ('logicalor'), Where ('where') in one "
     "VfChainRegApiCall"
 )
-
-
-def memory_session(graph, template: str, ops: set[str]) -> TwinSession:
-    """The graph compiled with ``ops`` kept memory-based calls (and so the bools they read or make)."""
-    original = VfChainRegApiCall.rejection.__func__
-
-    def refuse(cls, op_type, in_dtypes, out_dtype):
-        return (
-            "kept a memory call by the test"
-            if op_type in ops
-            else original(cls, op_type, in_dtypes, out_dtype)
-        )
-
-    mp = pytest.MonkeyPatch()
-    mp.setattr(VfChainRegApiCall, "rejection", classmethod(refuse))
-    try:
-        session = TwinSession(graph, AutofuserOptions(force_template=template))  # compiled under the patch
-    finally:
-        mp.undo()
-    return session
-
-
-def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    return a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_register_maskops import memory_session, same_bits
+from af_v35_regbase.testing import memory_session
 
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
-from af_core.testing import random_runs
+from af_core.testing import random_runs, same_bits
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin

@@ -1,0 +1,45 @@
+"""Helpers for tests and benchmarks that compare a register form with the memory-based calls it replaces.
+
+A register form claims the memory path's bits; the way to check that is to compile the same graph twice,
+once with the ops in question kept memory-based calls. :func:`memory_calls` does that for the vector
+chain's ops without touching anything else, so a test needs no access to the ApiCall's internals and no
+pytest fixture (benchmarks use it too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from af_core.autofuser import AutofuserOptions
+from af_core.ir.graph import HintGraph
+from af_core.twin import TwinSession
+from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+
+#: The reason a refused op gives (``afc explain`` shows it under the vector chains).
+KEPT = "kept a memory call by the test"
+
+
+@contextmanager
+def memory_calls(ops: set[str] | frozenset[str]) -> Iterator[None]:
+    """While the block runs, the vector chain refuses the op types ``ops`` (:data:`KEPT`): they stay
+    memory-based calls, and so do the bools they read or make. Kernels must be generated inside the block."""
+    original = VfChainRegApiCall.__dict__["rejection"]
+    ask = original.__func__
+
+    def refuse(cls, op_type, in_dtypes, out_dtype):
+        return KEPT if op_type in ops else ask(cls, op_type, in_dtypes, out_dtype)
+
+    VfChainRegApiCall.rejection = classmethod(refuse)  # type: ignore[method-assign, assignment]
+    try:
+        yield
+    finally:
+        VfChainRegApiCall.rejection = original  # type: ignore[method-assign]
+
+
+def memory_session(graph: HintGraph, template: str, ops: set[str] | frozenset[str]) -> TwinSession:
+    """``graph`` compiled with ``template`` forced and the op types ``ops`` kept memory-based calls."""
+    with memory_calls(ops):
+        return TwinSession(
+            graph, AutofuserOptions(force_template=template)
+        )  # generated here, under the refusal
