@@ -10,12 +10,13 @@ first uses them; one built with extra flags never does). A build failure
 
 The control helpers at the end build the small kernel around one register API
 form and assert what the twin and the official headers (``checker`` fixture)
-make of it.
+make of it; :func:`twin_abort` reads the error a run stopped on.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import textwrap
@@ -255,3 +256,23 @@ def official_rejection(checker: AscendcChecker, source: str, *, in_file: str | N
     if in_file is not None:
         assert in_file in first.file, first.file
     return result.describe()
+
+
+#: the line the twin writes to stderr when it stops a run on misuse (af_twin/runtime.h)
+ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
+#: the exit status of such a run
+ABORT_STATUS = 86
+
+
+def twin_errors(err: str) -> list[re.Match[str]]:
+    """The twin's error lines in a run's stderr `err` (none: the run broke no rule the twin checks)."""
+    return [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
+
+
+def twin_abort(rc: int, err: str) -> re.Match[str]:
+    """Assert a run (exit status `rc`, stderr `err`) was stopped by the twin with exactly one error line;
+    return it, for the test to check its ``kind`` and ``message``."""
+    errors = twin_errors(err)
+    assert rc == ABORT_STATUS, err
+    assert len(errors) == 1, err
+    return errors[0]
