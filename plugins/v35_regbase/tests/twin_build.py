@@ -8,7 +8,7 @@ first uses them; one built with extra flags never does). A build failure
 (including any warning, since warnings are errors here) raises
 :class:`TwinBuildError` carrying the compiler's output.
 
-The control helpers at the end build the small kernel around one register API
+The control functions at the end build the small kernel around one register API
 form and assert what the twin and the official headers (``checker`` fixture)
 make of it; :func:`twin_abort` reads the error a run stopped on.
 """
@@ -155,7 +155,7 @@ def build_and_run(
 #
 # A register API form is pinned from both sides: the official AscendC headers must reject an illegal form
 # (so the twin is not stricter by mistake) and the twin must reject it too, at compile time (so a generated
-# kernel the hardware compiler refuses never passes the twin); a legal form must pass both. The helpers below
+# kernel the hardware compiler refuses never passes the twin); a legal form must pass both. The functions below
 # make the kernel around the one form and state those outcomes once.
 
 #: the first lines of every kernel source, for the twin and the official headers alike
