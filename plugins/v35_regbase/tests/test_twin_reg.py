@@ -13,14 +13,13 @@ aborts the twin with a named error.
 from __future__ import annotations
 
 import json
-import re
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.twin
 
-ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 
 # The vector functions: valid AscendC, shared by the twin program and the official check.
 VF_SRC = r"""
@@ -460,20 +459,12 @@ int main(int argc, char** argv) {
 }
 """
 
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
-
-PROGRAM = HEAD + VF_SRC + BAD_VF_SRC + HARNESS
+PROGRAM = twin_build.KERNEL_HEAD + VF_SRC + BAD_VF_SRC + HARNESS
 
 # An AscendC kernel launching the vector functions, for the official check.
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + r"""
-extern "C" __global__ __aicore__ void reg_chain_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 3 * 1024);
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC,
+    r"""
     LocalTensor<float> f = buf.Get<float>();
     LocalTensor<half> h = buf.Get<half>();
     LocalTensor<int32_t> s = buf.Get<int32_t>();
@@ -487,8 +478,9 @@ extern "C" __global__ __aicore__ void reg_chain_kernel(GM_ADDR out)
                               (__ubuf__ half*)h[512].GetPhyAddr(), 200u, static_cast<uint16_t>(4));
     asc_vf_call<ChainCastI32>((__ubuf__ int32_t*)s.GetPhyAddr(), (__ubuf__ int32_t*)s[256].GetPhyAddr(),
                               (__ubuf__ int32_t*)s[512].GetPhyAddr(), 200u, static_cast<uint16_t>(4));
-}
-"""
+""",
+    ub_bytes=3 * 1024,
+    name="reg_chain_kernel",
 )
 
 N = 200
@@ -609,11 +601,9 @@ BAD = {
 def test_misuse_aborts_with_a_named_error(program, case):
     kind, text = BAD[case]
     rc, _out, err = program(case)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86, err
-    assert len(matches) == 1, err
-    assert matches[0]["kind"] == kind, err
-    assert text in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == kind, err
+    assert text in error["message"], err
 
 
 def _tree_sum(lanes: np.ndarray) -> np.float32:
@@ -649,10 +639,15 @@ def test_a_block_masked_load_reads_only_the_blocks_its_mask_reaches(program):
     register load of 32 bytes counted (2 cycles at the documented 32 b32 elements per cycle)."""
     rc, out, err = program("block_tail")
     assert rc == 0, err
-    assert not [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m], err
+    assert not twin_build.twin_errors(err), err
 
 
-# Statements the real API rejects at compile time; the twin must reject them too.
+def _control(call: str) -> str:
+    """A kernel whose one vector function makes `call` after ``FLOAT_OPERANDS`` (``mask``, ``a`` and ``src``)."""
+    return twin_build.vf_kernel(twin_build.FLOAT_OPERANDS + call)
+
+
+# Statements (after FLOAT_OPERANDS) the real API rejects at compile time; the twin must reject them too.
 ILLEGAL = {
     "exp_int32": "Reg::RegTensor<int32_t> q; Reg::Exp(q, q, mask);",
     "div_int8": "Reg::RegTensor<int8_t> q; Reg::Div(q, q, q, mask);",
@@ -671,39 +666,15 @@ ILLEGAL = {
     ),
 }
 
-ILLEGAL_SKELETON = (
-    HEAD
-    + r"""
-__simd_vf__ inline void Illegal(__ubuf__ float* src)
-{
-    uint32_t n = 64;
-    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
-    Reg::RegTensor<float> a;
-    Reg::LoadAlign(a, src);
-    %s
-}
-
-extern "C" __global__ __aicore__ void illegal_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Illegal>((__ubuf__ float*)buf.Get<float>().GetPhyAddr());
-}
-"""
-)
-
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_twin_rejects_illegal_register_calls_at_compile_time(twin_compile, name):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(ILLEGAL_SKELETON % ILLEGAL[name] + "int main() { return 0; }\n")
-    assert "static assertion failed" in str(info.value) or "static_assert" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, _control(ILLEGAL[name]))
+    assert twin_build.is_static_assertion(text), text
 
 
-# Calls both the twin and the official headers accept (the forms vector functions generate).
+# Calls (after FLOAT_OPERANDS) both the twin and the official headers accept (the forms vector functions
+# generate).
 LEGAL = {
     "exp": "Reg::Exp(a, a, mask);",
     "block_load": "Reg::LoadAlign<float, Reg::DataCopyMode::DATA_BLOCK_COPY>(a, src, 1u, mask);",
@@ -725,27 +696,21 @@ LEGAL = {
 
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_twin_accepts_the_skeleton_with_legal_calls(twin_compile, name):
-    twin_compile(ILLEGAL_SKELETON % LEGAL[name] + "int main() { return 0; }\n")
+    twin_build.twin_acceptance(twin_compile, _control(LEGAL[name]))
 
 
 def test_vector_functions_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_official_skeleton_passes_with_a_legal_call(checker, name):
-    result = checker.check(ILLEGAL_SKELETON % LEGAL[name])
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, _control(LEGAL[name]))
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_official_headers_reject_the_illegal_calls(checker, name):
-    result = checker.check(ILLEGAL_SKELETON % ILLEGAL[name])
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, _control(ILLEGAL[name]))
 
 
 def test_register_chains_are_clean_under_the_sanitizers(twin_compile, program):

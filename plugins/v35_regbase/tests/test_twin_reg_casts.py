@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 
@@ -19,7 +20,6 @@ from af_core import dtypes as dt
 
 pytestmark = pytest.mark.twin
 
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
 N = 100  # elements: a tail in every pair's last step
 
 #: (source, destination) -> (RegLayout, SatMode, RoundMode of the register Cast, RoundMode of the memory Cast)
@@ -145,25 +145,18 @@ void PrintBits(const char* key, LocalTensor<T>& t, int n) {
     + "    return 0;\n}\n"
 )
 
-PROGRAM = HEAD + VF_SRC + HARNESS
+PROGRAM = twin_build.KERNEL_HEAD + VF_SRC + HARNESS
 
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + """
-extern "C" __global__ __aicore__ void reg_cast_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 2048);
-"""
-    + "".join(
-        f"    asc_vf_call<Cast_{_name(s, d)}>((__ubuf__ {dt.get(d).cpp}*)buf.Get<{dt.get(d).cpp}>()[512]"
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC,
+    "".join(
+        f"asc_vf_call<Cast_{_name(s, d)}>((__ubuf__ {dt.get(d).cpp}*)buf.Get<{dt.get(d).cpp}>()[512]"
         f".GetPhyAddr(), (__ubuf__ {dt.get(s).cpp}*)buf.Get<{dt.get(s).cpp}>().GetPhyAddr(), {N}u, "
         "static_cast<uint16_t>(2));\n"
         for s, d in sorted(PAIRS)
-    )
-    + "}\n"
+    ),
+    ub_bytes=2048,
+    name="reg_cast_kernel",
 )
 
 FLOATS = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 2049.0, 32767.0, 32767.5, 32768.0, -32768.0]
@@ -322,7 +315,12 @@ def _find(report, key: str):
     return None
 
 
-# Register Cast forms both the twin and the official headers reject at compile time.
+def _control(call: str) -> str:
+    """A kernel whose one vector function makes `call` after ``FLOAT_OPERANDS`` (``mask``, ``a`` and ``src``)."""
+    return twin_build.vf_kernel(twin_build.FLOAT_OPERANDS + call)
+
+
+# Register Cast forms (after FLOAT_OPERANDS) both the twin and the official headers reject at compile time.
 ILLEGAL = {
     # a widening Cast from int16_t takes RegLayout::ZERO / ONE (CastOperator's SupportEnum static_assert)
     "int16_float_no_layout": (
@@ -344,36 +342,11 @@ ILLEGAL = {
     ),
 }
 
-SKELETON = (
-    HEAD
-    + r"""
-__simd_vf__ inline void Illegal(__ubuf__ float* src)
-{
-    uint32_t n = 64;
-    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
-    Reg::RegTensor<float> a;
-    Reg::LoadAlign(a, src);
-    %s
-}
-
-extern "C" __global__ __aicore__ void illegal_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Illegal>((__ubuf__ float*)buf.Get<float>().GetPhyAddr());
-}
-"""
-)
-
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_twin_rejects_illegal_casts_at_compile_time(twin_compile, name):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(SKELETON % ILLEGAL[name] + "int main() { return 0; }\n")
-    assert "static assertion failed" in str(info.value) or "static_assert" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, _control(ILLEGAL[name]))
+    assert twin_build.is_static_assertion(text), text
 
 
 @pytest.mark.parametrize(
@@ -386,25 +359,17 @@ def test_twin_rejects_illegal_casts_at_compile_time(twin_compile, name):
 def test_twin_rejects_traits_it_does_not_emulate(twin_compile, trait):
     """float -> int16_t without saturation (the official form exists; the twin emulates SAT only) or without
     a RoundMode: a compile-time error, not a silently different value."""
-    from af_v35_twin_build import TwinBuildError
-
     call = (
         f"constexpr static Reg::CastTrait t = {trait}; Reg::RegTensor<int16_t> d; "
         "Reg::Cast<int16_t, float, t>(d, a, mask);"
     )
-    with pytest.raises(TwinBuildError):
-        twin_compile(SKELETON % call + "int main() { return 0; }\n")
+    twin_build.twin_rejection(twin_compile, _control(call))
 
 
 def test_the_cast_vector_functions_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_official_headers_reject_the_illegal_casts(checker, name):
-    result = checker.check(SKELETON % ILLEGAL[name])
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, _control(ILLEGAL[name]))

@@ -13,9 +13,9 @@ lane, a misaligned base, a call outside a vector function) aborts the twin with 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 
 pytestmark = pytest.mark.twin
 
-ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 SRC = 1000  # source elements (the buffer holds exactly these, rounded to whole vectors below)
 
 VF_SRC = r"""
@@ -251,18 +250,11 @@ int main(int argc, char** argv) {
 }
 """
 
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
-PROGRAM = HEAD + VF_SRC + BAD_VF_SRC + HARNESS
+PROGRAM = twin_build.KERNEL_HEAD + VF_SRC + BAD_VF_SRC + HARNESS
 
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + r"""
-extern "C" __global__ __aicore__ void reg_gather_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 16 * 1024);
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC,
+    r"""
     LocalTensor<float> f = buf.Get<float>();
     LocalTensor<int32_t> s = buf.Get<int32_t>();
     LocalTensor<half> h = buf.Get<half>();
@@ -284,8 +276,9 @@ extern "C" __global__ __aicore__ void reg_gather_kernel(GM_ADDR out)
                           (__ubuf__ uint16_t*)i16[4096].GetPhyAddr(), 200u);
     asc_vf_call<Gather8>((__ubuf__ int16_t*)w.GetPhyAddr(), (__ubuf__ int8_t*)c[2048].GetPhyAddr(),
                          (__ubuf__ uint16_t*)i16[4096].GetPhyAddr(), 200u);
-}
-"""
+""",
+    ub_bytes=16 * 1024,
+    name="reg_gather_kernel",
 )
 
 NP = {
@@ -390,11 +383,9 @@ BAD = {
 def test_gather_misuse_aborts_with_a_named_error(program, case):
     kind, text = BAD[case]
     rc, _out, err = program(case)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86, err
-    assert len(matches) == 1, err
-    assert matches[0]["kind"] == kind, err
-    assert text in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == kind, err
+    assert text in error["message"], err
 
 
 # Combinations the 3510 DataCopyGatherImpl rejects at compile time; the twin must reject them too.
@@ -412,57 +403,31 @@ ILLEGAL = {
     ),
 }
 
-SKELETON = (
-    HEAD
-    + r"""
-__simd_vf__ inline void Skeleton(__ubuf__ float* src)
-{
-    uint32_t n = 64;
-    Reg::MaskReg mask = Reg::UpdateMask<float>(n);
-    %s
-}
 
-extern "C" __global__ __aicore__ void skeleton_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Skeleton>((__ubuf__ float*)buf.Get<float>().GetPhyAddr());
-}
-"""
-)
+def _skeleton(call: str) -> str:
+    """A kernel whose vector function sets a 64-lane float ``mask`` and makes `call` (``src``: float*)."""
+    return twin_build.vf_kernel("uint32_t n = 64;\nReg::MaskReg mask = Reg::UpdateMask<float>(n);\n" + call)
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_twin_rejects_the_gathers_the_official_implementation_rejects(twin_compile, name):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(SKELETON % ILLEGAL[name] + "int main() { return 0; }\n")
-    assert "Reg::Gather" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, _skeleton(ILLEGAL[name]))
+    assert "Reg::Gather" in text, text
 
 
 def test_twin_does_not_emulate_the_eight_byte_gather(twin_compile):
-    from af_v35_twin_build import TwinBuildError
-
     call = "Reg::RegTensor<uint32_t> i; Reg::RegTensor<int64_t> v; Reg::Gather(v, (__ubuf__ int64_t*)src, i, mask);"
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(SKELETON % call + "int main() { return 0; }\n")
-    assert "does not emulate the 8-byte source form" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, _skeleton(call))
+    assert "does not emulate the 8-byte source form" in text, text
 
 
 def test_gather_functions_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_official_headers_reject_the_illegal_gathers(checker, name):
-    result = checker.check(SKELETON % ILLEGAL[name])
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, _skeleton(ILLEGAL[name]))
 
 
 def test_a_2byte_index_beyond_uint16_is_reported_before_the_gather(twin_compile):
@@ -471,7 +436,7 @@ def test_a_2byte_index_beyond_uint16_is_reported_before_the_gather(twin_compile)
 
     header = (Path(api_init).parent / "af_gather.h").read_text()
     program = (
-        HEAD
+        twin_build.KERNEL_HEAD
         + "#define AF_MAX_DIMS 8\n"
         + header
         + r"""
@@ -499,7 +464,6 @@ int main(int argc, char**) {
     rc, _out, err = run()
     assert rc == 0, err
     rc, _out, err = run("over")
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86 and len(matches) == 1, err
-    assert matches[0]["kind"] == "gather-offset-packing", err
-    assert "emb: element 9 of the tile gathers source element 65536" in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == "gather-offset-packing", err
+    assert "emb: element 9 of the tile gathers source element 65536" in error["message"], err

@@ -13,9 +13,9 @@ official type check, and without the bound check an index outside ``[0, extent)`
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 from af_v35_regbase import reg_cost
@@ -31,10 +31,9 @@ from hypothesis import strategies as st
 
 pytestmark = pytest.mark.twin
 
-ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 VARIANTS = [(neg, bound) for neg in (False, True) for bound in (False, True)]
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n#define AF_MAX_DIMS 8\n'
+HEAD = twin_build.KERNEL_HEAD + "#define AF_MAX_DIMS 8\n"
 
 
 def _header() -> str:
@@ -271,82 +270,59 @@ def test_an_index_out_of_range_without_the_bound_check_is_reported(program, neg)
     idx = np.zeros(rows * 8, dtype=np.int64)
     idx[8 + 3] = -6 if neg else 5  # row 1, position 3: outside [0, 5) (after the wrap: -1)
     rc, _out, err = _run(program, idx, rows, n0, n1, extent, neg, False, check=True)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86 and len(matches) == 1, err
-    assert matches[0]["kind"] == "gather-out-of-range", err
-    assert f"harness: index {-1 if neg else 5} is outside [0, 5)" in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == "gather-out-of-range", err
+    assert f"harness: index {-1 if neg else 5} is outside [0, 5)" in error["message"], err
     idx[8 + 3] = 0
     idx[7] = 99  # a padding position (6 and 7 of a row of 6): never checked
     rc, _out, err = _run(program, idx, rows, n0, n1, extent, neg, False, check=True)
     assert rc == 0 and "AF_TWIN_ERROR" not in err, err
 
 
-OFFICIAL_KERNEL = (
-    '#include "kernel_operator.h"\nusing namespace AscendC;\n'
-    + FUNCTIONS
-    + r"""
-extern "C" __global__ __aicore__ void reg_index_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 16 * 1024);
-    LocalTensor<int32_t> s = buf.Get<int32_t>();
-    __ubuf__ int32_t* off = (__ubuf__ int32_t*)s.GetPhyAddr();
-    __ubuf__ int32_t* idx = (__ubuf__ int32_t*)s[1024].GetPhyAddr();
-    __ubuf__ int32_t* pat = (__ubuf__ int32_t*)s[2048].GetPhyAddr();
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    FUNCTIONS,
+    r"""
+LocalTensor<int32_t> s = buf.Get<int32_t>();
+__ubuf__ int32_t* off = (__ubuf__ int32_t*)s.GetPhyAddr();
+__ubuf__ int32_t* idx = (__ubuf__ int32_t*)s[1024].GetPhyAddr();
+__ubuf__ int32_t* pat = (__ubuf__ int32_t*)s[2048].GetPhyAddr();
 """
     + "".join(
-        f"    asc_vf_call<{index_vf_name(neg, bound, wide)}>(off, idx, pat, 200u, 72u, 4, 3200, 100, 6400);\n"
+        f"asc_vf_call<{index_vf_name(neg, bound, wide)}>(off, idx, pat, 200u, 72u, 4, 3200, 100, 6400);\n"
         for neg, bound in VARIANTS
         for wide in (False, True)
-    )
-    + "}\n"
+    ),
+    ub_bytes=16 * 1024,
+    name="reg_index_kernel",
 )
 
 
 def test_offsets_functions_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 # The scale is an int32 Muls: the 3510 MulsImpl takes no 1-byte registers, so the offsets are never scaled in
 # a narrower type; the twin rejects that form as the official headers do.
-ILLEGAL_INT8_MULS = r"""
-__simd_vf__ inline void Int8Muls(__ubuf__ int8_t* src)
-{
+ILLEGAL_INT8_MULS = twin_build.vf_kernel(
+    """
     uint32_t n = 256;
     Reg::MaskReg mask = Reg::UpdateMask<int8_t>(n);
     Reg::RegTensor<int8_t> v;
     Reg::LoadAlign(v, src);
     Reg::Muls(v, v, static_cast<int8_t>(3), mask);
     Reg::StoreAlign(src, v, mask);
-}
-
-extern "C" __global__ __aicore__ void int8_muls_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Int8Muls>((__ubuf__ int8_t*)buf.Get<int8_t>().GetPhyAddr());
-}
-"""
-ILLEGAL_HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+    """,
+    "int8_t",
+)
 
 
 def test_twin_rejects_an_int8_scale(twin_compile):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(ILLEGAL_HEAD + ILLEGAL_INT8_MULS + "int main() { return 0; }\n")
-    assert "Reg::Muls" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, ILLEGAL_INT8_MULS)
+    assert "Reg::Muls" in text, text
 
 
 def test_official_headers_reject_an_int8_scale(checker):
-    result = checker.check(ILLEGAL_HEAD + ILLEGAL_INT8_MULS)
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, ILLEGAL_INT8_MULS)
 
 
 def _wide_indices(rng, rows, n0, n1, extent, neg, bound) -> list[int]:
@@ -412,42 +388,27 @@ def test_an_int64_index_whose_low_word_is_in_range_is_reported_without_the_bound
     idx = [0] * (rows * 8)
     idx[8 + 2] = 2**32 + 3
     rc, _out, err = _run(program, idx, rows, n0, n1, extent, False, False, check=True, wide=True)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86 and len(matches) == 1, err
-    assert "harness: index 4294967299 is outside [0, 5)" in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert "harness: index 4294967299 is outside [0, 5)" in error["message"], err
 
 
 # The dual load takes the de-interleaving modes only (CheckLoadDist<2, dist>): a DIST_NORM dual load is
 # rejected by the official headers and by the twin alike.
-ILLEGAL_DUAL_NORM = r"""
-__simd_vf__ inline void DualNorm(__ubuf__ int32_t* src)
-{
+ILLEGAL_DUAL_NORM = twin_build.vf_kernel(
+    """
     Reg::RegTensor<int32_t> a;
     Reg::RegTensor<int32_t> b;
     Reg::LoadAlign<int32_t, Reg::LoadDist::DIST_NORM>(a, b, src);
-}
-
-extern "C" __global__ __aicore__ void dual_norm_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<DualNorm>((__ubuf__ int32_t*)buf.Get<int32_t>().GetPhyAddr());
-}
-"""
+    """,
+    "int32_t",
+)
 
 
 def test_twin_rejects_a_dual_load_without_deinterleaving(twin_compile):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(ILLEGAL_HEAD + ILLEGAL_DUAL_NORM + "int main() { return 0; }\n")
-    assert "DIST_DINTLV" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, ILLEGAL_DUAL_NORM)
+    assert "DIST_DINTLV" in text, text
 
 
 def test_official_headers_reject_a_dual_load_without_deinterleaving(checker):
-    result = checker.check(ILLEGAL_HEAD + ILLEGAL_DUAL_NORM)
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "LoadAlign not support this dist" in result.describe(), result.describe()
+    described = twin_build.official_rejection(checker, ILLEGAL_DUAL_NORM, in_file=None)
+    assert "LoadAlign not support this dist" in described, described

@@ -11,15 +11,13 @@ and run-time misuse (a mask never set, masks of two element widths) aborts with 
 from __future__ import annotations
 
 import json
-import re
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.twin
 
-ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
 
 VF_SRC = r"""
 // z[i] = (a & b) + 2 (a | b) + 4 (a ^ b) + 8 (!a) with a = x > y, b = x < 0.5 (tail lanes masked);
@@ -159,50 +157,35 @@ int main(int argc, char** argv) {
 }
 """
 
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + r"""
-extern "C" __global__ __aicore__ void mask_logic_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 4 * 1024);
+PROGRAM = twin_build.KERNEL_HEAD + VF_SRC + BAD_VF_SRC + HARNESS
+
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC,
+    r"""
     LocalTensor<float> f = buf.Get<float>();
     asc_vf_call<MaskLogicF32>((__ubuf__ float*)f.GetPhyAddr(), (__ubuf__ float*)f[256].GetPhyAddr(),
                               (__ubuf__ float*)f[512].GetPhyAddr(), (__ubuf__ float*)f[768].GetPhyAddr(), 200u,
                               static_cast<uint16_t>(4));
-}
-"""
+""",
+    ub_bytes=4 * 1024,
+    name="mask_logic_kernel",
 )
 
 # A mask op called with an element type (the MaskReg overloads take none): the template RegTensor overload
 # is the only candidate, and its body needs the register's element type, which a MaskReg has not.
-ILLEGAL = (
-    HEAD
-    + r"""
-__simd_vf__ inline void Illegal(__ubuf__ float* src)
-{
+ILLEGAL = twin_build.vf_kernel(
+    """
     Reg::MaskReg mask = Reg::CreateMask<float>();
     Reg::MaskReg out;
     Reg::Not<float>(out, mask, mask);
     (void)src;
-}
-
-extern "C" __global__ __aicore__ void illegal_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Illegal>((__ubuf__ float*)buf.Get<float>().GetPhyAddr());
-}
-"""
+    """
 )
 
 
 @pytest.fixture(scope="module")
 def program(twin_compile):
-    return twin_compile(HEAD + VF_SRC + BAD_VF_SRC + HARNESS)
+    return twin_compile(PROGRAM)
 
 
 def _run(program, x: np.ndarray, y: np.ndarray):
@@ -241,34 +224,26 @@ def test_mask_logic_matches_numpy_and_zeroes_lanes_past_the_tail(program):
 )
 def test_mask_logic_misuse_aborts_with_a_named_error(program, case, text):
     rc, _out, err = program(case)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86, err
-    assert len(matches) == 1 and matches[0]["kind"] == "reg-mask", err
-    assert text in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == "reg-mask", err
+    assert text in error["message"], err
 
 
 def test_twin_rejects_a_mask_op_with_an_element_type(twin_compile):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError):
-        twin_compile(ILLEGAL + "int main() { return 0; }\n")
+    twin_build.twin_rejection(twin_compile, ILLEGAL)
 
 
 def test_mask_logic_passes_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 def test_official_headers_reject_a_mask_op_with_an_element_type(checker):
-    result = checker.check(ILLEGAL)
-    assert not result.ok
-    assert result.first_error.origin == "official", result.describe()
-    assert "reg_compute" in result.first_error.file, result.first_error.file
+    twin_build.official_rejection(checker, ILLEGAL)
 
 
 def test_mask_logic_is_clean_under_the_sanitizers(twin_compile, program):
     """ASan / UBSan build of the same program: the same output, no report."""
-    sanitized = twin_compile(HEAD + VF_SRC + BAD_VF_SRC + HARNESS, sanitize=True)
+    sanitized = twin_compile(PROGRAM, sanitize=True)
     rng = np.random.default_rng(4)
     x, y = rng.uniform(-2, 2, 200), rng.uniform(-2, 2, 200)
     stdin = " ".join(f"{v:.9g}" for v in x) + "\n" + " ".join(f"{v:.9g}" for v in y) + "\n"

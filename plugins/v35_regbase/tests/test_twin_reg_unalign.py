@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +25,6 @@ from hypothesis import strategies as st
 
 pytestmark = pytest.mark.twin
 
-ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
 SRC_BYTES = 4096  # the source buffer; a run never reaches its last 320 bytes
 
 VF_SRC = r"""
@@ -200,18 +200,11 @@ int main(int argc, char** argv) {
 }
 """
 
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
-PROGRAM = HEAD + VF_SRC + BAD_VF_SRC + HARNESS
+PROGRAM = twin_build.KERNEL_HEAD + VF_SRC + BAD_VF_SRC + HARNESS
 
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + r"""
-extern "C" __global__ __aicore__ void reg_unalign_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 16 * 1024);
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC,
+    r"""
     LocalTensor<float> f = buf.Get<float>();
     LocalTensor<int32_t> s = buf.Get<int32_t>();
     LocalTensor<half> h = buf.Get<half>();
@@ -228,8 +221,9 @@ extern "C" __global__ __aicore__ void reg_unalign_kernel(GM_ADDR out)
     asc_vf_call<UnalignEach<half>>((__ubuf__ half*)h.GetPhyAddr(), (__ubuf__ half*)h[4096].GetPhyAddr(), 5u, 200u);
     asc_vf_call<UnalignEach<uint8_t>>((__ubuf__ uint8_t*)b.GetPhyAddr(), (__ubuf__ uint8_t*)b[8192].GetPhyAddr(), 5u,
                                       200u);
-}
-"""
+""",
+    ub_bytes=16 * 1024,
+    name="reg_unalign_kernel",
 )
 
 NP = {
@@ -319,11 +313,9 @@ BAD = {
 def test_misuse_aborts_with_a_named_error(program, case):
     kind, text = BAD[case]
     rc, _out, err = program(case)
-    matches = [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
-    assert rc == 86, err
-    assert len(matches) == 1, err
-    assert matches[0]["kind"] == kind, err
-    assert text in matches[0]["message"], err
+    error = twin_build.twin_abort(rc, err)
+    assert error["kind"] == kind, err
+    assert text in error["message"], err
 
 
 @pytest.mark.parametrize(("case", "first"), [("past_buffer", 4032), ("aligned_at_end", 3872)])
@@ -337,61 +329,39 @@ def test_a_read_past_the_buffer_names_the_bytes_the_hardware_reads(program, case
     assert (start - lo, end - start, hi - lo) == (first, 256, SRC_BYTES), err
 
 
-SKELETON = (
-    HEAD
-    + r"""
-__simd_vf__ inline void Skeleton(__ubuf__ float* src)
-{
-    Reg::UnalignRegForLoad u;
-    Reg::LoadUnAlignPre(u, src + 3);
-    %s
-}
-
-extern "C" __global__ __aicore__ void skeleton_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Skeleton>((__ubuf__ float*)buf.Get<float>().GetPhyAddr());
-}
-"""
-)
+# Forms made after a LoadUnAlignPre of ``u`` at ``src + 3`` (``src``: float*).
 ILLEGAL = {"pointer_type_mismatch": "Reg::RegTensor<half> q; Reg::LoadUnAlign(q, u, src + 3);"}
 LEGAL = {"float": "Reg::RegTensor<float> q; Reg::LoadUnAlign(q, u, src + 3);"}
 
 
+def _skeleton(call: str) -> str:
+    """A kernel whose one vector function makes `call` after setting ``u`` from ``src + 3``."""
+    return twin_build.vf_kernel("Reg::UnalignRegForLoad u;\nReg::LoadUnAlignPre(u, src + 3);\n" + call)
+
+
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_twin_rejects_what_the_official_implementation_rejects(twin_compile, name):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(SKELETON % ILLEGAL[name] + "int main() { return 0; }\n")
-    assert "Reg::LoadUnAlign: the pointer's element type differs" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, _skeleton(ILLEGAL[name]))
+    assert "Reg::LoadUnAlign: the pointer's element type differs" in text, text
 
 
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_twin_accepts_the_legal_form(twin_compile, name):
-    twin_compile(SKELETON % LEGAL[name] + "int main() { return 0; }\n")
+    twin_build.twin_acceptance(twin_compile, _skeleton(LEGAL[name]))
 
 
 def test_unaligned_load_functions_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 @pytest.mark.parametrize("name", sorted(LEGAL))
 def test_official_headers_accept_the_legal_form(checker, name):
-    result = checker.check(SKELETON % LEGAL[name])
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, _skeleton(LEGAL[name]))
 
 
 @pytest.mark.parametrize("name", sorted(ILLEGAL))
 def test_official_headers_reject_the_illegal_form(checker, name):
-    result = checker.check(SKELETON % ILLEGAL[name])
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, _skeleton(ILLEGAL[name]))
 
 
 def test_unaligned_loads_are_clean_under_the_sanitizers(twin_compile, program):

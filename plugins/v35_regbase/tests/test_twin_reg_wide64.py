@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 from af_v35_regbase import reg_cost
@@ -21,7 +22,6 @@ from af_v35_regbase.reg_cost import RegInstr
 
 pytestmark = pytest.mark.twin
 
-HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
 N = 40
 #: (output slot, op) in the order the function stores them; the int64-only ops last
 OPS = ["add", "sub", "mul", "adds", "muls", "and", "or", "xor", "not", "neg", "abs", "relu"]
@@ -159,16 +159,9 @@ int main(int argc, char** argv) {
 }
 """
 
-OFFICIAL_KERNEL = (
-    HEAD
-    + VF_SRC
-    + CMP_SRC
-    + r"""
-extern "C" __global__ __aicore__ void wide_kernel(GM_ADDR out)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 16 * 1024);
+OFFICIAL_KERNEL = twin_build.kernel_source(
+    VF_SRC + CMP_SRC,
+    r"""
     LocalTensor<int64_t> s = buf.Get<int64_t>();
     LocalTensor<uint64_t> u = buf.Get<uint64_t>();
     asc_vf_call<Wide<int64_t>>((__ubuf__ int64_t*)s[128].GetPhyAddr(), (__ubuf__ int64_t*)s.GetPhyAddr(),
@@ -179,32 +172,23 @@ extern "C" __global__ __aicore__ void wide_kernel(GM_ADDR out)
                                   (__ubuf__ int64_t*)s[64].GetPhyAddr(), 40u);
     asc_vf_call<WideCmp<uint64_t>>((__ubuf__ uint64_t*)u[128].GetPhyAddr(), (__ubuf__ uint64_t*)u.GetPhyAddr(),
                                    (__ubuf__ uint64_t*)u[64].GetPhyAddr(), 40u);
-}
-"""
+""",
+    ub_bytes=16 * 1024,
+    name="wide_kernel",
 )
 
 # Abs / Neg / Relu take int64_t but not uint64_t (AbsImpl / NegImpl / ReluImpl static_asserts)
-ILLEGAL_SKELETON = r"""
-__simd_vf__ inline void Illegal(__ubuf__ uint64_t* src)
-{
-    uint32_t n = 32;
-    Reg::MaskReg mask = Reg::UpdateMask<uint64_t>(n);
-    Reg::RegTensor<uint64_t> q;
-    Reg::LoadAlign(q, src);
-    Reg::API(q, q, mask);
-    Reg::StoreAlign(src, q, mask);
-}
-
-extern "C" __global__ __aicore__ void illegal_kernel(GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 1024);
-    asc_vf_call<Illegal>((__ubuf__ uint64_t*)buf.Get<uint64_t>().GetPhyAddr());
-}
+ILLEGAL_BODY = """
+uint32_t n = 32;
+Reg::MaskReg mask = Reg::UpdateMask<uint64_t>(n);
+Reg::RegTensor<uint64_t> q;
+Reg::LoadAlign(q, src);
+Reg::API(q, q, mask);
+Reg::StoreAlign(src, q, mask);
 """
 ILLEGAL = {
-    api: HEAD + ILLEGAL_SKELETON.replace("Reg::API(", f"Reg::{api}(") for api in ("Abs", "Neg", "Relu")
+    api: twin_build.vf_kernel(ILLEGAL_BODY.replace("Reg::API(", f"Reg::{api}("), "uint64_t")
+    for api in ("Abs", "Neg", "Relu")
 }
 
 
@@ -222,7 +206,7 @@ def edges(dtype) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def program(twin_compile):
-    return twin_compile(HEAD + VF_SRC + CMP_SRC + HARNESS)
+    return twin_compile(twin_build.KERNEL_HEAD + VF_SRC + CMP_SRC + HARNESS)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
@@ -307,22 +291,14 @@ def test_64bit_compares_and_select_match_numpy_and_count_their_sequences(program
 
 @pytest.mark.parametrize("api", sorted(ILLEGAL))
 def test_twin_rejects_unsigned_64bit_abs_neg_relu(twin_compile, api):
-    from af_v35_twin_build import TwinBuildError
-
-    with pytest.raises(TwinBuildError) as info:
-        twin_compile(ILLEGAL[api] + "int main() { return 0; }\n")
-    assert "static assertion failed" in str(info.value) or "static_assert" in str(info.value)
+    text = twin_build.twin_rejection(twin_compile, ILLEGAL[api])
+    assert twin_build.is_static_assertion(text), text
 
 
 def test_64bit_pair_ops_pass_the_official_check(checker):
-    result = checker.check(OFFICIAL_KERNEL)
-    assert result.ok, result.describe()
+    twin_build.official_acceptance(checker, OFFICIAL_KERNEL)
 
 
 @pytest.mark.parametrize("api", sorted(ILLEGAL))
 def test_official_headers_reject_unsigned_64bit_abs_neg_relu(checker, api):
-    result = checker.check(ILLEGAL[api])
-    assert not result.ok
-    first = result.first_error
-    assert first.origin == "official", result.describe()
-    assert "reg_compute" in first.file, first.file
+    twin_build.official_rejection(checker, ILLEGAL[api])

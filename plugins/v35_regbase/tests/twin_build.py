@@ -7,20 +7,31 @@ flag set, in the twin cache (a program that includes ``kernel_operator.h``
 first uses them; one built with extra flags never does). A build failure
 (including any warning, since warnings are errors here) raises
 :class:`TwinBuildError` carrying the compiler's output.
+
+The control functions at the end build the small kernel around one register API
+form and assert what the twin and the official headers (``checker`` fixture)
+make of it; :func:`twin_abort` reads the error a run stopped on.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import af_v35_regbase
+import pytest
 
 from af_core import toolchain
 from af_core.twin.cache import default_cache_dir
+
+if TYPE_CHECKING:
+    from af_core.ascendc import AscendcChecker
 
 INCLUDE_DIR = Path(af_v35_regbase.__file__).parent / "twin" / "include"
 
@@ -138,3 +149,130 @@ def build_and_run(
     with tempfile.TemporaryDirectory(prefix="af-twin-") as tmp:
         exe = build(source, Path(tmp), sanitize=sanitize, extra_flags=extra_flags)
         return run(exe, args, stdin=stdin, sanitize=sanitize, timeout=timeout)
+
+
+# Controls: one vector function, built on the twin and type-checked against the official headers.
+#
+# A register API form is pinned from both sides: the official AscendC headers must reject an illegal form
+# (so the twin is not stricter by mistake) and the twin must reject it too, at compile time (so a generated
+# kernel the hardware compiler refuses never passes the twin); a legal form must pass both. The functions below
+# make the kernel around the one form and state those outcomes once.
+
+#: the first lines of every kernel source, for the twin and the official headers alike
+KERNEL_HEAD = '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+#: appended to a kernel-only source to link it as a twin program (the kernel itself is never run)
+EMPTY_MAIN = "int main() { return 0; }\n"
+
+#: the first statements of a control's body: ``mask`` over 64 float lanes and register ``a`` loaded from
+#: ``src`` (``float`` kernels), the operands most register forms under test take
+FLOAT_OPERANDS = (
+    "uint32_t n = 64;\n"
+    "Reg::MaskReg mask = Reg::UpdateMask<float>(n);\n"
+    "Reg::RegTensor<float> a;\n"
+    "Reg::LoadAlign(a, src);\n"
+)
+
+
+def _indented(statements: str) -> str:
+    return textwrap.indent(textwrap.dedent(statements).strip("\n"), "    ")
+
+
+def kernel_source(
+    functions: str, launches: str, *, ub_bytes: int = 1024, name: str = "control_kernel"
+) -> str:
+    """A kernel source: `functions` (vector functions), then a kernel `name` that gives a ``TPipe pipe`` one
+    ``TBuf`` ``buf`` of `ub_bytes` in UB and runs the statements `launches` (indentation free), which take
+    their UB operands from ``buf``."""
+    return (
+        KERNEL_HEAD
+        + functions
+        + f"""
+extern "C" __global__ __aicore__ void {name}(GM_ADDR)
+{{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, {ub_bytes});
+{_indented(launches)}
+}}
+"""
+    )
+
+
+def vf_kernel(body: str, ctype: str = "float") -> str:
+    """A kernel source launching one vector function ``Control(__ubuf__ ctype* src)`` whose body is `body`.
+
+    The kernel gives it a 1024-byte UB buffer as ``src``; `body` is C++ statements (indentation free), so a
+    test writes only the form it checks and the lines it needs around it (masks, loads).
+    """
+    function = f"""
+__simd_vf__ inline void Control(__ubuf__ {ctype}* src)
+{{
+{_indented(body)}
+}}
+"""
+    return kernel_source(
+        function, f"asc_vf_call<Control>((__ubuf__ {ctype}*)buf.Get<{ctype}>().GetPhyAddr());"
+    )
+
+
+def is_static_assertion(text: str) -> bool:
+    """Whether compiler output `text` reports a failed ``static_assert`` (compilers and their versions word
+    it differently)."""
+    return "static assertion failed" in text or "static_assert" in text
+
+
+#: the ``twin_compile`` fixture: builds a program, returns its runner
+Compile = Callable[..., Callable[..., tuple[int, str, str]]]
+
+
+def twin_acceptance(compile_: Compile, source: str) -> None:
+    """Build the kernel `source` as a twin program with `compile_` (the ``twin_compile`` fixture); a
+    rejection fails the test with the compiler's output."""
+    compile_(source + EMPTY_MAIN)
+
+
+def twin_rejection(compile_: Compile, source: str) -> str:
+    """Assert the twin refuses to build the kernel `source` (``compile_``: the ``twin_compile`` fixture);
+    return the compiler's output, for the test to check it names the rule."""
+    with pytest.raises(TwinBuildError) as info:
+        compile_(source + EMPTY_MAIN)
+    return str(info.value)
+
+
+def official_acceptance(checker: AscendcChecker, source: str) -> None:
+    """Assert the official headers (the ``checker`` fixture) accept the kernel `source`."""
+    result = checker.check(source)
+    assert result.ok, result.describe()
+
+
+def official_rejection(checker: AscendcChecker, source: str, *, in_file: str | None = "reg_compute") -> str:
+    """Assert the official headers reject the kernel `source` with their own first error -- not the
+    kernel's, nor a stand-in's -- raised in a header whose path contains `in_file` (None: any header);
+    return the checker's description, for the test to check the reason."""
+    result = checker.check(source)
+    assert not result.ok, "the official headers accept it"
+    first = result.first_error
+    assert first.origin == "official", result.describe()
+    if in_file is not None:
+        assert in_file in first.file, first.file
+    return result.describe()
+
+
+#: the line the twin writes to stderr when it stops a run on misuse (af_twin/runtime.h)
+ERROR_LINE = re.compile(r"AF_TWIN_ERROR kind=(?P<kind>[a-z-]+) core=(?P<core>-?\d+): (?P<message>.*)")
+#: the exit status of such a run
+ABORT_STATUS = 86
+
+
+def twin_errors(err: str) -> list[re.Match[str]]:
+    """The twin's error lines in a run's stderr `err` (none: the run broke no rule the twin checks)."""
+    return [m for m in map(ERROR_LINE.fullmatch, err.splitlines()) if m]
+
+
+def twin_abort(rc: int, err: str) -> re.Match[str]:
+    """Assert a run (exit status `rc`, stderr `err`) was stopped by the twin with exactly one error line;
+    return it, for the test to check its ``kind`` and ``message``."""
+    errors = twin_errors(err)
+    assert rc == ABORT_STATUS, err
+    assert len(errors) == 1, err
+    return errors[0]
