@@ -1,8 +1,10 @@
-"""Register Casts with a 2-byte integer, between float16 and bfloat16 and between 1- and 2-byte types.
+"""Register Casts with a 2-byte integer, between float16 and bfloat16, between 1- and 2-byte types and from
+1-byte to 4-byte types.
 
 Each Cast pair the memory path routes through int16 <-> float32 / float16, 2-byte <-> 4-byte integers,
 float16 <-> bfloat16 (``vf_chain._two_byte_cast_trait``) or 1-byte <-> 2-byte steps (the 1-byte values in
-the even byte lanes, ``vf_chain._byte_cast_trait``) is a register ``Cast`` in SIMD / SK-like vector
+the even byte lanes, ``vf_chain._byte_cast_trait``; next to 4-byte values in every fourth byte lane,
+``vf_chain._widens_from_bytes``) is a register ``Cast`` in SIMD / SK-like vector
 functions. Each runs on the twin
 against the same graph compiled with the Cast kept a memory-based call: both must give the same bits at the
 edges (NaN, infinities, -0, .5 ties, values out of the target's range, the integer extremes), and the
@@ -82,7 +84,35 @@ PAIRS = {
     ("uint8", "uint16"): ["Cast<uint16_t, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>"],
     ("int16", "uint8"): ["Cast<uint8_t, int16_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
     ("uint16", "uint8"): ["Cast<uint8_t, uint16_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>"],
+    # 1-byte values next to 4-byte ones: in every fourth byte lane (DIST_UNPACK4_B8), widened in two steps
+    ("int8", "int32"): [
+        "Cast<int16_t, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<int32_t, int16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    ],
+    ("int8", "uint32"): [
+        "Cast<int16_t, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<int32_t, int16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    ],
+    ("uint8", "uint32"): [
+        "Cast<uint16_t, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<uint32_t, uint16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    ],
+    ("int8", "float32"): [
+        "Cast<half, int8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<float, half, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    ],
+    ("uint8", "float32"): [
+        "Cast<half, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<float, half, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    ],
+    ("uint8", "int32"): [
+        "Cast<half, uint8_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<float, half, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+        "Cast<int32_t, float, kAfRegCast_UNKNOWN_SAT_CAST_TRUNC>",
+    ],
 }
+#: the pairs whose 1-byte source a 4-byte step loads into every fourth byte lane
+QUARTERED = {pair for pair in PAIRS if pair[0] in ("int8", "uint8") and pair[1].endswith("32")}
 
 FLOAT_EDGES = [
     0.0,
@@ -159,6 +189,7 @@ def test_the_cast_is_a_register_cast_with_the_memory_paths_bits(src, dst):
     assert "(VecElementwiseRegApiCall)" not in kernel
     for line in PAIRS[src, dst]:
         assert f"AscendC::Reg::{line}(" in kernel, line
+    assert ("LoadDist::DIST_UNPACK4_B8>" in kernel) == ((src, dst) in QUARTERED)
     memory = memory_session(graph, "simd", {"Cast"})
     assert "AscendC::Reg::Cast<" not in memory.result.kernel
     sizes, inputs = edge_inputs(session, src)

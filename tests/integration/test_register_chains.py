@@ -74,18 +74,25 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
 MIXED_POST = ("Sigmoid", "Mul(100.0)", "Cast(int8)", "Cast(int32)", "Abs", "Relu")
 
 
-def test_ops_without_a_register_form_stay_memory_calls_with_the_reason():
+def test_a_chain_through_bytes_splits_into_runs_with_the_reason():
+    """float16 -> int8 makes a byte, which a run of 4-byte values cannot hold (no store of bytes in every
+    fourth lane is generated): that Cast is a run of its own; int8 -> int32 then starts the next run, which
+    loads the bytes into every fourth byte lane (DIST_UNPACK4_B8) and widens them in registers."""
     graph = chain_graph(rank=2, dim=0, dtype="float16", post=MIXED_POST, name="vf_mixed")
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    byte_run = (
+        "starts a new run: Cast float16 -> int8 next to 4-byte values: the 1-byte values sit in every fourth "
+        "byte lane, which only a widening Cast reads"
+    )
     assert notes == [
         "2 op(s) Sigmoid ('sigmoid'), Muls ('muls') in one VfChainRegApiCall",
-        "Cast ('cast') starts a new run: element sizes [1, 2, 4] in one run: a vector step holds 2- and 4-byte "
-        "values together, 1- and 2-byte values together, 8-byte values only alone",
+        f"Cast ('cast') {byte_run}",
         "1 op(s) Cast ('cast') in one VfChainRegApiCall",
-        "Cast ('cast_1') stays a single vector call: Cast int8 -> int32 (CAST_NONE) has no register Cast here",
-        "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
+        f"Cast ('cast_1') {byte_run}",
+        "3 op(s) Cast ('cast_1'), Abs ('abs'), Relu ('relu') in one VfChainRegApiCall",
     ], notes
+    assert "AscendC::Reg::LoadDist::DIST_UNPACK4_B8>" in session.result.kernel
     run = session.check(SIZES, seed=5, core_num=3)
     assert run.ok, run.describe()
 
@@ -405,14 +412,16 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    graph = chain_graph(rank=2, dim=0, dtype="float16", post=MIXED_POST, name="vf_mixed")
+    # int32 -> uint8 has no register form (a narrowing to bytes next to 4-byte values)
+    graph = chain_graph(rank=2, dim=0, dtype="int32", post=("Abs", "Relu", "Cast(uint8)"), name="vf_narrow")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
-    assert any(
-        t == "simd" and note.startswith("Cast ('cast_1') stays a single vector call") for t, note in notes
-    )
+    assert (
+        "simd",
+        "Cast ('cast') stays a single vector call: Cast int32 -> uint8 (CAST_NONE) has no register Cast here",
+    ) in notes
     assert "Elementwise chains:" in report.markdown()
 
 

@@ -367,6 +367,10 @@ def test_64bit_pair_sequences_predict_the_twins_register_counts_exactly(dtype, g
         ("float16", ("Cast(bfloat16)", "Cast(float16)"), "AscendC::Reg::Cast<bfloat16_t, half,"),
         # uint8 in the even byte lanes next to float16: DIST_UNPACK_B8 load, DIST_PACK_B16 store
         ("uint8", ("Cast(float16)", "Mul(0.5)", "Cast(uint8)"), "AscendC::Reg::Cast<uint8_t, half,"),
+        # int8 / uint8 in every fourth byte lane next to 4-byte values: DIST_UNPACK4_B8 load (a quarter
+        # vector, one cycle), the 1 -> 2-byte Cast under the 2-byte mask (its UpdateMask counts no cycle)
+        ("int8", ("Cast(float32)", "Mul(0.5)"), "AscendC::Reg::LoadDist::DIST_UNPACK4_B8>"),
+        ("uint8", ("Cast(int32)", "Add(3)"), "mask16 = AscendC::Reg::UpdateMask<uint16_t>(halves);"),
     ],
 )
 def test_two_byte_casts_predict_the_twins_register_counts_exactly(dtype, post, text):

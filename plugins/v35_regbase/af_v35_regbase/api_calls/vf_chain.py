@@ -36,7 +36,10 @@ instruction, with the register instruction taking the same dtype:
   Cast between two 2-byte types takes full 2-byte registers, so its run holds
   no 4-byte values; a run holding 1- and 2-byte values steps over 128
   elements, the 1-byte ones in the even byte lanes (``LoadAlign``
-  ``DIST_UNPACK_B8``, ``StoreAlign`` ``DIST_PACK_B16``), read only by Casts;
+  ``DIST_UNPACK_B8``, ``StoreAlign`` ``DIST_PACK_B16``), read only by Casts; a
+  run holding 1- and 4-byte values steps over 64, the 1-byte ones in every
+  fourth byte lane (``LoadAlign`` ``DIST_UNPACK4_B8``), read only by Cast
+  routes widening them (:func:`_widens_from_bytes`);
 - 64-bit integers (a run of them alone, 32 per step): the ``direct`` and
   ``bits`` ops the 3510 register table takes for them (Add / Sub / Mul,
   Adds / Subs / Muls, Maximum / Minimum / Maxs / Mins, the bitwise ops, and
@@ -201,13 +204,13 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
     ),
     "gap: cast route": (
         r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here"
-        r"|Cast \w+ -> \w+ goes through 1- and 4-byte values, which no vector step holds together",
-        "a Cast between a 1-byte and a 4-byte type, directly (int8 -> int32, uint8 -> uint32, int32 / uint32 "
-        "-> uint8) or through float16 (int8 / uint8 -> float32, uint8 -> int32): the 3510 register Cast table "
-        "has these pairs, but a 1-byte value next to 4-byte ones sits in every fourth byte lane "
-        "(LoadAlign DIST_UNPACK4_B8 / StoreAlign DIST_PACK4_B32, RegLayout ZERO..THREE), which vector "
-        "functions do not generate (1-byte values next to 2-byte ones, every other byte lane, they do: "
-        ":func:`_byte_cast_trait`)",
+        r"|Cast \w+ -> \w+ narrows 4-byte values to bytes, which no vector step holds together",
+        "a Cast from a 4-byte type to a 1-byte one (int32 / uint32 -> uint8): the 3510 register Cast table "
+        "has the pair, but the byte must end in every fourth byte lane for StoreAlign DIST_PACK4_B32, and "
+        "the register Casts in two steps (4 -> 2 -> 1 bytes) would read the odd 2-byte lanes a narrowing "
+        "Cast leaves, which the documentation does not define. The widening direction is generated: the "
+        "bytes loaded into every fourth byte lane (LoadAlign DIST_UNPACK4_B8) and widened by a 1 -> 2-byte "
+        "and a 2 -> 4-byte Cast (:func:`_widens_from_bytes`)",
     ),
 }
 
@@ -389,15 +392,31 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out.append((to, frm, mode))
         elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
             out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
+        elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
+            mid = _BYTE_WIDENING[to, frm]  # sign / zero extension in two exact steps
+            out += [(mid, frm, "CAST_NONE"), (to, mid, "CAST_NONE")]
         else:
             return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
     sizes = {d.itemsize for step in out for d in step[:2]}
-    if {1, 4} <= sizes:
+    if {1, 4} <= sizes and not _widens_from_bytes(out):
         return (
-            f"Cast {form.steps[0][1].name} -> {form.steps[-1][0].name} goes through 1- and 4-byte values, "
-            "which no vector step holds together"
+            f"Cast {form.steps[0][1].name} -> {form.steps[-1][0].name} narrows 4-byte values to bytes, which "
+            "no vector step holds together"
         )
     return tuple(out)
+
+
+#: int8 -> int32 and uint8 -> uint32 in two register Casts through the 2-byte integer of their sign.
+_BYTE_WIDENING = {(dt.int32, dt.int8): dt.int16, (dt.uint32, dt.uint8): dt.uint16}
+
+
+def _widens_from_bytes(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
+    """Whether a route starts from a 1-byte value and only widens (or views) from there: what a vector step
+    of 4-byte values holds, the 1-byte values in every fourth byte lane (``LoadAlign`` ``DIST_UNPACK4_B8``),
+    widened by a 1 -> 2-byte Cast into the even 2-byte lanes, where a 2 -> 4-byte Cast reads them."""
+    return (
+        bool(route) and route[0][1].itemsize == 1 and all(to.itemsize >= frm.itemsize for to, frm, _ in route)
+    )
 
 
 # -- Cast pairs with 2-byte integers, float16 <-> bfloat16 ------------------------------------------
@@ -436,7 +455,7 @@ def _byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str,
     and from where ``StoreAlign`` ``DIST_PACK_B16`` stores them): int8 -> int16, uint8 -> uint16 and
     int8 / uint8 -> float16 (exact), float16 -> int8 / uint8 (``SAT``: saturating, NaN -> 0, as the memory
     Cast), int16 / uint16 -> uint8 (``NO_SAT``: the low byte, as the memory Cast). None for other pairs
-    (1-byte <-> 4-byte would need every fourth byte lane)."""
+    (a byte widened to 4 bytes takes two of these steps, :data:`_BYTE_WIDENING`)."""
     i8, u8 = dt.int8, dt.uint8
     if (src, dst) in ((i8, _I16), (u8, _U16), (i8, dt.float16), (u8, dt.float16)) and mode == "CAST_NONE":
         return "ZERO", "UNKNOWN", "UNKNOWN"
@@ -461,6 +480,26 @@ def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]])
             return (
                 f"{op_type} on 1-byte data next to 2-byte values: the 1-byte values sit unpacked in the even "
                 "byte lanes, which only a Cast reads"
+            )
+    return None
+
+
+def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
+    """Why ops holding 1- and 4-byte values cannot share a run, or None. Such a run steps over 64 elements:
+    its 1-byte values sit in every fourth byte lane (loaded ``DIST_UNPACK4_B8``), which only a Cast route
+    widening them (:func:`_widens_from_bytes`) reads; no op may make a 1-byte value there (no store of
+    that layout is generated)."""
+    for op_type, ins, out in ops:
+        ins_t = tuple(dt.get(d) for d in ins)
+        out_t = dt.get(out)
+        if all(d.itemsize != 1 for d in (*ins_t, out_t)):
+            continue
+        form = op_form(op_type, ins_t, out_t)
+        route = register_route(form) if form.kind == "cast" else None
+        if out_t.itemsize == 1 or not isinstance(route, tuple) or not _widens_from_bytes(route):
+            return (
+                f"{op_type} {', '.join(d.name for d in ins_t)} -> {out_t.name} next to 4-byte values: the "
+                "1-byte values sit in every fourth byte lane, which only a widening Cast reads"
             )
     return None
 
@@ -575,7 +614,12 @@ class VfChainRegApiCall(ApiCall):
             )
         if widths == {1, 2}:
             return _byte_run_rejection(ops)
-        if widths == {2, 4} and not narrow_direct:
+        if 1 in widths and 4 in widths:
+            bad = _quarter_run_rejection(ops)
+            if bad is not None:
+                return bad
+            widths = widths - {1}  # the bytes are read only by widening Casts; the rest is a 2/4-byte run
+        if widths <= {2, 4} and not narrow_direct:
             return None
         if widths == {2, 4}:
             return (
@@ -861,6 +905,10 @@ class _Function:
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         #: 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
         self.bytes_unpacked = not wide and {1, 2} <= {d.itemsize for d in dtypes}
+        #: 1-byte values next to 4-byte ones: in every fourth byte lane (DIST_UNPACK4_B8), read only by a
+        #: 1 -> 2-byte Cast under ``mask16`` (the 2-byte lanes of the step's elements, twice as many)
+        self.bytes_quartered = wide and any(d.itemsize == 1 for d in dtypes)
+        self.halves = False
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
@@ -966,6 +1014,12 @@ class _Function:
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B8>"
                 f"({r}, {ptr} + {self.offset});",
             )
+        elif self.bytes_quartered and dtype.itemsize == 1:
+            self.emit(
+                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
+                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK4_B8>"
+                f"({r}, {ptr} + {self.offset});",
+            )
         elif self.mixed and dtype.itemsize == 2:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
@@ -1016,6 +1070,11 @@ class _Function:
             )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
+        if self.bytes_quartered and dtype.itemsize == 1:
+            raise CodegenError(
+                f"node '{self.call.node.name}': {tensor!r} holds 1-byte values next to 4-byte ones; no store of "
+                "that layout is generated"
+            )
         if self.bytes_unpacked and dtype.itemsize == 1:
             self.emit(
                 RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
@@ -1044,9 +1103,19 @@ class _Function:
         # definitions are emitted in key order: "AfChainVf_-..." sorts before every "AfChainVf_<hex>" function
         self.call.define(f"AfChainVf_-{trait}", text)
         dst = self.reg(to)
+        mask = "mask"
+        if frm.itemsize == 1 and self.bytes_quartered:
+            # a 1 -> 2-byte Cast of the quartered bytes: the mask of the 2-byte lanes they widen into
+            if not self.halves:
+                self.halves = True
+                self.emit(
+                    RegInstr("UpdateMask", dt.uint16.name, MASK),
+                    "mask16 = AscendC::Reg::UpdateMask<uint16_t>(halves);",
+                )
+            mask = "mask16"
         self.emit(
             RegInstr("Cast", to.name, src=frm.name),
-            f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, mask);",
+            f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, {mask});",
         )
         return dst
 
@@ -1249,7 +1318,7 @@ class _Function:
         )
 
     def text(self) -> str:
-        calls = sum(line.lstrip().startswith("AscendC::Reg::") for line in self.body)
+        calls = sum("AscendC::Reg::" in line for line in self.body)  # one call a line (mask16 = ... too)
         if calls != len(self.instrs) - 1:
             raise CodegenError(
                 f"node '{self.call.node.name}': the vector function writes {calls} register calls but records "
@@ -1258,7 +1327,8 @@ class _Function:
         inner = "\n".join(f"        {line}" for line in self.body)
         return (
             "{\n"
-            + self._declarations()
+            + self._declarations(*(["mask16"] if self.halves else []))
+            + ("    uint32_t halves = count * 2u;\n" if self.halves else "")
             + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
             + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
             + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"

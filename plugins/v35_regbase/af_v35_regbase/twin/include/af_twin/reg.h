@@ -10,7 +10,8 @@
 //   StoreAlign DIST_PACK_B32 takes them) and between float and int32_t, and the 2-byte integer / half <->
 //   bfloat16_t pairs of the section before Cast (int16_t <-> float, 2-byte <-> 4-byte integers, int16_t <->
 //   half, half <-> bfloat16_t) and the 1-byte <-> 2-byte pairs (int8_t / uint8_t in the even byte lanes,
-//   LoadAlign DIST_UNPACK_B8, StoreAlign DIST_PACK_B16); the block-masked LoadAlign<T,
+//   LoadAlign DIST_UNPACK_B8, StoreAlign DIST_PACK_B16; or every fourth, LoadAlign DIST_UNPACK4_B8, for a
+//   byte widened to 4 bytes in two Casts); the block-masked LoadAlign<T,
 //   DataCopyMode::DATA_BLOCK_COPY>, Reduce (SUM / MAX / MIN) and StoreAlign DIST_FIRST_ELEMENT_B32 / B16 (see the
 //   register reduce section at the end); And / Or / Xor / Not (the bitwise section at the end), and their
 //   MaskReg overloads (the mask-register logic section after it); LoadUnAlignPre / LoadUnAlign with an
@@ -81,7 +82,8 @@ enum class MaskMergeMode { UNKNOWN, MERGING, ZEROING };
 enum class MaskPattern { ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15 };
 enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
-// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 loads, the dual DIST_DINTLV_B8 / B16 / B32 loads,
+// The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16, DIST_UNPACK_B8 and DIST_UNPACK4_B8
+// loads, the dual DIST_DINTLV_B8 / B16 / B32 loads,
 // DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
@@ -569,14 +571,27 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
                   "Reg::LoadAlign: the pointer's element type differs from the register's");
     static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
-    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8,
-                  "Reg::LoadAlign: the twin emulates DIST_NORM, DIST_UNPACK_B16 and DIST_UNPACK_B8 only");
+    static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_UNPACK_B16 ||
+                      dist == LoadDist::DIST_UNPACK_B8 || dist == LoadDist::DIST_UNPACK4_B8,
+                  "Reg::LoadAlign: the twin emulates DIST_NORM, DIST_UNPACK_B16, DIST_UNPACK_B8 and DIST_UNPACK4_B8 "
+                  "only");
     static_assert(dist != LoadDist::DIST_UNPACK_B16 || sizeof(ActualT) == 2,
                   "Reg::LoadAlign: DIST_UNPACK_B16 loads 2-byte elements");
-    static_assert(dist != LoadDist::DIST_UNPACK_B8 || sizeof(ActualT) == 1,
-                  "Reg::LoadAlign: DIST_UNPACK_B8 loads 1-byte elements");
+    static_assert((dist != LoadDist::DIST_UNPACK_B8 && dist != LoadDist::DIST_UNPACK4_B8) || sizeof(ActualT) == 1,
+                  "Reg::LoadAlign: DIST_UNPACK_B8 / DIST_UNPACK4_B8 load 1-byte elements");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    if constexpr (dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8) {
+    if constexpr (dist == LoadDist::DIST_UNPACK4_B8) {
+        // a quarter vector: byte j goes to lane 4j, lanes 4j + 1 .. 4j + 3 are zero (the LoadAlign page's
+        // DIST_UNPACK4_B8 row: VL / 4 bytes, three zeros after each)
+        AfTwin::RegUbRange(c, srcAddr, kVecBytes / 4, "LoadAlign", "srcAddr");
+        ++c->c.regLoads;
+        c->c.regLoadBytes += kVecBytes / 4;
+        AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>() / 4, 256 / sizeof(ActualT));
+        for (uint32_t j = 0; j < LanesOf<ActualT>() / 4; ++j) {
+            std::memcpy(&dstReg.afLane[4 * j], srcAddr + j, 1);
+            std::memset(&dstReg.afLane[4 * j + 1], 0, 3);
+        }
+    } else if constexpr (dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8) {
         // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
         AfTwin::RegUbRange(c, srcAddr, kVecBytes / 2, "LoadAlign", "srcAddr");
         ++c->c.regLoads;
