@@ -111,8 +111,13 @@ PAIRS = {
         "Cast<int32_t, float, kAfRegCast_UNKNOWN_SAT_CAST_TRUNC>",
     ],
 }
+# a 4-byte integer's low byte: no instruction, the store keeps it (StoreAlign DIST_PACK4_B32)
+PAIRS[("int32", "uint8")] = []
+PAIRS[("uint32", "uint8")] = []
 #: the pairs whose 1-byte source a 4-byte step loads into every fourth byte lane
 QUARTERED = {pair for pair in PAIRS if pair[0] in ("int8", "uint8") and pair[1].endswith("32")}
+#: the pairs whose byte result a 4-byte step stores from the low byte of each lane
+PACKED4 = {("int32", "uint8"), ("uint32", "uint8")}
 
 FLOAT_EDGES = [
     0.0,
@@ -190,6 +195,7 @@ def test_the_cast_is_a_register_cast_with_the_memory_paths_bits(src, dst):
     for line in PAIRS[src, dst]:
         assert f"AscendC::Reg::{line}(" in kernel, line
     assert ("LoadDist::DIST_UNPACK4_B8>" in kernel) == ((src, dst) in QUARTERED)
+    assert ("StoreDist::DIST_PACK4_B32>" in kernel) == ((src, dst) in PACKED4)
     memory = memory_session(graph, "simd", {"Cast"})
     assert "AscendC::Reg::Cast<" not in memory.result.kernel
     sizes, inputs = edge_inputs(session, src)

@@ -75,9 +75,10 @@ MIXED_POST = ("Sigmoid", "Mul(100.0)", "Cast(int8)", "Cast(int32)", "Abs", "Relu
 
 
 def test_a_chain_through_bytes_splits_into_runs_with_the_reason():
-    """float16 -> int8 makes a byte, which a run of 4-byte values cannot hold (no store of bytes in every
-    fourth lane is generated): that Cast is a run of its own; int8 -> int32 then starts the next run, which
-    loads the bytes into every fourth byte lane (DIST_UNPACK4_B8) and widens them in registers."""
+    """float16 -> int8 makes a byte by a 2 -> 1-byte Cast, which a run of 4-byte values cannot hold (the only
+    byte such a run stores is a 4-byte integer's low byte): that Cast is a run of its own; int8 -> int32 then
+    starts the next run, which loads the bytes into every fourth byte lane (DIST_UNPACK4_B8) and widens them
+    in registers."""
     graph = chain_graph(rank=2, dim=0, dtype="float16", post=MIXED_POST, name="vf_mixed")
     session = TwinSession(graph, AutofuserOptions(force_template="simd"))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
@@ -412,15 +413,16 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    # int32 -> uint8 has no register form (a narrowing to bytes next to 4-byte values)
-    graph = chain_graph(rank=2, dim=0, dtype="int32", post=("Abs", "Relu", "Cast(uint8)"), name="vf_narrow")
+    # an 8-bit Muls has no register form (the register Muls takes no 8-bit type; the memory path widens)
+    graph = chain_graph(rank=2, dim=0, dtype="int8", post=("Abs", "Relu", "Mul(3)"), name="vf_mul8")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert (
         "simd",
-        "Cast ('cast') stays a single vector call: Cast int32 -> uint8 (CAST_NONE) has no register Cast here",
+        "Muls ('muls') stays a single vector call: Muls on int8 takes the 'widen' memory form (not one "
+        "instruction in its dtype)",
     ) in notes
     assert "Elementwise chains:" in report.markdown()
 

@@ -371,6 +371,8 @@ def test_64bit_pair_sequences_predict_the_twins_register_counts_exactly(dtype, g
         # vector, one cycle), the 1 -> 2-byte Cast under the 2-byte mask (its UpdateMask counts no cycle)
         ("int8", ("Cast(float32)", "Mul(0.5)"), "AscendC::Reg::LoadDist::DIST_UNPACK4_B8>"),
         ("uint8", ("Cast(int32)", "Add(3)"), "mask16 = AscendC::Reg::UpdateMask<uint16_t>(halves);"),
+        # int32 narrowed to uint8: the low byte of each lane stored by DIST_PACK4_B32 (one store a step)
+        ("int32", ("Abs", "Cast(uint8)"), "AscendC::Reg::StoreDist::DIST_PACK4_B32>"),
     ],
 )
 def test_two_byte_casts_predict_the_twins_register_counts_exactly(dtype, post, text):

@@ -205,12 +205,12 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
     "gap: cast route": (
         r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here"
         r"|Cast \w+ -> \w+ narrows 4-byte values to bytes, which no vector step holds together",
-        "a Cast from a 4-byte type to a 1-byte one (int32 / uint32 -> uint8): the 3510 register Cast table "
-        "has the pair, but the byte must end in every fourth byte lane for StoreAlign DIST_PACK4_B32, and "
-        "the register Casts in two steps (4 -> 2 -> 1 bytes) would read the odd 2-byte lanes a narrowing "
-        "Cast leaves, which the documentation does not define. The widening direction is generated: the "
-        "bytes loaded into every fourth byte lane (LoadAlign DIST_UNPACK4_B8) and widened by a 1 -> 2-byte "
-        "and a 2 -> 4-byte Cast (:func:`_widens_from_bytes`)",
+        "a Cast step with no register Cast in its rounding mode, or a route narrowing 4-byte values to bytes "
+        "other than a 4-byte integer's low byte: such a byte would come out of the odd 2-byte lanes a "
+        "narrowing Cast leaves, which the documentation does not define. Between bytes and 4-byte types "
+        "vector functions widen bytes loaded into every fourth byte lane (LoadAlign DIST_UNPACK4_B8, "
+        ":func:`_widens_from_bytes`) and store a 4-byte integer's low bytes (StoreAlign DIST_PACK4_B32, "
+        ":data:`LOW_BYTE`); no elementwise op of the plugin's table falls in this gap today",
     ),
 }
 
@@ -392,18 +392,30 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out.append((to, frm, mode))
         elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
             out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
+        elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
+            out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
         elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
             mid = _BYTE_WIDENING[to, frm]  # sign / zero extension in two exact steps
             out += [(mid, frm, "CAST_NONE"), (to, mid, "CAST_NONE")]
         else:
             return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
     sizes = {d.itemsize for step in out for d in step[:2]}
-    if {1, 4} <= sizes and not _widens_from_bytes(out):
+    if {1, 4} <= sizes and not _widens_from_bytes(out) and not _low_byte(out):
         return (
             f"Cast {form.steps[0][1].name} -> {form.steps[-1][0].name} narrows 4-byte values to bytes, which "
             "no vector step holds together"
         )
     return tuple(out)
+
+
+#: A route step that keeps a 4-byte integer register as the uint8 of its low byte: the memory Cast's
+#: CAST_NONE keeps the low bits, which ``StoreAlign`` ``DIST_PACK4_B32`` stores (no instruction before it).
+LOW_BYTE = "LOW_BYTE"
+
+
+def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
+    """Whether a route is a 4-byte integer's low byte alone (:data:`LOW_BYTE`): a value only a store reads."""
+    return len(route) == 1 and route[0][2] == LOW_BYTE
 
 
 #: int8 -> int32 and uint8 -> uint32 in two register Casts through the 2-byte integer of their sign.
@@ -487,8 +499,10 @@ def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]])
 def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
     """Why ops holding 1- and 4-byte values cannot share a run, or None. Such a run steps over 64 elements:
     its 1-byte values sit in every fourth byte lane (loaded ``DIST_UNPACK4_B8``), which only a Cast route
-    widening them (:func:`_widens_from_bytes`) reads; no op may make a 1-byte value there (no store of
-    that layout is generated)."""
+    widening them (:func:`_widens_from_bytes`) reads; the only byte made there is a 4-byte integer's low
+    byte (:func:`_low_byte`), which stays in its 4-byte register until ``StoreAlign`` ``DIST_PACK4_B32``
+    stores it, so no op of the run may read it (a run widening bytes makes none)."""
+    reads = makes = False
     for op_type, ins, out in ops:
         ins_t = tuple(dt.get(d) for d in ins)
         out_t = dt.get(out)
@@ -496,11 +510,20 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
             continue
         form = op_form(op_type, ins_t, out_t)
         route = register_route(form) if form.kind == "cast" else None
-        if out_t.itemsize == 1 or not isinstance(route, tuple) or not _widens_from_bytes(route):
+        if isinstance(route, tuple) and _widens_from_bytes(route):
+            reads = True
+        elif isinstance(route, tuple) and _low_byte(route):
+            makes = True
+        else:
             return (
                 f"{op_type} {', '.join(d.name for d in ins_t)} -> {out_t.name} next to 4-byte values: the "
                 "1-byte values sit in every fourth byte lane, which only a widening Cast reads"
             )
+    if reads and makes:
+        return (
+            "a byte made next to 4-byte values is the low byte of its 4-byte register, which only a store "
+            "reads; the run also widens bytes"
+        )
     return None
 
 
@@ -909,6 +932,8 @@ class _Function:
         #: 1 -> 2-byte Cast under ``mask16`` (the 2-byte lanes of the step's elements, twice as many)
         self.bytes_quartered = wide and any(d.itemsize == 1 for d in dtypes)
         self.halves = False
+        #: tensor -> the 4-byte integer type whose register holds it as its low bytes (:data:`LOW_BYTE`)
+        self.low_bytes: dict[str, dt.DType] = {}
         size = 4 if wide else max(d.itemsize for d in dtypes)
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
@@ -1070,6 +1095,14 @@ class _Function:
             )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
+        if tensor in self.low_bytes:
+            wide = self.low_bytes[tensor]
+            self.emit(
+                RegInstr("StoreAlign", wide.name, STORE),
+                f"AscendC::Reg::StoreAlign<{wide.cpp}, AscendC::Reg::StoreDist::DIST_PACK4_B32>"
+                f"((__ubuf__ {wide.cpp}*)({ptr} + {self.offset}), {r}, mask);",
+            )
+            return
         if self.bytes_quartered and dtype.itemsize == 1:
             raise CodegenError(
                 f"node '{self.call.node.name}': {tensor!r} holds 1-byte values next to 4-byte ones; no store of "
@@ -1287,6 +1320,9 @@ class _Function:
                 raise CodegenError(f"node '{call.node.name}': {route}")
             r = srcs[0]
             for to, frm, mode in route:
+                if mode == LOW_BYTE:  # the 4-byte register itself; its store keeps the low bytes
+                    self.low_bytes[step["output"]] = frm
+                    continue
                 r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
         elif form.kind == "composite" and op == "Sigmoid":
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")

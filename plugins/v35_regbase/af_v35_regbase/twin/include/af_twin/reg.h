@@ -84,7 +84,8 @@ enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
 // The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16, DIST_UNPACK_B8 and DIST_UNPACK4_B8
 // loads, the dual DIST_DINTLV_B8 / B16 / B32 loads,
-// DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 stores (the others fail a static_assert).
+// DIST_NORM, DIST_PACK_B32 / B16, DIST_PACK4_B32 (4-byte registers) and DIST_FIRST_ELEMENT_B32 / B16 stores (the
+// others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -652,8 +653,13 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
     static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
     static_assert(dist == StoreDist::DIST_NORM || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16 ||
-                  dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B16,
-                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 / B16 and DIST_FIRST_ELEMENT_B32 / B16 only");
+                  dist == StoreDist::DIST_PACK4_B32 || dist == StoreDist::DIST_FIRST_ELEMENT_B32 ||
+                  dist == StoreDist::DIST_FIRST_ELEMENT_B16,
+                  "Reg::StoreAlign: the twin emulates DIST_NORM, DIST_PACK_B32 / B16, DIST_PACK4_B32 and "
+                  "DIST_FIRST_ELEMENT_B32 / B16 only");
+    static_assert(dist != StoreDist::DIST_PACK4_B32 || sizeof(ActualT) == 4,
+                  "Reg::StoreAlign: the twin emulates DIST_PACK4_B32 for 4-byte element registers (the low byte of "
+                  "each)");
     static_assert(dist != StoreDist::DIST_PACK_B32 || sizeof(ActualT) == 2,
                   "Reg::StoreAlign: the twin emulates DIST_PACK_B32 for 2-byte element registers");
     static_assert(dist != StoreDist::DIST_PACK_B16 || sizeof(ActualT) == 1,
@@ -682,6 +688,29 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         std::memcpy(dstAddr, &srcReg.afLane[0], sizeof(ActualT));
         if (off + lead + sizeof(ActualT) > c->dirtyEnd)
             c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
+        return;
+    }
+    if constexpr (dist == StoreDist::DIST_PACK4_B32) {
+        // the low byte of each masked-on 4-byte lane j to byte j of dstAddr (the StoreAlign page's
+        // DIST_PACK4_B32 row: the low 8 bits, a quarter of each element, stored contiguously)
+        AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
+        uint32_t last = 0;
+        uint32_t on = 0;
+        for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
+            if (!mask.afOn[j]) continue;
+            AfTwin::RegCheckRead(srcReg, j, "StoreAlign", "srcReg");
+            last = j + 1;
+            ++on;
+        }
+        const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last, "StoreAlign", "dstAddr");
+        ++c->c.regStores;
+        c->c.regStoreBytes += on;
+        AfTwin::RegCycles(c, "StoreAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
+        auto* bytes = reinterpret_cast<__ubuf__ uint8_t*>(dstAddr);
+        for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
+            if (mask.afOn[j]) std::memcpy(&bytes[j], &srcReg.afLane[j], 1);  // the low byte (little-endian)
+        }
+        if (off + last > c->dirtyEnd) c->dirtyEnd = off + last;
         return;
     }
     if constexpr (dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK_B16) {
