@@ -199,3 +199,39 @@ def test_64bit_comparisons_and_where_run_in_registers_with_the_memory_paths_bits
         assert run.ok, run.describe()
         kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
         assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(("src", "dst"), [("int64", "uint64"), ("uint64", "int64")])
+def test_a_cast_between_int64_and_uint64_is_a_register_view_in_the_64bit_run(template, src, dst):
+    """int64 <-> uint64 copies the bits (the memory Cast's VIEW): in a run of 64-bit ops it reads the register
+    as the other type, no instruction, and the run goes on in registers; the memory path's bits at the ends
+    of both types."""
+    g = GraphBuilder(f"wide64_view_{src}_{dst}")
+    x = g.data("x", ["a0", "a1"], "int32")
+    t = g.op("Cast", gather(x, 0, g.data("index", ["b0", "b1"], "int32")), dtype=src)
+    s1 = g.data("s1", ["b0", "b1"], src)
+    s2 = g.data("s2", ["b0", "b1"], dst)
+    y = g.op("Add", g.op("Cast", g.op("Mul", t, s1), dtype=dst, name="view"), s2)
+    g.output(y, "y")
+    graph = g.build()
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "3 op(s) Mul ('mul'), Cast ('view'), Add ('add') in one VfChainRegApiCall" in notes, notes
+    assert f"(AscendC::Reg::RegTensor<{dst}_t>&)" in kernel
+    memory = memory_session(graph, template, {"Cast", "Mul", "Add"})
+    assert f"(AscendC::Reg::RegTensor<{dst}_t>&)" not in memory.result.kernel
+    values = edges(src)
+    n = values.size
+    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
+    arrays = {
+        "x": np.arange(n, dtype=np.int32).reshape(1, n) - 4,
+        "index": np.zeros((2, n), dtype=np.int32),
+        "s1": np.stack([values, values[::-1]]),
+        "s2": np.stack([values[::-1].view(dst), values.view(dst)]),
+    }
+    inputs = session.inputs(sizes, arrays=arrays)
+    run = session.check(sizes, inputs=inputs)
+    assert run.ok, run.describe()
+    assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])

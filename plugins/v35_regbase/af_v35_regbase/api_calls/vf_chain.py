@@ -369,7 +369,10 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     (Duplicate + Add / Mul), Max / Min / Maxs / Mins, And / Or / Xor / Not (int64 and uint64) and Abs / Relu /
     Neg (int64) there as a sequence over a register pair (:data:`~af_v35_regbase.reg_cost.B64_SEQUENCES`),
     whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
-    go through :func:`_mask_rejection`); no Cast to or from 64 bits is generated."""
+    go through :func:`_mask_rejection`). A Cast between int64 and uint64 is a register view (the memory path
+    copies the same bits); no other Cast to or from 64 bits is generated."""
+    if form.kind == "cast" and form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
+        return None  # int64 <-> uint64: the register read as the other type, no instruction
     api = b64_api(op_type, out)
     if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
         return f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
@@ -1298,7 +1301,7 @@ class _Function:
         ):
             wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
             r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif out.itemsize == 8 and b64_api(op, out) != REG_API.get(op):
+        elif out.itemsize == 8 and form.kind != "cast" and b64_api(op, out) != REG_API.get(op):
             r = self.b64_unary(b64_api(op, out), srcs[0], out)
         elif form.kind in ("direct", "bits", *UNSIGNED_FORMS):
             r = self.apply(op, srcs, out, step.get("value"))
