@@ -255,3 +255,23 @@ def test_casts_in_a_longer_chain(template):
             assert run.ok, run.describe()
             kept = memory.check(sizes, inputs=run.inputs, core_num=2)
             assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+
+
+def test_a_run_of_4_byte_values_holds_bytes_only_for_widening_casts_or_a_stored_low_byte():
+    """Bytes next to 4-byte values sit in every fourth byte lane (widened by Casts) or are a 4-byte
+    register's low byte (only stored): one run takes either, not both, and no other op on bytes."""
+    from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+
+    widen = ("Cast", ("int8",), "float32")
+    low_byte = ("Cast", ("int32",), "uint8")
+    f32 = ("Exp", ("float32",), "float32")
+    assert VfChainRegApiCall.run_rejection([widen, f32]) is None
+    assert VfChainRegApiCall.run_rejection([f32, ("Cast", ("float32",), "int32"), low_byte]) is None
+    assert VfChainRegApiCall.run_rejection([widen, low_byte]) == (
+        "a byte made next to 4-byte values is the low byte of its 4-byte register, which only a store reads; "
+        "the run also widens bytes"
+    )
+    assert VfChainRegApiCall.run_rejection([widen, ("Abs", ("int8",), "int8")]) == (
+        "Abs int8 -> int8 next to 4-byte values: the 1-byte values sit in every fourth byte lane, which only "
+        "a widening Cast reads"
+    )

@@ -217,20 +217,32 @@ def _predicted(count: int, neg: bool, bound: bool, wide: bool = False) -> dict[s
     return reg_cost.launch_counters(per_step, steps, once)
 
 
+def _same_offsets(program, idx, rows, n0, n1, extent, neg, bound, wide=False) -> dict:
+    """Run one tile through the register function and the memory path: no twin error, the same offsets in
+    both and numpy's; returns the twin's report of the launch."""
+    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound, wide=wide)
+    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
+    report, reg, mem = _parse(out)
+    np.testing.assert_array_equal(reg, mem)
+    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound, wide=wide))
+    return report
+
+
+def _assert_predicted(report: dict, count: int, neg: bool, bound: bool, wide: bool = False) -> None:
+    """The twin's register instructions and cycles of the launch are the cost model's."""
+    predicted = _predicted(count, neg, bound, wide)
+    measured = sum(report[k] for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks"))
+    assert (measured, report["reg_cycles"]) == (predicted["reg_instructions"], predicted["reg_cycles"])
+
+
 @pytest.mark.parametrize("neg,bound", VARIANTS)
 @pytest.mark.parametrize("rows,n0,n1", [(3, 5, 1), (2, 9, 8), (5, 3, 40), (1, 70, 1), (4, 2, 3)])
 def test_register_offsets_are_the_memory_offsets(program, neg, bound, rows, n0, n1):
     extent = 11
     rng = np.random.default_rng(rows * 100 + n0 * 10 + n1 + 7 * neg + 3 * bound)
     idx = _indices(rng, rows, n0, n1, extent, neg, bound)
-    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound)
-    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    report, reg, mem = _parse(out)
-    np.testing.assert_array_equal(reg, mem)
-    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound))
-    predicted = _predicted(len(idx), neg, bound)
-    measured = sum(report[k] for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks"))
-    assert (measured, report["reg_cycles"]) == (predicted["reg_instructions"], predicted["reg_cycles"])
+    report = _same_offsets(program, idx, rows, n0, n1, extent, neg, bound)
+    _assert_predicted(report, len(idx), neg, bound)
     assert report["vf_calls"] == 1
 
 
@@ -246,22 +258,14 @@ def test_register_offsets_are_the_memory_offsets(program, neg, bound, rows, n0, 
 def test_any_tile_gives_the_memory_offsets(program, variant, rows, n0, n1, extent, seed):
     neg, bound = variant
     idx = _indices(np.random.default_rng(seed), rows, n0, n1, extent, neg, bound)
-    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound)
-    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    _report, reg, mem = _parse(out)
-    np.testing.assert_array_equal(reg, mem)
-    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound))
+    _same_offsets(program, idx, rows, n0, n1, extent, neg, bound)
 
 
 def test_offsets_wrap_like_int32(program):
     """Large scales and row bases overflow int32 the same way in registers and in the memory calls."""
     rows, n0, n1, extent = 3, 1, 64, 40_000_000
     idx = np.random.default_rng(1).integers(0, extent, (rows, -(-n0 * n1 // 8) * 8)).reshape(-1)
-    rc, out, err = _run(program, idx, rows, n0, n1, extent, False, True)
-    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    _report, reg, mem = _parse(out)
-    np.testing.assert_array_equal(reg, mem)
-    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, False, True))
+    _same_offsets(program, idx, rows, n0, n1, extent, False, True)
 
 
 @pytest.mark.parametrize("neg", [False, True])
@@ -351,14 +355,8 @@ def test_int64_offsets_narrowed_in_registers_are_the_memory_offsets(program, neg
     extent = 11
     rng = np.random.default_rng(rows * 100 + n0 * 10 + n1 + 7 * neg + 3 * bound)
     idx = _wide_indices(rng, rows, n0, n1, extent, neg, bound)
-    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
-    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    report, reg, mem = _parse(out)
-    np.testing.assert_array_equal(reg, mem)
-    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound, wide=True))
-    predicted = _predicted(len(idx), neg, bound, wide=True)
-    measured = sum(report[k] for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks"))
-    assert (measured, report["reg_cycles"]) == (predicted["reg_instructions"], predicted["reg_cycles"])
+    report = _same_offsets(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
+    _assert_predicted(report, len(idx), neg, bound, wide=True)
     # a step's loads: the dual load of both words of 64 indices (512 bytes) and a vector of the pattern
     assert report["reg_load_bytes"] == (512 + 256) * -(-len(idx) // GATHER_VF_STEP)
 
@@ -375,11 +373,7 @@ def test_int64_offsets_narrowed_in_registers_are_the_memory_offsets(program, neg
 def test_any_int64_tile_gives_the_memory_offsets(program, variant, rows, n0, n1, extent, seed):
     neg, bound = variant
     idx = _wide_indices(np.random.default_rng(seed), rows, n0, n1, extent, neg, bound)
-    rc, out, err = _run(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
-    assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    _report, reg, mem = _parse(out)
-    np.testing.assert_array_equal(reg, mem)
-    np.testing.assert_array_equal(reg, _expected(idx, rows, n0, n1, extent, neg, bound, wide=True))
+    _same_offsets(program, idx, rows, n0, n1, extent, neg, bound, wide=True)
 
 
 def test_an_int64_index_whose_low_word_is_in_range_is_reported_without_the_bound_check(program):

@@ -208,6 +208,26 @@ inline void RegCheckRead(const AscendC::Reg::RegTensor<T>& r, uint32_t lane, con
              TypeName<T>(), lane, operand);
 }
 
+// The elements a masked StoreAlign writes: element j for each mask lane j < lanes that is on, read from register
+// lane j * stride (checked written). last: one past the last element written; on: how many are written.
+struct RegStored {
+    uint32_t last = 0;
+    uint32_t on = 0;
+};
+
+template <typename T>
+inline RegStored RegStoreLanes(const AscendC::Reg::MaskReg& mask, const AscendC::Reg::RegTensor<T>& src,
+                               uint32_t lanes, uint32_t stride) {
+    RegStored out;
+    for (uint32_t j = 0; j < lanes; ++j) {
+        if (!mask.afOn[j]) continue;
+        RegCheckRead(src, j * stride, "StoreAlign", "srcReg");
+        out.last = j + 1;
+        ++out.on;
+    }
+    return out;
+}
+
 // The UB byte offset of a raw UB pointer of the running core; it must be 32-byte aligned and [off, off + n)
 // must lie in one live TPipe buffer.
 inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand) {
@@ -694,14 +714,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         // the low byte of each masked-on 4-byte lane j to byte j of dstAddr (the StoreAlign page's
         // DIST_PACK4_B32 row: the low 8 bits, a quarter of each element, stored contiguously)
         AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
-        uint32_t last = 0;
-        uint32_t on = 0;
-        for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
-            if (!mask.afOn[j]) continue;
-            AfTwin::RegCheckRead(srcReg, j, "StoreAlign", "srcReg");
-            last = j + 1;
-            ++on;
-        }
+        const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, LanesOf<ActualT>(), 1);
         const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last, "StoreAlign", "dstAddr");
         ++c->c.regStores;
         c->c.regStoreBytes += on;
@@ -718,14 +731,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         // -- to element j
         using Pair = typename std::conditional<dist == StoreDist::DIST_PACK_B32, uint32_t, uint16_t>::type;
         AfTwin::RegCheckMask<Pair>(mask, "StoreAlign", "mask");
-        uint32_t last = 0;
-        uint32_t on = 0;
-        for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
-            if (!mask.afOn[j]) continue;
-            AfTwin::RegCheckRead(srcReg, 2 * j, "StoreAlign", "srcReg");
-            last = j + 1;
-            ++on;
-        }
+        const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, kVecBytes / sizeof(Pair), 2);
         const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
         ++c->c.regStores;
         c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
@@ -738,14 +744,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         return;
     }
     AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
-    uint32_t last = 0;
-    uint32_t on = 0;
-    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
-        if (!mask.afOn[i]) continue;
-        AfTwin::RegCheckRead(srcReg, i, "StoreAlign", "srcReg");
-        last = i + 1;
-        ++on;
-    }
+    const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, LanesOf<ActualT>(), 1);
     const uint32_t off = AfTwin::RegUbRange(c, dstAddr, last * sizeof(ActualT), "StoreAlign", "dstAddr");
     ++c->c.regStores;
     c->c.regStoreBytes += uint64_t{on} * sizeof(ActualT);
