@@ -85,14 +85,6 @@ def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
     return [strides.get(axis, sympy.Integer(0)) for axis in range(dim, len(index_sizes))]
 
 
-#: Vector API calls the Gather's offset computation issues per tile row of a compact index, beyond the
-#: node's call per tile (the back end builds each row's offsets with a few row-sized vector calls; measured on
-#: the twin: the corpus' SIMD cases issue 3 per row, e.g. 3 x 16384 + 13 x 154 = 51154 for
-#: dsv3_gate_gather_sum). A full index tile's offsets are computed over the whole tile at once: the ApiCall
-#: predicts those calls itself (``predicted_counters``, ``api_calls``).
-GATHER_ROW_CALLS = 3
-
-
 def add_gather(
     b: TileBuilder,
     il: Node,
@@ -127,14 +119,16 @@ def add_gather(
     offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout)
     pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
     extra = {}
+    want = gather_call.gather_scratch(index_dtype, neg, bound, full_index)
+    unknown = sorted(set(want) - set(GATHER_SCRATCH))
+    if unknown:
+        raise Unsupported(
+            f"IndirectLoad '{il.name}': {gather_api}.gather_scratch asks for scratch tiles {unknown}; the core "
+            f"offers {list(GATHER_SCRATCH)}"
+        )
+    # filled once, before the loop, by the pattern phase
+    select = plan.fixed(f"{il.name}_select", dt.int32, pout) if "select" in want and not full_index else None
     if full_index:
-        want = gather_call.gather_scratch(index_dtype, neg, bound)
-        unknown = sorted(set(want) - set(GATHER_SCRATCH))
-        if unknown:
-            raise Unsupported(
-                f"IndirectLoad '{il.name}': {gather_api}.gather_scratch asks for scratch tiles {unknown}; the core "
-                f"offers {list(GATHER_SCRATCH)}"
-            )
         if "conv" in want and index_dtype == dt.int64:
             extra["conv"] = plan.tile(f"{il.name}_index32", dt.int32, pout)
         if "tmp" in want and neg:
@@ -168,19 +162,19 @@ def add_gather(
         "need_check_negative": neg,
         "need_check_bound": bound,
         "pattern": pattern,
+        "select": select,
         "data_dtype": il.y.dtype.name,
         "index_dtype": index_dtype.name,
     }
+    fixed = (pattern,) if select is None else (pattern, select)
     prologue = ImplNode(
-        f"{il.name}_pattern", "IndirectLoad", gather_api, (), (pattern,), attrs=dict(common, phase="pattern")
+        f"{il.name}_pattern", "IndirectLoad", gather_api, (), fixed, attrs=dict(common, phase="pattern")
     )
-    if not full_index:
-        b.calls_per_row += GATHER_ROW_CALLS
     node = ImplNode(
         il.name,
         "IndirectLoad",
         gather_api,
-        (slice_tensor, index_tensor, pattern, *extra.values()),
+        (slice_tensor, index_tensor, *fixed, *extra.values()),
         (gathered, offsets),
         tuple(a.name for a in il.y.axis),
         tuple(index_sizes),

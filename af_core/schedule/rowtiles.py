@@ -158,7 +158,7 @@ class TileBuilder:
         self.write_bytes: Expr = sympy.Integer(0)
         self.scalar_reads: Expr = sympy.Integer(0)
         self.line_fills: Expr = sympy.Integer(0)
-        # API calls a node issues per row of the tile on top of its one call per tile (the Gather's offsets)
+        # API calls a node issues per row of the tile on top of its one call per tile (a reduce's per-row calls)
         self.calls_per_row: Expr = sympy.Integer(0)
 
     def gm_tensor(self, node: Node) -> str:

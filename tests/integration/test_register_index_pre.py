@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import AutofuserOptions
-from af_core.builders import GraphBuilder, embedding
+from af_core.builders import GraphBuilder, embedding, expand_index, gather, index_select
 from af_core.schedule.cost import twin_counters
 from af_core.testing import chain_graph, gather_sizes
 from af_core.tiling.solve import CaseRef, solve
@@ -34,7 +34,39 @@ def _session(template: str, **kw) -> TwinSession:
 
 
 def _offsets_forms(kernel: str) -> set[str]:
-    return set(re.findall(r"asc_vf_call<(AfGatherIndexVf\w*)>\(", kernel))
+    return set(re.findall(r"asc_vf_call<(AfGather(?:Index|Compact)Vf\w*)>\(", kernel))
+
+
+#: Compact index layouts (the index broadcast over some row axes): embedding (one value per row of D),
+#: index_select on a middle axis, and a gather whose 3-D index is expanded over a trailing axis (two index
+#: axes per row: the memory form's scalar path).
+COMPACT_KINDS = ("embedding", "index_select", "expanded")
+
+
+def _compact_graph(kind: str, dtype: str = "float32", index_dtype: str = "int32", **checks):
+    g = GraphBuilder(f"compact_{kind}")
+    if kind == "embedding":
+        y = embedding(g.data("w", ["V", "D"], dtype), g.data("ids", ["b0", "b1"], index_dtype), **checks)
+    elif kind == "index_select":
+        y = index_select(g.data("x", ["a0", "V", "D"], dtype), 1, g.data("ids", ["n"], index_dtype), **checks)
+    else:
+        x = g.data("x", ["b0", "V", "b2", "D"], dtype)
+        y = gather(x, 1, expand_index(g.data("ids", ["b0", "b1", "b2"], index_dtype), ["D"]), **checks)
+    g.output(y, "y")
+    return g.build()
+
+
+def _compact_sizes(kind: str, rng: np.random.Generator) -> dict[str, int]:
+    n = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
+    return {
+        "V": n(1, 40),
+        "D": n(1, 70),
+        "b0": n(1, 9),
+        "b1": n(1, 12),
+        "b2": n(1, 5),
+        "a0": n(1, 9),
+        "n": n(1, 30),
+    }
 
 
 def _runs(session: TwinSession, sizes, **kw) -> dict[str, tuple]:
@@ -76,11 +108,10 @@ def test_explain_says_what_runs_in_registers():
     from af_core.explain import explain
 
     for index_dtype, text in (
-        ("int32", "offsets: full index in registers, compact in UB; register Gather"),
+        ("int32", "offsets: in registers; register Gather"),
         (
             "int64",
-            "offsets: full index in registers (int64 narrowed there), compact in UB"
-            "; register Gather in a vector function (64 elements per step)",
+            "offsets: in registers (int64 narrowed there); register Gather in a vector function (64 elements per step)",
         ),
     ):
         s = _session("simd", rank=2, dim=1, index_dtype=index_dtype)
@@ -89,14 +120,97 @@ def test_explain_says_what_runs_in_registers():
         assert text in report.markdown()  # within the 200 characters a note line keeps
 
 
-def test_a_compact_index_keeps_its_offset_paths():
-    g = GraphBuilder("emb_compact")
-    w = g.data("w", ["V", "D"], "float32")
-    i = g.data("ids", ["b0", "b1"], "int32")
-    g.output(embedding(w, i, need_check_bound=True), "y")
-    s = TwinSession(g.build(), AutofuserOptions(force_template="simd"))
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("kind", COMPACT_KINDS)
+def test_a_compact_index_takes_the_compact_function(template, kind, monkeypatch):
+    """A compact index's offsets are the compact variant of the register function; with the register form
+    off, the memory paths (per-run ``Adds`` or the scalar loop), and no select tile."""
+    for index_dtype in ("int32", "int64"):
+        graph = _compact_graph(kind, index_dtype=index_dtype, need_check_bound=True)
+        s = TwinSession(graph, AutofuserOptions(force_template=template))
+        assert _offsets_forms(s.result.kernel) == {
+            index_vf_name(False, True, index_dtype == "int64", compact=True)
+        }
+        body = s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+        assert "AfGatherOffsetsSuffix<" not in body and "AfGatherOffsetsScalar<" not in body
+        assert "AfGatherSelect(" in body
+    monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", False)
+    s = TwinSession(_compact_graph(kind, need_check_bound=True), AutofuserOptions(force_template=template))
+    body = s.result.kernel.split("#endif  // AF_GATHER_H")[-1]
     assert _offsets_forms(s.result.kernel) == set()
-    assert "AfGatherOffsetsSuffix<" in s.result.kernel
+    assert "AfGatherOffsetsScalar<" in body and "AfGatherSelect(" not in body
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("kind", COMPACT_KINDS)
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "int8"])
+def test_compact_register_and_memory_offsets_give_the_same_bits(
+    template, kind, index_dtype, dtype, monkeypatch
+):
+    """A compact index: the same outputs with the register offsets and the memory ones, with negative and
+    out-of-range indices; each form predicts its API calls exactly (the register form: one launch and the
+    zero slot's Duplicate per tile; the memory one: an ``Adds`` per index value where a value covers a
+    multiple of 8 positions, else the scalar loop) and the register counters exactly (``_runs``). D = 16
+    (float32 data) takes the memory form's suffix path, D = 21 its scalar loop."""
+    sizes = {"V": 23, "D": 16 if dtype == "float32" else 21, "b0": 5, "b1": 9, "b2": 3, "a0": 6, "n": 17}
+    runs = {}
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        graph = _compact_graph(kind, dtype, index_dtype, need_check_negative=True, need_check_bound=True)
+        s = TwinSession(graph, AutofuserOptions(force_template=template))
+        assert bool(_offsets_forms(s.result.kernel)) == register
+        runs[register] = _runs(s, sizes, negative_indices=True, out_of_range=0.2)
+    assert runs[True].keys() == runs[False].keys()
+    for label, (twin, counted, predicted) in runs[True].items():
+        mem_twin, mem_counted, mem_predicted = runs[False][label]
+        for name, value in twin.outputs.items():
+            np.testing.assert_array_equal(value, mem_twin.outputs[name])
+        assert predicted == counted["api_calls"], (label, predicted, counted)
+        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
+        assert twin.counter("vector_calls") <= mem_twin.counter("vector_calls")
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    template=st.sampled_from(["simd", "sklike"]),
+    kind=st.sampled_from(COMPACT_KINDS),
+    dtype=st.sampled_from(["float32", "int32", "float16", "uint8"]),
+    index_dtype=st.sampled_from(["int32", "int64"]),
+    negative=st.booleans(),
+    bound=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_any_compact_index_gathers_like_the_reference(
+    template, kind, dtype, index_dtype, negative, bound, seed
+):
+    graph = _compact_graph(kind, dtype, index_dtype, need_check_negative=negative, need_check_bound=bound)
+    s = TwinSession(graph, AutofuserOptions(force_template=template))
+    assert _offsets_forms(s.result.kernel) == {
+        index_vf_name(negative, bound, index_dtype == "int64", compact=True)
+    }
+    rng = np.random.default_rng(seed)
+    run = s.check(
+        _compact_sizes(kind, rng),
+        seed=seed,
+        core_num=int(rng.integers(1, 9)),
+        negative_indices=negative,
+        out_of_range=0.2 if bound else 0,
+    )
+    assert run.ok, run.describe()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_a_compact_index_out_of_range_without_the_bound_check_is_reported(template):
+    s = TwinSession(_compact_graph("embedding"), AutofuserOptions(force_template=template))
+    assert _offsets_forms(s.result.kernel) == {index_vf_name(False, False, compact=True)}
+    inputs = s.inputs({"V": 4, "D": 8, "b0": 3, "b1": 5}, seed=1)
+    inputs.storage["ids"][7] = 4
+    with pytest.raises(TwinSanitizerError) as info:
+        s.run(inputs, core_num=2)
+    assert info.value.kind == "gather-out-of-range" and "index 4" in info.value.message
+    inputs.storage["ids"][7] = 3
+    assert s.check(inputs=inputs, core_num=2).ok
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
@@ -203,6 +317,23 @@ def test_only_the_tiles_read_past_their_end_are_padded(template, index_dtype, mo
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
 @pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_a_compact_index_pads_its_pattern_and_select_tile(template, index_dtype, monkeypatch):
+    """A compact index: the pattern and (with the register form) the select tile run a vector past the row,
+    both fixed tiles; the compact index tile is read by register Gathers of single elements, not padded."""
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        graph = _compact_graph("embedding", index_dtype=index_dtype, need_check_bound=True)
+        s = TwinSession(graph, AutofuserOptions(force_template=template))
+        stage_buffers = [b for c in s.scheduled.cases[:1] for st in c.impl.stages for b in st.buffers]
+        found = {b.name: str(b.bytes) for b in stage_buffers}
+        padded = {name for name, size in found.items() if size.endswith("+ 256")}
+        want = {"indirect_load_pattern", "indirect_load_select"} if register else {"indirect_load_pattern"}
+        assert padded == want, (register, found)
+        assert ("indirect_load_select" in found) == register
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 def test_the_register_offsets_need_no_scratch_tiles(template, index_dtype, monkeypatch):
     """The core allocates only the scratch tiles the gather asks for (``gather_scratch``): none for the
     register function, the int32 copy, the wrap tile and the two masks for the memory-based offsets. Less
@@ -236,4 +367,4 @@ def test_a_scratch_tile_the_core_does_not_offer_is_a_clear_error(monkeypatch):
     assert (
         "IndirectLoad 'indirect_load'" in text and "gather_scratch asks for scratch tiles ['bogus']" in text
     )
-    assert "the core offers ['conv', 'tmp', 'mask', 'mask2']" in text
+    assert "the core offers ['conv', 'tmp', 'mask', 'mask2', 'select']" in text

@@ -16,14 +16,18 @@
 // positions get in-range offsets; their values are never stored. Three
 // paths, chosen at run time:
 //
-// - vector: the index row is not broadcast (idxStrides is the row-major
+// - full index: the index row is not broadcast (idxStrides is the row-major
 //   layout) -> a generated register vector function (AfGatherIndexVf_*, see
 //   indirect_load.py) over the whole tile, or, with the register offsets
 //   off, Compares/Select/Muls/Add on whole tiles (AfGatherOffsetsVector);
-// - broadcast suffix: only the gather axis carries index values and every
-//   value covers `suffix` (a multiple of 8) consecutive positions ->
-//   one Adds per index value;
-// - scalar: anything else, element by element.
+// - compact index -> a generated register vector function (AfGatherCompactVf_*)
+//   that gathers each position's index value from the compact index tile by
+//   the select tile (AfGatherSelect), then computes as the full-index one; with
+//   the register offsets off:
+//   - broadcast suffix: only the gather axis carries index values and every
+//     value covers `suffix` (a multiple of 8) consecutive positions ->
+//     one Adds per index value;
+//   - scalar: anything else, element by element.
 //
 // Without need_check_bound an index outside [0, extent) is undefined on the
 // device; the CPU twin reports it (kind gather-out-of-range).
@@ -78,20 +82,20 @@ __aicore__ inline void AfGatherCheck(int64_t value, const AfGatherGeom& g, const
 #endif
 }
 
-// Positions past the row the pattern of a full index tile holds: one vector of int32 (the register offsets
-// function loads the pattern at any 8-element boundary of a row, 64 lanes at a time).
+// Positions past the row the pattern (and the select tile) holds: one vector of int32 (the register offsets
+// functions load them at any 8-element boundary of a row, 64 lanes at a time).
 #define AF_GATHER_PATTERN_OVERHANG 64
 
-// Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions). For a full index
-// tile the pattern runs on for AF_GATHER_PATTERN_OVERHANG positions into the following rows, each with its
-// row's base (rows after the first: + inPitch elements each), so that a vector of 64 positions starting at
-// any position of a row reads its inner bytes and its rows' bases in one load.
+// Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions). The pattern runs
+// on for AF_GATHER_PATTERN_OVERHANG positions into the following rows, each with its row's base (rows after
+// the first: + inPitch elements each), so that a vector of 64 positions starting at any position of a row
+// reads its inner bytes and its rows' bases in one load.
 template <typename T>
 __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& pattern, const AfGatherGeom& g)
 {
     const int64_t width = AfGatherWidth(g);
     const int64_t size = static_cast<int64_t>(sizeof(T));
-    const int64_t total = g.outPitch + (g.fullIndex ? AF_GATHER_PATTERN_OVERHANG : 0);
+    const int64_t total = g.outPitch + AF_GATHER_PATTERN_OVERHANG;
     for (int64_t q = 0; q < total; ++q) {
         const int64_t p = q % g.outPitch;
         int64_t inner = (q / g.outPitch) * g.inPitch;
@@ -103,6 +107,31 @@ __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& patt
             }
         }
         pattern.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(inner * size));
+    }
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+}
+
+// The select tile of a compact index: for each position of a row, the element of the compact index tile whose
+// value it gathers (relative to its row's first element), over the row and AF_GATHER_PATTERN_OVERHANG
+// positions into the following rows (each + idxPitch elements), as the pattern runs on. A padding position
+// reads its row's first index value: in range whenever the index contract holds (without need_check_bound
+// every value is; with it an out-of-range one selects the zero slot), so its offset stays inside the tile.
+__aicore__ inline void AfGatherSelect(const AscendC::LocalTensor<int32_t>& select, const AfGatherGeom& g)
+{
+    const int64_t width = AfGatherWidth(g);
+    const int64_t total = g.outPitch + AF_GATHER_PATTERN_OVERHANG;
+    for (int64_t q = 0; q < total; ++q) {
+        const int64_t p = q % g.outPitch;
+        int64_t element = (q / g.outPitch) * g.idxPitch;
+        if (p < width) {
+            int64_t rest = p;
+            for (int32_t k = g.rank - 1; k >= 0; --k) {
+                element += (rest % g.sizes[k]) * g.idxStrides[k];
+                rest /= g.sizes[k];
+            }
+        }
+        select.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(element));
     }
     AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
@@ -262,6 +291,42 @@ __aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, 
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t p = 0; p < width; ++p) {
             int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.outPitch + p)));
+            if (g.needNegative && value < 0) {
+                value += g.extent;
+            }
+            AfGatherCheck(value, g, what);
+        }
+    }
+#else
+    (void)idx;
+    (void)rows;
+    (void)g;
+    (void)what;
+#endif
+}
+
+// As AfGatherCheckIndices, for the compact index tile the register offsets function gathers from (idxPitch
+// apart): the twin checks the (normalized) value every row position reads.
+template <typename I>
+__aicore__ inline void AfGatherCheckCompact(const AscendC::LocalTensor<I>& idx, int64_t rows, const AfGatherGeom& g,
+                                            const char* what)
+{
+#if defined(AF_CPU_TWIN)
+    if (g.needBound) {
+        return;
+    }
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    const int64_t width = AfGatherWidth(g);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t p = 0; p < width; ++p) {
+            int64_t rest = p;
+            int64_t element = 0;
+            for (int32_t k = g.rank - 1; k >= 0; --k) {
+                element += (rest % g.sizes[k]) * g.idxStrides[k];
+                rest /= g.sizes[k];
+            }
+            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.idxPitch + element)));
             if (g.needNegative && value < 0) {
                 value += g.extent;
             }

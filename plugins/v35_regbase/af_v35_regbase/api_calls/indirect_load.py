@@ -25,10 +25,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import sympy
+
 from af_core import dtypes
 from af_core.backend import GatherMode, Role
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import CodegenError
+from af_core.ir.evaluate import FloorDiv
+from af_core.ir.sizes import product
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_v35_regbase import reg_cost
 from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
@@ -91,11 +95,12 @@ def gather_vf_step(data: dtypes.DType) -> list[tuple[RegInstr, str]]:
     ]
 
 
-def index_vf_name(neg: bool, bound: bool, wide: bool = False) -> str:
-    """The register offsets function of a full index tile with (or without) the negative-index
-    normalisation and the bound check, of an int32 index tile or an int64 one (``wide``): one function per
-    variant, chosen when the kernel is generated."""
-    return f"AfGatherIndexVf{'_i64' if wide else ''}{'_neg' if neg else ''}{'_bound' if bound else ''}"
+def index_vf_name(neg: bool, bound: bool, wide: bool = False, compact: bool = False) -> str:
+    """The register offsets function of a full index tile (or of a ``compact`` one) with (or without) the
+    negative-index normalisation and the bound check, of an int32 index tile or an int64 one (``wide``): one
+    function per variant, chosen when the kernel is generated."""
+    base = "AfGatherCompactVf" if compact else "AfGatherIndexVf"
+    return f"{base}{'_i64' if wide else ''}{'_neg' if neg else ''}{'_bound' if bound else ''}"
 
 
 def index_vf_once(bound: bool, wide: bool = False) -> list[tuple[RegInstr, str]]:
@@ -124,13 +129,21 @@ def index_vf_narrow() -> list[tuple[RegInstr, str]]:
     words ``hi``. An index fits in int32 when its high word is the sign extension of its low word (-1 or 0
     as ``v < 0``): then it is ``v`` clamped by ``Maxs`` / ``Mins``; otherwise the bound on its side
     (``hi < 0``: ``-extent - 1``, else ``extent``) -- all int32 register calls the 3510 API has."""
-    i32 = "int32"
     return [
         (
-            RegInstr("LoadAlign", i32, LOAD, elements=2 * GATHER_VF_STEP),
+            RegInstr("LoadAlign", "int32", LOAD, elements=2 * GATHER_VF_STEP),
             "AscendC::Reg::LoadAlign<int32_t, AscendC::Reg::LoadDist::DIST_DINTLV_B32>"
             f"(v, hi, index + i * {2 * GATHER_VF_STEP});",
         ),
+        *index_vf_fit(),
+    ]
+
+
+def index_vf_fit() -> list[tuple[RegInstr, str]]:
+    """The narrowing of :func:`index_vf_narrow` once the low words are in ``v`` and the high words in
+    ``hi`` (by the dual load, or by two register Gathers of a compact index's words)."""
+    i32 = "int32"
+    return [
         (
             RegInstr("Compares", i32),
             "AscendC::Reg::Compares<int32_t, AscendC::CMPMODE::LT>(lowNeg, v, static_cast<int32_t>(0), mask);",
@@ -151,7 +164,31 @@ def index_vf_narrow() -> list[tuple[RegInstr, str]]:
     ]
 
 
-def index_vf_step(neg: bool, bound: bool, wide: bool = False) -> list[tuple[RegInstr, str]]:
+def index_vf_select(wide: bool) -> list[tuple[RegInstr, str]]:
+    """The index values of a step's positions from a compact index tile: the step's select entries (the
+    element of its row's compact index each position reads, the following rows' + ``idxPitch`` each, from
+    the select tile's overhang) plus the step's first row's start, then a register ``Gather`` of those
+    elements. An int64 index is gathered as its two int32 words (elements ``2e`` and ``2e + 1`` of the tile
+    read as int32) and narrowed as the dual load's words are (:func:`index_vf_fit`)."""
+    body = [
+        (RegInstr("LoadAlign", "uint32", LOAD), "AscendC::Reg::LoadAlign(sel, select + at);"),
+        (RegInstr("Adds", "uint32"), "AscendC::Reg::Adds(sel, sel, row * idxPitch, mask);"),
+    ]
+    if not wide:
+        return [*body, (RegInstr("Gather", "int32", LOAD), "AscendC::Reg::Gather(v, index, sel, mask);")]
+    return [
+        *body,
+        (RegInstr("Add", "uint32"), "AscendC::Reg::Add(sel, sel, sel, mask);"),
+        (RegInstr("Gather", "int32", LOAD), "AscendC::Reg::Gather(v, index, sel, mask);"),
+        (RegInstr("Adds", "uint32"), "AscendC::Reg::Adds(sel, sel, 1u, mask);"),
+        (RegInstr("Gather", "int32", LOAD), "AscendC::Reg::Gather(hi, index, sel, mask);"),
+        *index_vf_fit(),
+    ]
+
+
+def index_vf_step(
+    neg: bool, bound: bool, wide: bool = False, compact: bool = False
+) -> list[tuple[RegInstr, str]]:
     """The loop body of the offsets function of a full index tile: each register call with its instruction,
     as :meth:`IndirectLoadRegApiCall._define_index_vf` writes it and the cost model counts it. One step
     covers :data:`GATHER_VF_STEP` positions of the flat tile (rows ``pitch`` apart), as the memory-based
@@ -160,11 +197,15 @@ def index_vf_step(neg: bool, bound: bool, wide: bool = False) -> list[tuple[RegI
     relative to the step's first row, read from the pattern's overhang) plus the step's first row's base;
     a position whose index lies outside ``[0, extent)`` gets the zero slot's offset (``bound``).
     int32 arithmetic wraps as the memory calls' does, so the offsets are the same bits. An int64 index
-    (``wide``) is loaded and narrowed in registers first (:func:`index_vf_narrow`).
+    (``wide``) is loaded and narrowed in registers first (:func:`index_vf_narrow`). A ``compact`` index tile
+    (broadcast over some row axes) gives each position its value by a register Gather
+    (:func:`index_vf_select`); the rest is the same, as the memory-based suffix and scalar paths compute it.
     """
     i32 = "int32"
     body = [(RegInstr("UpdateMask", i32, MASK), "mask = AscendC::Reg::UpdateMask<int32_t>(count);")]
-    if wide:
+    if compact:
+        body += index_vf_select(wide)
+    elif wide:
         body += index_vf_narrow()
     else:
         body.append(
@@ -208,18 +249,22 @@ def index_vf_step(neg: bool, bound: bool, wide: bool = False) -> list[tuple[RegI
     return body
 
 
-def index_vf_source(neg: bool, bound: bool, wide: bool = False) -> str:
-    """The C++ text of the offsets function of a full index tile for one (neg, bound, wide) variant.
+def index_vf_source(neg: bool, bound: bool, wide: bool = False, compact: bool = False) -> str:
+    """The C++ text of the offsets function of a full index tile for one (neg, bound, wide) variant, or of a
+    ``compact`` one.
 
-    ``row`` / ``at`` are the tile row and the position in it of a step's first element; the pattern holds a
-    vector past the row (``AF_GATHER_PATTERN_OVERHANG``), so the pattern load at ``at`` stays inside it, and
-    the index load and the offsets store at ``i * 64`` lie in the tiles' whole vectors (tiles are sized in
-    whole 256-byte repeats). An int64 index tile (``wide``) comes as its int32 words, two per index; its
-    dual load reads 512 bytes a step, so the tile is padded by a vector
-    (:meth:`IndirectLoadRegApiCall.read_past_tile`)."""
-    func = index_vf_name(neg, bound, wide)
+    ``row`` / ``at`` are the tile row and the position in it of a step's first element; the pattern (and a
+    compact index's select tile) holds a vector past the row (``AF_GATHER_PATTERN_OVERHANG``), so the loads
+    at ``at`` stay inside it, and the index load and the offsets store at ``i * 64`` lie in the tiles' whole
+    vectors (tiles are sized in whole 256-byte repeats). An int64 index tile (``wide``) comes as its int32
+    words, two per index; its dual load reads 512 bytes a step, so the tile is padded by a vector
+    (:meth:`IndirectLoadRegApiCall.read_past_tile`). A compact tile is read by register Gathers of the
+    elements its positions select: only those elements, none past the tile."""
+    func = index_vf_name(neg, bound, wide, compact)
     step = GATHER_VF_STEP
     decls = ["AscendC::Reg::RegTensor<int32_t> v;", "AscendC::Reg::RegTensor<int32_t> b;"]
+    if compact:
+        decls.append("AscendC::Reg::RegTensor<uint32_t> sel;")
     if wide:
         decls += [
             "AscendC::Reg::RegTensor<int32_t> hi;",
@@ -243,7 +288,7 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False) -> str:
         ]
     decls.append("AscendC::Reg::MaskReg mask;")
     once = [line for _instr, line in index_vf_once(bound, wide)]
-    body = [line for _instr, line in index_vf_step(neg, bound, wide)]
+    body = [line for _instr, line in index_vf_step(neg, bound, wide, compact)]
     variant = ", ".join(
         [
             "int64 indices narrowed in registers" if wide else "int32 indices",
@@ -251,10 +296,14 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False) -> str:
             "out-of-range positions to the zero slot" if bound else "no bound check",
         ]
     )
+    tile, select = (
+        ("a compact index tile", "__ubuf__ uint32_t* select, ") if compact else ("a full index tile", "")
+    )
+    pitches = "uint32_t pitch, uint32_t idxPitch, " if compact else "uint32_t pitch, "
     return (
-        f"// register vector function: the tile gather's offsets from a full index tile ({variant})\n"
+        f"// register vector function: the tile gather's offsets from {tile} ({variant})\n"
         f"__simd_vf__ inline void {func}(__ubuf__ int32_t* offsets, __ubuf__ int32_t* index, "
-        "__ubuf__ int32_t* pattern, uint32_t count, uint32_t pitch, int32_t scale, int32_t rowBytes, "
+        f"__ubuf__ int32_t* pattern, {select}uint32_t count, {pitches}int32_t scale, int32_t rowBytes, "
         "int32_t extent, int32_t zeroSlot)\n"
         "{\n"
         + "".join(f"    {d}\n" for d in decls)
@@ -268,6 +317,21 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False) -> str:
         + "".join(f"        {line}\n" for line in body)
         + "    }\n}\n"
     )
+
+
+def compact_memory_calls(geom: dict, rows) -> Any:
+    """Memory-based vector calls and vector-function launches one compact index tile's gather node issues
+    besides the one call a template counts for the node, with the register offsets off: the zero slot's
+    ``Duplicate``; then, where the index is on the gather axis only and each value covers a multiple of 8
+    positions (``AfGatherOffsetsSuffix``), an ``Adds`` (or the zero slot's ``Duplicate``) per index value
+    and a ``Duplicate`` of a row's padding per row; anything else takes the scalar loop, no vector call."""
+    sizes = [sympy.sympify(v) for v in geom["sizes"]]
+    suffix = product(sizes[1:])
+    width = sizes[0] * suffix
+    per_row = sizes[0] + sympy.Piecewise((1, sympy.Gt(geom["out_pitch"], width)), (0, True))
+    if not geom["dim_only"]:
+        return sympy.Integer(1)
+    return 1 + sympy.Piecewise((rows * per_row, sympy.Eq(FloorDiv(suffix, 8) * 8, suffix)), (0, True))
 
 
 def index_memory_calls(index_dtype: dtypes.DType, *, registers: bool, neg: bool, bound: bool, rows) -> Any:
@@ -323,14 +387,15 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def offsets_note(cls, index_dtype: dtypes.DType | None) -> str:
-        """How the offsets are computed: those of a full index tile by a register vector function (an int64
-        index narrowed in it, :func:`index_vf_narrow`), those of a compact index in UB (per-run ``Adds`` of
-        ``AfGatherOffsetsSuffix``, or the scalar loop). Short: the whole note line keeps 200 characters."""
+        """How the offsets are computed: by a register vector function, of a full index tile or of a compact
+        one (an int64 index narrowed in it, :func:`index_vf_narrow`); with the register form off, in UB
+        (``AfGatherOffsetsVector``; for a compact index the per-run ``Adds`` of ``AfGatherOffsetsSuffix``, or
+        the scalar loop). Short: the whole note line keeps 200 characters."""
         if not cls.register_offsets:
-            return "offsets: full index in UB (register form off), compact in UB"
+            return "offsets: in UB (register form off)"
         if index_dtype == dtypes.int64:
-            return "offsets: full index in registers (int64 narrowed there), compact in UB"
-        return "offsets: full index in registers, compact in UB"
+            return "offsets: in registers (int64 narrowed there)"
+        return "offsets: in registers"
 
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
@@ -344,16 +409,22 @@ class IndirectLoadRegApiCall(ApiCall):
         steps = reg_cost.vector_steps(count, GATHER_VF_STEP)
         parts = []
         out: dict[str, Any] = {}
-        if a["geom"]["full_index"]:
-            neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
-            index_dtype = dtypes.get(a.get("index_dtype", "int32"))
+        neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
+        index_dtype = dtypes.get(a.get("index_dtype", "int32"))
+        wide = index_dtype == dtypes.int64
+        # a compact index's offsets run in registers when the core gave the select tile the form asks for
+        compact = not a["geom"]["full_index"]
+        in_registers = bool(a.get("select")) if compact else cls.register_offsets
+        if not compact:
             out["api_calls"] = index_memory_calls(
-                index_dtype, registers=cls.register_offsets, neg=neg, bound=bound, rows=a["rows"]
+                index_dtype, registers=in_registers, neg=neg, bound=bound, rows=a["rows"]
             )
-            if cls.register_offsets:
-                wide = index_dtype == dtypes.int64
-                parts.append((steps, reg_cost.mix(instr for instr, _line in index_vf_step(neg, bound, wide))))
-                parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound, wide))))
+        else:
+            out["api_calls"] = 1 + 1 if in_registers else compact_memory_calls(a["geom"], a["rows"])
+        if in_registers:
+            step = index_vf_step(neg, bound, wide, compact)
+            parts.append((steps, reg_cost.mix(instr for instr, _line in step)))
+            parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound, wide))))
         data = dtypes.get(a["data_dtype"])
         if cls.register_gather and register_gather_rejection(data) is None:
             parts.append((steps, reg_cost.mix(instr for instr, _line in gather_vf_step(data))))
@@ -362,30 +433,36 @@ class IndirectLoadRegApiCall(ApiCall):
         return out
 
     @classmethod
-    def gather_scratch(cls, index_dtype: dtypes.DType, neg: bool, bound: bool) -> frozenset[str]:
+    def gather_scratch(
+        cls, index_dtype: dtypes.DType, neg: bool, bound: bool, full_index: bool
+    ) -> frozenset[str]:
         """The register offsets function keeps everything in registers (an int64 index's narrowing, the
-        wrapped index, the in-range mask): no scratch tile. The memory-based ``AfGatherOffsetsVector`` (and
-        the int64 ``Cast`` before it) needs them all."""
+        wrapped index, the in-range mask): no scratch tile, but for a compact index the ``select`` tile its
+        register Gather of the index values reads. The memory-based ``AfGatherOffsetsVector`` (and the int64
+        ``Cast`` before it) needs them all; the memory-based compact paths none."""
         if cls.register_offsets:
-            return frozenset()
-        return super().gather_scratch(index_dtype, neg, bound)
+            return frozenset() if full_index else frozenset({"select"})
+        return super().gather_scratch(index_dtype, neg, bound, full_index)
 
     @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
-        """Two tiles of a full index gather are read past their end:
+        """Three tiles of a tile gather are read past their end:
 
         - the offset pattern runs one vector of int32 past the row (``AF_GATHER_PATTERN_OVERHANG`` in
           af_gather.h, which ``AfGatherPattern`` fills with the following rows' bases): the register offsets
-          function loads it in whole vectors from any position of a row. ``AfGatherPattern`` writes it
+          functions load it in whole vectors from any position of a row. ``AfGatherPattern`` writes it
           whichever offset form runs, so it is asked for either way;
-        - an int64 index tile, when the register function narrows it: its dual load reads 64 indices
+        - a compact index's select tile likewise (``AfGatherSelect``);
+        - an int64 full index tile, when the register function narrows it: its dual load reads 64 indices
           (512 bytes) a step, a vector more than a tile sized in whole 256-byte repeats may hold."""
         a = node.attrs
-        if a.get("gather_mode") != GatherMode.TILE.value or not a["geom"]["full_index"]:
+        if a.get("gather_mode") != GatherMode.TILE.value:
             return 0
         vector = GATHER_VF_STEP * dtypes.int32.itemsize
-        if tensor == a["pattern"]:
+        if tensor in (a["pattern"], a.get("select")):
             return vector
+        if not a["geom"]["full_index"]:
+            return 0
         index = node.inputs[1] if len(node.inputs) > 1 else None
         if tensor == index and cls.register_offsets and a.get("index_dtype") == dtypes.int64.name:
             return vector
@@ -479,7 +556,11 @@ class IndirectLoadRegApiCall(ApiCall):
         unit_t = "uint8_t" if in_registers else data_t
         if a["phase"] == "pattern":
             make, pattern = ctx.produce(a["pattern"])
-            return "\n".join([*self._geometry(geom), make, f"AfGatherPattern<{unit_t}>({pattern}, {geom});"])
+            lines = [*self._geometry(geom), make, f"AfGatherPattern<{unit_t}>({pattern}, {geom});"]
+            if a.get("select"):
+                make, fill = ctx.produce(a["select"])
+                lines += [make, f"AfGatherSelect({fill}, {geom});"]
+            return "\n".join(lines)
         slice_name, index_name, pattern_name = self.node.inputs[:3]
         gathered_name, offsets_name = self.node.outputs
         idx_t = ctx.cpp_type(ctx.impl.tensor(index_name).dtype)
@@ -490,6 +571,10 @@ class IndirectLoadRegApiCall(ApiCall):
         lines.append(take)
         take, pattern = ctx.use(pattern_name)
         lines.append(take)
+        select: str | None = None
+        if a.get("select"):
+            take, select = ctx.use(a["select"])
+            lines.append(take)
         make, off = ctx.produce(offsets_name)
         lines.append(make)
         extra = {}
@@ -510,6 +595,11 @@ class IndirectLoadRegApiCall(ApiCall):
         if a["geom"]["full_index"] and self.register_offsets:
             # an int64 index is narrowed in the register function itself
             lines += self._index_vf_launch(off, idx, pattern, rows, geom, unit_t, wide=idx_t == "int64_t")
+        elif select is not None:
+            # a compact index: each position's value gathered by the select tile the prologue filled
+            lines += self._index_vf_launch(
+                off, idx, pattern, rows, geom, unit_t, wide=idx_t == "int64_t", select=select
+            )
         elif a["geom"]["full_index"]:
             if idx_t == "int64_t":
                 conv = extra["conv"]
@@ -558,33 +648,50 @@ class IndirectLoadRegApiCall(ApiCall):
         return "\n".join(line for line in lines if line)
 
     def _index_vf_launch(
-        self, off: str, idx: str, pattern: str, rows: str, geom: str, unit_t: str, *, wide: bool
+        self,
+        off: str,
+        idx: str,
+        pattern: str,
+        rows: str,
+        geom: str,
+        unit_t: str,
+        *,
+        wide: bool,
+        select: str | None = None,
     ) -> list[str]:
         """The twin's index check (no bound check) and the launch of the offsets function of a full index
-        tile (of int64 indices: ``wide``, passed as their int32 words); its scalars are the memory path's, each
-        cast to int32 as that path casts them."""
+        tile, or of a compact one read through ``select`` (of int64 indices: ``wide``, passed as their int32
+        words); its scalars are the memory path's, each cast to int32 as that path casts them."""
         ctx, a = self.ctx, self.node.attrs
         neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
-        func = self._define_index_vf(neg, bound, wide)
+        compact = select is not None
+        func = self._define_index_vf(neg, bound, wide, compact)
         size = f"static_cast<int64_t>(sizeof({unit_t}))"
         lines = []
         if not bound:
-            lines.append(f"AfGatherCheckIndices({idx}, {rows}, {geom}, {ctx.c_string(self.node.name)});")
+            check = "AfGatherCheckCompact" if compact else "AfGatherCheckIndices"
+            lines.append(f"{check}({idx}, {rows}, {geom}, {ctx.c_string(self.node.name)});")
+        compact_args = (
+            f"(__ubuf__ uint32_t*){select}.GetPhyAddr(), " if compact else "",
+            f"static_cast<uint32_t>({geom}.idxPitch), " if compact else "",
+        )
         lines += [
             f"asc_vf_call<{func}>((__ubuf__ int32_t*){off}.GetPhyAddr(), (__ubuf__ int32_t*){idx}.GetPhyAddr(), "
-            f"(__ubuf__ int32_t*){pattern}.GetPhyAddr(), static_cast<uint32_t>(({rows}) * {geom}.outPitch), "
-            f"static_cast<uint32_t>({geom}.outPitch), static_cast<int32_t>({geom}.inStrides[0] * {size}), "
+            f"(__ubuf__ int32_t*){pattern}.GetPhyAddr(), {compact_args[0]}"
+            f"static_cast<uint32_t>(({rows}) * {geom}.outPitch), "
+            f"static_cast<uint32_t>({geom}.outPitch), {compact_args[1]}"
+            f"static_cast<int32_t>({geom}.inStrides[0] * {size}), "
             f"static_cast<int32_t>({geom}.inPitch * {size}), static_cast<int32_t>({geom}.extent), "
             f"static_cast<int32_t>({geom}.zeroSlot * {size}));",
             "AscendC::PipeBarrier<PIPE_V>();",
         ]
         return lines
 
-    def _define_index_vf(self, neg: bool, bound: bool, wide: bool) -> str:
-        """Define the offsets function of a full index tile for one (neg, bound, wide) variant (once per
-        kernel); returns its name."""
-        func = index_vf_name(neg, bound, wide)
-        self.ctx.define(func, index_vf_source(neg, bound, wide))
+    def _define_index_vf(self, neg: bool, bound: bool, wide: bool, compact: bool) -> str:
+        """Define the offsets function of a full (or ``compact``) index tile for one (neg, bound, wide)
+        variant (once per kernel); returns its name."""
+        func = index_vf_name(neg, bound, wide, compact)
+        self.ctx.define(func, index_vf_source(neg, bound, wide, compact))
         return func
 
     def _define_gather_vf(self, data: dtypes.DType) -> str:

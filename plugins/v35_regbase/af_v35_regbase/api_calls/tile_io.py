@@ -45,14 +45,25 @@ class LoadRowsRegApiCall(ApiCall):
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
         """``api_calls`` beyond the node's one per tile: a dense row whose tile pitch runs past its data
         padded to 32 bytes gets the rest of each row filled with the pad value, one ``Duplicate`` per row
-        (``AfLoadRows``). The copies are counted as the node's call (several row runs per tile are not
-        modelled); a non-dense row is read element by element and issues no vector call."""
+        (``AfLoadRows``). The copies are counted as the node's call, unless consecutive rows cannot share
+        one ``DataCopyPad`` at all: when the last outer axis steps less than a row (a row broadcast over it,
+        stride 0, as an index_select's index over the outer rows) or has one element, every row is a copy
+        of its own (``rows - 1`` more). Rows that share copies in runs broken at the last outer axis's
+        wrap are counted as one (where the tile starts decides the breaks). A non-dense row is read
+        element by element and issues no vector call."""
         a = node.attrs
-        if not dense(a["view"]):
+        view = a["view"]
+        if not dense(view):
             return {}
         size = impl.tensor(node.outputs[0]).dtype.itemsize
-        filled = CeilDiv(product(a["view"]["inner_sizes"]) * size, 32) * (32 // size)
-        return {"api_calls": sympy.Piecewise((a["rows"], sympy.Gt(a["pitch"], filled)), (0, True))}
+        width = product(view["inner_sizes"])
+        filled = CeilDiv(width * size, 32) * (32 // size)
+        calls = sympy.Piecewise((a["rows"], sympy.Gt(a["pitch"], filled)), (0, True))
+        if view["outer_sizes"]:
+            last_size, last_stride = view["outer_sizes"][-1], view["outer_strides"][-1]
+            apart = sympy.Or(sympy.Lt(last_stride, width), sympy.Le(last_size, 1))
+            calls = calls + sympy.Piecewise((a["rows"] - 1, apart), (0, True))
+        return {"api_calls": calls}
 
     def generate_api_call_string(self) -> str:
         ctx, a = self.ctx, self.node.attrs
