@@ -57,13 +57,15 @@ class GatherMode(enum.StrEnum):
     LANES = "lanes"
 
 
-#: The scratch tiles the core can give a tile gather (an ApiCall's ``gather_scratch`` picks). For a full index
-#: tile, by their key in the gather node's ``extra`` attr: ``conv`` an int32 copy of an int64 index tile,
-#: ``tmp`` an int32 tile for the negative-index wrap, ``mask`` / ``mask2`` a bit per position (e.g. the bound
-#: check's two halves). For a compact index, ``select``: an int32 tile of one row's positions, filled once by
-#: the gather's pattern phase (its second output) and read by every tile (the node's ``select`` attr), e.g.
-#: the element of the compact index row each position reads.
-GATHER_SCRATCH = ("conv", "tmp", "mask", "mask2", "select")
+#: The tiles the core can give a tile gather (an ApiCall's ``gather_scratch`` picks). ``offsets``: the int32
+#: offsets tile, the gather node's second output (a gather that computes the offsets and moves the data in
+#: one function keeps them in registers). For a full index tile, by their key in the gather node's ``extra``
+#: attr: ``conv`` an int32 copy of an int64 index tile, ``tmp`` an int32 tile for the negative-index wrap,
+#: ``mask`` / ``mask2`` a bit per position (e.g. the bound check's two halves). For a compact index,
+#: ``select``: an int32 tile of one row's positions, filled once by the gather's pattern phase (its second
+#: output) and read by every tile (the node's ``select`` attr), e.g. the element of the compact index row
+#: each position reads.
+GATHER_SCRATCH = ("offsets", "conv", "tmp", "mask", "mask2", "select")
 
 
 def installed(role: Role) -> bool:

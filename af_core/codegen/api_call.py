@@ -112,14 +112,18 @@ class ApiCall:
         return cls.read_past_tiles(node, impl)
 
     @classmethod
-    def gather_scratch(cls, index_dtype: DType, neg: bool, bound: bool, full_index: bool) -> frozenset[str]:
-        """For :attr:`Role.GATHER` in :attr:`GatherMode.TILE`: the scratch tiles the offsets of an index tile
-        of ``index_dtype`` need (with the negative-index wrap ``neg``, the bound check ``bound``; a full index
-        tile, or a compact one), by their keys in :data:`GATHER_SCRATCH`; the core allocates only those
+    def gather_scratch(
+        cls, *, data: DType, index: DType, neg: bool, bound: bool, full_index: bool
+    ) -> frozenset[str]:
+        """For :attr:`Role.GATHER` in :attr:`GatherMode.TILE`: the tiles a gather of ``data`` by an index
+        tile of ``index`` dtype needs (with the negative-index wrap ``neg``, the bound check ``bound``; a full
+        index tile, or a compact one), by their keys in :data:`GATHER_SCRATCH`; the core allocates only those
         (``conv`` only for an int64 full index, ``tmp`` only with ``neg``, ``select`` only for a compact
-        index). By default every full-index one (offsets computed in UB by memory-based calls need each) and,
-        for a compact index, none."""
-        return frozenset(GATHER_SCRATCH) - {"select"} if full_index else frozenset()
+        index). By default the offsets tile and every full-index one (offsets computed in UB by memory-based
+        calls need each) and, for a compact index, the offsets tile alone."""
+        if not full_index:
+            return frozenset({"offsets"})
+        return frozenset(GATHER_SCRATCH) - {"select"}
 
     @classmethod
     def scratch_dtypes(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> tuple[DType, ...]:

@@ -3,7 +3,8 @@
 Shared by the SIMD template and the SK-like gather stage. The stage's rows
 are the output's outer axes (before ``dim``); a tile holds the input slice
 (input rows in UB, ``in_pitch`` apart, then a 32-byte zero slot), the index
-tile and the offsets, and the Gather writes the output tile.
+tile and the offsets (unless the gather call keeps them in registers: its
+``gather_scratch``), and the Gather writes the output tile.
 
 The index tile is *full* (every row position has its own index) or
 *compact* (index_select / embedding: the index is broadcast over the other
@@ -116,16 +117,18 @@ def add_gather(
     plan = b.plan
     neg = bool(il.attr.ir_attr.need_check_negative)
     bound = bool(il.attr.ir_attr.need_check_bound)
-    offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout)
     pattern = plan.fixed(f"{il.name}_pattern", dt.int32, pout)
     extra = {}
-    want = gather_call.gather_scratch(index_dtype, neg, bound, full_index)
+    want = gather_call.gather_scratch(
+        data=il.y.dtype, index=index_dtype, neg=neg, bound=bound, full_index=full_index
+    )
     unknown = sorted(set(want) - set(GATHER_SCRATCH))
     if unknown:
         raise Unsupported(
             f"IndirectLoad '{il.name}': {gather_api}.gather_scratch asks for scratch tiles {unknown}; the core "
             f"offers {list(GATHER_SCRATCH)}"
         )
+    offsets = plan.tile(f"{il.name}_offsets", dt.int32, pout) if "offsets" in want else None
     # filled once, before the loop, by the pattern phase
     select = plan.fixed(f"{il.name}_select", dt.int32, pout) if "select" in want and not full_index else None
     if full_index:
@@ -175,7 +178,7 @@ def add_gather(
         "IndirectLoad",
         gather_api,
         (slice_tensor, index_tensor, *fixed, *extra.values()),
-        (gathered, offsets),
+        (gathered,) if offsets is None else (gathered, offsets),
         tuple(a.name for a in il.y.axis),
         tuple(index_sizes),
         tuple(contiguous_strides(list(index_sizes))),

@@ -18,6 +18,7 @@ from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall, index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from af_core import dtypes as dt
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, embedding, expand_index, gather, index_select
 from af_core.schedule.cost import twin_counters
@@ -34,7 +35,12 @@ def _session(template: str, **kw) -> TwinSession:
 
 
 def _offsets_forms(kernel: str) -> set[str]:
-    return set(re.findall(r"asc_vf_call<(AfGather(?:Index|Compact)Vf\w*)>\(", kernel))
+    """The offsets functions the kernel launches, by their variant's name (``index_vf_name``), whether they
+    store the offsets or gather the data themselves (``AfGatherFusedVf_<data>_<full|compact>...``)."""
+    found = set(re.findall(r"asc_vf_call<(AfGather(?:Index|Compact)Vf\w*)>\(", kernel))
+    for index, rest in re.findall(r"asc_vf_call<AfGatherFusedVf_[a-z0-9]+_(full|compact)(\w*)>\(", kernel):
+        found.add(("AfGatherCompactVf" if index == "compact" else "AfGatherIndexVf") + rest)
+    return found
 
 
 #: Compact index layouts (the index broadcast over some row axes): embedding (one value per row of D),
@@ -244,7 +250,10 @@ def test_register_and_memory_offsets_give_the_same_bits(template, index_dtype, d
         assert predicted == counted["api_calls"], (label, predicted, counted)
         assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
         assert twin.counter("vector_calls") < mem_twin.counter("vector_calls")
-        assert twin.counter("vf_calls") > mem_twin.counter("vf_calls")
+        # float32 data are gathered in the offsets function itself: as many launches as the memory offsets
+        # and the register gather function
+        more = 0 if dt.get(dtype).itemsize == 4 else 1
+        assert twin.counter("vf_calls") >= mem_twin.counter("vf_calls") + more
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
@@ -359,7 +368,7 @@ def test_the_register_offsets_need_no_scratch_tiles(template, index_dtype, monke
 
 def test_a_scratch_tile_the_core_does_not_offer_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(
-        IndirectLoadRegApiCall, "gather_scratch", classmethod(lambda cls, *a: frozenset({"bogus"}))
+        IndirectLoadRegApiCall, "gather_scratch", classmethod(lambda cls, **kw: frozenset({"bogus"}))
     )
     with pytest.raises(Exception) as info:
         _session("simd", rank=2, dim=1).result  # noqa: B018 (building the result schedules the case)
@@ -367,4 +376,4 @@ def test_a_scratch_tile_the_core_does_not_offer_is_a_clear_error(monkeypatch):
     assert (
         "IndirectLoad 'indirect_load'" in text and "gather_scratch asks for scratch tiles ['bogus']" in text
     )
-    assert "the core offers ['conv', 'tmp', 'mask', 'mask2', 'select']" in text
+    assert "the core offers ['offsets', 'conv', 'tmp', 'mask', 'mask2', 'select']" in text

@@ -249,7 +249,44 @@ def index_vf_step(
     return body
 
 
-def index_vf_source(neg: bool, bound: bool, wide: bool = False, compact: bool = False) -> str:
+def fused_vf_name(
+    data: dtypes.DType, neg: bool, bound: bool, wide: bool = False, compact: bool = False
+) -> str:
+    """The register vector function that computes a tile's offsets (of a full or ``compact`` index tile, one
+    (neg, bound, wide) variant) and gathers the ``data`` they select in the same step."""
+    index = "compact" if compact else "full"
+    return f"AfGatherFusedVf_{data.name}_{index}{'_i64' if wide else ''}{'_neg' if neg else ''}{'_bound' if bound else ''}"
+
+
+def fused_vf_step(
+    data: dtypes.DType, neg: bool, bound: bool, wide: bool = False, compact: bool = False
+) -> list[tuple[RegInstr, str]]:
+    """The loop body of :func:`fused_vf_name`'s function: the offsets step (:func:`index_vf_step`) without
+    its store, then the register ``Gather`` of :func:`gather_vf_step` by the offsets register itself (element
+    indices, read as uint32: the same bits the gather function's ``LoadAlign`` of the stored offsets gives)
+    under the offsets' mask (the same 64 lanes), and the store of the gathered values. 4-byte data only
+    (:meth:`IndirectLoadRegApiCall.fused`)."""
+    if data.itemsize != 4:
+        raise CodegenError(f"the fused offsets and gather function takes 4-byte data, not {data.name}")
+    body = index_vf_step(neg, bound, wide, compact)
+    store, _line = body.pop()
+    assert store.api == "StoreAlign", body
+    return [
+        *body,
+        (
+            RegInstr("Gather", data.name, LOAD),
+            "AscendC::Reg::Gather(val, src, (AscendC::Reg::RegTensor<uint32_t>&)v, mask);",
+        ),
+        (
+            RegInstr("StoreAlign", data.name, STORE),
+            f"AscendC::Reg::StoreAlign(dst + i * {GATHER_VF_STEP}, val, mask);",
+        ),
+    ]
+
+
+def index_vf_source(
+    neg: bool, bound: bool, wide: bool = False, compact: bool = False, data: dtypes.DType | None = None
+) -> str:
     """The C++ text of the offsets function of a full index tile for one (neg, bound, wide) variant, or of a
     ``compact`` one.
 
@@ -259,8 +296,13 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False, compact: bool = 
     vectors (tiles are sized in whole 256-byte repeats). An int64 index tile (``wide``) comes as its int32
     words, two per index; its dual load reads 512 bytes a step, so the tile is padded by a vector
     (:meth:`IndirectLoadRegApiCall.read_past_tile`). A compact tile is read by register Gathers of the
-    elements its positions select: only those elements, none past the tile."""
-    func = index_vf_name(neg, bound, wide, compact)
+    elements its positions select: only those elements, none past the tile. With ``data``, the function
+    gathers the data in the same step instead of storing the offsets (:func:`fused_vf_step`)."""
+    func = (
+        index_vf_name(neg, bound, wide, compact)
+        if data is None
+        else fused_vf_name(data, neg, bound, wide, compact)
+    )
     step = GATHER_VF_STEP
     decls = ["AscendC::Reg::RegTensor<int32_t> v;", "AscendC::Reg::RegTensor<int32_t> b;"]
     if compact:
@@ -287,8 +329,15 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False, compact: bool = 
             "AscendC::Reg::MaskReg ok;",
         ]
     decls.append("AscendC::Reg::MaskReg mask;")
+    if data is not None:
+        decls.append(f"AscendC::Reg::RegTensor<{data.cpp}> val;")
     once = [line for _instr, line in index_vf_once(bound, wide)]
-    body = [line for _instr, line in index_vf_step(neg, bound, wide, compact)]
+    steps = (
+        index_vf_step(neg, bound, wide, compact)
+        if data is None
+        else fused_vf_step(data, neg, bound, wide, compact)
+    )
+    body = [line for _instr, line in steps]
     variant = ", ".join(
         [
             "int64 indices narrowed in registers" if wide else "int32 indices",
@@ -300,9 +349,14 @@ def index_vf_source(neg: bool, bound: bool, wide: bool = False, compact: bool = 
         ("a compact index tile", "__ubuf__ uint32_t* select, ") if compact else ("a full index tile", "")
     )
     pitches = "uint32_t pitch, uint32_t idxPitch, " if compact else "uint32_t pitch, "
+    if data is None:
+        what, head = f"the tile gather's offsets from {tile}", "__ubuf__ int32_t* offsets, "
+    else:
+        what = f"the tile gather of {data.name} data by its offsets from {tile}"
+        head = f"__ubuf__ {data.cpp}* dst, __ubuf__ {data.cpp}* src, "
     return (
-        f"// register vector function: the tile gather's offsets from {tile} ({variant})\n"
-        f"__simd_vf__ inline void {func}(__ubuf__ int32_t* offsets, __ubuf__ int32_t* index, "
+        f"// register vector function: {what} ({variant})\n"
+        f"__simd_vf__ inline void {func}({head}__ubuf__ int32_t* index, "
         f"__ubuf__ int32_t* pattern, {select}uint32_t count, {pitches}int32_t scale, int32_t rowBytes, "
         "int32_t extent, int32_t zeroSlot)\n"
         "{\n"
@@ -399,9 +453,11 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]:
-        """``reg_instructions`` and ``reg_cycles`` of one tile gather in registers: the instructions of one
-        step of its function (:func:`gather_vf_step`) times the steps over the tile's ``rows x out_pitch``
-        gathered elements. None for SIMT lanes, the pattern phase and the memory-based Gather."""
+        """``api_calls`` beyond the node's one per tile, and ``reg_instructions`` and ``reg_cycles`` of one
+        tile gather in registers: the instructions of one step of its functions (the offsets,
+        :func:`index_vf_step`, and the gather, :func:`gather_vf_step`, or the two in one,
+        :func:`fused_vf_step`) times the steps over the tile's ``rows x out_pitch`` gathered elements. None
+        for SIMT lanes and the pattern phase."""
         a = node.attrs
         if a.get("gather_mode") != GatherMode.TILE.value or a.get("phase") == "pattern":
             return {}
@@ -415,18 +471,24 @@ class IndirectLoadRegApiCall(ApiCall):
         # a compact index's offsets run in registers when the core gave the select tile the form asks for
         compact = not a["geom"]["full_index"]
         in_registers = bool(a.get("select")) if compact else cls.register_offsets
+        data = dtypes.get(a["data_dtype"])
+        # no offsets tile: one function computes the offsets and gathers the data (its launch is the node's call)
+        fused = len(node.outputs) == 1
         if not compact:
             out["api_calls"] = index_memory_calls(
                 index_dtype, registers=in_registers, neg=neg, bound=bound, rows=a["rows"]
             )
         else:
             out["api_calls"] = 1 + 1 if in_registers else compact_memory_calls(a["geom"], a["rows"])
-        if in_registers:
+        if fused:
+            out["api_calls"] -= 1
+            step = fused_vf_step(data, neg, bound, wide, compact)
+        elif in_registers:
             step = index_vf_step(neg, bound, wide, compact)
+        if fused or in_registers:
             parts.append((steps, reg_cost.mix(instr for instr, _line in step)))
             parts.append((1, reg_cost.mix(instr for instr, _line in index_vf_once(bound, wide))))
-        data = dtypes.get(a["data_dtype"])
-        if cls.register_gather and register_gather_rejection(data) is None:
+        if not fused and cls.register_gather and register_gather_rejection(data) is None:
             parts.append((steps, reg_cost.mix(instr for instr, _line in gather_vf_step(data))))
         if parts:
             out.update(reg_cost.loop_counters(parts))
@@ -434,15 +496,31 @@ class IndirectLoadRegApiCall(ApiCall):
 
     @classmethod
     def gather_scratch(
-        cls, index_dtype: dtypes.DType, neg: bool, bound: bool, full_index: bool
+        cls, *, data: dtypes.DType, index: dtypes.DType, neg: bool, bound: bool, full_index: bool
     ) -> frozenset[str]:
         """The register offsets function keeps everything in registers (an int64 index's narrowing, the
         wrapped index, the in-range mask): no scratch tile, but for a compact index the ``select`` tile its
-        register Gather of the index values reads. The memory-based ``AfGatherOffsetsVector`` (and the int64
-        ``Cast`` before it) needs them all; the memory-based compact paths none."""
+        register Gather of the index values reads, and the offsets tile unless the same function gathers
+        the data (:meth:`fused`). The memory-based ``AfGatherOffsetsVector`` (and the int64 ``Cast`` before
+        it) needs them all; the memory-based compact paths only the offsets tile."""
         if cls.register_offsets:
-            return frozenset() if full_index else frozenset({"select"})
-        return super().gather_scratch(index_dtype, neg, bound, full_index)
+            want = frozenset() if full_index else frozenset({"select"})
+            return want if cls.fused(data) else want | {"offsets"}
+        return super().gather_scratch(data=data, index=index, neg=neg, bound=bound, full_index=full_index)
+
+    @classmethod
+    def fused(cls, data: dtypes.DType) -> bool:
+        """Whether one register function computes the offsets and gathers ``data`` by them (both forms on
+        and a register Gather for 4-byte data): the offsets never leave the registers. 2-byte data keep the
+        offsets tile: their Gather reads each offset's low half as a uint16 lane, a view of the int32
+        register at another element size, which the twin does not emulate (its registers track lanes per
+        element size), so the gather function loads the stored offsets as uint16 instead."""
+        return (
+            cls.register_offsets
+            and cls.register_gather
+            and data.itemsize == 4
+            and register_gather_rejection(data) is None
+        )
 
     @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
@@ -562,7 +640,14 @@ class IndirectLoadRegApiCall(ApiCall):
                 lines += [make, f"AfGatherSelect({fill}, {geom});"]
             return "\n".join(lines)
         slice_name, index_name, pattern_name = self.node.inputs[:3]
-        gathered_name, offsets_name = self.node.outputs
+        gathered_name = self.node.outputs[0]
+        fused = len(self.node.outputs) == 1
+        if fused != (self.fused(data) and (bool(a["geom"]["full_index"]) or bool(a.get("select")))):
+            raise CodegenError(
+                f"IndirectLoadRegApiCall: gather node '{self.node.name}' has {len(self.node.outputs)} outputs; "
+                "the offsets tile is left out exactly when one register function computes the offsets and "
+                "gathers the data (gather_scratch)"
+            )
         idx_t = ctx.cpp_type(ctx.impl.tensor(index_name).dtype)
         lines = []
         take, src = ctx.use(slice_name)
@@ -575,8 +660,10 @@ class IndirectLoadRegApiCall(ApiCall):
         if a.get("select"):
             take, select = ctx.use(a["select"])
             lines.append(take)
-        make, off = ctx.produce(offsets_name)
-        lines.append(make)
+        off = ""
+        if not fused:
+            make, off = ctx.produce(self.node.outputs[1])
+            lines.append(make)
         extra = {}
         for key, tensor in a["extra"].items():
             make, var = ctx.produce(tensor)
@@ -592,14 +679,19 @@ class IndirectLoadRegApiCall(ApiCall):
             f"static_cast<int32_t>(32 / sizeof({data_t})));",
             "AscendC::PipeBarrier<PIPE_V>();",
         ]
-        if a["geom"]["full_index"] and self.register_offsets:
+        wide = idx_t == "int64_t"
+        if fused:
+            # offsets and data gathered in one function (an int64 index narrowed in it too)
+            into = (data, f"(__ubuf__ {data_t}*){out}.GetPhyAddr(), (__ubuf__ {data_t}*){src}.GetPhyAddr()")
+            lines += self._index_vf_launch(
+                off, idx, pattern, rows, geom, unit_t, wide=wide, select=select, into=into
+            )
+        elif a["geom"]["full_index"] and self.register_offsets:
             # an int64 index is narrowed in the register function itself
-            lines += self._index_vf_launch(off, idx, pattern, rows, geom, unit_t, wide=idx_t == "int64_t")
+            lines += self._index_vf_launch(off, idx, pattern, rows, geom, unit_t, wide=wide)
         elif select is not None:
             # a compact index: each position's value gathered by the select tile the prologue filled
-            lines += self._index_vf_launch(
-                off, idx, pattern, rows, geom, unit_t, wide=idx_t == "int64_t", select=select
-            )
+            lines += self._index_vf_launch(off, idx, pattern, rows, geom, unit_t, wide=wide, select=select)
         elif a["geom"]["full_index"]:
             if idx_t == "int64_t":
                 conv = extra["conv"]
@@ -629,7 +721,9 @@ class IndirectLoadRegApiCall(ApiCall):
                 f"    AfGatherOffsetsScalar<{idx_t}, {unit_t}>({off}, {idx}, {rows}, {geom}, {ctx.c_string(name)});",
                 "}",
             ]
-        if in_registers:
+        if fused:
+            pass  # gathered by the offsets function above
+        elif in_registers:
             func = self._define_gather_vf(data)
             index_t = "uint16_t" if data.itemsize == 2 else "uint32_t"
             if data.itemsize == 2:
@@ -658,14 +752,18 @@ class IndirectLoadRegApiCall(ApiCall):
         *,
         wide: bool,
         select: str | None = None,
+        into: tuple[dtypes.DType, str] | None = None,
     ) -> list[str]:
         """The twin's index check (no bound check) and the launch of the offsets function of a full index
         tile, or of a compact one read through ``select`` (of int64 indices: ``wide``, passed as their int32
-        words); its scalars are the memory path's, each cast to int32 as that path casts them."""
+        words); its scalars are the memory path's, each cast to int32 as that path casts them. ``into``
+        (data dtype, destination and source pointers): the fused function, which gathers the data by the
+        offsets instead of storing them at ``off``."""
         ctx, a = self.ctx, self.node.attrs
         neg, bound = bool(a["need_check_negative"]), bool(a["need_check_bound"])
         compact = select is not None
-        func = self._define_index_vf(neg, bound, wide, compact)
+        func = self._define_index_vf(neg, bound, wide, compact, None if into is None else into[0])
+        target = f"(__ubuf__ int32_t*){off}.GetPhyAddr()" if into is None else into[1]
         size = f"static_cast<int64_t>(sizeof({unit_t}))"
         lines = []
         if not bound:
@@ -676,7 +774,7 @@ class IndirectLoadRegApiCall(ApiCall):
             f"static_cast<uint32_t>({geom}.idxPitch), " if compact else "",
         )
         lines += [
-            f"asc_vf_call<{func}>((__ubuf__ int32_t*){off}.GetPhyAddr(), (__ubuf__ int32_t*){idx}.GetPhyAddr(), "
+            f"asc_vf_call<{func}>({target}, (__ubuf__ int32_t*){idx}.GetPhyAddr(), "
             f"(__ubuf__ int32_t*){pattern}.GetPhyAddr(), {compact_args[0]}"
             f"static_cast<uint32_t>(({rows}) * {geom}.outPitch), "
             f"static_cast<uint32_t>({geom}.outPitch), {compact_args[1]}"
@@ -687,11 +785,16 @@ class IndirectLoadRegApiCall(ApiCall):
         ]
         return lines
 
-    def _define_index_vf(self, neg: bool, bound: bool, wide: bool, compact: bool) -> str:
+    def _define_index_vf(
+        self, neg: bool, bound: bool, wide: bool, compact: bool, data: dtypes.DType | None = None
+    ) -> str:
         """Define the offsets function of a full (or ``compact``) index tile for one (neg, bound, wide)
-        variant (once per kernel); returns its name."""
-        func = index_vf_name(neg, bound, wide, compact)
-        self.ctx.define(func, index_vf_source(neg, bound, wide, compact))
+        variant, or with ``data`` the fused one gathering it (once per kernel); returns its name."""
+        if data is None:
+            func = index_vf_name(neg, bound, wide, compact)
+        else:
+            func = fused_vf_name(data, neg, bound, wide, compact)
+        self.ctx.define(func, index_vf_source(neg, bound, wide, compact, data))
         return func
 
     def _define_gather_vf(self, data: dtypes.DType) -> str:
