@@ -413,16 +413,16 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    # an 8-bit Muls has no register form (the register Muls takes no 8-bit type; the memory path widens)
-    graph = chain_graph(rank=2, dim=0, dtype="int8", post=("Abs", "Relu", "Mul(3)"), name="vf_mul8")
+    # a Cast to 64 bits is not generated in registers (a gap of MEMORY_CALL_REASONS)
+    graph = chain_graph(rank=2, dim=0, dtype="int32", post=("Abs", "Relu", "Cast(int64)"), name="vf_cast64")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
     assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
     assert (
         "simd",
-        "Muls ('muls') stays a single vector call: Muls on int8 takes the 'widen' memory form (not one "
-        "instruction in its dtype)",
+        "Cast ('cast') stays a single vector call: Cast on 64-bit data: the 3510 register Cast has no int64 "
+        "form generated here",
     ) in notes
     assert "Elementwise chains:" in report.markdown()
 

@@ -49,8 +49,8 @@ instruction, with the register instruction taking the same dtype:
 - ``reinterpret`` / ``splat`` (uint16 / uint32 Adds / Subs / Muls on the
   signed view, Maxs / Mins as Duplicate + Max / Min): the register
   tensor-scalar instruction in the unsigned type (:data:`UNSIGNED_FORMS`);
-- ``widen`` int8 Neg: the register Neg in int8 (8-bit Mul / Muls stay memory
-  calls);
+- ``widen`` int8 Neg: the register Neg in int8; 8-bit Mul / Muls as the
+  memory path computes them, in int16 lanes (:func:`_widened_bytes`);
 - ``composite`` Sigmoid: 1 / (1 + exp(-x)) in float32, the reciprocal as a Div
   of a register of ones; ``composite`` Exp2: the memory path's steps, one
   register instruction each (:meth:`_Function.exp2`), the same bits.
@@ -192,16 +192,6 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         r"|it reads the bool value '\w+', made outside the run",
         "a predicate lives in a mask register, and vector functions store none to UB nor load one",
     ),
-    "gap: widened 8-bit op": (
-        r"\w+ on u?int8 takes the 'widen' memory form \(not one instruction in its dtype\)",
-        "the memory path computes 8-bit Mul / Muls in int16 (Cast up, the op, the low byte) and the register "
-        "Mul / Muls take no 8-bit type. In registers the int8 lanes would be widened in two parts (Cast "
-        "int8 -> int16 / uint8 -> uint16 with RegLayout ZERO and ONE, table 10) and narrowed back into the "
-        "even and odd byte lanes (Cast int16 / uint16 -> uint8, ZERO / ONE); the documentation does not say "
-        "what such a narrowing Cast leaves in the other byte lanes, so merging the two halves cannot be "
-        "emulated faithfully, and the alternative (1-byte loads / stores unpacked into 2-byte lanes, "
-        "DIST_UNPACK_B8 / DIST_PACK_B16) is not generated",
-    ),
     "gap: cast route": (
         r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here"
         r"|Cast \w+ -> \w+ narrows 4-byte values to bytes, which no vector step holds together",
@@ -281,6 +271,8 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
     sizes |= _route_sizes(form)
+    if _widened_bytes(op_type, form, out):
+        sizes.add(2)
     narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
     narrow = narrow or _same_size_2b_cast(form)
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
@@ -340,6 +332,16 @@ def _neg_in_own_type(op_type: str, out: dt.DType) -> bool:
     wrap-around negation, the same bits (-(-128) is -128 both ways). 8-bit Mul / Muls stay memory calls:
     the register ``Mul`` / ``Muls`` take no 8-bit type."""
     return op_type == "Neg" and out.itemsize == 1 and reg_accepts("Neg", out)
+
+
+def _widened_bytes(op_type: str, form: Form, out: dt.DType) -> bool:
+    """Whether ``op_type`` is an 8-bit Mul / Muls, which runs in registers as the memory path computes it
+    (``widen``): the bytes cast up exactly to 2-byte lanes (int8 -> int16, uint8 -> uint16 read as int16),
+    the op in int16, the product's low byte cast back (uint16 -> uint8, ``NO_SAT``), in a run whose 1-byte
+    values sit unpacked in the even byte lanes next to the 2-byte ones (``DIST_UNPACK_B8`` /
+    ``DIST_PACK_B16``). Only the even byte lanes are read and written (``RegLayout::ZERO``), so no
+    narrowing Cast's other byte lanes matter."""
+    return form.kind == "widen" and op_type in ("Mul", "Muls") and out.itemsize == 1
 
 
 def _makes_mask(op: str) -> bool:
@@ -491,10 +493,11 @@ def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]])
         out_t = dt.get(out)
         if all(d.itemsize != 1 for d in (*ins_t, out_t)):
             continue
-        if op_form(op_type, ins_t, out_t).kind != "cast":
+        form = op_form(op_type, ins_t, out_t)
+        if form.kind != "cast" and not _widened_bytes(op_type, form, out_t):
             return (
                 f"{op_type} on 1-byte data next to 2-byte values: the 1-byte values sit unpacked in the even "
-                "byte lanes, which only a Cast reads"
+                "byte lanes, which only a Cast (or an 8-bit Mul / Muls, cast up and back) reads"
             )
     return None
 
@@ -604,6 +607,10 @@ class VfChainRegApiCall(ApiCall):
             return _unsigned_rejection(op_type, out)
         if kind == "widen" and _neg_in_own_type(op_type, out):
             return None
+        if _widened_bytes(op_type, form, out):
+            return (
+                None if reg_accepts(REG_API[op_type], _I16) else f"the 3510 register {op_type} takes no int16"
+            )
         if kind not in ("direct", "relu_maxs"):
             return (
                 f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
@@ -699,6 +706,8 @@ class VfChainRegApiCall(ApiCall):
             ):
                 widths.add(4)
             widths |= _route_sizes(form)
+            if _widened_bytes(op_type, form, out):
+                widths.add(2)
         if widths != {red.itemsize}:
             return (
                 f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
@@ -929,15 +938,17 @@ class _Function:
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
+        # an 8-bit Mul / Muls computes in int16 lanes: a run of 1-byte values then holds them unpacked
+        widened = any(_widened_bytes(s["op"], f, call._dtype(s["output"])) for s, f in zip(steps, forms))
         #: 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
-        self.bytes_unpacked = not wide and {1, 2} <= {d.itemsize for d in dtypes}
+        self.bytes_unpacked = not wide and ({1, 2} <= {d.itemsize for d in dtypes} or widened)
         #: 1-byte values next to 4-byte ones: in every fourth byte lane (DIST_UNPACK4_B8), read only by a
         #: 1 -> 2-byte Cast under ``mask16`` (the 2-byte lanes of the step's elements, twice as many)
         self.bytes_quartered = wide and any(d.itemsize == 1 for d in dtypes)
         self.halves = False
         #: tensor -> the 4-byte integer type whose register holds it as its low bytes (:data:`LOW_BYTE`)
         self.low_bytes: dict[str, dt.DType] = {}
-        size = 4 if wide else max(d.itemsize for d in dtypes)
+        size = 4 if wide else max(d.itemsize for d in dtypes) if not widened else 2
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
         if reduce is None:
@@ -1173,6 +1184,22 @@ class _Function:
             self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
         return dst
 
+    def widened_bytes(
+        self, op: str, srcs: list[str], ins: list[dt.DType], out: dt.DType, value: object
+    ) -> str:
+        """An 8-bit Mul / Muls (:func:`_widened_bytes`): each operand cast up exactly (uint8 through uint16
+        read as int16), the op in int16, the product's low byte (uint16 -> uint8, NO_SAT), read as ``out``:
+        the bits of the memory path's Cast up, op, ``Ands`` 255 and Cast down."""
+        wide = []
+        for src, frm in zip(srcs, ins):
+            if frm == dt.int8:
+                wide.append(self.cast(src, _I16, frm, "CAST_NONE"))
+            else:
+                wide.append(_view(self.cast(src, _U16, frm, "CAST_NONE"), _I16))
+        product = self.apply(op, wide, _I16, value)
+        low = self.cast(_view(product, _U16), dt.uint8, _U16, "CAST_NONE")
+        return low if out == dt.uint8 else _view(low, out)
+
     def b64_unary(self, api: str, src: str, dtype: dt.DType) -> str:
         """A 64-bit op computed by a register instruction other than its memory form's (:func:`b64_api`:
         int64 Neg as the register ``Neg``)."""
@@ -1308,6 +1335,8 @@ class _Function:
         elif form.kind == "widen" and _neg_in_own_type(op, out):
             r = self.reg(out)
             self.emit(RegInstr("Neg", out.name), f"AscendC::Reg::Neg({r}, {srcs[0]}, mask);")
+        elif _widened_bytes(op, form, out):
+            r = self.widened_bytes(op, srcs, ins, out, step.get("value"))
         elif form.kind == "relu_maxs":
             r = self.reg(out)
             self.emit(
