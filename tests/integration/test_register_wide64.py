@@ -15,7 +15,9 @@ from af_v35_regbase.testing import memory_session
 
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
+from af_core.schedule.cost import twin_counters
 from af_core.testing import random_runs, same_bits
+from af_core.tiling.solve import CaseRef, solve
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
@@ -235,3 +237,72 @@ def test_a_cast_between_int64_and_uint64_is_a_register_view_in_the_64bit_run(tem
     run = session.check(sizes, inputs=inputs)
     assert run.ok, run.describe()
     assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
+
+
+def low_words_graph(where: str):
+    """int64 -> int32 (the memory Cast keeps the low 32 bits) of the input before the gather ("pre") or of
+    a side input after it, added to the gathered values ("post")."""
+    g = GraphBuilder(f"wide64_low_words_{where}")
+    index = g.data("index", ["b0", "b1"], "int32")
+    if where == "pre":
+        x = g.op("Cast", g.data("x", ["a0", "a1"], "int64"), dtype="int32", name="probe")
+        y = g.op("Abs", gather(x, 0, index))
+    else:
+        x = gather(g.data("x", ["a0", "a1"], "int32"), 0, index)
+        y = g.op("Add", x, g.op("Cast", g.data("w", ["b0", "b1"], "int64"), dtype="int32", name="probe"))
+    g.output(y, "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("where", ["pre", "post"])
+def test_int64_to_int32_is_the_low_words_of_a_dual_load(template, where):
+    """int64 -> int32 in a run of 4-byte values: the int64 tile loaded by the dual LoadAlign DIST_DINTLV_B32
+    (low words into one register, high words into another, 64 values a step), the low words the result --
+    no Cast instruction, no 8-byte register; after the gather it shares a function with the Add. The
+    memory path's bits at the int64 edges (values past int32 wrap to their low words), the reference on
+    random shapes, the int64 tile padded by the vector the dual load reads past it, and the register
+    counters each case predicts are the twin's."""
+    graph = low_words_graph(where)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    want = "1 op(s) Cast ('probe')" if where == "pre" else "2 op(s) Cast ('probe'), Add ('add')"
+    assert f"{want} in one VfChainRegApiCall" in notes, notes
+    assert "LoadDist::DIST_DINTLV_B32>" in kernel and "Reg::Cast<int32_t, int64_t" not in kernel
+    assert "RegTensor<int64_t>" not in kernel.split("#endif  // AF_GATHER_H")[-1]
+    source = "x" if where == "pre" else "w"
+    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
+    assert buffers[f"{source}_load_tile"].endswith("+ 256"), buffers
+    memory = memory_session(graph, template, {"Cast"})
+    assert "DIST_DINTLV_B32" not in memory.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    values = edges("int64")
+    n = values.size
+    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
+    if where == "pre":
+        arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
+    else:
+        arrays = {
+            "x": np.arange(n, dtype=np.int32).reshape(1, n) - 4,
+            "index": np.zeros((2, n), dtype=np.int32),
+            "w": np.stack([values, values[::-1]]),
+        }
+    inputs = session.inputs(sizes, arrays=arrays)
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    low = values.astype(np.int32)  # numpy keeps the low 32 bits as the memory Cast does
+    want_row = np.abs(low) if where == "pre" else (np.arange(n, dtype=np.int32) - 4) + low
+    np.testing.assert_array_equal(got[0], want_row)
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    for seed, sizes, cores in random_runs(9, 2, 0, 3):
+        inputs = session.inputs(sizes, seed=seed)
+        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
+        for case, ev in zip(sch.cases, evs):
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
+            assert run.ok, (sizes, run.describe())
+            counted = twin_counters(run.twin.counters)
+            for name in ("reg_instructions", "reg_cycles"):
+                assert ev.resources[name] == counted[name], (case.label, sizes, name)

@@ -185,7 +185,8 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
         "vector functions generate the 64-bit ops the 3510 register API computes over a register pair "
         "(Add / Sub / Mul and their scalar forms, Max / Min, bitwise ops, int64 Abs / Relu / Neg, Compare / "
-        "Compares / Select); what stays is a Cast to or from 64 bits (no such register Cast is generated)",
+        "Compares / Select); what stays is a Cast to or from 64 bits (no such register Cast is generated; "
+        "int64 <-> uint64 is a register view and int64 -> int32 the low words of a dual load)",
     ),
     "gap: bool across a run edge": (
         r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
@@ -265,8 +266,9 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     out = dt.get(out)
     if out.is_bool or any(d.is_bool for d in ins):
         return True, frozenset(d.itemsize for d in (*ins, out) if not d.is_bool), False
-    sizes = {d.itemsize for d in (*ins, out)}
     form = op_form(op_type, ins, out)
+    # int64 -> int32 reads its source as words: 4-byte registers only
+    sizes = {d.itemsize for d in ((out,) if _low_words(form) else (*ins, out))}
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
@@ -372,9 +374,12 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     Neg (int64) there as a sequence over a register pair (:data:`~af_v35_regbase.reg_cost.B64_SEQUENCES`),
     whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
     go through :func:`_mask_rejection`). A Cast between int64 and uint64 is a register view (the memory path
-    copies the same bits); no other Cast to or from 64 bits is generated."""
+    copies the same bits); int64 -> int32 is the low words of a dual load in a run of 4-byte values
+    (:data:`LOW_WORDS`); no other Cast to or from 64 bits is generated."""
     if form.kind == "cast" and form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
         return None  # int64 <-> uint64: the register read as the other type, no instruction
+    if _low_words(form):
+        return None  # int64 -> int32: the low words of the dual load, in a run of 4-byte values
     api = b64_api(op_type, out)
     if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
         return f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
@@ -397,6 +402,8 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out.append((to, frm, mode))
         elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
             out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
+        elif to == _I32 and frm == dt.int64 and mode == "CAST_NONE":
+            out.append((to, frm, LOW_WORDS))  # the low words of the dual load: no instruction
         elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
             out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
         elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
@@ -416,6 +423,16 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
 #: A route step that keeps a 4-byte integer register as the uint8 of its low byte: the memory Cast's
 #: CAST_NONE keeps the low bits, which ``StoreAlign`` ``DIST_PACK4_B32`` stores (no instruction before it).
 LOW_BYTE = "LOW_BYTE"
+#: The route step int64 -> int32 (the memory Cast keeps the low 32 bits): the low words of the int64 tile,
+#: which a run of 4-byte values loads with the dual ``LoadAlign`` ``DIST_DINTLV_B32`` (64 values, 512 bytes a
+#: step: low words into one register, high words into another); no instruction of its own.
+LOW_WORDS = "LOW_WORDS"
+
+
+def _low_words(form: Form) -> bool:
+    """Whether a ``cast`` form is int64 -> int32 alone (:data:`LOW_WORDS`): in a run of 4-byte values its
+    source is a tile loaded as its words, so no 8-byte register is held."""
+    return form.kind == "cast" and len(form.steps) == 1 and form.steps[0] == (_I32, dt.int64, "CAST_NONE")
 
 
 def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
@@ -541,7 +558,10 @@ def _route_sizes(form: Form) -> frozenset[int]:
     route = register_route(form)
     if isinstance(route, str):
         return frozenset()
-    return frozenset(d.itemsize for step in route for d in step[:2])
+    # the int64 source of the low words is loaded as two int32 registers, never an 8-byte one
+    return frozenset(
+        d.itemsize for to, frm, mode in route for d in ((to,) if mode == LOW_WORDS else (to, frm))
+    )
 
 
 def _same_size_2b_cast(form: Form) -> bool:
@@ -708,12 +728,28 @@ class VfChainRegApiCall(ApiCall):
             widths |= _route_sizes(form)
             if _widened_bytes(op_type, form, out):
                 widths.add(2)
+        if 8 in widths and widths != {8}:
+            return (
+                f"the run holds element sizes {sorted(widths)}: its 64-bit values are loaded as their words "
+                "(dual LoadAlign), which has no block-masked form"
+            )
         if widths != {red.itemsize}:
             return (
                 f"the run holds element sizes {sorted(widths)}: its 2-byte values would be loaded unpacked, "
                 "which has no block-masked form"
             )
         return None
+
+    @classmethod
+    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
+        """:meth:`read_past_tiles`, and for a 64-bit tile a run of 4-byte values reads (int64 -> int32,
+        :data:`LOW_WORDS`) a vector: its dual load reads 512 bytes a step, a vector more than a tile sized
+        in whole 256-byte repeats may hold."""
+        past = cls.read_past_tiles(node, impl)
+        sizes = {impl.tensor(t).dtype.itemsize for t in (*node.inputs, *node.outputs)}
+        if impl.tensor(tensor).dtype.itemsize == 8 and 4 in sizes:
+            past = max(past, VECTOR_BYTES)
+        return past
 
     @classmethod
     def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
@@ -1034,6 +1070,17 @@ class _Function:
 
     def load(self, tensor: str, ptr: str) -> None:
         dtype = self.call._dtype(tensor)
+        if dtype.itemsize == 8 and self.lanes == VECTOR_BYTES // 4 and self.reduce is None:
+            # 64-bit values in a run of 4-byte ones (read only by int64 -> int32, LOW_WORDS): the dual load
+            # splits a step's 64 values into their low words (the value's register) and high words
+            low, high = self.reg(_I32), self.reg(_I32)
+            self.emit(
+                RegInstr("LoadAlign", _I32.name, LOAD, elements=2 * self.lanes),
+                f"AscendC::Reg::LoadAlign<int32_t, AscendC::Reg::LoadDist::DIST_DINTLV_B32>"
+                f"({low}, {high}, (__ubuf__ int32_t*)({ptr} + {self.offset}));",
+            )
+            self.regs[tensor] = low
+            return
         r = self.reg(dtype)
         if self.unaligned:
             self._load_unaligned(r, dtype, ptr)
@@ -1065,6 +1112,7 @@ class _Function:
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
                 f"({r}, {ptr} + {self.offset});",
             )
+
         else:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD),
@@ -1354,6 +1402,8 @@ class _Function:
             for to, frm, mode in route:
                 if mode == LOW_BYTE:  # the 4-byte register itself; its store keeps the low bytes
                     self.low_bytes[step["output"]] = frm
+                    continue
+                if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
                     continue
                 r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
         elif form.kind == "composite" and op == "Sigmoid":
