@@ -81,7 +81,10 @@ def measure(graph, distribution, template: str) -> dict[str, float | str] | None
         "vf": c["vf_calls"],
         "cycles": c["reg_cycles"] / out,
         "api": twin_counters(c)["api_calls"],
-        "form": "registers" if "asc_vf_call<AfGatherVf_" in session.result.kernel else "memory",
+        # the register Gather in its own function or in the offsets function (4-byte data)
+        "form": "registers"
+        if any(f"asc_vf_call<AfGather{f}Vf_" in session.result.kernel for f in ("", "Fused"))
+        else "memory",
     }
 
 

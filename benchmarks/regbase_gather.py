@@ -7,8 +7,9 @@ kernel is generated twice -- as shipped (the gather of 2- and 4-byte data a regi
 the kernels before) -- and both run on the CPU twin, which must agree with the reference. Per output
 element it prints the UB bytes the vector work moves (``vector_ub_bytes`` of the memory-based calls plus
 ``reg_load_bytes`` + ``reg_store_bytes``), the memory-based vector calls, the register instructions
-(loads -- the Gather is one --, stores, computing, masks) and the twin's ``reg_cycles``; the issued API
-calls (the contract's ``api_calls``) are the same in both forms.
+(loads -- the Gather is one --, stores, computing, masks) and the twin's ``reg_cycles``, and the issued API
+calls (the contract's ``api_calls``) of each form: the same for 2-byte data (one memory-based call becomes
+one launch), one launch fewer per tile for 4-byte data, which the offsets function gathers itself.
 
 Run: ``python benchmarks/regbase_gather.py`` (prints a Markdown table).
 """
@@ -44,19 +45,19 @@ def main() -> None:
                 continue
             with register_gather(False):
                 before = measure(w.graph, w.distribution, template)
-            assert before is not None and before["api"] == after["api"], (w.name, template)
+            assert before is not None, (w.name, template)
             rows.append(
                 f"| {w.name} | {template} | {after['form']} | {before['ub']:.1f} | {after['ub']:.1f} | "
                 f"{before['calls']:.4f} | {after['calls']:.4f} | {before['reg']:.3f} | {after['reg']:.3f} | "
-                f"{before['cycles']:.3f} | {after['cycles']:.3f} | {int(after['api'])} |"
+                f"{before['cycles']:.3f} | {after['cycles']:.3f} | {int(before['api'])} | {int(after['api'])} |"
             )
     print(
         "| workload | case | gather form | UB B / out elem, before | UB B / out elem, after | "
         "vector calls / out elem, before | vector calls / out elem, after | register instr / out elem, "
         "before | register instr / out elem, after | modelled register cycles / out elem, before | "
-        "modelled register cycles / out elem, after | API calls (both) |"
+        "modelled register cycles / out elem, after | API calls, before | API calls, after |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 
 

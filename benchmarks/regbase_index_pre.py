@@ -2,7 +2,8 @@
 
 For every corpus workload and each of the SIMD and SK-like cases, the kernel is generated twice: as
 shipped (the offsets one register vector function: ``AfGatherIndexVf`` for a full index tile,
-``AfGatherCompactVf`` for a compact, broadcast one) and with the register form off
+``AfGatherCompactVf`` for a compact, broadcast one; for 4-byte data the same function gathers the data
+too, ``AfGatherFusedVf``) and with the register form off
 (``IndirectLoadRegApiCall.register_offsets = False``: the memory-based ``AfGatherOffsetsVector``, or for a
 compact index ``AfGatherOffsetsSuffix`` / the scalar loop; the kernels before); both run on the CPU twin,
 which must agree with the reference. A case with no fit at the corpus shape runs at the shortened shape
@@ -29,7 +30,7 @@ from af_core.autofuser import AutofuserOptions
 from af_core.twin import TwinSession
 from af_core.workloads import load_workloads
 
-FORMS = {"AfGatherIndexVf": "full", "AfGatherCompactVf": "compact"}
+FORMS = {"AfGatherIndexVf": "full", "AfGatherCompactVf": "compact", "full": "full", "compact": "compact"}
 
 
 @contextmanager
@@ -44,9 +45,12 @@ def register_offsets(on: bool):
 
 
 def index_form(kernel: str) -> str | None:
-    """ "full" or "compact": which offsets function the kernel launches (None: neither)."""
-    found = re.search(r"asc_vf_call<(AfGather(?:Index|Compact)Vf)", kernel)
-    return FORMS[found[1]] if found else None
+    """ "full" or "compact": which offsets function the kernel launches, on its own or gathering 4-byte data
+    itself (``AfGatherFusedVf_<dtype>_<full|compact>...``); None: neither."""
+    found = re.search(
+        r"asc_vf_call<(?:(AfGather(?:Index|Compact)Vf)|AfGatherFusedVf_[a-z0-9]+_(full|compact))", kernel
+    )
+    return FORMS[found[1] or found[2]] if found else None
 
 
 def main() -> None:
