@@ -105,8 +105,9 @@ class ApiCall:
 
     @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
-        """Bytes past the end of the UB tile ``tensor`` (one of ``node``'s inputs) its code may read; the
-        scheduler asks this for every input tile and pads each by its own answer. By default
+        """Bytes past the end of the UB tile ``tensor`` (one of ``node``'s inputs, or for
+        :attr:`Role.VECTOR_CHAIN` one of its inputs or outputs) its code may read (or write: a store that
+        ignores its mask); the scheduler asks this for every such tile and pads each by its own answer. By default
         :meth:`read_past_tiles`, the same for every tile; override it when only some tiles are read past
         (e.g. the tile gather's offset pattern, and an index tile loaded in wider steps than it is sized)."""
         return cls.read_past_tiles(node, impl)

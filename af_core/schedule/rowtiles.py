@@ -337,9 +337,9 @@ class TileBuilder:
         which are also appended to the ImplGraph's ``meta["vector_chains"]`` (``afc explain`` lists them).
 
         A reduce a chain takes in issues none of the calls :func:`add_reduce` counted per row (the chain's
-        one launch per tile replaces them). The buffer of every tile a chain node reads grows by the bytes
-        its ApiCall may read past the tile (``read_past_tile``, :meth:`TilePlan.pad`): call it before the
-        stage's UB fit is computed."""
+        one launch per tile replaces them). The buffer of every tile a chain node reads or writes grows by
+        the bytes its ApiCall may read or write past the tile (``read_past_tile``, :meth:`TilePlan.pad`):
+        call it before the stage's UB fit is computed."""
         before = {n.name: n for n in self.nodes if "row_calls" in n.attrs}
         self.nodes, notes = fuse_vector_chains(self.nodes, self.impl)
         for n in self.nodes:
@@ -348,7 +348,7 @@ class TileBuilder:
         if notes:
             chain = api_call_for(Role.VECTOR_CHAIN)
             for n in self.nodes:
-                for tensor in n.inputs if n.api_call == chain.name else ():
+                for tensor in (*n.inputs, *n.outputs) if n.api_call == chain.name else ():
                     past = chain.read_past_tile(n, self.impl, tensor)
                     if past:
                         self.plan.pad(tensor, past)

@@ -413,8 +413,8 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    # a Cast to 64 bits is not generated in registers (a gap of MEMORY_CALL_REASONS)
-    graph = chain_graph(rank=2, dim=0, dtype="int32", post=("Abs", "Relu", "Cast(int64)"), name="vf_cast64")
+    # a Cast between a float and a 64-bit integer is not generated in registers (a gap of MEMORY_CALL_REASONS)
+    graph = chain_graph(rank=2, dim=0, dtype="float32", post=("Abs", "Relu", "Cast(int64)"), name="vf_cast64")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]

@@ -42,8 +42,8 @@ WIDE_OPS = {
 
 def wide_graph(dtype: str):
     """y = Not((((a * s2 - s1) + 5 - 7) * 3 & s2) ^ (a | s1)) of a = int64(gather) + s1; on int64 then
-    Relu(Neg(y)) + Abs(a). The gathered int32 values are cast to 64 bits (a memory call: no register Cast to
-    64 bits is generated), so the side inputs bring the values past 2^32."""
+    Relu(Neg(y)) + Abs(a). The gathered int32 values are cast to 64 bits (a function of its own: the sign
+    words and a dual store in a run of 4-byte values), so the side inputs bring the values past 2^32."""
     g = GraphBuilder(f"wide64_{dtype}")
     x = g.data("x", ["a0", "a1"], "int32")
     t = g.op("Cast", gather(x, 0, g.data("index", ["b0", "b1"], "int32")), dtype=dtype)
@@ -177,8 +177,9 @@ def test_64bit_comparisons_and_where_run_in_registers_with_the_memory_paths_bits
         assert f"AscendC::Reg::Compares<{cpp}, AscendC::CMPMODE::{mode}>" in kernel, mode
     assert "AscendC::Reg::Select(r" in kernel and "AscendC::Reg::Xor(m" in kernel
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
-    assert len(notes) == 2 and notes[1].startswith("25 op(s) Gt ('gt')"), notes
-    assert notes[1].endswith("in one VfChainRegApiCall"), notes
+    # the Cast to 64 bits is a run of 4-byte values, the comparisons a run of 64-bit ones
+    assert len(notes) == 3 and notes[0] == "1 op(s) Cast ('cast') in one VfChainRegApiCall", notes
+    assert notes[2].startswith("25 op(s) Gt ('gt')") and notes[2].endswith("in one VfChainRegApiCall"), notes
     memory = memory_session(graph, template, COMPARE_OPS)
     assert "AscendC::Reg::Compare<" not in memory.result.kernel
     values = edges(dtype)
@@ -306,3 +307,85 @@ def test_int64_to_int32_is_the_low_words_of_a_dual_load(template, where):
             counted = twin_counters(run.twin.counters)
             for name in ("reg_instructions", "reg_cycles"):
                 assert ev.resources[name] == counted[name], (case.label, sizes, name)
+
+
+#: the integer Casts to 64 bits in registers: the int32 value's sign words beside it, stored as a pair
+WIDENINGS = [
+    (src, dst) for src in ("int32", "int16", "uint16", "int8", "uint8") for dst in ("int64", "uint64")
+]
+
+
+def widening_graph(src: str, dst: str, before: tuple[str, ...] = ()):
+    g = GraphBuilder(f"wide64_widen_{src}_{dst}")
+    y = gather(g.data("x", ["a0", "a1"], src), 0, g.data("index", ["b0", "b1"], "int32"))
+    for op in before:
+        y = g.op(op, y)
+    g.output(g.op("Cast", y, dtype=dst, name="probe"), "y")
+    return g.build()
+
+
+def int_edges(dtype: str) -> np.ndarray:
+    info = np.iinfo(dtype)
+    picks = {info.min, info.min + 1, info.max - 1, info.max, 0, 1, 2, 100, 127, 128, 255, 256, 32767, 32768}
+    picks |= {-1, -2, -128, -129, -32768, -32769, 65535, 65536, 2**31 - 1, -(2**31)}
+    return np.array(sorted(v for v in picks if info.min <= v <= info.max), dtype=dtype)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(("src", "dst"), WIDENINGS)
+def test_an_integer_cast_to_64_bits_is_the_sign_words_and_a_dual_store(template, src, dst):
+    """An integer Cast to int64 / uint64 in a run of 4-byte values: widened exactly to int32, the high words
+    the int32 value's sign (Mins 0, Maxs -1), the pair stored by the dual StoreAlign DIST_INTLV_B32 (which
+    ignores the mask and writes 512 bytes: the 64-bit tile padded by a vector) -- no 8-byte register. The
+    memory path's bits at the source's edges (a sign extension, or zero extension of an unsigned source),
+    the reference on random shapes, and the predicted register counters."""
+    graph = widening_graph(src, dst)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    kernel = session.result.kernel
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "1 op(s) Cast ('probe') in one VfChainRegApiCall" in notes, notes
+    body = kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert "StoreDist::DIST_INTLV_B32>" in body and "RegTensor<int64_t>" not in body
+    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
+    assert buffers["probe_tile"].endswith("+ 256"), buffers
+    memory = memory_session(graph, template, {"Cast"})
+    assert "DIST_INTLV_B32" not in memory.result.kernel
+    values = int_edges(src)
+    n = values.size
+    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
+    arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
+    inputs = session.inputs(sizes, arrays=arrays)
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    np.testing.assert_array_equal(got[0], values.astype(np.int64).astype(dst))
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    for seed, sizes, cores in random_runs(11, 2, 0, 2):
+        inputs = session.inputs(sizes, seed=seed)
+        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
+        for case, ev in zip(sch.cases, evs):
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
+            assert run.ok, (sizes, run.describe())
+            counted = twin_counters(run.twin.counters)
+            for name in ("reg_instructions", "reg_cycles"):
+                assert ev.resources[name] == counted[name], (case.label, sizes, name)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_a_widening_ends_a_run_of_4_byte_ops_and_the_low_words_come_back(template):
+    """Abs and Neg on int32, then the Cast to int64, in one function; the int64 result cast back to int32 in
+    the next node gives the low words of the pair (the run's own value)."""
+    g = GraphBuilder("wide64_roundtrip")
+    y = gather(g.data("x", ["a0", "a1"], "int32"), 0, g.data("index", ["b0", "b1"], "int32"))
+    wide = g.op("Cast", g.op("Neg", g.op("Abs", y)), dtype="int64", name="probe")
+    g.output(g.op("Cast", wide, dtype="int32", name="back"), "y")
+    session = TwinSession(g.build(), AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert (
+        "4 op(s) Abs ('abs'), Neg ('neg'), Cast ('probe'), Cast ('back') in one VfChainRegApiCall" in notes
+    ), notes
+    for seed, sizes, cores in random_runs(12, 2, 0, 2):
+        run = session.check(sizes, seed=seed, core_num=cores)
+        assert run.ok, (sizes, run.describe())

@@ -185,8 +185,9 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
         "vector functions generate the 64-bit ops the 3510 register API computes over a register pair "
         "(Add / Sub / Mul and their scalar forms, Max / Min, bitwise ops, int64 Abs / Relu / Neg, Compare / "
-        "Compares / Select); what stays is a Cast to or from 64 bits (no such register Cast is generated; "
-        "int64 <-> uint64 is a register view and int64 -> int32 the low words of a dual load)",
+        "Compares / Select); what stays is a Cast between a float and a 64-bit integer (no such register Cast "
+        "is generated; int64 <-> uint64 is a register view, int64 -> int32 the low words of a dual load, an "
+        "integer Cast to 64 bits the sign words and a dual store)",
     ),
     "gap: bool across a run edge": (
         r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
@@ -268,7 +269,8 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
         return True, frozenset(d.itemsize for d in (*ins, out) if not d.is_bool), False
     form = op_form(op_type, ins, out)
     # int64 -> int32 reads its source as words: 4-byte registers only
-    sizes = {d.itemsize for d in ((out,) if _low_words(form) else (*ins, out))}
+    words = _word_route(form)
+    sizes = {d.itemsize for d in (*ins, out) if not (words and d.itemsize == 8)}
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
@@ -378,7 +380,7 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     (:data:`LOW_WORDS`); no other Cast to or from 64 bits is generated."""
     if form.kind == "cast" and form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
         return None  # int64 <-> uint64: the register read as the other type, no instruction
-    if _low_words(form):
+    if _word_route(form):
         return None  # int64 -> int32: the low words of the dual load, in a run of 4-byte values
     api = b64_api(op_type, out)
     if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
@@ -396,6 +398,9 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
     type, no instruction -- the memory path copies the same bits), or float16 / bfloat16 -> int32 with a
     rounding mode as the exact Cast up to float and the Cast to int32 with that mode (the same value
     rounded, saturated, NaN -> 0)."""
+    words = _sign_words_route(form)
+    if words is not None:
+        return words
     out: list[tuple[dt.DType, dt.DType, str]] = []
     for to, frm, mode in form.steps:
         if mode == "VIEW" or _cast_trait(to, frm, mode) is not None:
@@ -404,6 +409,8 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
         elif to == _I32 and frm == dt.int64 and mode == "CAST_NONE":
             out.append((to, frm, LOW_WORDS))  # the low words of the dual load: no instruction
+        elif to == dt.int64 and frm == _I32 and mode == "CAST_NONE":
+            out.append((to, frm, SIGN_WORDS))  # the sign words beside it, the pair stored by the dual store
         elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
             out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
         elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
@@ -427,12 +434,54 @@ LOW_BYTE = "LOW_BYTE"
 #: which a run of 4-byte values loads with the dual ``LoadAlign`` ``DIST_DINTLV_B32`` (64 values, 512 bytes a
 #: step: low words into one register, high words into another); no instruction of its own.
 LOW_WORDS = "LOW_WORDS"
+#: The route step int32 -> int64 (the memory Cast sign-extends): the int32 register is the low words, the
+#: high words its sign (``Mins`` with 0, ``Maxs`` with -1: -1 below 0, else 0), and the pair is stored by the
+#: dual ``StoreAlign`` ``DIST_INTLV_B32`` (64 values, 512 bytes a step) -- no 8-byte register; no op of the
+#: run reads the 64-bit value.
+SIGN_WORDS = "SIGN_WORDS"
+#: Exact integer widenings to int32 a route to 64 bits starts with (the memory path goes through float32,
+#: which holds these values exactly, and truncates: the same value).
+_TO_INT32 = {
+    dt.int8: ((dt.int16, dt.int8, "CAST_NONE"), (dt.int32, dt.int16, "CAST_NONE")),
+    dt.uint8: (
+        (dt.uint16, dt.uint8, "CAST_NONE"),
+        (dt.uint32, dt.uint16, "CAST_NONE"),
+        (dt.int32, dt.uint32, "VIEW"),
+    ),
+    dt.int16: ((dt.int32, dt.int16, "CAST_NONE"),),
+    dt.uint16: ((dt.uint32, dt.uint16, "CAST_NONE"), (dt.int32, dt.uint32, "VIEW")),
+    dt.int32: (),
+}
 
 
-def _low_words(form: Form) -> bool:
-    """Whether a ``cast`` form is int64 -> int32 alone (:data:`LOW_WORDS`): in a run of 4-byte values its
-    source is a tile loaded as its words, so no 8-byte register is held."""
-    return form.kind == "cast" and len(form.steps) == 1 and form.steps[0] == (_I32, dt.int64, "CAST_NONE")
+def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | None:
+    """The register route of an integer Cast to int64 / uint64 whose memory route goes through floats that
+    hold the integer exactly (an 8-bit one through float16 / float32, a 16-bit one through float32) and
+    truncates: a sign or zero extension. None for any other route (int32 -> int64 and the integer widenings
+    before it are steps :func:`register_route` maps one by one). The integer widened to int32 exactly
+    (:data:`_TO_INT32`), then :data:`SIGN_WORDS` (and the view as uint64)."""
+    steps = form.steps
+    tail: tuple = ()
+    if steps and steps[-1] == (dt.uint64, dt.int64, "VIEW"):
+        steps, tail = steps[:-1], steps[-1:]
+    if len(steps) < 2 or steps[-1] != (dt.int64, _F32, "CAST_TRUNC"):
+        return None
+    src = steps[0][1]
+    floats = [to for to, _frm, mode in steps[:-1] if mode == "CAST_NONE" and to.is_float]
+    if src not in _TO_INT32 or len(floats) != len(steps) - 1:
+        return None
+    if dt.float16 in floats and src.itemsize != 1:  # float16 holds every 8-bit integer, not every 16-bit one
+        return None
+    return (*_TO_INT32[src], (dt.int64, dt.int32, SIGN_WORDS), *tail)
+
+
+def _word_route(form: Form) -> bool:
+    """Whether a ``cast`` form's register route holds 64-bit values only as int32 words (:data:`LOW_WORDS`,
+    :data:`SIGN_WORDS`): in a run of 4-byte values, with no 8-byte register."""
+    if form.kind != "cast":
+        return False
+    route = register_route(form)
+    return isinstance(route, tuple) and any(mode in (LOW_WORDS, SIGN_WORDS) for _to, _frm, mode in route)
 
 
 def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
@@ -558,10 +607,10 @@ def _route_sizes(form: Form) -> frozenset[int]:
     route = register_route(form)
     if isinstance(route, str):
         return frozenset()
-    # the int64 source of the low words is loaded as two int32 registers, never an 8-byte one
-    return frozenset(
-        d.itemsize for to, frm, mode in route for d in ((to,) if mode == LOW_WORDS else (to, frm))
-    )
+    sizes = frozenset(d.itemsize for step in route for d in step[:2])
+    # 64-bit values of a word route are two int32 registers (loaded or stored as words), never an 8-byte one
+    words = any(mode in (LOW_WORDS, SIGN_WORDS) for _to, _frm, mode in route)
+    return sizes - {8} if words else sizes
 
 
 def _same_size_2b_cast(form: Form) -> bool:
@@ -742,12 +791,15 @@ class VfChainRegApiCall(ApiCall):
 
     @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
-        """:meth:`read_past_tiles`, and for a 64-bit tile a run of 4-byte values reads (int64 -> int32,
-        :data:`LOW_WORDS`) a vector: its dual load reads 512 bytes a step, a vector more than a tile sized
+        """:meth:`read_past_tiles`, and for a 64-bit tile a run of 4-byte values reads or writes as int32
+        words a vector: its dual load (int64 -> int32, :data:`LOW_WORDS`) reads and its dual store (to 64
+        bits, :data:`SIGN_WORDS`, the mask ignored) writes 512 bytes a step, a vector more than a tile sized
         in whole 256-byte repeats may hold."""
-        past = cls.read_past_tiles(node, impl)
-        sizes = {impl.tensor(t).dtype.itemsize for t in (*node.inputs, *node.outputs)}
-        if impl.tensor(tensor).dtype.itemsize == 8 and 4 in sizes:
+        # the reduce's unaligned loads read past the tiles it reads, not past those it writes
+        past = 0 if tensor in node.outputs else cls.read_past_tiles(node, impl)
+        # a run of 64-bit values holds nothing else (32 per step); any other tile makes it a 4-byte step
+        dtypes = [impl.tensor(t).dtype for t in (*node.inputs, *node.outputs)]
+        if impl.tensor(tensor).dtype.itemsize == 8 and any(d.itemsize != 8 for d in dtypes if not d.is_bool):
             past = max(past, VECTOR_BYTES)
         return past
 
@@ -984,6 +1036,8 @@ class _Function:
         self.halves = False
         #: tensor -> the 4-byte integer type whose register holds it as its low bytes (:data:`LOW_BYTE`)
         self.low_bytes: dict[str, dt.DType] = {}
+        #: tensor -> (low words, high words): a 64-bit value made by :data:`SIGN_WORDS`, stored as the pair
+        self.words: dict[str, tuple[str, str]] = {}
         size = 4 if wide else max(d.itemsize for d in dtypes) if not widened else 2
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
@@ -1157,6 +1211,16 @@ class _Function:
             )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
+        if (
+            tensor in self.words
+        ):  # 64 values as low / high words, interleaved by the dual store (mask ignored)
+            low, high = self.words[tensor]
+            self.emit(
+                RegInstr("StoreAlign", _I32.name, STORE, elements=2 * self.lanes),
+                f"AscendC::Reg::StoreAlign<int32_t, AscendC::Reg::StoreDist::DIST_INTLV_B32>"
+                f"((__ubuf__ int32_t*)({ptr} + {self.offset}), {low}, {high}, mask);",
+            )
+            return
         if tensor in self.low_bytes:
             wide = self.low_bytes[tensor]
             self.emit(
@@ -1405,6 +1469,14 @@ class _Function:
                     continue
                 if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
                     continue
+                if mode == SIGN_WORDS:  # r is the low words; the high words are its sign; stored as a pair
+                    high = self.reg(_I32)
+                    self.emit(RegInstr("Mins", _I32.name), f"AscendC::Reg::Mins({high}, {r}, 0, mask);")
+                    self.emit(RegInstr("Maxs", _I32.name), f"AscendC::Reg::Maxs({high}, {high}, -1, mask);")
+                    self.words[step["output"]] = (r, high)
+                    continue
+                if mode == "VIEW" and step["output"] in self.words:
+                    continue  # int64 -> uint64 of the words: the same bits
                 r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
         elif form.kind == "composite" and op == "Sigmoid":
             x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")

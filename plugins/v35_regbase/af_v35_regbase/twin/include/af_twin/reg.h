@@ -84,8 +84,8 @@ enum class RegLayout { UNKNOWN = -1, ZERO, ONE, TWO, THREE };
 enum class SatMode { UNKNOWN = -1, NO_SAT, SAT };
 // The official distribution modes; the twin emulates DIST_NORM, DIST_UNPACK_B16, DIST_UNPACK_B8 and DIST_UNPACK4_B8
 // loads, the dual DIST_DINTLV_B8 / B16 / B32 loads,
-// DIST_NORM, DIST_PACK_B32 / B16, DIST_PACK4_B32 (4-byte registers) and DIST_FIRST_ELEMENT_B32 / B16 stores (the
-// others fail a static_assert).
+// DIST_NORM, DIST_PACK_B32 / B16, DIST_PACK4_B32 (4-byte registers) and DIST_FIRST_ELEMENT_B32 / B16 stores and
+// the dual DIST_INTLV_B32 store (the others fail a static_assert).
 enum class LoadDist {
     DIST_NORM,
     DIST_BRC_B8,
@@ -753,6 +753,41 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         if (mask.afOn[i]) std::memcpy(dstAddr + i, &srcReg.afLane[i], sizeof(ActualT));
     }
     if (off + last * sizeof(ActualT) > c->dirtyEnd) c->dirtyEnd = off + last * static_cast<uint32_t>(sizeof(ActualT));
+}
+
+// The dual store StoreAlign<T, DIST_INTLV_B32>(dst, src0, src1, mask) (CheckStoreDist<2, dist> of the 3510
+// DataCopyImpl) for 4-byte elements: src0's and src1's elements interleaved, dst[2j] = src0[j] and
+// dst[2j + 1] = src1[j] for every lane -- the StoreDist table: "ignores the mask, dst holds 2 * VL". So all
+// 512 bytes are written and must lie in one live buffer (32-byte aligned). A register pair of low / high
+// words stored so is 64 int64 values (what the 3510 StoreAlign of a RegTraitNumTwo register issues). The twin
+// checks that the lanes under `mask` were written (the elements the function computed: a stricter check than
+// the hardware's, which takes any mask); the lanes off it hold whatever the registers hold (tile padding).
+// One store of 2 * VL bytes, counted at the contiguous rate over both vectors (2 cycles), as the dual load.
+template <typename T = DefaultType, StoreDist dist, typename U>  // no default dist, as the official dual form
+inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg0, U& srcReg1, MaskReg& mask) {
+    using ActualT = typename U::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, ActualT>::value,
+                  "Reg::StoreAlign: the pointer's element type differs from the register's");
+    static_assert(dist == StoreDist::DIST_INTLV_B8 || dist == StoreDist::DIST_INTLV_B16 ||
+                      dist == StoreDist::DIST_INTLV_B32,
+                  "Reg::StoreAlign: the two-register store takes DIST_INTLV_B8 / B16 / B32 only (CheckStoreDist<2>)");
+    static_assert(dist == StoreDist::DIST_INTLV_B32 && sizeof(ActualT) == 4,
+                  "Reg::StoreAlign: the twin emulates the dual store DIST_INTLV_B32 of 4-byte elements only");
+    static_assert(AfTwin::AcceptsRegStoreAlign<ActualT>, "Reg::StoreAlign: element type not accepted by the 3510 "
+                  "register implementation (af_twin/api_dtypes.h)");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("StoreAlign");
+    AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
+    AfTwin::RegStoreLanes(mask, srcReg0, LanesOf<ActualT>(), 1);
+    AfTwin::RegStoreLanes(mask, srcReg1, LanesOf<ActualT>(), 1);
+    const uint32_t off = AfTwin::RegUbRange(c, dstAddr, 2 * kVecBytes, "StoreAlign", "dstAddr");
+    ++c->c.regStores;
+    c->c.regStoreBytes += 2 * kVecBytes;
+    AfTwin::RegCycles(c, "StoreAlign", 2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
+        std::memcpy(dstAddr + 2 * j, &srcReg0.afLane[j], sizeof(ActualT));
+        std::memcpy(dstAddr + 2 * j + 1, &srcReg1.afLane[j], sizeof(ActualT));
+    }
+    if (off + 2 * kVecBytes > c->dirtyEnd) c->dirtyEnd = off + 2 * kVecBytes;
 }
 
 // ---------------------------------------------------------------------------
