@@ -96,6 +96,41 @@ def _runs(session: TwinSession, sizes, **kw) -> dict[str, tuple]:
     return out
 
 
+def _check_random(s: TwinSession, sizes, rng, seed: int, *, negative: bool, bound: bool) -> None:
+    """One run of ``s`` at ``sizes`` on a random core count, with negative indices (``negative``) and 20 %
+    out of range (``bound``), checked against the reference."""
+    run = s.check(
+        sizes,
+        seed=seed,
+        core_num=int(rng.integers(1, 9)),
+        negative_indices=negative,
+        out_of_range=0.2 if bound else 0,
+    )
+    assert run.ok, run.describe()
+
+
+def _both_forms(monkeypatch, make_session, sizes) -> list[tuple]:
+    """Every fitting case at ``sizes`` with the register offsets and with the memory ones (``make_session()``
+    builds the session under each), negative and out-of-range indices: both forms give the same output bits
+    and each predicts its API calls exactly. Returns (register twin, memory twin) per case."""
+    runs = {}
+    for register in (True, False):
+        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
+        s = make_session()
+        assert bool(_offsets_forms(s.result.kernel)) == register
+        runs[register] = _runs(s, sizes, negative_indices=True, out_of_range=0.2)
+    assert runs[True].keys() == runs[False].keys()
+    pairs = []
+    for label, (twin, counted, predicted) in runs[True].items():
+        mem_twin, mem_counted, mem_predicted = runs[False][label]
+        for name, value in twin.outputs.items():
+            np.testing.assert_array_equal(value, mem_twin.outputs[name])
+        assert predicted == counted["api_calls"], (label, predicted, counted)
+        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
+        pairs.append((twin, mem_twin))
+    return pairs
+
+
 @pytest.mark.parametrize("template", ["simd", "sklike"])
 @pytest.mark.parametrize("index_dtype", ["int32", "int64"])
 @pytest.mark.parametrize("negative,bound", [(False, False), (True, False), (False, True), (True, True)])
@@ -160,20 +195,11 @@ def test_compact_register_and_memory_offsets_give_the_same_bits(
     multiple of 8 positions, else the scalar loop) and the register counters exactly (``_runs``). D = 16
     (float32 data) takes the memory form's suffix path, D = 21 its scalar loop."""
     sizes = {"V": 23, "D": 16 if dtype == "float32" else 21, "b0": 5, "b1": 9, "b2": 3, "a0": 6, "n": 17}
-    runs = {}
-    for register in (True, False):
-        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
-        graph = _compact_graph(kind, dtype, index_dtype, need_check_negative=True, need_check_bound=True)
-        s = TwinSession(graph, AutofuserOptions(force_template=template))
-        assert bool(_offsets_forms(s.result.kernel)) == register
-        runs[register] = _runs(s, sizes, negative_indices=True, out_of_range=0.2)
-    assert runs[True].keys() == runs[False].keys()
-    for label, (twin, counted, predicted) in runs[True].items():
-        mem_twin, mem_counted, mem_predicted = runs[False][label]
-        for name, value in twin.outputs.items():
-            np.testing.assert_array_equal(value, mem_twin.outputs[name])
-        assert predicted == counted["api_calls"], (label, predicted, counted)
-        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
+    graph = _compact_graph(kind, dtype, index_dtype, need_check_negative=True, need_check_bound=True)
+    pairs = _both_forms(
+        monkeypatch, lambda: TwinSession(graph, AutofuserOptions(force_template=template)), sizes
+    )
+    for twin, mem_twin in pairs:
         assert twin.counter("vector_calls") <= mem_twin.counter("vector_calls")
 
 
@@ -196,14 +222,7 @@ def test_any_compact_index_gathers_like_the_reference(
         index_vf_name(negative, bound, index_dtype == "int64", compact=True)
     }
     rng = np.random.default_rng(seed)
-    run = s.check(
-        _compact_sizes(kind, rng),
-        seed=seed,
-        core_num=int(rng.integers(1, 9)),
-        negative_indices=negative,
-        out_of_range=0.2 if bound else 0,
-    )
-    assert run.ok, run.describe()
+    _check_random(s, _compact_sizes(kind, rng), rng, seed, negative=negative, bound=bound)
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
@@ -224,31 +243,19 @@ def test_a_compact_index_out_of_range_without_the_bound_check_is_reported(templa
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
 def test_register_and_memory_offsets_give_the_same_bits(template, index_dtype, dtype, monkeypatch):
     """Same outputs in both forms, with negative and out-of-range indices; each form predicts the API calls
-    its offsets issue; the register form issues fewer memory-based vector calls and one more launch."""
+    its offsets issue; the register form issues fewer memory-based vector calls and one more launch (as many
+    for float32 data, which the offsets function gathers itself)."""
     sizes = {"a0": 7, "a1": 33, "a2": 19, "b0": 7, "b1": 21, "b2": 19}
-    runs = {}
-    for register in (True, False):
-        monkeypatch.setattr(IndirectLoadRegApiCall, "register_offsets", register)
-        s = _session(
-            template,
-            rank=3,
-            dim=1,
-            dtype=dtype,
-            index_dtype=index_dtype,
-            need_check_negative=True,
-            need_check_bound=True,
-        )
-        assert bool(_offsets_forms(s.result.kernel)) == register
-        runs[register] = _runs(s, sizes, negative_indices=True, out_of_range=0.2)
-    assert runs[True].keys() == runs[False].keys()
-    for label, (twin, counted, predicted) in runs[True].items():
-        mem_twin, mem_counted, mem_predicted = runs[False][label]
-        for name, value in twin.outputs.items():
-            np.testing.assert_array_equal(value, mem_twin.outputs[name])
-        # each form predicts the calls it issues (1-byte data: the pitch of their tile is wider than an
-        # index row padded to 32 bytes, so the index load fills each row's rest by a call of its own)
-        assert predicted == counted["api_calls"], (label, predicted, counted)
-        assert mem_predicted == mem_counted["api_calls"], (label, mem_predicted, mem_counted)
+    checks = {
+        "dtype": dtype,
+        "index_dtype": index_dtype,
+        "need_check_negative": True,
+        "need_check_bound": True,
+    }
+    pairs = _both_forms(monkeypatch, lambda: _session(template, rank=3, dim=1, **checks), sizes)
+    # (1-byte data: the pitch of their tile is wider than an index row padded to 32 bytes, so the index load
+    # fills each row's rest by a call of its own, which each form predicts too)
+    for twin, mem_twin in pairs:
         assert twin.counter("vector_calls") < mem_twin.counter("vector_calls")
         # float32 data are gathered in the offsets function itself: as many launches as the memory offsets
         # and the register gather function
@@ -294,14 +301,7 @@ def test_any_full_index_gathers_like_the_reference(
     )
     assert _offsets_forms(s.result.kernel) == {index_vf_name(negative, bound, index_dtype == "int64")}
     rng = np.random.default_rng(seed)
-    run = s.check(
-        gather_sizes(rng, rank, dim),
-        seed=seed,
-        core_num=int(rng.integers(1, 9)),
-        negative_indices=negative,
-        out_of_range=0.2 if bound else 0,
-    )
-    assert run.ok, run.describe()
+    _check_random(s, gather_sizes(rng, rank, dim), rng, seed, negative=negative, bound=bound)
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])

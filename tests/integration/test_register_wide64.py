@@ -240,6 +240,24 @@ def test_a_cast_between_int64_and_uint64_is_a_register_view_in_the_64bit_run(tem
     assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
 
 
+def check_random_shapes(session: TwinSession, seed: int, runs: int) -> None:
+    """Every fitting case of ``session`` on ``runs`` random shapes agrees with the reference, and its
+    predicted register instructions and cycles are the twin's."""
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    for run_seed, sizes, cores in random_runs(seed, 2, 0, runs):
+        inputs = session.inputs(sizes, seed=run_seed)
+        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
+        for case, ev in zip(sch.cases, evs):
+            if not ev.fits:
+                continue
+            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
+            assert run.ok, (sizes, run.describe())
+            counted = twin_counters(run.twin.counters)
+            for name in ("reg_instructions", "reg_cycles"):
+                assert ev.resources[name] == counted[name], (case.label, sizes, name)
+
+
 def low_words_graph(where: str):
     """int64 -> int32 (the memory Cast keeps the low 32 bits) of the input before the gather ("pre") or of
     a side input after it, added to the gathered values ("post")."""
@@ -294,19 +312,7 @@ def test_int64_to_int32_is_the_low_words_of_a_dual_load(template, where):
     low = values.astype(np.int32)  # numpy keeps the low 32 bits as the memory Cast does
     want_row = np.abs(low) if where == "pre" else (np.arange(n, dtype=np.int32) - 4) + low
     np.testing.assert_array_equal(got[0], want_row)
-    sch = session.scheduled
-    refs = [CaseRef.of(c) for c in sch.cases]
-    for seed, sizes, cores in random_runs(9, 2, 0, 3):
-        inputs = session.inputs(sizes, seed=seed)
-        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
-        for case, ev in zip(sch.cases, evs):
-            if not ev.fits:
-                continue
-            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
-            assert run.ok, (sizes, run.describe())
-            counted = twin_counters(run.twin.counters)
-            for name in ("reg_instructions", "reg_cycles"):
-                assert ev.resources[name] == counted[name], (case.label, sizes, name)
+    check_random_shapes(session, 9, 3)
 
 
 #: the integer Casts to 64 bits in registers: the int32 value's sign words beside it, stored as a pair
@@ -358,19 +364,7 @@ def test_an_integer_cast_to_64_bits_is_the_sign_words_and_a_dual_store(template,
     got = session.run(inputs).outputs["y"]
     assert same_bits(got, memory.run(inputs).outputs["y"])
     np.testing.assert_array_equal(got[0], values.astype(np.int64).astype(dst))
-    sch = session.scheduled
-    refs = [CaseRef.of(c) for c in sch.cases]
-    for seed, sizes, cores in random_runs(11, 2, 0, 2):
-        inputs = session.inputs(sizes, seed=seed)
-        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
-        for case, ev in zip(sch.cases, evs):
-            if not ev.fits:
-                continue
-            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
-            assert run.ok, (sizes, run.describe())
-            counted = twin_counters(run.twin.counters)
-            for name in ("reg_instructions", "reg_cycles"):
-                assert ev.resources[name] == counted[name], (case.label, sizes, name)
+    check_random_shapes(session, 11, 2)
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])

@@ -18,9 +18,6 @@ official type check, and without the bound check an out-of-range value a positio
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
@@ -41,12 +38,6 @@ VARIANTS = [(neg, bound) for neg in (False, True) for bound in (False, True)]
 FORMS = [(neg, bound, wide) for neg, bound in VARIANTS for wide in (False, True)]
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 HEAD = twin_build.KERNEL_HEAD + "#define AF_MAX_DIMS 8\n"
-
-
-def _header() -> str:
-    from af_v35_regbase.api import __file__ as api_init
-
-    return (Path(api_init).parent / "af_gather.h").read_text()
 
 
 FUNCTIONS = "".join(index_vf_source(neg, bound, wide, compact=True) for neg, bound, wide in FORMS)
@@ -156,19 +147,14 @@ void Run() {
     });
     AfTwin::WriteReportJson(stdout);  // the scalar path issues no register instructions
 }
-}  // namespace
-
-int main() {
-    Run();
-    return 0;
-}
 """
+    + twin_build.RUN_MAIN
 )
 
 
 @pytest.fixture(scope="module")
 def program(twin_compile):
-    return twin_compile(HEAD + _header() + FUNCTIONS + HARNESS)
+    return twin_compile(HEAD + twin_build.api_header("af_gather.h") + FUNCTIONS + HARNESS)
 
 
 class Tile:
@@ -235,11 +221,8 @@ def _run(program, tile: Tile, idx, neg, bound, *, check=False, wide=False):
 
 
 def _parse(out: str):
-    lines = out.splitlines()
-    report = json.loads(next(line for line in lines if line.startswith("{")))
-    reg = [int(v) for v in next(line for line in lines if line.startswith("reg")).split()[1:]]
-    mem = [int(v) for v in next(line for line in lines if line.startswith("mem")).split()[1:]]
-    return report, np.array(reg, dtype=np.int64), np.array(mem, dtype=np.int64)
+    report, rows = twin_build.report_and_rows(out, "reg", "mem")
+    return report, np.array(rows["reg"], dtype=np.int64), np.array(rows["mem"], dtype=np.int64)
 
 
 def _same_offsets(program, tile: Tile, idx, neg, bound, wide=False) -> dict:

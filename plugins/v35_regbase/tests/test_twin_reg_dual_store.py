@@ -10,15 +10,14 @@ as the twin does.
 
 from __future__ import annotations
 
-import json
-
 import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.twin
 
-HARNESS = r"""
+HARNESS = (
+    r"""
 #include <cstdio>
 
 namespace {
@@ -63,13 +62,9 @@ void Run() {
     });
     AfTwin::WriteReportJson(stdout);
 }
-}  // namespace
-
-int main() {
-    Run();
-    return 0;
-}
 """
+    + twin_build.RUN_MAIN
+)
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +85,10 @@ def test_the_pair_is_stored_interleaved_as_int64(program, count):
     values[:4] = [-(2**31), 2**31 - 1, -1, 0][: min(4, count)]
     rc, out, err = _run(program, values, 1024)
     assert rc == 0 and "AF_TWIN_ERROR" not in err, err
-    lines = out.splitlines()
-    got = np.array(next(line for line in lines if line.startswith("out")).split()[1:], dtype=np.int64)
+    report, rows = twin_build.report_and_rows(out, "out")
+    got = np.array(rows["out"], dtype=np.int64)
     np.testing.assert_array_equal(got[:count], np.array(values, dtype=np.int64))
     assert (got[64:] == -7).all() and (got[count:64] != -7).all()  # 512 bytes written, not one more
-    report = json.loads(next(line for line in lines if line.startswith("{")))
     assert (report["reg_stores"], report["reg_store_bytes"]) == (1, 512)
     # LoadAlign 1 + Mins 1 + Maxs 1 + the dual store 2 (128 elements at 64 per cycle); UpdateMask none
     assert report["reg_cycles"] == 5, report

@@ -12,9 +12,6 @@ official type check, and without the bound check an index outside ``[0, extent)`
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import af_v35_twin_build as twin_build  # loaded by conftest.py
 import numpy as np
 import pytest
@@ -36,15 +33,10 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 HEAD = twin_build.KERNEL_HEAD + "#define AF_MAX_DIMS 8\n"
 
 
-def _header() -> str:
-    from af_v35_regbase.api import __file__ as api_init
-
-    return (Path(api_init).parent / "af_gather.h").read_text()
-
-
 FUNCTIONS = "".join(index_vf_source(neg, bound, wide) for neg, bound in VARIANTS for wide in (False, True))
 
-HARNESS = r"""
+HARNESS = (
+    r"""
 #include <cstdio>
 #include <string>
 
@@ -148,18 +140,14 @@ void Run() {
     });
     AfTwin::WriteReportJson(stdout);  // the memory-based path issues no register instructions
 }
-}  // namespace
-
-int main() {
-    Run();
-    return 0;
-}
 """
+    + twin_build.RUN_MAIN
+)
 
 
 @pytest.fixture(scope="module")
 def program(twin_compile):
-    return twin_compile(HEAD + _header() + FUNCTIONS + HARNESS)
+    return twin_compile(HEAD + twin_build.api_header("af_gather.h") + FUNCTIONS + HARNESS)
 
 
 def _expected(
@@ -193,11 +181,8 @@ def _run(program, idx, rows, n0, n1, extent, neg, bound, check=False, wide=False
 
 
 def _parse(out: str):
-    lines = out.splitlines()
-    report = json.loads(next(line for line in lines if line.startswith("{")))
-    reg = [int(v) for v in next(line for line in lines if line.startswith("reg")).split()[1:]]
-    mem = [int(v) for v in next(line for line in lines if line.startswith("mem")).split()[1:]]
-    return report, np.array(reg, dtype=np.int32), np.array(mem, dtype=np.int32)
+    report, rows = twin_build.report_and_rows(out, "reg", "mem")
+    return report, np.array(rows["reg"], dtype=np.int32), np.array(rows["mem"], dtype=np.int32)
 
 
 def _indices(rng, rows, n0, n1, extent, neg, bound) -> np.ndarray:

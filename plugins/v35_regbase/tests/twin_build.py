@@ -15,6 +15,7 @@ make of it; :func:`twin_abort` reads the error a run stopped on.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -57,6 +58,34 @@ SANITIZE_ENV = {
     "ASAN_OPTIONS": "abort_on_error=0:detect_leaks=0",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
 }
+
+
+#: The end of a harness program whose ``Run()`` sits in an anonymous namespace: closes it, ``main`` runs it.
+RUN_MAIN = """}  // namespace
+
+int main() {
+    Run();
+    return 0;
+}
+"""
+
+
+def api_header(name: str) -> str:
+    """The text of the af-v35-regbase API header ``name`` (e.g. ``af_gather.h``), for a harness to include
+    before the functions it tests."""
+    return (INCLUDE_DIR.parent.parent / "api" / name).read_text()
+
+
+def report_and_rows(out: str, *tags: str) -> tuple[dict, dict[str, list[int]]]:
+    """A harness run's stdout ``out``: the twin's JSON report (the line starting with ``{``) and, per tag,
+    the integers printed on the line that starts with it (``"reg 1 2 3"``)."""
+    lines = out.splitlines()
+    report = json.loads(next(line for line in lines if line.startswith("{")))
+    rows = {
+        tag: [int(v) for v in next(line for line in lines if line.startswith(tag)).split()[1:]]
+        for tag in tags
+    }
+    return report, rows
 
 
 class TwinBuildError(RuntimeError):

@@ -112,6 +112,17 @@ __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& patt
     AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
 }
 
+// The element of its row of the compact index tile that row position p (< AfGatherWidth) reads.
+__aicore__ inline int64_t AfGatherCompactElement(const AfGatherGeom& g, int64_t p)
+{
+    int64_t element = 0;
+    for (int32_t k = g.rank - 1; k >= 0; --k) {
+        element += (p % g.sizes[k]) * g.idxStrides[k];
+        p /= g.sizes[k];
+    }
+    return element;
+}
+
 // The select tile of a compact index: for each position of a row, the element of the compact index tile whose
 // value it gathers (relative to its row's first element), over the row and AF_GATHER_PATTERN_OVERHANG
 // positions into the following rows (each + idxPitch elements), as the pattern runs on. A padding position
@@ -123,14 +134,7 @@ __aicore__ inline void AfGatherSelect(const AscendC::LocalTensor<int32_t>& selec
     const int64_t total = g.outPitch + AF_GATHER_PATTERN_OVERHANG;
     for (int64_t q = 0; q < total; ++q) {
         const int64_t p = q % g.outPitch;
-        int64_t element = (q / g.outPitch) * g.idxPitch;
-        if (p < width) {
-            int64_t rest = p;
-            for (int32_t k = g.rank - 1; k >= 0; --k) {
-                element += (rest % g.sizes[k]) * g.idxStrides[k];
-                rest /= g.sizes[k];
-            }
-        }
+        const int64_t element = (q / g.outPitch) * g.idxPitch + (p < width ? AfGatherCompactElement(g, p) : 0);
         select.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(element));
     }
     AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
@@ -273,13 +277,14 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
     // padding positions keep in-range offsets (index pad value 0); their values are never stored
 }
 
-// The register offsets function (AfGatherIndexVf_*, generated) has no scalar view of the indices: without
-// need_check_bound the twin checks the (normalized) index of every row position here, before it runs, as the
-// scalar and suffix paths do element by element. idx is the full index tile (int32, or the int64 one the
-// function narrows itself), outPitch apart.
+// The register offsets functions (AfGatherIndexVf_* / AfGatherCompactVf_*, generated) have no scalar view of
+// the indices: without need_check_bound the twin checks the (normalized) index every row position reads
+// here, before they run, as the scalar and suffix paths do element by element. AfGatherCheckIndices: idx is
+// the full index tile (int32, or the int64 one the function narrows itself), outPitch apart;
+// AfGatherCheckCompact: the compact index tile, idxPitch apart, each position reading its compact element.
 template <typename I>
-__aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, int64_t rows,
-                                            const AfGatherGeom& g, const char* what)
+__aicore__ inline void AfGatherCheckRows(const AscendC::LocalTensor<I>& idx, int64_t rows, const AfGatherGeom& g,
+                                         const char* what, bool compact)
 {
 #if defined(AF_CPU_TWIN)
     if (g.needBound) {
@@ -288,9 +293,11 @@ __aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, 
     AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
     const int64_t width = AfGatherWidth(g);
+    const int64_t pitch = compact ? g.idxPitch : g.outPitch;
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t p = 0; p < width; ++p) {
-            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.outPitch + p)));
+            const int64_t element = compact ? AfGatherCompactElement(g, p) : p;
+            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * pitch + element)));
             if (g.needNegative && value < 0) {
                 value += g.extent;
             }
@@ -302,43 +309,22 @@ __aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, 
     (void)rows;
     (void)g;
     (void)what;
+    (void)compact;
 #endif
 }
 
-// As AfGatherCheckIndices, for the compact index tile the register offsets function gathers from (idxPitch
-// apart): the twin checks the (normalized) value every row position reads.
+template <typename I>
+__aicore__ inline void AfGatherCheckIndices(const AscendC::LocalTensor<I>& idx, int64_t rows, const AfGatherGeom& g,
+                                            const char* what)
+{
+    AfGatherCheckRows(idx, rows, g, what, false);
+}
+
 template <typename I>
 __aicore__ inline void AfGatherCheckCompact(const AscendC::LocalTensor<I>& idx, int64_t rows, const AfGatherGeom& g,
                                             const char* what)
 {
-#if defined(AF_CPU_TWIN)
-    if (g.needBound) {
-        return;
-    }
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    const int64_t width = AfGatherWidth(g);
-    for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t p = 0; p < width; ++p) {
-            int64_t rest = p;
-            int64_t element = 0;
-            for (int32_t k = g.rank - 1; k >= 0; --k) {
-                element += (rest % g.sizes[k]) * g.idxStrides[k];
-                rest /= g.sizes[k];
-            }
-            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.idxPitch + element)));
-            if (g.needNegative && value < 0) {
-                value += g.extent;
-            }
-            AfGatherCheck(value, g, what);
-        }
-    }
-#else
-    (void)idx;
-    (void)rows;
-    (void)g;
-    (void)what;
-#endif
+    AfGatherCheckRows(idx, rows, g, what, true);
 }
 
 // The register Gather of 2-byte data reads each uint32 index of the tile as its uint16 low half (the tile's
