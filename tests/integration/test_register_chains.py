@@ -413,16 +413,18 @@ def test_corpus_coverage_the_readme_states():
 def test_explain_lists_the_register_runs_and_the_memory_calls():
     from af_core.explain import explain
 
-    # a Cast between a float and a 64-bit integer is not generated in registers (a gap of MEMORY_CALL_REASONS)
-    graph = chain_graph(rank=2, dim=0, dtype="float32", post=("Abs", "Relu", "Cast(int64)"), name="vf_cast64")
+    # a Cast from int64 to a float is not generated in registers (a gap of MEMORY_CALL_REASONS); the one to
+    # int64 before it joins the run
+    post = ("Abs", "Relu", "Cast(int64)", "Cast(float32)")
+    graph = chain_graph(rank=2, dim=0, dtype="float32", post=post, name="vf_cast64")
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(graph)
     report = explain(scheduled, SIZES)
     notes = [(template, note) for _key, template, note in report.vector_chains]
-    assert ("simd", "2 op(s) Abs ('abs'), Relu ('relu') in one VfChainRegApiCall") in notes
+    assert ("simd", "3 op(s) Abs ('abs'), Relu ('relu'), Cast ('cast') in one VfChainRegApiCall") in notes
     assert (
         "simd",
-        "Cast ('cast') stays a single vector call: Cast on 64-bit data: the 3510 register Cast has no int64 "
-        "form generated here",
+        "Cast ('cast_1') stays a single vector call: Cast on 64-bit data: the 3510 register Cast has no "
+        "float32 form generated here",
     ) in notes
     assert "Elementwise chains:" in report.markdown()
 

@@ -383,3 +383,57 @@ def test_a_widening_ends_a_run_of_4_byte_ops_and_the_low_words_come_back(templat
     for seed, sizes, cores in random_runs(12, 2, 0, 2):
         run = session.check(sizes, seed=seed, core_num=cores)
         assert run.ok, (sizes, run.describe())
+
+
+#: float32 values at the edges of int64 truncation: ties, the int32 and int64 bounds and their float
+#: neighbours, infinities, NaN
+FLOAT_EDGES = [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 3.7, -3.7, 2049.0, 32767.5, -32769.0, 65504.0, 1e9, -1e9]
+FLOAT_EDGES += [2147483520.0, 2147483648.0, -2147483648.0, -2147483904.0, 4294967296.0, 4294967040.0]
+FLOAT_EDGES += [-4294967296.0, 1.2345e15, -1.2345e15, 9.2233715e18, 9.223372e18, 9.2233725e18, -9.223372e18]
+FLOAT_EDGES += [-9.2233725e18, 3e38, -3e38, float("inf"), float("-inf"), float("nan"), 1e-8, -1e-40]
+
+
+def truncated_int64(values: np.ndarray) -> np.ndarray:
+    """The memory Cast's float -> int64 with CAST_TRUNC: truncated, saturated at the int64 range, NaN -> 0."""
+    out = []
+    for v in values.astype(np.float64):
+        if np.isnan(v):
+            out.append(0)
+        elif v >= 2.0**63:
+            out.append(2**63 - 1)
+        elif v <= -(2.0**63):
+            out.append(-(2**63))
+        else:
+            out.append(int(np.trunc(v)))
+    return np.array(out, dtype=np.int64)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("src", ["float32", "float16", "bfloat16"])
+def test_a_float_to_int64_is_two_words_computed_in_registers(template, src):
+    """float32 (float16 / bfloat16 cast up exactly first) -> int64, truncated: the words computed in float32
+    and int32 registers (``_Function.float_words``: the int32 Cast below 2^31; above, floor(t / 2^32) and the
+    exact remainder) and stored by the dual store. The memory path's bits and numpy's at the edges
+    (saturation past 2^63, infinities, NaN -> 0), the reference on random shapes, predicted counters."""
+    g = GraphBuilder(f"wide64_float_{src}")
+    x = gather(g.data("x", ["a0", "a1"], src), 0, g.data("index", ["b0", "b1"], "int32"))
+    g.output(g.op("Cast", x, dtype="int64", name="probe"), "y")
+    graph = g.build()
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "1 op(s) Cast ('probe') in one VfChainRegApiCall" in notes, notes
+    body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert "StoreDist::DIST_INTLV_B32>" in body and "RegTensor<int64_t>" not in body
+    memory = memory_session(graph, template, {"Cast"})
+    with np.errstate(over="ignore"):
+        values = np.array(FLOAT_EDGES, dtype=np.float32)
+        if src == "float16":
+            values = values.astype(np.float16)
+    n = values.size
+    arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
+    inputs = session.inputs({"a0": 1, "a1": n, "b0": 2, "b1": n}, arrays=arrays)
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    if src != "bfloat16":  # (bfloat16 edges are the float32 values rounded by the session)
+        np.testing.assert_array_equal(got[0], truncated_int64(values))
+    check_random_shapes(session, 13, 2)

@@ -185,9 +185,9 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
         "vector functions generate the 64-bit ops the 3510 register API computes over a register pair "
         "(Add / Sub / Mul and their scalar forms, Max / Min, bitwise ops, int64 Abs / Relu / Neg, Compare / "
-        "Compares / Select); what stays is a Cast between a float and a 64-bit integer (no such register Cast "
-        "is generated; int64 <-> uint64 is a register view, int64 -> int32 the low words of a dual load, an "
-        "integer Cast to 64 bits the sign words and a dual store)",
+        "Compares / Select); what stays is a Cast from int64 to a float (no such register Cast is generated; "
+        "int64 <-> uint64 is a register view, int64 -> int32 the low words of a dual load, a Cast to int64 "
+        "words computed in a run of 4-byte values and a dual store)",
     ),
     "gap: bool across a run edge": (
         r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
@@ -411,6 +411,8 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out.append((to, frm, LOW_WORDS))  # the low words of the dual load: no instruction
         elif to == dt.int64 and frm == _I32 and mode == "CAST_NONE":
             out.append((to, frm, SIGN_WORDS))  # the sign words beside it, the pair stored by the dual store
+        elif to == dt.int64 and frm == _F32 and mode == "CAST_TRUNC":
+            out.append((to, frm, FLOAT_WORDS))  # both words computed in registers, stored as the pair
         elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
             out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
         elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
@@ -439,6 +441,10 @@ LOW_WORDS = "LOW_WORDS"
 #: dual ``StoreAlign`` ``DIST_INTLV_B32`` (64 values, 512 bytes a step) -- no 8-byte register; no op of the
 #: run reads the 64-bit value.
 SIGN_WORDS = "SIGN_WORDS"
+#: The route step float32 -> int64 with CAST_TRUNC (the memory Cast truncates and saturates, NaN -> 0): the
+#: int64's low and high words computed in float32 and int32 registers (:meth:`_Function.float_words`), stored
+#: as :data:`SIGN_WORDS`' pair is -- no 8-byte register.
+FLOAT_WORDS = "FLOAT_WORDS"
 #: Exact integer widenings to int32 a route to 64 bits starts with (the memory path goes through float32,
 #: which holds these values exactly, and truncates: the same value).
 _TO_INT32 = {
@@ -452,6 +458,10 @@ _TO_INT32 = {
     dt.uint16: ((dt.uint32, dt.uint16, "CAST_NONE"), (dt.int32, dt.uint32, "VIEW")),
     dt.int32: (),
 }
+
+
+#: Route steps that hold a 64-bit value as two int32 registers of words.
+_WORD_MODES = (LOW_WORDS, SIGN_WORDS, FLOAT_WORDS)
 
 
 def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | None:
@@ -481,7 +491,7 @@ def _word_route(form: Form) -> bool:
     if form.kind != "cast":
         return False
     route = register_route(form)
-    return isinstance(route, tuple) and any(mode in (LOW_WORDS, SIGN_WORDS) for _to, _frm, mode in route)
+    return isinstance(route, tuple) and any(mode in _WORD_MODES for _to, _frm, mode in route)
 
 
 def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
@@ -609,7 +619,7 @@ def _route_sizes(form: Form) -> frozenset[int]:
         return frozenset()
     sizes = frozenset(d.itemsize for step in route for d in step[:2])
     # 64-bit values of a word route are two int32 registers (loaded or stored as words), never an 8-byte one
-    words = any(mode in (LOW_WORDS, SIGN_WORDS) for _to, _frm, mode in route)
+    words = any(mode in _WORD_MODES for _to, _frm, mode in route)
     return sizes - {8} if words else sizes
 
 
@@ -1312,6 +1322,87 @@ class _Function:
         low = self.cast(_view(product, _U16), dt.uint8, _U16, "CAST_NONE")
         return low if out == dt.uint8 else _view(low, out)
 
+    def float_words(self, x: str) -> tuple[str, str]:
+        """The low and high int32 words of float32 ``x`` truncated to int64 as the memory Cast computes it
+        (``trunc``, saturated at the int64 range, NaN -> 0), in float32 and int32 registers only.
+
+        ``t = trunc(x)`` is an integer. Below 2^31 in magnitude (and NaN) its int32 Cast is the low words and
+        their sign the high words. Otherwise ``t`` is a multiple of 2^8 and ``h = floor(t / 2^32)`` and
+        ``l = t - h * 2^32`` are exact in float32 (the scaling is by a power of two, and ``l`` keeps a subset
+        of ``t``'s 24 significant bits): ``h`` is the high words (the saturating Cast gives INT32_MAX / MIN
+        past 2^63) and ``l``, in [0, 2^32), the low words, cast as ``l - 2^31`` and moved back by a wrapping
+        ``Adds`` of INT32_MIN. Past 2^63 the low words are all ones, below -2^63 zero."""
+        f32, i32 = _F32.name, _I32.name
+
+        def fl(value: str) -> str:
+            return f"static_cast<float>({value})"
+
+        def new_mask() -> str:
+            m = f"m{len(self.masks)}"
+            self.masks[f"#words{len(self.masks)}"] = m
+            return m
+
+        t = self.reg(_F32)
+        self.emit(
+            RegInstr("Truncate", f32),
+            f"AscendC::Reg::Truncate<float, AscendC::RoundMode::CAST_TRUNC>({t}, {x}, mask);",
+        )
+        low_small = self.cast(t, _I32, _F32, "CAST_TRUNC")
+        high_small = self.reg(_I32)
+        self.emit(RegInstr("Mins", i32), f"AscendC::Reg::Mins({high_small}, {low_small}, 0, mask);")
+        self.emit(RegInstr("Maxs", i32), f"AscendC::Reg::Maxs({high_small}, {high_small}, -1, mask);")
+        h = self.reg(_F32)
+        self.emit(
+            RegInstr("Muls", f32),
+            f"AscendC::Reg::Muls({h}, {t}, {fl('2.3283064365386962890625e-10')}, mask);",
+        )
+        self.emit(
+            RegInstr("Truncate", f32),
+            f"AscendC::Reg::Truncate<float, AscendC::RoundMode::CAST_FLOOR>({h}, {h}, mask);",
+        )
+        high_big = self.cast(h, _I32, _F32, "CAST_TRUNC")
+        rest = self.reg(_F32)
+        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({rest}, {h}, {fl('4294967296.0')}, mask);")
+        self.emit(RegInstr("Sub", f32), f"AscendC::Reg::Sub({rest}, {t}, {rest}, mask);")
+        self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({rest}, {rest}, {fl('-2147483648.0')}, mask);")
+        low_big = self.cast(rest, _I32, _F32, "CAST_TRUNC")
+        self.emit(
+            RegInstr("Adds", i32),
+            f"AscendC::Reg::Adds({low_big}, {low_big}, static_cast<int32_t>(-2147483647 - 1), mask);",
+        )
+        above, below, big = new_mask(), new_mask(), new_mask()
+        self.emit(
+            RegInstr("Compares", f32, mode="GE"),
+            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::GE>({above}, {t}, {fl('2147483648.0')}, mask);",
+        )
+        self.emit(
+            RegInstr("Compares", f32, mode="LT"),
+            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::LT>({below}, {t}, {fl('-2147483648.0')}, mask);",
+        )
+        self.emit(RegInstr("Or", self.mask_dtype, MASK), f"AscendC::Reg::Or({big}, {above}, {below}, mask);")
+        low, high = self.reg(_I32), self.reg(_I32)
+        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {low_big}, {low_small}, {big});")
+        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({high}, {high_big}, {high_small}, {big});")
+        over, under = new_mask(), new_mask()
+        self.emit(
+            RegInstr("Compares", f32, mode="GE"),
+            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::GE>({over}, {t}, {fl('9223372036854775808.0')}, mask);",
+        )
+        self.emit(
+            RegInstr("Compares", f32, mode="LT"),
+            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::LT>({under}, {t}, {fl('-9223372036854775808.0')}, mask);",
+        )
+        ones, zeros = self.reg(_I32), self.reg(_I32)
+        self.emit(
+            RegInstr("Duplicate", i32), f"AscendC::Reg::Duplicate({ones}, static_cast<int32_t>(-1), mask);"
+        )
+        self.emit(
+            RegInstr("Duplicate", i32), f"AscendC::Reg::Duplicate({zeros}, static_cast<int32_t>(0), mask);"
+        )
+        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {ones}, {low}, {over});")
+        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {zeros}, {low}, {under});")
+        return low, high
+
     def b64_unary(self, api: str, src: str, dtype: dt.DType) -> str:
         """A 64-bit op computed by a register instruction other than its memory form's (:func:`b64_api`:
         int64 Neg as the register ``Neg``)."""
@@ -1468,6 +1559,11 @@ class _Function:
                     self.low_bytes[step["output"]] = frm
                     continue
                 if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
+                    continue
+                if mode == FLOAT_WORDS:  # both words of the truncated float, stored as a pair
+                    low, high = self.float_words(r)
+                    self.words[step["output"]] = (low, high)
+                    r = low
                     continue
                 if mode == SIGN_WORDS:  # r is the low words; the high words are its sign; stored as a pair
                     high = self.reg(_I32)
