@@ -379,12 +379,12 @@ def compact_memory_calls(geom: dict, rows) -> Any:
     ``Duplicate``; then, where the index is on the gather axis only and each value covers a multiple of 8
     positions (``AfGatherOffsetsSuffix``), an ``Adds`` (or the zero slot's ``Duplicate``) per index value
     and a ``Duplicate`` of a row's padding per row; anything else takes the scalar loop, no vector call."""
+    if not geom["dim_only"]:
+        return sympy.Integer(1)
     sizes = [sympy.sympify(v) for v in geom["sizes"]]
     suffix = product(sizes[1:])
     width = sizes[0] * suffix
     per_row = sizes[0] + sympy.Piecewise((1, sympy.Gt(geom["out_pitch"], width)), (0, True))
-    if not geom["dim_only"]:
-        return sympy.Integer(1)
     return 1 + sympy.Piecewise((rows * per_row, sympy.Eq(FloorDiv(suffix, 8) * 8, suffix)), (0, True))
 
 

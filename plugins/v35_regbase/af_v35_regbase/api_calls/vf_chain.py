@@ -1322,6 +1322,14 @@ class _Function:
         low = self.cast(_view(product, _U16), dt.uint8, _U16, "CAST_NONE")
         return low if out == dt.uint8 else _view(low, out)
 
+    def sign_words(self, low: str) -> str:
+        """The high words of int32 ``low`` sign-extended to int64: -1 below 0, else 0 (``Mins`` with 0, then
+        ``Maxs`` with -1)."""
+        high = self.reg(_I32)
+        self.emit(RegInstr("Mins", _I32.name), f"AscendC::Reg::Mins({high}, {low}, 0, mask);")
+        self.emit(RegInstr("Maxs", _I32.name), f"AscendC::Reg::Maxs({high}, {high}, -1, mask);")
+        return high
+
     def float_words(self, x: str) -> tuple[str, str]:
         """The low and high int32 words of float32 ``x`` truncated to int64 as the memory Cast computes it
         (``trunc``, saturated at the int64 range, NaN -> 0), in float32 and int32 registers only.
@@ -1337,9 +1345,14 @@ class _Function:
         def fl(value: str) -> str:
             return f"static_cast<float>({value})"
 
-        def new_mask() -> str:
+        def compares(mode: str, bound: str) -> str:
+            """A new mask register: ``t`` against the float ``bound`` (comparison ``mode``)."""
             m = f"m{len(self.masks)}"
             self.masks[f"#words{len(self.masks)}"] = m
+            self.emit(
+                RegInstr("Compares", f32, mode=mode),
+                f"AscendC::Reg::Compares<float, AscendC::CMPMODE::{mode}>({m}, {t}, {fl(bound)}, mask);",
+            )
             return m
 
         t = self.reg(_F32)
@@ -1348,9 +1361,7 @@ class _Function:
             f"AscendC::Reg::Truncate<float, AscendC::RoundMode::CAST_TRUNC>({t}, {x}, mask);",
         )
         low_small = self.cast(t, _I32, _F32, "CAST_TRUNC")
-        high_small = self.reg(_I32)
-        self.emit(RegInstr("Mins", i32), f"AscendC::Reg::Mins({high_small}, {low_small}, 0, mask);")
-        self.emit(RegInstr("Maxs", i32), f"AscendC::Reg::Maxs({high_small}, {high_small}, -1, mask);")
+        high_small = self.sign_words(low_small)
         h = self.reg(_F32)
         self.emit(
             RegInstr("Muls", f32),
@@ -1370,28 +1381,14 @@ class _Function:
             RegInstr("Adds", i32),
             f"AscendC::Reg::Adds({low_big}, {low_big}, static_cast<int32_t>(-2147483647 - 1), mask);",
         )
-        above, below, big = new_mask(), new_mask(), new_mask()
-        self.emit(
-            RegInstr("Compares", f32, mode="GE"),
-            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::GE>({above}, {t}, {fl('2147483648.0')}, mask);",
-        )
-        self.emit(
-            RegInstr("Compares", f32, mode="LT"),
-            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::LT>({below}, {t}, {fl('-2147483648.0')}, mask);",
-        )
+        above, below = compares("GE", "2147483648.0"), compares("LT", "-2147483648.0")
+        big = f"m{len(self.masks)}"
+        self.masks[f"#words{len(self.masks)}"] = big
         self.emit(RegInstr("Or", self.mask_dtype, MASK), f"AscendC::Reg::Or({big}, {above}, {below}, mask);")
         low, high = self.reg(_I32), self.reg(_I32)
         self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {low_big}, {low_small}, {big});")
         self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({high}, {high_big}, {high_small}, {big});")
-        over, under = new_mask(), new_mask()
-        self.emit(
-            RegInstr("Compares", f32, mode="GE"),
-            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::GE>({over}, {t}, {fl('9223372036854775808.0')}, mask);",
-        )
-        self.emit(
-            RegInstr("Compares", f32, mode="LT"),
-            f"AscendC::Reg::Compares<float, AscendC::CMPMODE::LT>({under}, {t}, {fl('-9223372036854775808.0')}, mask);",
-        )
+        over, under = compares("GE", "9223372036854775808.0"), compares("LT", "-9223372036854775808.0")
         ones, zeros = self.reg(_I32), self.reg(_I32)
         self.emit(
             RegInstr("Duplicate", i32), f"AscendC::Reg::Duplicate({ones}, static_cast<int32_t>(-1), mask);"
@@ -1566,10 +1563,7 @@ class _Function:
                     r = low
                     continue
                 if mode == SIGN_WORDS:  # r is the low words; the high words are its sign; stored as a pair
-                    high = self.reg(_I32)
-                    self.emit(RegInstr("Mins", _I32.name), f"AscendC::Reg::Mins({high}, {r}, 0, mask);")
-                    self.emit(RegInstr("Maxs", _I32.name), f"AscendC::Reg::Maxs({high}, {high}, -1, mask);")
-                    self.words[step["output"]] = (r, high)
+                    self.words[step["output"]] = (r, self.sign_words(r))
                     continue
                 if mode == "VIEW" and step["output"] in self.words:
                     continue  # int64 -> uint64 of the words: the same bits
