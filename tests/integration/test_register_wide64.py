@@ -437,3 +437,98 @@ def test_a_float_to_int64_is_two_words_computed_in_registers(template, src):
     if src != "bfloat16":  # (bfloat16 edges are the float32 values rounded by the session)
         np.testing.assert_array_equal(got[0], truncated_int64(values))
     check_random_shapes(session, 13, 2)
+
+
+#: int64 values where a float32 / float16 / bfloat16 rounding decides: ties at each type's precision, values
+#: one past a tie, the int32 and int64 bounds, and values float16 rounds to infinity
+INT64_EDGES = [
+    0,
+    1,
+    -1,
+    2**11 + 1,
+    2**24 + 1,
+    2**24 + 3,
+    65519,
+    65520,
+    -65520,
+    2**31 - 1,
+    -(2**31),
+    2**32 + 2**8,
+]
+INT64_EDGES += [2**32 + 3 * 2**8, 2**40 + 2**16 + 1, 2**55 + 2**31, -(2**55) - 2**31, 2**63 - 1, -(2**63)]
+INT64_EDGES += [-(2**63) + 2**39, 123456789012345678, -98765432109876543]
+
+
+def int64_to_float_graph(dst: str, where: str):
+    """int64 -> ``dst`` of the input before the gather ("pre"), of a side input after it added to the gathered
+    values ("post"), or right after a Cast to int64 in the post chain ("after_words")."""
+    g = GraphBuilder(f"wide64_to_{dst}_{where}")
+    index = g.data("index", ["b0", "b1"], "int32")
+    if where == "pre":
+        x = g.op("Cast", g.data("x", ["a0", "a1"], "int64"), dtype=dst, name="probe")
+        y = g.op("Abs", gather(x, 0, index))
+    elif where == "post":
+        x = gather(g.data("x", ["a0", "a1"], dst), 0, index)
+        y = g.op("Add", x, g.op("Cast", g.data("w", ["b0", "b1"], "int64"), dtype=dst, name="probe"))
+    else:
+        x = gather(g.data("x", ["a0", "a1"], "int32"), 0, index)
+        y = g.op("Cast", g.op("Cast", g.op("Neg", x), dtype="int64", name="wide"), dtype=dst, name="probe")
+    g.output(y, "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("dst", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("where", ["pre", "post"])
+def test_int64_to_a_float_is_the_register_pairs_cast(template, dst, where):
+    """int64 -> float32 (and on to float16 / bfloat16, CAST_RINT as the memory route) in a run of 4-byte
+    values: the int64 tile loaded into a RegTraitNumTwo register (the dual load, 64 values a step) and
+    converted by the register Cast of the pair -- the exact value rounded once. The memory path's bits and
+    numpy's at ties and the int64 edges, the tile padded by the vector the load reads past it, the reference
+    on random shapes and the predicted register counters."""
+    graph = int64_to_float_graph(dst, where)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    want = "1 op(s) Cast ('probe')" if where == "pre" else "2 op(s) Cast ('probe'), Add ('add')"
+    assert f"{want} in one VfChainRegApiCall" in notes, notes
+    body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert "RegTensor<int64_t, AscendC::Reg::RegTraitNumTwo>" in body
+    assert "Reg::Cast<float, int64_t, kAfRegCast_ZERO_UNKNOWN_CAST_RINT>" in body
+    source = "x" if where == "pre" else "w"
+    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
+    assert buffers[f"{source}_load_tile"].endswith("+ 256"), buffers
+    memory = memory_session(graph, template, {"Cast"})
+    assert "RegTraitNumTwo" not in memory.result.kernel
+    values = np.array(INT64_EDGES, dtype=np.int64)
+    n = values.size
+    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
+    if where == "pre":
+        arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
+    else:
+        arrays = {
+            "x": np.zeros((1, n), dtype="float32" if dst == "bfloat16" else dst),  # the session rounds
+            "index": np.zeros((2, n), dtype=np.int32),
+            "w": np.stack([values, values[::-1]]),
+        }
+    inputs = session.inputs(sizes, arrays=arrays)
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    if dst != "bfloat16":  # numpy has no bfloat16; the memory path's bits cover it
+        with np.errstate(over="ignore"):
+            want_row = values.astype(np.float32).astype(dst)
+        np.testing.assert_array_equal(got[0], np.abs(want_row) if where == "pre" else want_row)
+    check_random_shapes(session, 14, 2)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_a_cast_to_a_float_after_a_cast_to_int64_starts_a_new_run(template):
+    """The int64 a Cast makes in a run is two int32 registers, which no RegTraitNumTwo register holds: the Cast
+    back to a float starts the next function, which loads the stored pair; the reference on random shapes."""
+    graph = int64_to_float_graph("float32", "after_words")
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert "2 op(s) Neg ('neg'), Cast ('wide') in one VfChainRegApiCall" in notes, notes
+    assert "1 op(s) Cast ('probe') in one VfChainRegApiCall" in notes, notes
+    for seed, sizes, cores in random_runs(15, 2, 0, 2):
+        run = session.check(sizes, seed=seed, core_num=cores)
+        assert run.ok, (sizes, run.describe())

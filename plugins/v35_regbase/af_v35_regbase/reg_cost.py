@@ -48,7 +48,8 @@ mask instruction (the ``MaskPack``, one cycle: table 5 gives the MaskReg Pack / 
 ``Duplicate`` before it. The other 64-bit forms count the same way, one
 computing instruction of one cycle per call of their sequence
 (:data:`B64_SEQUENCES`, :data:`B64_COMPARE`, :data:`B64_SELECT`), ``Adds`` /
-``Muls`` / ``Compares`` a ``Duplicate`` before ``Add`` / ``Mul`` / ``Compare``.
+``Muls`` / ``Compares`` a ``Duplicate`` before ``Add`` / ``Mul`` / ``Compare``; a ``Cast`` from a
+RegTraitNumTwo int64 register to float the sequence of :data:`CAST_B64_PAIR`.
 
 **Single issue.** The table gives one instruction's figure; the appendix
 ``Reg矢量计算接口指令单双发汇总.md`` lists which instructions may issue two per
@@ -210,6 +211,12 @@ B64_COMPARE = {
 }
 #: 64-bit ``Select`` (SelectImpl): ``MaskPack``, two conversions, a ``vsel`` of each half, the conversion back.
 B64_SELECT = 2 + 2 + 1
+#: ``Cast<float, int64_t>`` of a RegTraitNumTwo register (the 3510 CastImpl RegTraitNumTwo -> RegTraitNumOne):
+#: (computing calls, mask calls). ``MaskInterleave<int32_t>`` of the mask (a mask instruction, one cycle: table
+#: 5's Interleave), ``Interleave`` of the two words into two RegTraitNumOne int64 registers, one ``vcvt``
+#: s642f32 on each (table 10 has no int64 -> float row: one cycle each) and ``DeInterleave`` of the results
+#: (table 14: b32 64 elements per cycle, one vector a cycle).
+CAST_B64_PAIR = (1 + 2 + 1, 1)
 
 
 @attrs.frozen
@@ -304,6 +311,9 @@ def issue(instr: RegInstr) -> RegMix:
     if wide and instr.api == "Compare":
         calls, logic = B64_COMPARE[instr.mode or ""]
         return RegMix(compute=calls, masks=2 + logic, cycles=calls + logic + 2 * MASK_PACK_CYCLES)
+    if instr.api == "Cast" and instr.src is not None and dt.get(instr.src).itemsize == 8:
+        calls, masks = CAST_B64_PAIR
+        return RegMix(compute=calls, masks=masks, cycles=calls + masks)
     if wide and instr.api == "Select":
         return RegMix(compute=B64_SELECT, masks=1, cycles=B64_SELECT + MASK_PACK_CYCLES)
     counts = {LOAD: "loads", STORE: "stores", COMPUTE: "compute", MASK: "masks"}

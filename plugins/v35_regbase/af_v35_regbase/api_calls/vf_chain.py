@@ -185,9 +185,10 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         r"\w+ on 64-bit data: the 3510 register \w+ has no \w+ form generated here",
         "vector functions generate the 64-bit ops the 3510 register API computes over a register pair "
         "(Add / Sub / Mul and their scalar forms, Max / Min, bitwise ops, int64 Abs / Relu / Neg, Compare / "
-        "Compares / Select); what stays is a Cast from int64 to a float (no such register Cast is generated; "
-        "int64 <-> uint64 is a register view, int64 -> int32 the low words of a dual load, a Cast to int64 "
-        "words computed in a run of 4-byte values and a dual store)",
+        "Compares / Select) and the Casts to and from 64 bits (int64 <-> uint64 a register view, int64 -> int32 "
+        "the low words of a dual load, a Cast to int64 words computed in a run of 4-byte values and a dual "
+        "store, int64 -> float32 the register Cast of a RegTraitNumTwo register); no elementwise op of the "
+        "plugin's table falls in this gap today",
     ),
     "gap: bool across a run edge": (
         r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
@@ -238,6 +239,11 @@ def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | No
         if found is None:
             return None
         layout, sat, rnd = found
+    return _trait(layout, sat, rnd)
+
+
+def _trait(layout: str, sat: str, rnd: str) -> tuple[str, str]:
+    """(name, C++ definition) of the register CastTrait with these fields and MaskMergeMode::ZEROING."""
     name = f"kAfRegCast_{layout}_{sat}_{rnd}"
     text = (
         f"constexpr AscendC::Reg::CastTrait {name} = {{AscendC::Reg::RegLayout::{layout}, "
@@ -376,12 +382,12 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     Neg (int64) there as a sequence over a register pair (:data:`~af_v35_regbase.reg_cost.B64_SEQUENCES`),
     whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
     go through :func:`_mask_rejection`). A Cast between int64 and uint64 is a register view (the memory path
-    copies the same bits); int64 -> int32 is the low words of a dual load in a run of 4-byte values
-    (:data:`LOW_WORDS`); no other Cast to or from 64 bits is generated."""
+    copies the same bits); the other Casts to and from 64 bits hold the 64-bit values as int32 words or a
+    RegTraitNumTwo register in a run of 4-byte values (:data:`_WORD_MODES`)."""
     if form.kind == "cast" and form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
         return None  # int64 <-> uint64: the register read as the other type, no instruction
     if _word_route(form):
-        return None  # int64 -> int32: the low words of the dual load, in a run of 4-byte values
+        return None  # 64-bit values as words (or a register pair), in a run of 4-byte values
     api = b64_api(op_type, out)
     if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
         return f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
@@ -413,6 +419,8 @@ def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | s
             out.append((to, frm, SIGN_WORDS))  # the sign words beside it, the pair stored by the dual store
         elif to == dt.int64 and frm == _F32 and mode == "CAST_TRUNC":
             out.append((to, frm, FLOAT_WORDS))  # both words computed in registers, stored as the pair
+        elif to == _F32 and frm == dt.int64 and mode == "CAST_RINT":
+            out.append((to, frm, PAIR_FLOAT))  # the tile loaded as a register pair, the pair's register Cast
         elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
             out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
         elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
@@ -445,6 +453,12 @@ SIGN_WORDS = "SIGN_WORDS"
 #: int64's low and high words computed in float32 and int32 registers (:meth:`_Function.float_words`), stored
 #: as :data:`SIGN_WORDS`' pair is -- no 8-byte register.
 FLOAT_WORDS = "FLOAT_WORDS"
+#: The route step int64 -> float32 with CAST_RINT: the int64 tile loaded into a ``RegTraitNumTwo`` register
+#: (its ``LoadAlign`` is the dual load ``DIST_DINTLV_B32``: 64 values, 512 bytes a step) and converted by the
+#: register ``Cast<float, int64_t>`` of the pair (the 3510 sequence MaskInterleave, Interleave, two vcvt
+#: s642f32, DeInterleave: the exact 64-bit value rounded once, as the memory Cast) -- no 8-byte register of
+#: the run's lanes.
+PAIR_FLOAT = "PAIR_FLOAT"
 #: Exact integer widenings to int32 a route to 64 bits starts with (the memory path goes through float32,
 #: which holds these values exactly, and truncates: the same value).
 _TO_INT32 = {
@@ -461,7 +475,10 @@ _TO_INT32 = {
 
 
 #: Route steps that hold a 64-bit value as two int32 registers of words.
-_WORD_MODES = (LOW_WORDS, SIGN_WORDS, FLOAT_WORDS)
+_WORD_MODES = (LOW_WORDS, SIGN_WORDS, FLOAT_WORDS, PAIR_FLOAT)
+#: Route steps that make a 64-bit value as two int32 registers (stored by the dual store): no register pair
+#: of the ``RegTraitNumTwo`` type, which :data:`PAIR_FLOAT` reads, holds it.
+_MADE_WORDS = (SIGN_WORDS, FLOAT_WORDS)
 
 
 def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | None:
@@ -485,13 +502,34 @@ def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] 
     return (*_TO_INT32[src], (dt.int64, dt.int32, SIGN_WORDS), *tail)
 
 
+@functools.lru_cache(maxsize=4096)
+def _route_modes(op_type: str, ins: tuple, out) -> frozenset[str]:
+    """The modes of the register route of a Cast op on these dtypes (empty for other ops or no route); cached
+    as :func:`_run_facts` is."""
+    if op_type != "Cast" or len(ins) != 1:
+        return frozenset()
+    src, dst = dt.get(ins[0]), dt.get(out)
+    if src.is_bool or dst.is_bool:
+        return frozenset()
+    route = register_route(op_form(op_type, (src,), dst))
+    return frozenset() if isinstance(route, str) else frozenset(mode for _to, _frm, mode in route)
+
+
 def _word_route(form: Form) -> bool:
-    """Whether a ``cast`` form's register route holds 64-bit values only as int32 words (:data:`LOW_WORDS`,
-    :data:`SIGN_WORDS`): in a run of 4-byte values, with no 8-byte register."""
+    """Whether a ``cast`` form's register route holds 64-bit values only as int32 words or a RegTraitNumTwo
+    register (:data:`_WORD_MODES`): in a run of 4-byte values, with no 8-byte register of its lanes."""
     if form.kind != "cast":
         return False
     route = register_route(form)
     return isinstance(route, tuple) and any(mode in _WORD_MODES for _to, _frm, mode in route)
+
+
+def _reads_pair(form: Form) -> bool:
+    """Whether a ``cast`` form's register route converts an int64 tile to float32 (:data:`PAIR_FLOAT`)."""
+    if form.kind != "cast":
+        return False
+    route = register_route(form)
+    return isinstance(route, tuple) and any(mode == PAIR_FLOAT for _to, _frm, mode in route)
 
 
 def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
@@ -710,13 +748,20 @@ class VfChainRegApiCall(ApiCall):
         widths: set[int] = set()
         narrow_direct = []
         masked = []
+        modes: set[str] = set()
         for op_type, ins, out in ops:
+            modes |= _route_modes(op_type, tuple(ins), out)
             is_masked, sizes, narrow = _run_facts(op_type, tuple(ins), out)
             widths.update(sizes)
             if is_masked:
                 masked.append(op_type)
             elif narrow:
                 narrow_direct.append(op_type)
+        if PAIR_FLOAT in modes and modes & set(_MADE_WORDS):
+            return (
+                "a Cast from int64 to a float reads the int64 tile as a RegTraitNumTwo register; a Cast to int64 in "
+                "the same run makes its value as two int32 registers, which no register pair holds"
+            )
         if len(widths) == 1:
             return None
         if masked:
@@ -1048,6 +1093,10 @@ class _Function:
         self.low_bytes: dict[str, dt.DType] = {}
         #: tensor -> (low words, high words): a 64-bit value made by :data:`SIGN_WORDS`, stored as the pair
         self.words: dict[str, tuple[str, str]] = {}
+        #: 64-bit tiles a Cast to float32 reads (:data:`PAIR_FLOAT`), loaded as RegTraitNumTwo registers
+        self.pair_reads = {s["inputs"][0] for s, f in zip(steps, forms) if _reads_pair(f)}
+        #: tensor -> its RegTraitNumTwo register
+        self.pairs: dict[str, str] = {}
         size = 4 if wide else max(d.itemsize for d in dtypes) if not widened else 2
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
         self.lanes = VECTOR_BYTES // size
@@ -1134,6 +1183,18 @@ class _Function:
 
     def load(self, tensor: str, ptr: str) -> None:
         dtype = self.call._dtype(tensor)
+        if tensor in self.pair_reads and self.lanes == VECTOR_BYTES // 4 and self.reduce is None:
+            # 64-bit values a Cast to float32 reads (PAIR_FLOAT): a RegTraitNumTwo register, whose LoadAlign is
+            # the dual load; its reg[0] holds the low words a Cast to int32 (LOW_WORDS) reads
+            pair = f"r{len(self.decls)}"
+            self.decls.append(f"AscendC::Reg::RegTensor<{dtype.cpp}, AscendC::Reg::RegTraitNumTwo> {pair};")
+            self.emit(
+                RegInstr("LoadAlign", _I32.name, LOAD, elements=2 * self.lanes),
+                f"AscendC::Reg::LoadAlign({pair}, {ptr} + {self.offset});",
+            )
+            self.pairs[tensor] = pair
+            self.regs[tensor] = f"(AscendC::Reg::RegTensor<int32_t>&){pair}.reg[0]"
+            return
         if dtype.itemsize == 8 and self.lanes == VECTOR_BYTES // 4 and self.reduce is None:
             # 64-bit values in a run of 4-byte ones (read only by int64 -> int32, LOW_WORDS): the dual load
             # splits a step's 64 values into their low words (the value's register) and high words
@@ -1321,6 +1382,24 @@ class _Function:
         product = self.apply(op, wide, _I16, value)
         low = self.cast(_view(product, _U16), dt.uint8, _U16, "CAST_NONE")
         return low if out == dt.uint8 else _view(low, out)
+
+    def pair_cast(self, tensor: str) -> str:
+        """float32 of the int64 tile ``tensor`` (its RegTraitNumTwo register): the register Cast of the pair
+        with CAST_RINT (:data:`PAIR_FLOAT`)."""
+        pair = self.pairs.get(tensor)
+        if pair is None:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the int64 value {tensor!r} is not a loaded register pair; a Cast "
+                "from int64 to a float reads a tile"
+            )
+        trait, text = _trait("ZERO", "UNKNOWN", "CAST_RINT")
+        self.call.define(f"AfChainVf_-{trait}", text)
+        dst = self.reg(_F32)
+        self.emit(
+            RegInstr("Cast", _F32.name, src=dt.int64.name),
+            f"AscendC::Reg::Cast<float, int64_t, {trait}>({dst}, {pair}, mask);",
+        )
+        return dst
 
     def sign_words(self, low: str) -> str:
         """The high words of int32 ``low`` sign-extended to int64: -1 below 0, else 0 (``Mins`` with 0, then
@@ -1556,6 +1635,9 @@ class _Function:
                     self.low_bytes[step["output"]] = frm
                     continue
                 if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
+                    continue
+                if mode == PAIR_FLOAT:  # the tile's register pair, converted by the pair's Cast
+                    r = self.pair_cast(step["inputs"][0])
                     continue
                 if mode == FLOAT_WORDS:  # both words of the truncated float, stored as a pair
                     low, high = self.float_words(r)

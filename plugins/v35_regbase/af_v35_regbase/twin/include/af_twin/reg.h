@@ -22,8 +22,8 @@
 // vector.h, so a chain gives the same bits in registers and in UB.
 // Checks, at compile time: the element types of every call against the 3510 register table in
 // api_dtypes.h (AcceptsRegX, read from impl/basic_api/reg_compute/dav_3510); the pointer type of
-// LoadAlign / StoreAlign equals the register's element type; only DIST_NORM and RegTraitNumOne; the
-// arguments of asc_vf_call are raw pointers or arithmetic values (the documented limit). At run time:
+// LoadAlign / StoreAlign equals the register's element type; only DIST_NORM and RegTraitNumOne (and the
+// RegTraitNumTwo pair of 64-bit elements below); the arguments of asc_vf_call are raw pointers or arithmetic values (the documented limit). At run time:
 // a Reg call outside a VF launched by asc_vf_call (reg-outside-vf); LoadAlign / StoreAlign addresses
 // start 32-byte aligned (ub-misaligned) and the bytes they touch -- all 256 for a load, the masked-on
 // lanes for a store -- lie in one live TPipe buffer of the running core (ub-out-of-bounds); a mask that
@@ -44,8 +44,10 @@
 // Compare) / Select and, on int64_t, Abs / Relu / Neg -- each computed half by half over a register pair as the
 // 3510 sequence does and counted per call of it (see "64-bit lanes over a register pair").
 // The dual load LoadAlign(dst0, dst1, src) with DIST_DINTLV_B8 / B16 / B32 (even / odd elements).
+// RegTensor<int64_t, RegTraitNumTwo> (the low and high words of 64 elements) with its LoadAlign (the dual load)
+// and its Cast to float (see the Cast of a RegTraitNumTwo register).
 // Not emulated: the other LoadDist / StoreDist modes, post-update and AddrReg addressing, MERGING masks,
-// RegTraitNumTwo registers and the other 64-bit instructions, other Cast pairs (those with 1-byte types among them) and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
+// other RegTraitNumTwo forms and the other 64-bit instructions, other Cast pairs (those with 1-byte types among them) and RegLayout::ONE, the widening and 64-bit Reduce forms, the precision-mode template
 // arguments; the lanes of one instruction are computed in index order.
 #ifndef AF_TWIN_REG_H
 #define AF_TWIN_REG_H
@@ -158,8 +160,9 @@ template <typename T, const RegTrait& regTrait = RegTraitNumOne>
 struct __attribute__((may_alias)) RegTensor {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                   "RegTensor: the twin emulates registers of 1-, 2-, 4- and 8-byte elements only");
-    static_assert(regTrait.REG_NUM == 1, "RegTensor: the twin emulates RegTraitNumOne only");
+    static_assert(regTrait.REG_NUM == 1, "RegTensor: the twin emulates RegTraitNumTwo for 64-bit elements only");
     using ActualT = T;
+    static constexpr int REG_NUM = 1;
     static constexpr uint32_t kLanes = LanesOf<T>();
     RegTensor() { std::memset(afWritten, 0, sizeof afWritten); }
     // --- twin internals: the lanes and, per lane, whether an instruction wrote it under a mask.
@@ -168,6 +171,19 @@ struct __attribute__((may_alias)) RegTensor {
 };
 
 static_assert(sizeof(RegTensor<float>) == sizeof(RegTensor<int32_t>), "register reinterpretation keeps the layout");
+
+// A RegTraitNumTwo register of 64-bit elements: a pair of 4-byte registers, reg[0] the low words and reg[1] the
+// high words of 64 elements (what the 3510 LoadAlign of one fills with DIST_DINTLV_B32, and what its Cast to
+// float reads). The twin emulates it for that load and that Cast only.
+template <typename T>
+struct RegTensor<T, RegTraitNumTwo> {
+    static_assert(sizeof(T) == 8, "RegTensor<T, RegTraitNumTwo>: the twin emulates register pairs of 64-bit "
+                  "elements only");
+    using ActualT = T;
+    static constexpr int REG_NUM = 2;
+    static constexpr uint32_t kLanes = 2 * LanesOf<T>();
+    RegTensor<uint32_t> reg[2];
+};
 
 // One predicate per lane of the element width it was made for (afWidth bytes; 0 = never set).
 struct MaskReg {
@@ -601,7 +617,14 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
     static_assert((dist != LoadDist::DIST_UNPACK_B8 && dist != LoadDist::DIST_UNPACK4_B8) || sizeof(ActualT) == 1,
                   "Reg::LoadAlign: DIST_UNPACK_B8 / DIST_UNPACK4_B8 load 1-byte elements");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    if constexpr (dist == LoadDist::DIST_UNPACK4_B8) {
+    if constexpr (U::REG_NUM == 2) {
+        // a RegTraitNumTwo register: the 3510 DataCopyImpl issues the dual load DIST_DINTLV_B32 into reg[0] /
+        // reg[1] (its dist argument passes CheckLoadDist<1> and is not used); the twin takes DIST_NORM only
+        static_assert(dist == LoadDist::DIST_NORM, "Reg::LoadAlign: the twin loads a RegTraitNumTwo register with "
+                      "DIST_NORM only");
+        LoadAlign<uint32_t, LoadDist::DIST_DINTLV_B32>(dstReg.reg[0], dstReg.reg[1],
+                                                        reinterpret_cast<__ubuf__ uint32_t*>(srcAddr));
+    } else if constexpr (dist == LoadDist::DIST_UNPACK4_B8) {
         // a quarter vector: byte j goes to lane 4j, lanes 4j + 1 .. 4j + 3 are zero (the LoadAlign page's
         // DIST_UNPACK4_B8 row: VL / 4 bytes, three zeros after each)
         AfTwin::RegUbRange(c, srcAddr, kVecBytes / 4, "LoadAlign", "srcAddr");
@@ -629,7 +652,9 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
         AfTwin::RegCycles(c, "LoadAlign", LanesOf<ActualT>(), 256 / sizeof(ActualT));
         std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
     }
-    for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
+    if constexpr (U::REG_NUM == 1) {
+        for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) dstReg.afWritten[i] = true;
+    }
 }
 
 // The dual load LoadAlign<T, DIST_DINTLV_B8 / B16 / B32>(dst0, dst1, src) (CheckLoadDist<2, dist> of the 3510
@@ -1156,6 +1181,46 @@ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask) {
         AfTwin::RegCheckRead(srcReg, from, "Cast", "srcReg");
         out.afLane[to] = AfTwin::CastValue<D, Src>(srcReg.afLane[from], mode);
         out.afWritten[to] = true;
+    }
+    dstReg = out;
+}
+
+// Cast<float, int64_t> of a RegTraitNumTwo register (s642f32): element j of 64 is the int64 whose low word is
+// reg[0] lane j and high word reg[1] lane j, converted with the trait's RoundMode into float lane j (zero where the
+// b32 mask is off). The 3510 CastImpl for this form (RegTraitNumTwo -> RegTraitNumOne) issues MaskInterleave
+// <int32_t> of the mask with itself, Interleave of the two words into two RegTraitNumOne int64 registers, one
+// vcvt s642f32 (RegLayout::ZERO) on each, and DeInterleave of the results into the 64 floats: four computing
+// instructions (the throughput table has no s642f32 row and Interleave / DeInterleave b32 take one vector a
+// cycle: one cycle each) and one mask instruction of one cycle (table 5's Interleave); reg_cost.CAST_B64_PAIR
+// counts the same. The twin emulates CAST_RINT / ROUND / FLOOR / CEIL / TRUNC with SatMode::UNKNOWN and
+// MaskMergeMode::ZEROING.
+template <typename T = DefaultType, typename U = DefaultType, const CastTrait& trait = castTrait, typename S,
+          typename E>
+inline void Cast(S& dstReg, RegTensor<E, RegTraitNumTwo>& srcReg, MaskReg& mask) {
+    using D = typename S::ActualT;
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, D>::value,
+                  "Reg::Cast: T is not the destination register's element type");
+    static_assert(std::is_same<U, DefaultType>::value || std::is_same<U, E>::value,
+                  "Reg::Cast: U is not the source register's element type");
+    static_assert(std::is_same<D, float>::value && std::is_same<E, int64_t>::value && S::REG_NUM == 1,
+                  "Reg::Cast: from a RegTraitNumTwo register the twin emulates int64_t -> float (RegTraitNumOne) only");
+    static_assert(trait.mrgMode == MaskMergeMode::ZEROING, "Reg::Cast: the twin emulates MaskMergeMode::ZEROING");
+    static_assert(RegCastRounds(trait.roundMode) && trait.satMode == SatMode::UNKNOWN,
+                  "Reg::Cast: int64_t -> float takes CAST_RINT/ROUND/FLOOR/CEIL/TRUNC; the twin emulates "
+                  "SatMode::UNKNOWN");
+    AfTwin::CoreCtx* c = AfTwin::RegCore("Cast");
+    AfTwin::RegCheckMask<float>(mask, "Cast", "mask");
+    c->c.regCompute += 4;
+    ++c->c.regMasks;
+    c->c.regCycles += 4 + 1;
+    S out;
+    for (uint32_t j = 0; j < LanesOf<float>(); ++j) {
+        if (!mask.afOn[j]) continue;
+        AfTwin::RegCheckRead(srcReg.reg[0], j, "Cast", "srcReg.reg[0]");
+        AfTwin::RegCheckRead(srcReg.reg[1], j, "Cast", "srcReg.reg[1]");
+        const int64_t v = AfTwin::PairJoin<int64_t>(srcReg.reg[1].afLane[j], srcReg.reg[0].afLane[j]);
+        out.afLane[j] = AfTwin::CastValue<float, int64_t>(v, trait.roundMode);
+        out.afWritten[j] = true;
     }
     dstReg = out;
 }
