@@ -15,13 +15,13 @@ import re
 import numpy as np
 import pytest
 from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall, index_vf_name
+from af_v35_regbase.testing import run_every_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from af_core import dtypes as dt
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, embedding, expand_index, gather, index_select
-from af_core.schedule.cost import twin_counters
 from af_core.testing import chain_graph, gather_sizes
 from af_core.tiling.solve import CaseRef, solve
 from af_core.twin import TwinSanitizerError, TwinSession
@@ -78,22 +78,8 @@ def _compact_sizes(kind: str, rng: np.random.Generator) -> dict[str, int]:
 def _runs(session: TwinSession, sizes, **kw) -> dict[str, tuple]:
     """Every fitting case at ``sizes``: (twin run, measured counters, predicted api_calls); each case's
     register counters are the twin's exactly."""
-    inputs = session.inputs(sizes, seed=4, **kw)
-    sch = session.scheduled
-    refs = [CaseRef.of(c) for c in sch.cases]
-    evs = solve(refs, sch.size_names, inputs.sizes, CORES, sch.platform.ub_size, sch.guards).evaluations
-    out = {}
-    for case, ev in zip(sch.cases, evs):
-        if not ev.fits:
-            continue
-        run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
-        assert run.ok, run.describe()
-        counted = twin_counters(run.twin.counters)
-        for name in ("reg_instructions", "reg_cycles"):
-            assert ev.resources[name] == counted[name], (case.label, name, ev.resources[name], counted[name])
-        out[case.label] = (run.twin, counted, ev.resources["api_calls"])
-    assert out
-    return out
+    cases = run_every_case(session, session.inputs(sizes, seed=4, **kw), CORES)
+    return {c.label: (c.run.twin, c.counted, c.predicted["api_calls"]) for c in cases}
 
 
 def _check_random(s: TwinSession, sizes, rng, seed: int, *, negative: bool, bound: bool) -> None:

@@ -15,13 +15,11 @@ import itertools
 
 import numpy as np
 import pytest
-from af_v35_regbase.testing import memory_session
+from af_v35_regbase.testing import memory_session, run_every_case
 
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
-from af_core.schedule.cost import twin_counters
 from af_core.testing import same_bits
-from af_core.tiling.solve import CaseRef, solve
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
@@ -91,21 +89,7 @@ def test_the_register_counters_are_predicted(dtype):
     """The register instructions and cycles each case predicts are the twin's (two Casts up, the Mul, the
     Cast down, the unpacked loads and the packed store per 128 elements)."""
     session = TwinSession(mul_graph(dtype, None), AutofuserOptions(force_template="simd"))
-    inputs = session.inputs({"a0": 4, "a1": 333, "b0": 6, "b1": 333}, seed=2)
-    sch = session.scheduled
-    refs = [CaseRef.of(c) for c in sch.cases]
-    evs = solve(refs, sch.size_names, inputs.sizes, 3, sch.platform.ub_size, sch.guards).evaluations
-    checked = 0
-    for case, ev in zip(sch.cases, evs):
-        if not ev.fits:
-            continue
-        run = session.check(inputs=inputs, core_num=3, tiling_key=case.tiling_key)
-        assert run.ok, run.describe()
-        counted = twin_counters(run.twin.counters)
-        for name in ("reg_instructions", "reg_cycles"):
-            assert ev.resources[name] == counted[name], (case.label, name, ev.resources[name], counted[name])
-        checked += 1
-    assert checked
+    run_every_case(session, session.inputs({"a0": 4, "a1": 333, "b0": 6, "b1": 333}, seed=2), 3)
 
 
 def test_a_byte_op_next_to_the_mul_starts_its_own_run():

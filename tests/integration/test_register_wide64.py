@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from af_v35_regbase.testing import memory_session
+from af_v35_regbase.testing import memory_session, run_every_case
 
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, gather
-from af_core.schedule.cost import twin_counters
 from af_core.testing import random_runs, same_bits
-from af_core.tiling.solve import CaseRef, solve
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
@@ -243,19 +241,8 @@ def test_a_cast_between_int64_and_uint64_is_a_register_view_in_the_64bit_run(tem
 def check_random_shapes(session: TwinSession, seed: int, runs: int) -> None:
     """Every fitting case of ``session`` on ``runs`` random shapes agrees with the reference, and its
     predicted register instructions and cycles are the twin's."""
-    sch = session.scheduled
-    refs = [CaseRef.of(c) for c in sch.cases]
     for run_seed, sizes, cores in random_runs(seed, 2, 0, runs):
-        inputs = session.inputs(sizes, seed=run_seed)
-        evs = solve(refs, sch.size_names, inputs.sizes, cores, sch.platform.ub_size, sch.guards).evaluations
-        for case, ev in zip(sch.cases, evs):
-            if not ev.fits:
-                continue
-            run = session.check(inputs=inputs, core_num=cores, tiling_key=case.tiling_key)
-            assert run.ok, (sizes, run.describe())
-            counted = twin_counters(run.twin.counters)
-            for name in ("reg_instructions", "reg_cycles"):
-                assert ev.resources[name] == counted[name], (case.label, sizes, name)
+        run_every_case(session, session.inputs(sizes, seed=run_seed), cores)
 
 
 def low_words_graph(where: str):

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import attrs
 
 from af_core.autofuser import AutofuserOptions
+from af_core.inputs import GraphInputs
 from af_core.ir.graph import HintGraph
-from af_core.twin import TwinSession
+from af_core.schedule.cost import twin_counters
+from af_core.tiling.solve import CaseRef, solve
+from af_core.twin import GraphRun, TwinSession
 from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 #: The reason a refused op gives (``afc explain`` shows it under the vector chains).
@@ -43,3 +49,35 @@ def memory_session(graph: HintGraph, template: str, ops: set[str] | frozenset[st
         return TwinSession(
             graph, AutofuserOptions(force_template=template)
         )  # generated here, under the refusal
+
+
+@attrs.frozen
+class CaseRun:
+    """One case of a session run on the twin: the run, its counters as the cost model names them, and the
+    resources the cost model predicts for it."""
+
+    label: str
+    run: GraphRun
+    counted: dict[str, int]
+    predicted: dict[str, Any]
+
+
+def run_every_case(session: TwinSession, inputs: GraphInputs, core_num: int) -> list[CaseRun]:
+    """Every case of ``session`` that fits ``inputs`` on ``core_num`` cores, run on the twin (forced by its
+    tiling key) and checked against the reference; each case's predicted register instructions and cycles
+    must be the twin's exactly (AssertionError naming the case otherwise). At least one case must fit."""
+    sch = session.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, inputs.sizes, core_num, sch.platform.ub_size, sch.guards).evaluations
+    out = []
+    for case, ev in zip(sch.cases, evs):
+        if not ev.fits:
+            continue
+        run = session.check(inputs=inputs, core_num=core_num, tiling_key=case.tiling_key)
+        assert run.ok, (case.label, run.describe())
+        counted = twin_counters(run.twin.counters)
+        for name in ("reg_instructions", "reg_cycles"):
+            assert ev.resources[name] == counted[name], (case.label, name, ev.resources[name], counted[name])
+        out.append(CaseRun(case.label, run, counted, dict(ev.resources)))
+    assert out, "no case fits the inputs"
+    return out
