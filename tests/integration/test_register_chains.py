@@ -12,13 +12,15 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
 from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
+from af_v35_regbase.testing import memory_session, run_every_case
 
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.builders import GraphBuilder, gather
-from af_core.testing import chain_graph
+from af_core.testing import chain_graph, random_runs, same_bits
 from af_core.twin import TwinSession
 
 pytestmark = pytest.mark.twin
@@ -329,28 +331,90 @@ def test_a_comparison_read_by_a_logical_op_shares_its_run():
     assert run.ok, run.describe()
 
 
-def test_a_mask_register_needs_one_element_size_in_the_run():
-    """float16 data masked by int32 ids: a 4-byte mask cannot select 2-byte lanes, so the Nes and its Where
-    stay memory calls (the notes say why), with the same result."""
-    session = TwinSession(masked_graph("float16", "int32"), AutofuserOptions(force_template="simd"))
+#: 2-byte data -> the Cast up its comparisons take in a run of 2- and 4-byte values
+WIDE_COMPARES = {
+    "float16": "Cast<float, half, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    "bfloat16": "Cast<float, bfloat16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+    "int16": "Cast<int32_t, int16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>",
+}
+
+
+def wide_mask_graph(dtype: str, ids_dtype: str):
+    """Where(ids != -1, y, zero) and Where(y > 3, y, side) on gathered ``dtype`` values with ``ids_dtype``
+    ids: one comparison of each element size, each read by a Where of the other size when they differ."""
+    g = GraphBuilder(f"wide_masks_{dtype}_{ids_dtype}")
+    y = gather(g.data("x", ["a0", "a1"], dtype), 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], ids_dtype)
+    y = g.op("Where", g.op("Nes", ids, value=-1), y, g.data("zero", ["b0", "b1"], dtype))
+    y = g.op("Where", g.op("Gts", y, value=3.0), y, g.data("side", ["b0", "b1"], dtype))
+    g.output(y, "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(
+    ("dtype", "ids_dtype"),
+    [("float16", "int32"), ("bfloat16", "int32"), ("float32", "int16"), ("int16", "int32")],
+)
+def test_a_run_of_2_and_4_byte_values_makes_every_mask_at_4_bytes(template, dtype, ids_dtype):
+    """2-byte data masked by 4-byte ids (or the reverse): a mask register holds one element size, so in the
+    run's 64-element step a comparison of 2-byte values compares them widened exactly to 4 bytes, and a Where
+    of 2-byte values selects their bits as int16 widened to int32 and narrowed back -- both comparisons and
+    Wheres in one function, no memory call. The memory path's bits (NaN payloads, -0, ties at the scalar),
+    the reference on random shapes and the predicted register counters."""
+    graph = wide_mask_graph(dtype, ids_dtype)
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
-    assert notes[0].startswith("Nes ('nes') stays a single vector call: its bool result is read outside"), (
-        notes
-    )
-    assert notes[1] == (
-        "Where ('where') stays a single vector call: it reads the bool value 'nes_mask', made outside the run"
-    )
+    assert notes == [
+        "4 op(s) Nes ('nes'), Where ('where'), Gts ('gts'), Where ('where_1') in one VfChainRegApiCall"
+    ], notes
+    body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    narrow = dtype if dtype != "float32" else ids_dtype
+    assert WIDE_COMPARES[narrow] in body, body
+    if dtype != "float32":  # the Wheres select 2-byte bits in int32 lanes
+        assert "Cast<int16_t, int32_t, kAfRegCast_ZERO_NO_SAT_UNKNOWN>" in body
+    assert "(VecElementwiseRegApiCall)" not in session.result.kernel
+    memory = memory_session(graph, template, {"Nes", "Gts", "Where"})
+    assert "AscendC::Reg::Select(" not in memory.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    n = 16
+    if dtype == "int16":
+        x = np.array([0, 1, 2, 3, 4, -5, 32767, -32768, 7, 3, 4, 2, 9, -1, 5, 6], dtype=np.int16)
+    else:
+        bits = [0x7E00, 0x7C01, 0xFE00, 0x8000, 0x4200, 0x4201, 0x41FF, 0x7C00, 0xFC00, 0x4400, 0x3C00]
+        halves = np.array(bits + [0x4248, 0x4300, 0x0001, 0x8001, 0x4000], dtype=np.uint16).view(np.float16)
+        x = halves if dtype == "float16" else halves.astype(np.float32)  # bfloat16: the session rounds
+    ids = np.array([[-1, 0] * 8, [3, -1] * 8], dtype=ids_dtype)
+    fill = "float32" if dtype == "bfloat16" else dtype
+    arrays = {
+        "x": x.reshape(1, n),
+        "index": np.zeros((2, n), dtype=np.int32),
+        "ids": ids,
+        "zero": np.full((2, n), -2, dtype=fill),
+        "side": np.full((2, n), 8, dtype=fill),
+    }
+    with np.errstate(invalid="ignore"):  # the NaNs of x
+        inputs = session.inputs({"a0": 1, "a1": n, "b0": 2, "b1": n}, arrays=arrays)
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    for seed, sizes, cores in random_runs(16, 2, 0, 3):
+        run_every_case(session, session.inputs(sizes, seed=seed), cores)
+
+
+def test_masks_next_to_bytes_still_take_one_element_size():
+    """Bytes next to 4-byte values sit in every fourth byte lane, where no mask of 4-byte elements reaches
+    them: a Where of int8 values cannot share a run with the int32 comparison making its mask; a float16 one
+    can."""
     assert (
-        "4 op(s) Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') in one VfChainRegApiCall"
-        in notes
+        VfChainRegApiCall.run_rejection(
+            [("Nes", ("int32",), "bool"), ("Where", ("bool", "float16", "float16"), "float16")]
+        )
+        is None
     )
     assert VfChainRegApiCall.run_rejection(
-        [("Nes", ("int32",), "bool"), ("Where", ("bool", "float16", "float16"), "float16")]
+        [("Nes", ("int32",), "bool"), ("Where", ("bool", "int8", "int8"), "int8")]
     ) == (
-        "Nes makes or reads a mask register, which holds one element size; the run holds element sizes [2, 4]"
+        "Nes makes or reads a mask register, which holds one element size; the run holds element sizes [1, 4]"
     )
-    run = session.check(SIZES, seed=15, core_num=4)
-    assert run.ok, run.describe()
 
 
 def test_kernels_are_identical_whatever_the_hash_seed():
@@ -431,20 +495,17 @@ def test_explain_lists_the_register_runs_and_the_memory_calls():
     assert "Elementwise chains:" in report.markdown()
 
 
-def test_explain_says_why_a_comparison_stays_a_memory_call():
+def test_explain_lists_the_masks_of_a_run_of_2_and_4_byte_values():
+    """float16 data masked by int32 ids: explain lists the comparisons and Wheres in one function (no memory
+    call), and why the row sum does not end it."""
     from af_core.explain import explain
 
     scheduled = Autofuser(AutofuserOptions(force_template="simd")).schedule(masked_graph("float16", "int32"))
     report = explain(scheduled, SIZES)
     notes = [note for _key, template, note in report.vector_chains if template == "simd"]
-    assert any(
-        n.startswith("Nes ('nes') stays a single vector call: its bool result is read outside the run")
-        for n in notes
-    ), notes
-    assert (
-        "4 op(s) Gts ('gts'), Where ('where_1'), Lt ('lt'), Where ('where_2') in one VfChainRegApiCall"
-        in notes
-    )
+    assert MASKED_RUN.replace(" in one", ", Cast ('sum_in') in one").replace("6 op(s)", "7 op(s)") in notes
+    assert not [note for note in notes if "stays a single vector call" in note], notes
+    assert any(n.startswith("Sum ('sum') does not end the run before it") for n in notes), notes
     assert "Elementwise chains:" in report.markdown()
 
 

@@ -311,6 +311,54 @@ def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> s
     return f"{op_type} on bool values has no register form here"
 
 
+# -- predicates in a run of 2- and 4-byte values ------------------------------------
+#: 2-byte type -> the 4-byte type its values widen to exactly (a register Cast, RegLayout::ZERO: element j of
+#: the unpacked 2-byte lanes to 4-byte lane j), in which a run holding 2- and 4-byte values compares them.
+_WIDE_COMPARE = {"float16": _F32, "bfloat16": _F32, "int16": _I32, "uint16": dt.uint32}
+
+
+def _wide_masks_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
+    """Why the mask ops among ``ops`` (a run of 2- and 4-byte values) do not make their masks at 4 bytes, or
+    None when they do: they must be of both sizes (masks crossing from one size to the other; mask ops of
+    one size keep masks of that size in a run of their own, without the Casts) and each must have the
+    4-byte form (:func:`_wide_mask_rejection`)."""
+    sizes: set[int] = set()
+    for op_type, ins, out in ops:
+        ins_t = tuple(dt.get(d) for d in ins)
+        out_t = dt.get(out)
+        if out_t.is_bool or any(d.is_bool for d in ins_t):
+            why = _wide_mask_rejection(op_type, ins_t, out_t)
+            if why is not None:
+                return why
+            sizes |= {d.itemsize for d in (*ins_t, out_t) if not d.is_bool}
+    return None if len(sizes) > 1 else "the mask ops are of one element size"
+
+
+def _wide_mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Why a mask op cannot make or read its mask at 4 bytes in a run holding 2- and 4-byte values, or None.
+
+    A mask register holds one element size; such a run steps over 64 elements, its 2-byte values unpacked
+    into the even 2-byte lanes. A comparison of 2-byte values compares them widened exactly to 4 bytes
+    (:data:`_WIDE_COMPARE`); a Where of 2-byte values selects their bits as int16 widened to int32 and
+    narrowed back (the low 16 bits: the same bits, NaN payloads included); 4-byte ones and logical ops are
+    at 4 bytes already. So every mask of the run is one of 4-byte elements (:meth:`_Function.compare`,
+    :meth:`_Function.select`)."""
+    if op_type in LOGICAL:
+        return None
+    if op_type in COMPARE or op_type in COMPARE_SCALAR:
+        src = ins[0]
+        if src.itemsize == 4:
+            return None
+        wide = _WIDE_COMPARE.get(src.name)
+        api = "Compare" if op_type in COMPARE else "Compares"
+        if wide is None or _cast_trait(wide, src, "CAST_NONE") is None or not reg_accepts(api, wide):
+            return f"{op_type} on {src.name} has no 4-byte register {api} after an exact widening"
+        return None
+    if op_type == "Where":
+        return None if out.itemsize in (2, 4) else f"Where on {out.name} next to 4-byte masks"
+    return f"{op_type} on bool values has no register form here"
+
+
 # -- logical ops on mask registers ----------------------------------------------
 def _logical_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
     """Why a logical op cannot join a run, or None: LogicalAnd / Or / Xor / Not of predicates are the
@@ -764,7 +812,7 @@ class VfChainRegApiCall(ApiCall):
             )
         if len(widths) == 1:
             return None
-        if masked:
+        if masked and (widths != {2, 4} or _wide_masks_rejection(ops) is not None):
             return (
                 f"{masked[0]} makes or reads a mask register, which holds one element size; the run holds "
                 f"element sizes {sorted(widths)}"
@@ -1493,6 +1541,12 @@ class _Function:
         srcs = [self.regs[t] for t in step["inputs"]]
         m = f"m{len(self.masks)}"
         self.masks[step["output"]] = m
+        exact = src_t
+        if self.mixed and src_t.itemsize == 2:
+            # a run of 2- and 4-byte values: every mask is one of 4-byte elements; the 2-byte values are
+            # compared widened exactly (a comparison of 2-byte floats keeps its float rules: NaN, -0 == 0)
+            src_t = _WIDE_COMPARE[exact.name]
+            srcs = [self.cast(r, src_t, exact, "CAST_NONE") for r in srcs]
         if op in COMPARE:
             mode = COMPARE[op]
             self.emit(
@@ -1503,9 +1557,10 @@ class _Function:
         mode = COMPARE_SCALAR[op]
         value = float(step["value"])
         scalar = (
-            f"static_cast<{src_t.cpp}>({compare_scalar(mode, value, src_t)})"
+            # the scalar the memory path compares the 2-byte values with: a value of that type (or NaN)
+            f"static_cast<{src_t.cpp}>({compare_scalar(mode, value, exact)})"
             if src_t.is_float
-            else scalar_literal(value, src_t)
+            else scalar_literal(value, exact)
         )
         self.emit(
             RegInstr("Compares", src_t.name, mode=mode),
@@ -1520,9 +1575,22 @@ class _Function:
                 f"node '{self.call.node.name}': Where '{step['name']}' reads the condition {cond!r}, which "
                 "no comparison of this function makes"
             )
-        r = self.reg(self.call._dtype(step["output"]))
+        out = self.call._dtype(step["output"])
+        if self.mixed and out.itemsize == 2:
+            # a mask of 4-byte elements selects the 2-byte values' bits as int16 widened to int32, narrowed back
+            # (NO_SAT: the low 16 bits) into the even 2-byte lanes the run holds them in
+            wide = [self.cast(_view(self.regs[t], _I16), _I32, _I16, "CAST_NONE") for t in data]
+            r = self.reg(_I32)
+            self.emit(
+                RegInstr("Select", _I32.name),
+                f"AscendC::Reg::Select({r}, {wide[0]}, {wide[1]}, {self.masks[cond]});",
+            )
+            narrow = self.cast(r, _I16, _I32, "CAST_NONE")
+            self.regs[step["output"]] = narrow if out == _I16 else _view(narrow, out)
+            return
+        r = self.reg(out)
         self.emit(
-            RegInstr("Select", self.call._dtype(step["output"]).name),
+            RegInstr("Select", out.name),
             f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});",
         )
         self.regs[step["output"]] = r
