@@ -186,3 +186,34 @@ def test_a_register_reduce_over_unaligned_groups_predicts_its_calls(monkeypatch)
         assert memory[label][0]["api_calls"] > cases[label][0]["api_calls"], label
         assert memory[label][1]["api_calls"] >= cases[label][1]["api_calls"], label
         assert _near(memory[label][0]["api_calls"], memory[label][1]["api_calls"]), label
+
+
+def _masked_rows():
+    """The corpus's sim_nv_masked_mean at a smaller batch: x[64, 90, 32] * mask[64, 90, 1] before a gather
+    along b1 and a mean over the gathered rows. Its pre stage reads rows of x over two outer axes that step
+    as one, and the mask broadcast along the last axis (element by element)."""
+    from af_core.workloads import build_graph
+
+    case = {
+        "name": "masked_rows",
+        "op": "gather",
+        "input": {"shape": [64, 90, 32], "dtype": "float32"},
+        "index": {"shape": [64, 20], "dtype": "int64", "distribution": "unique_per_row"},
+        "dim": 1,
+        "pre_input": ["Mul(side:mask[64,90,1])"],
+        "pre_index": [],
+        "post": [],
+        "reduce": {"op": "Mean", "axes": [1]},
+    }
+    return build_graph(case)
+
+
+def test_rows_over_outer_axes_that_step_as_one_take_one_copy_a_tile():
+    """The SK-like stages of a masked mean: a tile of x's rows spans several b1 wraps, which one DataCopyPad
+    covers (the two outer axes are one, stride 32), and the broadcast mask is read element by element (no
+    vector call): the predicted API calls are the twin's exactly."""
+    session = TwinSession(_masked_rows(), AutofuserOptions(force_template="sklike"))
+    _inputs, cases = _predicted_and_measured(session, distribution="unique_per_row")
+    predicted, measured, _ev = cases["sklike"]
+    assert predicted["api_calls"] == measured["api_calls"], (predicted, measured)
+    assert predicted["scalar_accesses"] == measured["scalar_accesses"] > 0
