@@ -245,6 +245,22 @@ def check_random_shapes(session: TwinSession, seed: int, runs: int) -> None:
         run_every_case(session, session.inputs(sizes, seed=run_seed), cores)
 
 
+def pre_post_inputs(session: TwinSession, where: str, values: np.ndarray, post_x: np.ndarray):
+    """The inputs of a graph reading a 64-bit tile before the gather ("pre": ``values`` as x, gathered from row
+    0) or beside it ("post": ``values`` as both rows of w, the second reversed, next to the gathered
+    ``post_x``), after checking that tile is padded by the vector its dual load reads past it."""
+    source = "x" if where == "pre" else "w"
+    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
+    assert buffers[f"{source}_load_tile"].endswith("+ 256"), buffers
+    n = values.size
+    arrays = {"index": np.zeros((2, n), dtype=np.int32)}
+    if where == "pre":
+        arrays["x"] = values.reshape(1, n)
+    else:
+        arrays.update(x=post_x.reshape(1, n), w=np.stack([values, values[::-1]]))
+    return session.inputs({"a0": 1, "a1": n, "b0": 2, "b1": n}, arrays=arrays)
+
+
 def low_words_graph(where: str):
     """int64 -> int32 (the memory Cast keeps the low 32 bits) of the input before the gather ("pre") or of
     a side input after it, added to the gathered values ("post")."""
@@ -277,23 +293,11 @@ def test_int64_to_int32_is_the_low_words_of_a_dual_load(template, where):
     assert f"{want} in one VfChainRegApiCall" in notes, notes
     assert "LoadDist::DIST_DINTLV_B32>" in kernel and "Reg::Cast<int32_t, int64_t" not in kernel
     assert "RegTensor<int64_t>" not in kernel.split("#endif  // AF_GATHER_H")[-1]
-    source = "x" if where == "pre" else "w"
-    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
-    assert buffers[f"{source}_load_tile"].endswith("+ 256"), buffers
     memory = memory_session(graph, template, {"Cast"})
     assert "DIST_DINTLV_B32" not in memory.result.kernel.split("#endif  // AF_GATHER_H")[-1]
     values = edges("int64")
     n = values.size
-    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
-    if where == "pre":
-        arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
-    else:
-        arrays = {
-            "x": np.arange(n, dtype=np.int32).reshape(1, n) - 4,
-            "index": np.zeros((2, n), dtype=np.int32),
-            "w": np.stack([values, values[::-1]]),
-        }
-    inputs = session.inputs(sizes, arrays=arrays)
+    inputs = pre_post_inputs(session, where, values, np.arange(n, dtype=np.int32) - 4)
     got = session.run(inputs).outputs["y"]
     assert same_bits(got, memory.run(inputs).outputs["y"])
     low = values.astype(np.int32)  # numpy keeps the low 32 bits as the memory Cast does
@@ -481,23 +485,11 @@ def test_int64_to_a_float_is_the_register_pairs_cast(template, dst, where):
     body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
     assert "RegTensor<int64_t, AscendC::Reg::RegTraitNumTwo>" in body
     assert "Reg::Cast<float, int64_t, kAfRegCast_ZERO_UNKNOWN_CAST_RINT>" in body
-    source = "x" if where == "pre" else "w"
-    buffers = {b.name: str(b.bytes) for st in session.scheduled.cases[0].impl.stages for b in st.buffers}
-    assert buffers[f"{source}_load_tile"].endswith("+ 256"), buffers
     memory = memory_session(graph, template, {"Cast"})
     assert "RegTraitNumTwo" not in memory.result.kernel
     values = np.array(INT64_EDGES, dtype=np.int64)
-    n = values.size
-    sizes = {"a0": 1, "a1": n, "b0": 2, "b1": n}
-    if where == "pre":
-        arrays = {"x": values.reshape(1, n), "index": np.zeros((2, n), dtype=np.int32)}
-    else:
-        arrays = {
-            "x": np.zeros((1, n), dtype="float32" if dst == "bfloat16" else dst),  # the session rounds
-            "index": np.zeros((2, n), dtype=np.int32),
-            "w": np.stack([values, values[::-1]]),
-        }
-    inputs = session.inputs(sizes, arrays=arrays)
+    zeros = np.zeros(values.size, dtype="float32" if dst == "bfloat16" else dst)  # the session rounds
+    inputs = pre_post_inputs(session, where, values, zeros)
     got = session.run(inputs).outputs["y"]
     assert same_bits(got, memory.run(inputs).outputs["y"])
     if dst != "bfloat16":  # numpy has no bfloat16; the memory path's bits cover it
