@@ -415,6 +415,17 @@ def test_masks_next_to_bytes_still_take_one_element_size():
     ) == (
         "Nes makes or reads a mask register, which holds one element size; the run holds element sizes [1, 4]"
     )
+    # mask ops all of one size next to values of the other keep masks of their size in a run of their own
+    assert VfChainRegApiCall.run_rejection(
+        [
+            ("Nes", ("int16",), "bool"),
+            ("Where", ("bool", "int16", "int16"), "int16"),
+            ("Cast", ("int16",), "int32"),
+        ]
+    ) == (
+        "Nes makes or reads a mask register, which holds one element size; the run holds element sizes [2, 4] "
+        "(the mask ops are of one element size)"
+    )
 
 
 def test_kernels_are_identical_whatever_the_hash_seed():

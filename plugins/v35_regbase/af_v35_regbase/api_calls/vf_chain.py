@@ -812,10 +812,11 @@ class VfChainRegApiCall(ApiCall):
             )
         if len(widths) == 1:
             return None
-        if masked and (widths != {2, 4} or _wide_masks_rejection(ops) is not None):
+        wide = _wide_masks_rejection(ops) if masked and widths == {2, 4} else None
+        if masked and (widths != {2, 4} or wide is not None):
             return (
                 f"{masked[0]} makes or reads a mask register, which holds one element size; the run holds "
-                f"element sizes {sorted(widths)}"
+                f"element sizes {sorted(widths)}" + (f" ({wide})" if wide else "")
             )
         if widths == {1, 2}:
             return _byte_run_rejection(ops)
