@@ -400,6 +400,34 @@ def test_a_run_of_2_and_4_byte_values_makes_every_mask_at_4_bytes(template, dtyp
         run_every_case(session, session.inputs(sizes, seed=seed), cores)
 
 
+@pytest.mark.parametrize(
+    ("dtype", "ids_dtype"), [("float32", "uint16"), ("uint16", "int32"), ("uint16", "float32")]
+)
+def test_uint16_masks_next_to_4_byte_values(dtype, ids_dtype):
+    """uint16 ids compared widened to uint32, uint16 data selected as int16 bits widened to int32: one vector
+    function, the memory path's bits and the reference on random shapes."""
+    g = GraphBuilder(f"wide_masks_u16_{dtype}_{ids_dtype}")
+    y = gather(g.data("x", ["a0", "a1"], dtype), 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], ids_dtype)
+    y = g.op("Where", g.op("Nes", ids, value=7), y, g.data("zero", ["b0", "b1"], dtype))
+    y = g.op("Where", g.op("Gts", y, value=3.0), y, g.data("side", ["b0", "b1"], dtype))
+    g.output(y, "y")
+    graph = g.build()
+    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes == [
+        "4 op(s) Nes ('nes'), Where ('where'), Gts ('gts'), Where ('where_1') in one VfChainRegApiCall"
+    ], notes
+    body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert "Cast<uint32_t, uint16_t, kAfRegCast_ZERO_UNKNOWN_UNKNOWN>" in body, body
+    memory = memory_session(graph, "simd", {"Nes", "Gts", "Where"})
+    for seed, sizes, cores in random_runs(17, 2, 0, 2):
+        run = session.check(sizes, seed=seed, core_num=cores)
+        assert run.ok, (sizes, run.describe())
+        kept = memory.run(run.inputs, core_num=cores).outputs["y"]
+        assert same_bits(run.twin.outputs["y"], kept), sizes
+
+
 def test_masks_next_to_bytes_still_take_one_element_size():
     """Bytes next to 4-byte values sit in every fourth byte lane, where no mask of 4-byte elements reaches
     them: a Where of int8 values cannot share a run with the int32 comparison making its mask; a float16 one
