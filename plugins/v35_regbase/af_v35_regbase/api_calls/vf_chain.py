@@ -274,7 +274,7 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     if out.is_bool or any(d.is_bool for d in ins):
         return True, frozenset(d.itemsize for d in (*ins, out) if not d.is_bool), False
     form = op_form(op_type, ins, out)
-    # int64 -> int32 reads its source as words: 4-byte registers only
+    # a word route holds its 64-bit values as int32 words (or a register pair): 4-byte registers only
     words = _word_route(form)
     sizes = {d.itemsize for d in (*ins, out) if not (words and d.itemsize == 8)}
     in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
@@ -550,34 +550,28 @@ def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] 
     return (*_TO_INT32[src], (dt.int64, dt.int32, SIGN_WORDS), *tail)
 
 
+def _modes(form: Form) -> frozenset[str]:
+    """The modes of a ``cast`` form's register route (empty for other forms or a route with no register
+    form)."""
+    if form.kind != "cast":
+        return frozenset()
+    route = register_route(form)
+    return frozenset() if isinstance(route, str) else frozenset(mode for _to, _frm, mode in route)
+
+
 @functools.lru_cache(maxsize=4096)
 def _route_modes(op_type: str, ins: tuple, out) -> frozenset[str]:
-    """The modes of the register route of a Cast op on these dtypes (empty for other ops or no route); cached
-    as :func:`_run_facts` is."""
-    if op_type != "Cast" or len(ins) != 1:
+    """:func:`_modes` of an op on these dtypes; cached as :func:`_run_facts` is."""
+    ins_t, out_t = tuple(dt.get(d) for d in ins), dt.get(out)
+    if out_t.is_bool or any(d.is_bool for d in ins_t):
         return frozenset()
-    src, dst = dt.get(ins[0]), dt.get(out)
-    if src.is_bool or dst.is_bool:
-        return frozenset()
-    route = register_route(op_form(op_type, (src,), dst))
-    return frozenset() if isinstance(route, str) else frozenset(mode for _to, _frm, mode in route)
+    return _modes(op_form(op_type, ins_t, out_t))
 
 
 def _word_route(form: Form) -> bool:
     """Whether a ``cast`` form's register route holds 64-bit values only as int32 words or a RegTraitNumTwo
     register (:data:`_WORD_MODES`): in a run of 4-byte values, with no 8-byte register of its lanes."""
-    if form.kind != "cast":
-        return False
-    route = register_route(form)
-    return isinstance(route, tuple) and any(mode in _WORD_MODES for _to, _frm, mode in route)
-
-
-def _reads_pair(form: Form) -> bool:
-    """Whether a ``cast`` form's register route converts an int64 tile to float32 (:data:`PAIR_FLOAT`)."""
-    if form.kind != "cast":
-        return False
-    route = register_route(form)
-    return isinstance(route, tuple) and any(mode == PAIR_FLOAT for _to, _frm, mode in route)
+    return not _modes(form).isdisjoint(_WORD_MODES)
 
 
 def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
@@ -705,8 +699,7 @@ def _route_sizes(form: Form) -> frozenset[int]:
         return frozenset()
     sizes = frozenset(d.itemsize for step in route for d in step[:2])
     # 64-bit values of a word route are two int32 registers (loaded or stored as words), never an 8-byte one
-    words = any(mode in _WORD_MODES for _to, _frm, mode in route)
-    return sizes - {8} if words else sizes
+    return sizes - {8} if _word_route(form) else sizes
 
 
 def _same_size_2b_cast(form: Form) -> bool:
@@ -896,9 +889,9 @@ class VfChainRegApiCall(ApiCall):
     @classmethod
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
         """:meth:`read_past_tiles`, and for a 64-bit tile a run of 4-byte values reads or writes as int32
-        words a vector: its dual load (int64 -> int32, :data:`LOW_WORDS`) reads and its dual store (to 64
-        bits, :data:`SIGN_WORDS`, the mask ignored) writes 512 bytes a step, a vector more than a tile sized
-        in whole 256-byte repeats may hold."""
+        words a vector: its dual load (:data:`LOW_WORDS`, and the load of a RegTraitNumTwo register for
+        :data:`PAIR_FLOAT`) reads and its dual store (:data:`SIGN_WORDS`, :data:`FLOAT_WORDS`, the mask
+        ignored) writes 512 bytes a step, a vector more than a tile sized in whole 256-byte repeats may hold."""
         # the reduce's unaligned loads read past the tiles it reads, not past those it writes
         past = 0 if tensor in node.outputs else cls.read_past_tiles(node, impl)
         # a run of 64-bit values holds nothing else (32 per step); any other tile makes it a 4-byte step
@@ -1140,10 +1133,11 @@ class _Function:
         self.halves = False
         #: tensor -> the 4-byte integer type whose register holds it as its low bytes (:data:`LOW_BYTE`)
         self.low_bytes: dict[str, dt.DType] = {}
-        #: tensor -> (low words, high words): a 64-bit value made by :data:`SIGN_WORDS`, stored as the pair
+        #: tensor -> (low words, high words): a 64-bit value made by :data:`SIGN_WORDS` or :data:`FLOAT_WORDS`,
+        #: stored as the pair
         self.words: dict[str, tuple[str, str]] = {}
         #: 64-bit tiles a Cast to float32 reads (:data:`PAIR_FLOAT`), loaded as RegTraitNumTwo registers
-        self.pair_reads = {s["inputs"][0] for s, f in zip(steps, forms) if _reads_pair(f)}
+        self.pair_reads = {s["inputs"][0] for s, f in zip(steps, forms) if PAIR_FLOAT in _modes(f)}
         #: tensor -> its RegTraitNumTwo register
         self.pairs: dict[str, str] = {}
         size = 4 if wide else max(d.itemsize for d in dtypes) if not widened else 2
@@ -1286,7 +1280,6 @@ class _Function:
                 f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
                 f"({r}, {ptr} + {self.offset});",
             )
-
         else:
             self.emit(
                 RegInstr("LoadAlign", dtype.name, LOAD),
@@ -1331,9 +1324,8 @@ class _Function:
             )
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
-        if (
-            tensor in self.words
-        ):  # 64 values as low / high words, interleaved by the dual store (mask ignored)
+        if tensor in self.words:
+            # 64 values as low / high words, interleaved by the dual store (mask ignored)
             low, high = self.words[tensor]
             self.emit(
                 RegInstr("StoreAlign", _I32.name, STORE, elements=2 * self.lanes),

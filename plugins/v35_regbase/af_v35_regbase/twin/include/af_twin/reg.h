@@ -20,16 +20,15 @@
 // (MaskMergeMode::ZEROING, the official default); half / bfloat16_t compute in float and round to nearest
 // even, integers wrap, Max / Min propagate NaN -- the same per-element rules as the memory-based API in
 // vector.h, so a chain gives the same bits in registers and in UB.
-// Checks, at compile time: the element types of every call against the 3510 register table in
-// api_dtypes.h (AcceptsRegX, read from impl/basic_api/reg_compute/dav_3510); the pointer type of
-// LoadAlign / StoreAlign equals the register's element type; only DIST_NORM and RegTraitNumOne (and the
-// RegTraitNumTwo pair of 64-bit elements below); the arguments of asc_vf_call are raw pointers or arithmetic values (the documented limit). At run time:
-// a Reg call outside a VF launched by asc_vf_call (reg-outside-vf); LoadAlign / StoreAlign addresses
-// start 32-byte aligned (ub-misaligned) and the bytes they touch -- all 256 for a load, the masked-on
-// lanes for a store -- lie in one live TPipe buffer of the running core (ub-out-of-bounds); a mask that
-// was never set or was made for another element width (reg-mask); reading a register lane that no
-// instruction under the current mask wrote, e.g. a store whose mask reaches lanes computed under a
-// narrower mask (reg-mask).
+// Checks, at compile time: the element types of every call against the 3510 register table in api_dtypes.h
+// (AcceptsRegX, read from impl/basic_api/reg_compute/dav_3510); the pointer type of LoadAlign / StoreAlign equals
+// the register's element type; only DIST_NORM and RegTraitNumOne (and the RegTraitNumTwo pair of 64-bit elements
+// below); the arguments of asc_vf_call are raw pointers or arithmetic values (the documented limit). At run time: a
+// Reg call outside a VF launched by asc_vf_call (reg-outside-vf); LoadAlign / StoreAlign addresses start 32-byte
+// aligned (ub-misaligned) and the bytes they touch -- all 256 for a load, the masked-on lanes for a store -- lie in
+// one live TPipe buffer of the running core (ub-out-of-bounds); a mask that was never set or was made for another
+// element width (reg-mask); reading a register lane that no instruction under the current mask wrote, e.g. a store
+// whose mask reaches lanes computed under a narrower mask (reg-mask).
 // Counts: vf_calls, reg_loads / reg_stores (instructions) with reg_load_bytes (256 per load) and
 // reg_store_bytes (the masked-on bytes), reg_compute (computing, compare, select, duplicate and cast
 // instructions), reg_masks (UpdateMask / CreateMask), reg_cycles (modelled: each load, store and
