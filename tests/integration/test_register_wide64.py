@@ -511,3 +511,34 @@ def test_a_cast_to_a_float_after_a_cast_to_int64_starts_a_new_run(template):
     for seed, sizes, cores in random_runs(15, 2, 0, 2):
         run = session.check(sizes, seed=seed, core_num=cores)
         assert run.ok, (sizes, run.describe())
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_one_register_pair_serves_a_cast_to_int32_and_one_to_float(template):
+    """An int64 tile read by a Cast to int32 and a Cast to float32 in one run: one load of its RegTraitNumTwo
+    register, whose reg[0] is the low words the Cast to int32 keeps. The memory path's bits at the int64
+    edges, numpy's, and the reference on random shapes with the predicted register counters."""
+    g = GraphBuilder("wide64_one_pair")
+    x = gather(g.data("x", ["a0", "a1"], "float32"), 0, g.data("index", ["b0", "b1"], "int32"))
+    w = g.data("w", ["b0", "b1"], "int64")
+    low = g.op("Cast", w, dtype="int32", name="low")
+    y = g.op("Add", x, g.op("Cast", w, dtype="float32", name="probe"))
+    g.output(g.op("Add", y, g.op("Cast", low, dtype="float32", name="back")), "y")
+    graph = g.build()
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert (
+        "5 op(s) Cast ('low'), Cast ('probe'), Add ('add'), Cast ('back'), Add ('add_1') in one VfChainRegApiCall"
+        in notes
+    ), notes
+    body = session.result.kernel.split("#endif  // AF_GATHER_H")[-1]
+    assert body.count("RegTraitNumTwo> ") == 1 and "DIST_DINTLV_B32" not in body
+    assert "(AscendC::Reg::RegTensor<int32_t>&)r0.reg[0]" in body, body
+    memory = memory_session(graph, template, {"Cast"})
+    values = np.array(INT64_EDGES, dtype=np.int64)
+    inputs = pre_post_inputs(session, "post", values, np.zeros(values.size, dtype=np.float32))
+    got = session.run(inputs).outputs["y"]
+    assert same_bits(got, memory.run(inputs).outputs["y"])
+    want = values.astype(np.float32) + values.astype(np.int32).astype(np.float32)
+    np.testing.assert_array_equal(got[0], want)
+    check_random_shapes(session, 18, 2)
