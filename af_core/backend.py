@@ -42,7 +42,8 @@ class Role(enum.StrEnum):
     #: A run of elementwise ops over one UB tile computed in one pass (e.g. one register vector function):
     #: ``rejection`` says per op and dtypes whether it may join a run; the node's ``attrs["steps"]`` lists
     #: the ops in order, its inputs are the tiles read from outside the run, its outputs the tiles read after;
-    #: values of the dtypes ``run_local_dtypes`` names never cross a run's edge. A chain whose
+    #: values of the dtypes ``run_local_dtypes`` names cross a run's edge only where ``edge_rejection`` lets
+    #: the run store or load them. A chain whose
     #: ``reduce_rejection`` accepts it also computes the :attr:`REDUCE` that reads the run's last value
     #: (``attrs["reduce"]``: the reduce node's attrs with its ``input``, ``output`` and ``name``).
     VECTOR_CHAIN = "vector_chain"

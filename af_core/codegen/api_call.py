@@ -64,14 +64,36 @@ class ApiCall:
 
     @classmethod
     def run_local_dtypes(cls) -> frozenset[str]:
-        """For :attr:`Role.VECTOR_CHAIN`: names of the dtypes whose values may live only inside a run.
+        """For :attr:`Role.VECTOR_CHAIN`: names of the dtypes whose values a run holds in a form of its own.
 
-        A run may hold such a value where it has no tile form of its own (e.g.
-        a predicate kept in a mask register): a node making one joins a run
-        only when every node reading it is in the same run, and a node reading
-        one only when its maker is. Empty by default: every value may cross.
+        A run may hold such a value other than as the vector ops hold it (e.g.
+        a predicate kept in a mask register, where the vector ops keep a
+        bit-mask tile): a node making one joins a run only when every node
+        reading it is in the same run or :meth:`edge_rejection` lets the run
+        store it, and a node reading one only when its maker is in the same
+        run or :meth:`edge_rejection` lets the run load it. Empty by default:
+        every value may cross.
         """
         return frozenset()
+
+    @classmethod
+    def edge_rejection(
+        cls,
+        ops: Sequence[tuple[str, Sequence[DType], DType]],
+        dtype: DType,
+        *,
+        stores: bool,
+        reduces: bool,
+    ) -> str | None:
+        """For :attr:`Role.VECTOR_CHAIN`: why a run of ``ops`` cannot move a value of ``dtype`` (one of
+        :meth:`run_local_dtypes`) across its edge, or None when it can.
+
+        ``stores``: the run makes the value and a node outside it reads it, so the run must write it to the
+        tile the vector ops use for ``dtype`` (a bool: the bit-mask tile ``Compare`` writes and ``Select``
+        reads); otherwise the run reads such a tile that a node outside it wrote. ``reduces``: a reduce ends
+        the run. By default no value of these dtypes leaves or enters a run.
+        """
+        return "it cannot leave registers"
 
     @classmethod
     def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None:

@@ -395,9 +395,10 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
     A node joins a run when the chain ApiCall accepts its op and dtypes (``rejection`` is None) and the
     ops of the run with it (``run_rejection`` is None, same ``count``); the others stay single vector
     calls, and a note says why. Values of the chain's ``run_local_dtypes`` (e.g. predicates held in
-    mask registers) must not cross a run's edge: a pre-pass plans the runs, takes out every node that
-    makes such a value read outside its run or reads one made outside it, and plans again until no node
-    is taken out (each pass only takes nodes out, so it ends). A :attr:`Role.REDUCE` node joins the chain
+    mask registers) cross a run's edge only where the chain's ``edge_rejection`` lets the run store or load
+    them: a pre-pass plans the runs, takes out every node that makes such a value read outside its run, or
+    reads one made outside it, that the chain cannot move, and plans again until no node is taken out (each
+    pass only takes nodes out, so it ends). A :attr:`Role.REDUCE` node joins the chain
     when the chain's ``reduce_rejection`` accepts it: at the end of the run right before it when it reduces
     the run's last value and no later node reads a value of the run, else alone (a chain of no steps);
     otherwise it stays a reduce call, and a note says why. The chain node reads
@@ -412,7 +413,7 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
     held_out: dict[str, str] = {}
     while True:
         out, notes, runs = _plan_runs(nodes, impl, chain, held_out)
-        found = _edge_crossings(nodes, runs, local, impl) if local else {}
+        found = _edge_crossings(nodes, runs, local, impl, chain) if local else {}
         if not found:
             return out, notes
         held_out.update(found)
@@ -428,52 +429,68 @@ def _signature(node: ImplNode, impl: ImplGraph) -> tuple[str, tuple[dt.DType, ..
 
 
 def _edge_crossings(
-    nodes: list[ImplNode], runs: list[list[ImplNode]], local: frozenset[str], impl: ImplGraph
+    nodes: list[ImplNode],
+    runs: list[tuple[list[ImplNode], bool]],
+    local: frozenset[str],
+    impl: ImplGraph,
+    chain: type[ApiCall],
 ) -> dict[str, str]:
-    """The fused nodes whose run-local values would cross their run's edge, each with the reason."""
+    """The fused nodes whose run-local values would cross their run's edge where the chain cannot move them
+    (:meth:`~af_core.codegen.api_call.ApiCall.edge_rejection`), each with the reason. ``runs``: each run
+    with whether a reduce ends it."""
     readers: dict[str, list[str]] = {}
     for n in nodes:
         if n.fused_into is None:
             for t in n.inputs:
                 readers.setdefault(t, []).append(n.name)
     found: dict[str, str] = {}
-    for run in runs:
+    for run, reduces in runs:
         members = {n.name for n in run}
         made = {o for n in run for o in n.outputs}
-        for n in run:
-            _op, ins, out_dtype = _signature(n, impl)
+        signatures = [_signature(n, impl) for n in run]
+        for n, (_op, ins, out_dtype) in zip(run, signatures):
             if out_dtype.name in local:
                 outside = sorted(r for r in readers.get(n.outputs[0], ()) if r not in members)
-                if outside:
+                reason = (
+                    chain.edge_rejection(signatures, out_dtype, stores=True, reduces=reduces)
+                    if outside
+                    else None
+                )
+                if reason is not None:
                     found[n.name] = (
                         f"its {out_dtype.name} result is read outside the run (by {', '.join(map(repr, outside))})"
-                        " and cannot leave registers"
+                        f" and {reason}"
                     )
                     continue
             for t, d in zip(n.inputs, ins):
-                if d.name in local and t not in made:
-                    found[n.name] = f"it reads the {d.name} value {t!r}, made outside the run"
+                crosses = d.name in local and t not in made
+                reason = (
+                    chain.edge_rejection(signatures, d, stores=False, reduces=reduces) if crosses else None
+                )
+                if reason is not None:
+                    found[n.name] = f"it reads the {d.name} value {t!r}, made outside the run, and {reason}"
                     break
     return found
 
 
 def _plan_runs(
     nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
-) -> tuple[list[ImplNode], list[str], list[list[ImplNode]]]:
-    """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs."""
+) -> tuple[list[ImplNode], list[str], list[tuple[list[ImplNode], bool]]]:
+    """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs;
+    returns the new node list, the notes and the runs, each with whether a reduce ends it."""
     vector = api_call_for(Role.VECTOR_OP).name
     reducer = api_call_for(Role.REDUCE).name if installed(Role.REDUCE) else None
     notes: list[str] = []
     out: list[ImplNode] = []
     run: list[ImplNode] = []
     signatures: list[tuple[str, tuple[dt.DType, ...], dt.DType]] = []  # of ``run``'s nodes, kept as it grows
-    runs: list[list[ImplNode]] = []
+    runs: list[tuple[list[ImplNode], bool]] = []
 
     def flush(rest: list[ImplNode], reduce: ImplNode | None = None) -> None:
         if not run and reduce is None:
             return
         if run:
-            runs.append(list(run))
+            runs.append((list(run), reduce is not None))
         made = {o for n in run for o in n.outputs}
         read_later = {t for n in rest for t in n.inputs}
         ins: list[str] = []
