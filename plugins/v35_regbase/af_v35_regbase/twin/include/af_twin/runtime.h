@@ -227,6 +227,7 @@ struct CoreCtx {
     bool inSimt = false;
     bool vfKernel = false;  // this core launched a VF_CALL: its TPipe budget is VfUbBudget()
     bool inRegVf = false;   // a SIMD vector function (asc_vf_call) is running
+    uint32_t pendingUnalignStores = 0;  // UnalignRegForStore registers holding bytes no StoreUnAlignPost wrote
     uint32_t simtLinear = 0;
     uint32_t simtTotal = 0;
     DcacheModel dcache;
