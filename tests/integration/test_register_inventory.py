@@ -165,9 +165,16 @@ def test_each_listed_reason_is_documented_and_no_form_kinds_say_why():
         ),
         ("Muls on uint8 takes the 'widen' memory form (not one instruction in its dtype)", None),
         (
-            "its bool result is read outside the run (by 'where', 'where_1') and cannot leave registers",
+            "its bool result is read outside the run (by 'where', 'where_1') and a mask of 8-byte elements has no "
+            "store of one bit per element (StoreUnAlign takes b16 / b32 masks)",
             "gap: bool across a run edge",
         ),
+        (
+            "it reads the bool value 'gt_mask', made outside the run, and a reduce's vector function loads no "
+            "bit-mask tile (its group rows need not start on a byte)",
+            "gap: bool across a run edge",
+        ),
+        ("its bool result is read outside the run (by 'where') and it cannot leave registers", None),
         ("an unknown reason", None),
     ],
 )

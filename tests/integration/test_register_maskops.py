@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from af_v35_regbase.testing import memory_session
+from af_v35_regbase.testing import memory_session, run_every_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,10 +64,10 @@ def test_logical_ops_are_mask_register_logic(template, dtype):
         assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
 
 
-def test_a_logical_op_of_a_bool_made_outside_the_run_stays_a_memory_call():
-    """A comparison of int32 values selecting between int64 ones: a mask register holds one element size, so
-    the Where cannot share a run with the comparison, and the logical op between them, which could run
-    alone, stays a memory call for the run-edge reason."""
+def far_bools_graph():
+    """A comparison of int32 ids selecting between int64 ones: Lts and LogicalNot in a run of 4-byte values,
+    the Where in a run of 64-bit values (a mask register holds one element size), so the predicate crosses
+    from one run to the other."""
     g = GraphBuilder("far_bools")
     x = g.data("x", ["a0", "a1"], "float32")
     index = g.data("index", ["b0", "b1"], "int32")
@@ -75,15 +75,128 @@ def test_a_logical_op_of_a_bool_made_outside_the_run_stays_a_memory_call():
     wide = g.op("Cast", index, dtype="int64")
     index = g.op("Where", keep, wide, g.op("Adds", wide, value=5))
     g.output(gather(x, 0, index), "y")
-    graph = g.build()
-    session = TwinSession(graph, AutofuserOptions(force_template="simd"))
+    return g.build()
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+def test_a_predicate_crosses_from_a_run_of_4_byte_values_to_a_64_bit_run(template):
+    """The run of 4-byte values stores the LogicalNot's predicate to its bit-mask tile (StoreUnAlign of the
+    b32 mask, StoreUnAlignPost after the loop); the 64-bit run loads it (LoadUnAlign, MaskGenWithRegTensor,
+    UnPack to 8-byte elements) for its Select: no op stays a memory call. The bits equal those of the graph
+    with every mask op a memory call, the reference holds on random shapes with negative and out-of-range
+    indices, and every case predicts its register counters exactly."""
+    graph = far_bools_graph()
+    session = TwinSession(graph, AutofuserOptions(force_template=template))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert (
-        "LogicalNot ('logicalnot') stays a single vector call: its bool result is read outside the run (by "
-        "'where') and cannot leave registers" in notes
-    ), notes
-    run = session.check({"a0": 5, "a1": 9, "b0": 3, "b1": 9}, seed=43, core_num=2, negative_indices=True)
-    assert run.ok, run.describe()
+        notes[0] == "3 op(s) Lts ('lts'), LogicalNot ('logicalnot'), Cast ('cast') in one VfChainRegApiCall"
+    )
+    assert "2 op(s) Adds ('adds'), Where ('where') in one VfChainRegApiCall" in notes
+    assert not any("stays" in n for n in notes), notes
+    kernel = session.result.kernel
+    for call in (
+        "StoreUnAlign(bits",
+        "StoreUnAlignPost<uint32_t",
+        "MaskGenWithRegTensor<uint32_t, 0>",
+        "UnPack(m",
+    ):
+        assert call in kernel, call
+    memory = memory_session(graph, template, {"Lts", "LogicalNot", "Where"})
+    assert "StoreUnAlign(" not in memory.result.kernel
+    for run_seed, sizes, cores in random_runs(43, 2, 0, 3, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores, negative_indices=True)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    assert run_every_case(session, run.inputs, cores)
+
+
+#: Op sets kept memory calls so that predicates cross between the register runs of ``logical_graph`` and
+#: memory calls in both directions: a memory LogicalAnd reads the bits two runs store and writes bits a run
+#: loads; memory comparisons write bits runs load; with every comparison and the Where in memory, the
+#: logical ops form runs of predicates alone (masks of 1-byte elements).
+CROSSINGS = {
+    "and": frozenset({"LogicalAnd"}),
+    "compares": frozenset({"Gt", "Eq"}),
+    "logic-only": frozenset({"Gt", "Lt", "Eq", "Le", "Where"}),
+}
+#: The mask moves a run stepping by elements of that size issues (load_mask / store_mask).
+MASK_MOVES = {
+    4: ("StoreUnAlign(bits", "MaskGenWithRegTensor<uint32_t, 0>"),
+    2: ("MaskDist::DIST_PACK>", "MaskDist::DIST_US>"),
+    1: (
+        "StoreAlign<uint8_t, AscendC::Reg::MaskDist::DIST_NORM>",
+        "LoadAlign<uint8_t, AscendC::Reg::MaskDist::DIST_NORM>",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def all_memory():
+    made = {}
+
+    def get(dtype: str):
+        if dtype not in made:
+            made[dtype] = memory_session(logical_graph(dtype), "simd", {*LOGICAL_OPS, *COMPARE_OPS, "Where"})
+        return made[dtype]
+
+    return get
+
+
+LOGICAL_OPS = ("LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot")
+COMPARE_OPS = ("Gt", "Lt", "Eq", "Le")
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize("crossing", sorted(CROSSINGS))
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_predicates_cross_between_runs_and_memory_calls(all_memory, template, crossing, dtype):
+    """A predicate outside a run is the bit-mask tile the memory Compare writes and Select reads, so runs
+    store and load it at every mask size (4-byte elements: StoreUnAlign / MaskGenWithRegTensor; 2-byte:
+    DIST_PACK / DIST_US; 1-byte and predicates alone: DIST_NORM) next to memory calls reading and writing it:
+    the bits of the graph with every mask op a memory call, and predicted register counters."""
+    graph = logical_graph(dtype)
+    session = memory_session(graph, template, CROSSINGS[crossing])
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    stays = [n for n in notes if "stays" in n]
+    assert stays and all(n.endswith("kept a memory call by the test") for n in stays), notes
+    size = 1 if crossing == "logic-only" else np.dtype(dtype).itemsize
+    for call in MASK_MOVES[size]:
+        assert call in session.result.kernel, call
+    memory = all_memory(dtype)
+    for run_seed, sizes, cores in random_runs(47, 2, 0, 2, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    assert run_every_case(session, run.inputs, cores)
+
+
+@pytest.mark.parametrize("template", ["simd", "sklike"])
+@pytest.mark.parametrize(("dtype", "ids_dtype"), [("float16", "int32"), ("float32", "int16")])
+def test_a_run_making_masks_at_4_bytes_for_2_byte_values_stores_them(template, dtype, ids_dtype):
+    """Where(ids != -1, y, zero) of ``dtype`` data by ``ids_dtype`` ids makes its masks at 4 bytes (a run of 2-
+    and 4-byte values); the run's Gts mask, read by a memory LogicalNot, is stored at 4 bytes (StoreUnAlign),
+    and the LogicalNot's bits are loaded by the next run at its own size: the bits of the graph with every
+    mask op a memory call."""
+    g = GraphBuilder(f"wide_store_{dtype}_{ids_dtype}")
+    y = gather(g.data("x", ["a0", "a1"], dtype), 0, g.data("index", ["b0", "b1"], "int32"))
+    ids = g.data("ids", ["b0", "b1"], ids_dtype)
+    y = g.op("Where", g.op("Nes", ids, value=-1), y, g.data("zero", ["b0", "b1"], dtype))
+    keep = g.op("LogicalNot", g.op("Gts", y, value=0.5))
+    g.output(g.op("Where", keep, y, g.data("side", ["b0", "b1"], dtype)), "y")
+    graph = g.build()
+    session = memory_session(graph, template, {"LogicalNot"})
+    notes = session.scheduled.cases[0].impl.meta["vector_chains"]
+    assert notes[0] == "3 op(s) Nes ('nes'), Where ('where'), Gts ('gts') in one VfChainRegApiCall", notes
+    assert "StoreUnAlign(bits" in session.result.kernel
+    memory = memory_session(graph, template, {"LogicalNot", "Nes", "Gts", "Where"})
+    for run_seed, sizes, cores in random_runs(53, 2, 0, 3, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    assert run_every_case(session, run.inputs, cores)
 
 
 EXP2_EDGES = [

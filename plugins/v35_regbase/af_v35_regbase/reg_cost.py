@@ -29,7 +29,8 @@ contiguous rate) and the register Gather (离散搬入: b16 64, b32 32), table 7
 the bitwise And / Or / Xor / Not (one vector per cycle) and table 11
 ``Reduce`` (one vector per cycle); table 1's 连续非对齐搬入 row gives the
 unaligned ``LoadUnAlign`` (256 / 128 / 64, one vector a cycle) and its
-``LoadUnAlignPre`` (32 / 16 / 8: one 32-byte block a cycle). Only the rows of instructions that generated
+``LoadUnAlignPre`` (32 / 16 / 8: one 32-byte block a cycle); tables 3 / 4 give the moves of a mask register
+to and from UB (:data:`MASK_MOVE_CYCLES`). Only the rows of instructions that generated
 code issues are copied; a row is added when an ApiCall starts issuing its
 instruction.
 
@@ -166,6 +167,18 @@ CAST_RATES: dict[tuple[str, str], int] = {
 MASK_LOGIC_CYCLES = {"And": 1, "Or": 1, "Xor": 1, "Not": 1}
 #: ``MaskPack`` / ``MaskUnPack`` inside a 64-bit sequence: table 5 lists Pack and UnPack at 1 cycle each.
 MASK_PACK_CYCLES = 1
+#: Moves of a predicate between a mask register and its bit-mask tile (``_Function.load_mask`` /
+#: ``store_mask``): cycles of one call. Table 3 (MaskReg数据搬入): ``LoadAlign`` of a mask 1, ``MaskGenWithRegTensor`` 4;
+#: table 4 (MaskReg数据搬出): ``StoreAlign`` and ``StoreUnAlign`` of a mask 1; table 5: ``UnPack`` 1; table 2:
+#: ``StoreUnAlignPost`` b32 8 elements (one 32-byte block) a cycle, and it writes at most one block: 1.
+MASK_MOVE_CYCLES = {
+    "MaskLoadAlign": 1,
+    "MaskStoreAlign": 1,
+    "MaskStoreUnAlign": 1,
+    "MaskStoreUnAlignPost": 1,
+    "MaskGenWithRegTensor": 4,
+    "UnPack": MASK_PACK_CYCLES,
+}
 
 #: 64-bit Max / Min: computing instructions the 3510 implementation issues over a register pair.
 B64_MAX_SEQUENCE = 7
@@ -285,6 +298,8 @@ def rate(instr: RegInstr) -> int | None:
 def cycles(instr: RegInstr) -> int:
     """Single-issue cycles of one instruction: ceil(elements / rate), one when the table lists no rate,
     none for a mask instruction."""
+    if instr.api in MASK_MOVE_CYCLES:
+        return MASK_MOVE_CYCLES[instr.api]
     if instr.kind == MASK:
         return MASK_LOGIC_CYCLES.get(instr.api, 0)
     found = rate(instr)

@@ -138,6 +138,12 @@ def test_the_unaligned_load_rows_agree_with_the_twins_reg_rate(twin_run):
         (RegInstr("LoadUnAlign", "int8", LOAD), 1),  # 256 / cycle
         (RegInstr("LoadUnAlignPre", "float32", LOAD, elements=8), 1),  # 8 / cycle, one 32-byte block
         (RegInstr("LoadUnAlignPre", "float16", LOAD, elements=16), 1),  # 16 / cycle
+        (RegInstr("MaskLoadAlign", "uint8", LOAD, elements=32), 1),  # table 3: a mask LoadAlign 1 cycle
+        (RegInstr("MaskGenWithRegTensor", "uint32", MASK), 4),  # table 3: 4 cycles
+        (RegInstr("MaskStoreAlign", "uint8", STORE, elements=16), 1),  # table 4: 1 cycle
+        (RegInstr("MaskStoreUnAlign", "uint32", STORE), 1),  # table 4: 1 cycle
+        (RegInstr("MaskStoreUnAlignPost", "uint32", STORE), 1),  # table 2: one 32-byte block a cycle
+        (RegInstr("UnPack", "uint32", MASK), 1),  # table 5: 1 cycle
     ],
 )
 def test_cycles_follow_the_documented_rates(instr, expected):

@@ -61,12 +61,18 @@ RoundMode. Reciprocal and Rsqrt (no register instruction of their own) are a
 
 Comparisons (Gt / Ge / Lt / Le / Eq / Ne, and their scalar forms) are a
 register ``Compare`` / ``Compares`` into a ``MaskReg``, and Where is a
-``Select`` by that mask. A bool value has no register tile form, so
-:meth:`VfChainRegApiCall.run_local_dtypes` names ``bool``: the fusion keeps a
-comparison in a run only when every reader of its result is in the same run,
-and a Where only when its condition is made there. The masks are per element
-width, so a run holding them has one element size (no unpacked 2-byte
-values). The memory path compares into a bit-mask tile and selects by it; the
+``Select`` by that mask. Outside a run a predicate is the bit-mask tile the
+memory path uses (one bit per element), so
+:meth:`VfChainRegApiCall.run_local_dtypes` names ``bool`` and
+:meth:`VfChainRegApiCall.edge_rejection` lets a run store a predicate read
+outside it and load one made outside it, as the 3510 memory Compare writes and
+Select reads one (:meth:`_Function.store_mask`, :meth:`_Function.load_mask`:
+``StoreAlign`` / ``LoadAlign`` of the mask register for 1- and 2-byte steps,
+``StoreUnAlign`` / ``LoadUnAlign`` + ``MaskGenWithRegTensor`` for 4-byte
+ones, plus ``UnPack`` for a 64-bit run's load); a 64-bit run stores none and a
+run a reduce ends loads none (the fusion keeps those ops memory calls, with
+the reason). The masks are per element width, so a run holding them has one
+mask size. The memory path compares into a bit-mask tile and selects by it; the
 register path makes the same predicate per lane (the same scalar as
 :func:`~af_v35_regbase.api_calls.vector.compare_scalar` picks for a 2-byte
 Compares) and selects the same bits.
@@ -172,6 +178,16 @@ _MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
 
 
+#: Why a run of 64-bit values keeps a predicate read outside it (:meth:`VfChainRegApiCall.edge_rejection`).
+B64_MASK_STORE = (
+    "a mask of 8-byte elements has no store of one bit per element (StoreUnAlign takes b16 / b32 masks)"
+)
+#: Why a run ending with a reduce keeps out a predicate made outside it.
+REDUCE_MASK_LOAD = (
+    "a reduce's vector function loads no bit-mask tile (its group rows need not start on a byte)"
+)
+
+
 # -- why an op stays a memory-based call -------------------------------------
 #: Every reason a SIMD / SK-like chain keeps an elementwise op a memory-based call instead of a register
 #: instruction of its vector function: kind -> (regular expression the reason ``afc explain`` prints
@@ -191,9 +207,14 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         "plugin's table falls in this gap today",
     ),
     "gap: bool across a run edge": (
-        r"its bool result is read outside the run \(by [^)]*\) and cannot leave registers"
-        r"|it reads the bool value '\w+', made outside the run",
-        "a predicate lives in a mask register, and vector functions store none to UB nor load one",
+        r"its bool result is read outside the run \(by [^)]*\) and "
+        + re.escape(B64_MASK_STORE)
+        + r"|it reads the bool value '\w+', made outside the run, and "
+        + re.escape(REDUCE_MASK_LOAD),
+        "a predicate crosses a run's edge as the bit-mask tile the memory Compare writes and Select reads "
+        "(:meth:`_Function.store_mask`, :meth:`_Function.load_mask`); a run of 64-bit values stores no such "
+        "tile (its masks are of 8-byte elements, and StoreUnAlign takes b16 / b32 masks only), and a run "
+        "ending with a reduce loads none (its group rows need not start on a byte of the tile)",
     ),
     "gap: cast route": (
         r"Cast \w+ -> \w+ \(CAST_\w+\) has no register Cast here"
@@ -286,6 +307,34 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
     narrow = narrow or _same_size_2b_cast(form)
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
+
+
+def run_step_size(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> int:
+    """The element size a run of ``ops`` (accepted together) steps by, which is its masks' element size:
+    4 when it holds 4-byte values (2- and 1-byte ones then sit unpacked next to them), else its largest size,
+    1 for a run of predicates alone -- what :class:`_Function` chooses from the same ops' tiles."""
+    sizes: set[int] = set()
+    for op_type, ins, out in ops:
+        sizes |= _run_facts(op_type, tuple(dt.get(d) for d in ins), dt.get(out))[1]
+    return 4 if 4 in sizes else max(sizes, default=1)
+
+
+def bool_inputs(step: dict) -> list[str]:
+    """The tensors a step reads as predicates: a Where's condition, a logical op's operands."""
+    if step["op"] == "Where":
+        return [step["inputs"][0]]
+    return list(step["inputs"]) if step["op"] in LOGICAL else []
+
+
+def step_signatures(steps: Sequence[dict], dtype_of: Callable[[str], dt.DType]) -> list:
+    """``(op, input dtypes, output dtype)`` of each step as the fusion saw it: a predicate (a comparison's or
+    logical op's result, a Where's condition) as ``bool``, every other value its tile's dtype."""
+    out = []
+    for s in steps:
+        flags = set(bool_inputs(s))
+        ins = tuple(dt.bool_ if t in flags else dtype_of(t) for t in s["inputs"])
+        out.append((s["op"], ins, dt.bool_ if _makes_mask(s["op"]) else dtype_of(s["output"])))
+    return out
 
 
 def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
@@ -780,8 +829,32 @@ class VfChainRegApiCall(ApiCall):
 
     @classmethod
     def run_local_dtypes(cls) -> frozenset[str]:
-        """``bool``: a comparison's result lives in a mask register, which no tile outside the run holds."""
+        """``bool``: a comparison's result lives in a mask register; it crosses a run's edge only as
+        :meth:`edge_rejection` allows."""
         return frozenset({"bool"})
+
+    @classmethod
+    def edge_rejection(
+        cls,
+        ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]],
+        dtype: dt.DType,
+        *,
+        stores: bool,
+        reduces: bool,
+    ) -> str | None:
+        """Why a run of ``ops`` cannot store a predicate it makes (``stores``) or load one made outside it,
+        or None. A predicate outside a run is the bit-mask tile the memory-based ops use (one bit per
+        element, what the memory Compare writes and Select reads), so a run moves it to and from any other
+        run or memory call: :meth:`_Function.store_mask` / :meth:`_Function.load_mask` by the run's mask
+        size. A run of 64-bit values stores none (:data:`B64_MASK_STORE`); a run a reduce ends loads none
+        (:data:`REDUCE_MASK_LOAD`; such a run stores nothing, a later node reading none of its values)."""
+        if not dtype.is_bool:
+            return f"a vector function keeps no {dtype.name} value in a register of its own"
+        if reduces:
+            return REDUCE_MASK_LOAD
+        if stores and run_step_size(ops) == 8:
+            return B64_MASK_STORE
+        return None
 
     @classmethod
     def run_rejection(cls, ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
@@ -803,7 +876,7 @@ class VfChainRegApiCall(ApiCall):
                 "a Cast from int64 to a float reads the int64 tile as a RegTraitNumTwo register; a Cast to int64 in "
                 "the same run makes its value as two int32 registers, which no register pair holds"
             )
-        if len(widths) == 1:
+        if len(widths) <= 1:  # one element size, or predicates alone (their masks of 1-byte elements)
             return None
         wide = _wide_masks_rejection(ops) if masked and widths == {2, 4} else None
         if masked and (widths != {2, 4} or wide is not None):
@@ -894,9 +967,19 @@ class VfChainRegApiCall(ApiCall):
         ignored) writes 512 bytes a step, a vector more than a tile sized in whole 256-byte repeats may hold."""
         # the reduce's unaligned loads read past the tiles it reads, not past those it writes
         past = 0 if tensor in node.outputs else cls.read_past_tiles(node, impl)
+        steps = node.attrs["steps"]
+        masks = {t for s in steps for t in bool_inputs(s)} | {
+            s["output"] for s in steps if _makes_mask(s["op"])
+        }
+        if tensor in masks:
+            # a bit-mask tile: a function stepping by 4- or 8-byte elements loads a step's bits by LoadUnAlign,
+            # which reads the 256 bytes after the 32-byte block holding them (load_mask)
+            sigs = step_signatures(steps, lambda t: impl.tensor(t).dtype)
+            wide = tensor in node.inputs and "reduce" not in node.attrs and run_step_size(sigs) >= 4
+            return max(past, UNALIGNED_READ_PAST) if wide else past
         # a run of 64-bit values holds nothing else (32 per step); any other tile makes it a 4-byte step
-        dtypes = [impl.tensor(t).dtype for t in (*node.inputs, *node.outputs)]
-        if impl.tensor(tensor).dtype.itemsize == 8 and any(d.itemsize != 8 for d in dtypes if not d.is_bool):
+        dtypes = [impl.tensor(t).dtype for t in (*node.inputs, *node.outputs) if t not in masks]
+        if impl.tensor(tensor).dtype.itemsize == 8 and any(d.itemsize != 8 for d in dtypes):
             past = max(past, VECTOR_BYTES)
         return past
 
@@ -1062,8 +1145,9 @@ def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
     (:meth:`_Function.loop_counts`)."""
     reduce = node.attrs.get("reduce")
     if reduce is None:
-        per_step, step_lanes = chain_mix(node, impl)
-        return reg_cost.launch_counters(per_step, reg_cost.vector_steps(node.attrs["count"], step_lanes))
+        fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"])
+        steps = reg_cost.vector_steps(node.attrs["count"], fn.lanes)
+        return reg_cost.launch_counters(reg_cost.mix(fn.instrs), steps, once=reg_cost.mix(fn.after_instrs))
     fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"], reduce)
     if sympy.sympify(reduce["inner"]) == 1:
         fn.horizontal_text(reduce)
@@ -1107,9 +1191,12 @@ class _Function:
         self.unaligned_instrs: list[reg_cost.RegInstr] = []
         self.row_pres: list[tuple[str, reg_cost.RegInstr]] = []
         self.uregs: list[str] = []
-        #: tensor -> mask register, for the comparison results (never loaded nor stored)
+        #: tensor -> mask register: the predicates the steps make, and those loaded from bit-mask tiles
         self.masks: dict[str, str] = {}
         mask_tensors = {s["output"] for s in steps if _makes_mask(s["op"])}
+        #: predicates read from bit-mask tiles made outside the function (:meth:`load_mask`)
+        self.mask_reads = {t for s in steps for t in bool_inputs(s)} - mask_tensors
+        mask_tensors |= self.mask_reads
         dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
         if reduce is not None:
             dtypes.add(call._dtype(reduce["output"]))
@@ -1140,8 +1227,14 @@ class _Function:
         self.pair_reads = {s["inputs"][0] for s, f in zip(steps, forms) if PAIR_FLOAT in _modes(f)}
         #: tensor -> its RegTraitNumTwo register
         self.pairs: dict[str, str] = {}
-        size = 4 if wide else max(d.itemsize for d in dtypes) if not widened else 2
+        size = 4 if wide else max((d.itemsize for d in dtypes), default=1) if not widened else 2
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
+        #: lines written once before the loop (a mask store's pointer and UnalignRegForStore), and once after
+        #: it with their instructions (the StoreUnAlignPost that writes a mask store's last bytes)
+        self.before: list[str] = []
+        self.after: list[str] = []
+        self.after_instrs: list[reg_cost.RegInstr] = []
+        self.uload: str | None = None  # the UnalignRegForLoad of the 4- / 8-byte mask loads
         self.lanes = VECTOR_BYTES // size
         if reduce is None:
             self.offset = f"i * {self.lanes}"
@@ -1225,6 +1318,9 @@ class _Function:
         return name
 
     def load(self, tensor: str, ptr: str) -> None:
+        if tensor in self.mask_reads:
+            self.load_mask(tensor, ptr)
+            return
         dtype = self.call._dtype(tensor)
         if tensor in self.pair_reads and self.lanes == VECTOR_BYTES // 4 and self.reduce is None:
             # 64-bit values a Cast to float32 reads (PAIR_FLOAT): a RegTraitNumTwo register, whose LoadAlign is
@@ -1316,12 +1412,94 @@ class _Function:
         self.unaligned_loads.append(f"AscendC::Reg::LoadUnAlign({r}, {u}, {ptr} + {self.offset});")
         self.unaligned_instrs.append(load)
 
+    def _mask_bytes(self, what: str) -> int:
+        """Bytes of the bit-mask tile one vector step covers (one bit per element), refused where no mask
+        move is generated (a reduce function; a store of 8-byte elements' masks)."""
+        if self.reduce is not None:
+            raise CodegenError(f"node '{self.call.node.name}': {REDUCE_MASK_LOAD}")
+        size = VECTOR_BYTES // self.lanes
+        steps = step_signatures(self.call.node.attrs["steps"], self.call._dtype)
+        if run_step_size(steps) != size:
+            raise CodegenError(
+                f"node '{self.call.node.name}': the function steps by {size}-byte elements but its ops by "
+                f"{run_step_size(steps)}-byte ones; the {what} would not match the fusion's plan"
+            )
+        return self.lanes // 8
+
+    def load_mask(self, tensor: str, ptr: str) -> None:
+        """A predicate made outside the function, read from its bit-mask tile (one bit per element) into a
+        mask register of the step's element size, as the 3510 memory Select reads its condition: 1-byte
+        elements the 32 bytes of a step (``LoadAlign`` DIST_NORM), 2-byte ones 16 bytes each bit doubled
+        (DIST_US); 4-byte ones 8 bytes, which start on no 16-byte boundary every other step, through a
+        register (``LoadUnAlign``, ``MaskGenWithRegTensor`` of its first 8 bytes); 8-byte ones the first half
+        of that mask unpacked (``UnPack``)."""
+        per_step = self._mask_bytes(f"load of {tensor!r}")
+        m = f"m{len(self.masks)}"
+        self.masks[tensor] = m
+        if per_step >= 16:
+            dist = "DIST_NORM" if per_step == 32 else "DIST_US"
+            self.emit(
+                RegInstr("MaskLoadAlign", dt.uint8.name, LOAD, elements=per_step),
+                f"AscendC::Reg::LoadAlign<uint8_t, AscendC::Reg::MaskDist::{dist}>({m}, {ptr} + i * {per_step});",
+            )
+            return
+        if self.uload is None:
+            self.uload = "uload"
+            self.before.append("AscendC::Reg::UnalignRegForLoad uload;")
+        words = per_step // 4  # uint32 words of the tile one step covers
+        at = f"(__ubuf__ uint32_t*){ptr} + i" + (f" * {words}" if words > 1 else "")
+        r = self.reg(dt.uint32)
+        u32 = dt.uint32.name
+        self.emit(
+            RegInstr("LoadUnAlignPre", u32, LOAD, elements=8),
+            f"AscendC::Reg::LoadUnAlignPre({self.uload}, {at});",
+        )
+        self.emit(RegInstr("LoadUnAlign", u32, LOAD), f"AscendC::Reg::LoadUnAlign({r}, {self.uload}, {at});")
+        target = m if per_step == 8 else f"m{len(self.masks)}b"
+        self.emit(
+            RegInstr("MaskGenWithRegTensor", u32, MASK),
+            f"AscendC::Reg::MaskGenWithRegTensor<uint32_t, 0>({target}, {r});",
+        )
+        if per_step == 4:
+            self.masks[f"#bits{len(self.masks)}"] = target
+            self.emit(RegInstr("UnPack", u32, MASK), f"AscendC::Reg::UnPack({m}, {target});")
+
+    def store_mask(self, tensor: str, ptr: str) -> None:
+        """A predicate the function makes for a reader outside it, written to its bit-mask tile (one bit
+        per element), as the 3510 memory Compare writes one: 1-byte elements' mask the 32 bytes of a step
+        (``StoreAlign`` DIST_NORM), 2-byte ones' 16 bytes (DIST_PACK: every other bit); 4-byte ones' 8 bytes,
+        which start on no 16-byte boundary every other step, through an ``UnalignRegForStore`` that
+        ``StoreUnAlign`` fills and the ``StoreUnAlignPost`` after the loop empties."""
+        per_step = self._mask_bytes(f"store of {tensor!r}")
+        m = self.masks[tensor]
+        if per_step >= 16:
+            dist = "DIST_NORM" if per_step == 32 else "DIST_PACK"
+            self.emit(
+                RegInstr("MaskStoreAlign", dt.uint8.name, STORE, elements=per_step),
+                f"AscendC::Reg::StoreAlign<uint8_t, AscendC::Reg::MaskDist::{dist}>({ptr} + i * {per_step}, {m});",
+            )
+            return
+        if per_step != 8:
+            raise CodegenError(f"node '{self.call.node.name}': {B64_MASK_STORE}")
+        n = len(self.before)
+        bits, ureg = f"bits{n}", f"ustore{n}"
+        self.before += [
+            f"__ubuf__ uint32_t* {bits} = (__ubuf__ uint32_t*){ptr};",
+            f"AscendC::Reg::UnalignRegForStore {ureg};",
+        ]
+        u32 = dt.uint32.name
+        self.emit(
+            RegInstr("MaskStoreUnAlign", u32, STORE), f"AscendC::Reg::StoreUnAlign({bits}, {m}, {ureg});"
+        )
+        self.after.append(
+            f"AscendC::Reg::StoreUnAlignPost<uint32_t, AscendC::Reg::PostLiteral::POST_MODE_NORMAL>({bits}, {ureg}, 0);"
+        )
+        self.after_instrs.append(RegInstr("MaskStoreUnAlignPost", u32, STORE))
+
     def store(self, tensor: str, ptr: str) -> None:
         if tensor in self.masks:
-            raise CodegenError(
-                f"node '{self.call.node.name}': the comparison result {tensor!r} is read after the function; "
-                "a mask register has no tile to store to"
-            )
+            self.store_mask(tensor, ptr)
+            return
         dtype = self.call._dtype(tensor)
         r = self.regs[tensor]
         if tensor in self.words:
@@ -1751,12 +1929,15 @@ class _Function:
         return (
             "{\n"
             + self._declarations(*(["mask16"] if self.halves else []))
+            + "".join(f"    {line}\n" for line in self.before)
             + ("    uint32_t halves = count * 2u;\n" if self.halves else "")
             + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
             + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
             + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"
             + inner
-            + "\n    }\n}\n"
+            + "\n    }\n"
+            + "".join(f"    {line}\n" for line in self.after)
+            + "}\n"
         )
 
     def _reduce_body(self, whole: str, indent: str) -> str:
