@@ -223,10 +223,7 @@ def test_mask_logic_matches_numpy_and_zeroes_lanes_past_the_tail(program):
     ],
 )
 def test_mask_logic_misuse_aborts_with_a_named_error(program, case, text):
-    rc, _out, err = program(case)
-    error = twin_build.twin_abort(rc, err)
-    assert error["kind"] == "reg-mask", err
-    assert text in error["message"], err
+    twin_build.assert_misuse_aborts(program, case, "reg-mask", text)
 
 
 def test_twin_rejects_a_mask_op_with_an_element_type(twin_compile):

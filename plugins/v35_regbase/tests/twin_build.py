@@ -305,3 +305,14 @@ def twin_abort(rc: int, err: str) -> re.Match[str]:
     assert rc == ABORT_STATUS, err
     assert len(errors) == 1, err
     return errors[0]
+
+
+def assert_misuse_aborts(
+    program: Callable[..., tuple[int, str, str]], case: str, kind: str, text: str
+) -> None:
+    """Run the harness ``program`` on its misuse ``case``: the twin must stop it with one error of ``kind``
+    whose message holds ``text``."""
+    rc, _out, err = program(case)
+    error = twin_abort(rc, err)
+    assert error["kind"] == kind, err
+    assert text in error["message"], err

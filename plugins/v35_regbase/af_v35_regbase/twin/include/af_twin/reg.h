@@ -244,17 +244,18 @@ inline RegStored RegStoreLanes(const AscendC::Reg::MaskReg& mask, const AscendC:
     return out;
 }
 
-// The UB byte offset of a raw UB pointer of the running core; it must be 32-byte aligned and [off, off + n)
-// must lie in one live TPipe buffer.
-inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand) {
+// The UB byte offset of a raw UB pointer of the running core; it must be `align`-byte aligned (32 unless a
+// form documents less, e.g. a mask store's 8 or 16) and [off, off + n) must lie in one live TPipe buffer.
+inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand,
+                           uint32_t align = kUbAlign) {
     const uintptr_t q = reinterpret_cast<uintptr_t>(p);
     const uintptr_t base = reinterpret_cast<uintptr_t>(c->arena);
     if (q < base || q - base >= kPhysicalUb)
         Fail("ub-out-of-bounds", "Reg::%s: %s address %p is outside this core's UB", api, operand, p);
     const uint32_t off = static_cast<uint32_t>(q - base);
-    if (off % kUbAlign != 0)
-        Fail("ub-misaligned", "Reg::%s: %s starts at UB byte offset %u, which is not 32-byte aligned", api, operand,
-             off);
+    if (off % align != 0)
+        Fail("ub-misaligned", "Reg::%s: %s starts at UB byte offset %u, which is not %u-byte aligned", api, operand,
+             off, align);
     for (const UbAlloc& a : c->allocs) {
         if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) return off;
     }
@@ -1842,24 +1843,6 @@ namespace AfTwin {
 
 constexpr uint32_t kMaskGenCycles = 4;  // table 3: MaskReg搬入（MaskGenWithRegTensor） 4 cycles
 
-// The UB byte offset of a mask move's address: inside this core's UB, aligned to `align` bytes, its `n` bytes
-// inside one live TPipe buffer.
-inline uint32_t RegMaskUb(const CoreCtx* c, const void* p, uint32_t n, uint32_t align, const char* api,
-                          const char* operand) {
-    const uintptr_t q = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t base = reinterpret_cast<uintptr_t>(c->arena);
-    if (q < base || q - base >= kPhysicalUb)
-        Fail("ub-out-of-bounds", "Reg::%s: %s address %p is outside this core's UB", api, operand, p);
-    const uint32_t off = static_cast<uint32_t>(q - base);
-    if (off % align != 0)
-        Fail("ub-misaligned", "Reg::%s: %s at UB byte offset %u is not %u-byte aligned", api, operand, off, align);
-    for (const UbAlloc& a : c->allocs) {
-        if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) return off;
-    }
-    Fail("ub-out-of-bounds", "Reg::%s: %s bytes [%u, %u) lie in no one live TPipe buffer", api, operand, off,
-         off + n);
-}
-
 inline void RegMaskWidth(const AscendC::Reg::MaskReg& m, uint32_t width, const char* api) {
     if (m.afWidth == 0) Fail("reg-mask", "Reg::%s: the mask was never set", api);
     if (m.afWidth != width)
@@ -1876,7 +1859,7 @@ inline void RegFlushUnalign(CoreCtx* c, AscendC::Reg::UnalignRegForStore& ureg, 
         first = j < first ? j : first;
         last = j + 1;
     }
-    RegMaskUb(c, c->arena + ureg.afBlock + first, last - first, 1, api, "the buffered bytes");
+    RegUbRange(c, c->arena + ureg.afBlock + first, last - first, api, "the buffered bytes", 1);
     for (uint32_t j = first; j < last; ++j) {
         if (!ureg.afHeld[j]) continue;
         c->arena[ureg.afBlock + j] = ureg.afBytes[j];
@@ -1901,7 +1884,7 @@ inline void LoadAlign(MaskReg& mask, __ubuf__ T* srcAddr) {
     const char* api = "LoadAlign";
     AfTwin::CoreCtx* c = AfTwin::RegCore(api);
     const uint32_t n = dist == MaskDist::DIST_NORM ? 32u : 16u;
-    const uint32_t off = AfTwin::RegMaskUb(c, srcAddr, n, n, api, "srcAddr");
+    const uint32_t off = AfTwin::RegUbRange(c, srcAddr, n, api, "srcAddr", n);
     MaskReg m;
     m.afWidth = 32u / n;  // NORM: 1-byte elements, one bit each; US: 2-byte elements, each bit doubled
     for (uint32_t k = 0; k < 8 * n; ++k) m.afOn[k] = (c->arena[off + k / 8] >> (k % 8)) & 1u;
@@ -1921,7 +1904,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, MaskReg& mask) {
     AfTwin::CoreCtx* c = AfTwin::RegCore(api);
     const uint32_t n = dist == MaskDist::DIST_NORM ? 32u : 16u;  // DIST_PACK drops every other bit
     AfTwin::RegMaskWidth(mask, 32u / n, api);
-    const uint32_t off = AfTwin::RegMaskUb(c, dstAddr, n, n, api, "dstAddr");
+    const uint32_t off = AfTwin::RegUbRange(c, dstAddr, n, api, "dstAddr", n);
     for (uint32_t j = 0; j < n; ++j) {
         uint8_t byte = 0;
         for (uint32_t b = 0; b < 8; ++b) byte |= static_cast<uint8_t>(mask.afOn[8 * j + b] ? 1u << b : 0u);
@@ -1940,7 +1923,7 @@ inline void StoreUnAlign(__ubuf__ T*& dstAddr, MaskReg& mask, UnalignRegForStore
     AfTwin::CoreCtx* c = AfTwin::RegCore(api);
     constexpr uint32_t n = 32u / sizeof(T);  // b16: 16 bytes, b32: 8 bytes (the lowest bit of each element)
     AfTwin::RegMaskWidth(mask, sizeof(T), api);
-    const uint32_t off = AfTwin::RegMaskUb(c, dstAddr, n, n, api, "dstAddr");
+    const uint32_t off = AfTwin::RegUbRange(c, dstAddr, n, api, "dstAddr", n);
     if (ureg.afPending && off != ureg.afNext)
         AfTwin::Fail("reg-unalign", "Reg::StoreUnAlign: dstAddr at UB byte offset %u does not continue the bytes "
                      "the UnalignRegForStore holds (they end at %u); StoreUnAlignPost them first", off,
@@ -1971,7 +1954,7 @@ inline void StoreUnAlignPost(__ubuf__ T*& dstAddr, UnalignRegForStore& ureg, int
     const char* api = "StoreUnAlignPost";
     AfTwin::CoreCtx* c = AfTwin::RegCore(api);
     if (ureg.afPending) {
-        const uint32_t off = AfTwin::RegMaskUb(c, dstAddr, 0, 1, api, "dstAddr");
+        const uint32_t off = AfTwin::RegUbRange(c, dstAddr, 0, api, "dstAddr", 1);
         if (off != ureg.afNext)
             AfTwin::Fail("reg-unalign", "Reg::StoreUnAlignPost: dstAddr at UB byte offset %u is not where the "
                          "bytes the UnalignRegForStore holds end (%u)", off, ureg.afNext);
