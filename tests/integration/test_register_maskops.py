@@ -21,6 +21,19 @@ from af_core.twin import TwinSession
 pytestmark = pytest.mark.twin
 
 
+def same_as_memory(session: TwinSession, memory: TwinSession, seed: int, runs: int, **check) -> tuple:
+    """``runs`` random shapes of a rank-2 gather graph: ``session`` matches the reference and ``memory`` (the
+    same graph with ops kept memory calls) gives the same bits on the same inputs; returns the last run's
+    inputs and core count."""
+    for run_seed, sizes, cores in random_runs(seed, 2, 0, runs, max_elements=5000):
+        run = session.check(sizes, seed=run_seed, core_num=cores, **check)
+        assert run.ok, run.describe()
+        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
+        assert kept.ok, kept.describe()
+        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    return run.inputs, cores
+
+
 def logical_graph(dtype: str):
     """Where((y > s1 and not y < s2) xor (y == y) or s1 <= s2, y, s2) of y = |gather|: every logical op."""
     g = GraphBuilder(f"mask_logic_{dtype}")
@@ -56,12 +69,7 @@ def test_logical_ops_are_mask_register_logic(template, dtype):
     assert notes == [LOGIC_RUN], notes
     memory = memory_session(graph, template, {"LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot"})
     assert "AscendC::Reg::And(m" not in memory.result.kernel
-    for run_seed, sizes, cores in random_runs(41, 2, 0, 3, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert kept.ok, kept.describe()
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    same_as_memory(session, memory, 41, 3)
 
 
 def far_bools_graph():
@@ -103,24 +111,22 @@ def test_a_predicate_crosses_from_a_run_of_4_byte_values_to_a_64_bit_run(templat
         assert call in kernel, call
     memory = memory_session(graph, template, {"Lts", "LogicalNot", "Where"})
     assert "StoreUnAlign(" not in memory.result.kernel
-    for run_seed, sizes, cores in random_runs(43, 2, 0, 3, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores, negative_indices=True)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
-    assert run_every_case(session, run.inputs, cores)
+    inputs, cores = same_as_memory(session, memory, 43, 3, negative_indices=True)
+    assert run_every_case(session, inputs, cores)
 
 
 #: Op sets kept memory calls so that predicates cross between the register runs of ``logical_graph`` and
 #: memory calls in both directions: a memory LogicalAnd reads the bits two runs store and writes bits a run
-#: loads; memory comparisons write bits runs load; with every comparison and the Where in memory, the
-#: logical ops form runs of predicates alone (masks of 1-byte elements).
+#: loads; a memory Where (Select) reads the bits of the run's last LogicalOr; memory comparisons write bits
+#: runs load; with every comparison and the Where in memory, the logical ops form runs of predicates alone
+#: (masks of 1-byte elements).
 CROSSINGS = {
     "and": frozenset({"LogicalAnd"}),
+    "where": frozenset({"Where"}),
     "compares": frozenset({"Gt", "Eq"}),
     "logic-only": frozenset({"Gt", "Lt", "Eq", "Le", "Where"}),
 }
-#: The mask moves a run stepping by elements of that size issues (load_mask / store_mask).
+#: The mask store and load a run stepping by elements of that size issues (store_mask / load_mask).
 MASK_MOVES = {
     4: ("StoreUnAlign(bits", "MaskGenWithRegTensor<uint32_t, 0>"),
     2: ("MaskDist::DIST_PACK>", "MaskDist::DIST_US>"),
@@ -161,15 +167,12 @@ def test_predicates_cross_between_runs_and_memory_calls(all_memory, template, cr
     stays = [n for n in notes if "stays" in n]
     assert stays and all(n.endswith("kept a memory call by the test") for n in stays), notes
     size = 1 if crossing == "logic-only" else np.dtype(dtype).itemsize
-    for call in MASK_MOVES[size]:
-        assert call in session.result.kernel, call
+    store, load = MASK_MOVES[size]
+    assert store in session.result.kernel
+    assert (load in session.result.kernel) == (crossing != "where")  # the memory Where's run loads none
     memory = all_memory(dtype)
-    for run_seed, sizes, cores in random_runs(47, 2, 0, 2, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
-    assert run_every_case(session, run.inputs, cores)
+    inputs, cores = same_as_memory(session, memory, 47, 2)
+    assert run_every_case(session, inputs, cores)
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
@@ -191,12 +194,8 @@ def test_a_run_making_masks_at_4_bytes_for_2_byte_values_stores_them(template, d
     assert notes[0] == "3 op(s) Nes ('nes'), Where ('where'), Gts ('gts') in one VfChainRegApiCall", notes
     assert "StoreUnAlign(bits" in session.result.kernel
     memory = memory_session(graph, template, {"LogicalNot", "Nes", "Gts", "Where"})
-    for run_seed, sizes, cores in random_runs(53, 2, 0, 3, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
-    assert run_every_case(session, run.inputs, cores)
+    inputs, cores = same_as_memory(session, memory, 53, 3)
+    assert run_every_case(session, inputs, cores)
 
 
 EXP2_EDGES = [
@@ -323,11 +322,7 @@ def test_unsigned_tensor_scalar_ops_run_in_their_own_type(template, dtype):
     run = session.check(sizes, inputs=inputs)
     assert run.ok, run.describe()
     assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
-    for run_seed, sizes, cores in random_runs(47, 2, 0, 2, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    same_as_memory(session, memory, 47, 2)
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])
@@ -393,8 +388,4 @@ def test_cast_routes_with_views_and_half_to_int32_run_in_registers(template, dty
     run = session.check(sizes, inputs=inputs)
     assert run.ok, run.describe()
     assert same_bits(run.twin.outputs["y"], memory.check(sizes, inputs=inputs).twin.outputs["y"])
-    for run_seed, sizes, cores in random_runs(59, 2, 0, 2, max_elements=5000):
-        run = session.check(sizes, seed=run_seed, core_num=cores)
-        assert run.ok, run.describe()
-        kept = memory.check(sizes, inputs=run.inputs, core_num=cores)
-        assert same_bits(run.twin.outputs["y"], kept.twin.outputs["y"]), sizes
+    same_as_memory(session, memory, 59, 2)
