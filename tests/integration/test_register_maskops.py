@@ -75,13 +75,13 @@ def test_logical_ops_are_mask_register_logic(template, dtype):
 def far_bools_graph():
     """A comparison of int32 ids selecting between int64 ones: Lts and LogicalNot in a run of 4-byte values,
     the Where in a run of 64-bit values (a mask register holds one element size), so the predicate crosses
-    from one run to the other."""
+    from one run to the other. A negative id i becomes -i - 1, a valid index of the gathered axis."""
     g = GraphBuilder("far_bools")
     x = g.data("x", ["a0", "a1"], "float32")
     index = g.data("index", ["b0", "b1"], "int32")
     keep = g.op("LogicalNot", g.op("Lts", index, value=0))
     wide = g.op("Cast", index, dtype="int64")
-    index = g.op("Where", keep, wide, g.op("Adds", wide, value=5))
+    index = g.op("Where", keep, wide, g.op("Adds", g.op("Neg", wide), value=-1))
     g.output(gather(x, 0, index), "y")
     return g.build()
 
@@ -90,16 +90,16 @@ def far_bools_graph():
 def test_a_predicate_crosses_from_a_run_of_4_byte_values_to_a_64_bit_run(template):
     """The run of 4-byte values stores the LogicalNot's predicate to its bit-mask tile (StoreUnAlign of the
     b32 mask, StoreUnAlignPost after the loop); the 64-bit run loads it (LoadUnAlign, MaskGenWithRegTensor,
-    UnPack to 8-byte elements) for its Select: no op stays a memory call. The bits equal those of the graph
-    with every mask op a memory call, the reference holds on random shapes with negative and out-of-range
-    indices, and every case predicts its register counters exactly."""
+    UnPack to 8-byte elements) for its Select: no op stays a memory call. On random shapes with ids drawn in
+    [-a0, a0), the bits equal those of the graph with every mask op a memory call and the reference's, and
+    every case predicts its register counters exactly."""
     graph = far_bools_graph()
     session = TwinSession(graph, AutofuserOptions(force_template=template))
     notes = session.scheduled.cases[0].impl.meta["vector_chains"]
     assert (
         notes[0] == "3 op(s) Lts ('lts'), LogicalNot ('logicalnot'), Cast ('cast') in one VfChainRegApiCall"
     )
-    assert "2 op(s) Adds ('adds'), Where ('where') in one VfChainRegApiCall" in notes
+    assert "3 op(s) Neg ('neg'), Adds ('adds'), Where ('where') in one VfChainRegApiCall" in notes
     assert not any("stays" in n for n in notes), notes
     kernel = session.result.kernel
     for call in (
