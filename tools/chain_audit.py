@@ -50,7 +50,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         "schedules": _seen["schedules"],
         "kept": [{"graph": g, "template": t, "note": n} for g, t, n in sorted(_kept)],
     }
-    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         json.dump(body, f, indent=1)
     os.replace(tmp, target)

@@ -137,6 +137,11 @@ MASK_MOVES = {
 }
 
 
+#: The mask ops of ``logical_graph``, every one a memory call in the graph the crossings are compared with.
+LOGICAL_OPS = ("LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot")
+COMPARE_OPS = ("Gt", "Lt", "Eq", "Le")
+
+
 @pytest.fixture(scope="module")
 def all_memory():
     made = {}
@@ -147,10 +152,6 @@ def all_memory():
         return made[dtype]
 
     return get
-
-
-LOGICAL_OPS = ("LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot")
-COMPARE_OPS = ("Gt", "Lt", "Eq", "Le")
 
 
 @pytest.mark.parametrize("template", ["simd", "sklike"])

@@ -326,6 +326,12 @@ def bool_inputs(step: dict) -> list[str]:
     return list(step["inputs"]) if step["op"] in LOGICAL else []
 
 
+def mask_tensors(steps: Sequence[dict]) -> tuple[set[str], set[str]]:
+    """(the predicates the steps make, those they read that no step makes: bit-mask tiles made outside)."""
+    made = {s["output"] for s in steps if _makes_mask(s["op"])}
+    return made, {t for s in steps for t in bool_inputs(s)} - made
+
+
 def step_signatures(steps: Sequence[dict], dtype_of: Callable[[str], dt.DType]) -> list:
     """``(op, input dtypes, output dtype)`` of each step as the fusion saw it: a predicate (a comparison's or
     logical op's result, a Where's condition) as ``bool``, every other value its tile's dtype."""
@@ -968,14 +974,13 @@ class VfChainRegApiCall(ApiCall):
         # the reduce's unaligned loads read past the tiles it reads, not past those it writes
         past = 0 if tensor in node.outputs else cls.read_past_tiles(node, impl)
         steps = node.attrs["steps"]
-        masks = {t for s in steps for t in bool_inputs(s)} | {
-            s["output"] for s in steps if _makes_mask(s["op"])
-        }
+        made, reads = mask_tensors(steps)
+        masks = made | reads
         if tensor in masks:
             # a bit-mask tile: a function stepping by 4- or 8-byte elements loads a step's bits by LoadUnAlign,
             # which reads the 256 bytes after the 32-byte block holding them (load_mask)
             sigs = step_signatures(steps, lambda t: impl.tensor(t).dtype)
-            wide = tensor in node.inputs and "reduce" not in node.attrs and run_step_size(sigs) >= 4
+            wide = tensor in reads and "reduce" not in node.attrs and run_step_size(sigs) >= 4
             return max(past, UNALIGNED_READ_PAST) if wide else past
         # a run of 64-bit values holds nothing else (32 per step); any other tile makes it a 4-byte step
         dtypes = [impl.tensor(t).dtype for t in (*node.inputs, *node.outputs) if t not in masks]
@@ -1138,17 +1143,24 @@ def _build(source: _Source, steps: list[dict], reduce: dict | None = None) -> _F
 _CALL = re.compile(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(")
 
 
+def _counted(node: ImplNode, impl: ImplGraph) -> _Function:
+    """The function a chain node generates, built as code generation builds it with the definitions
+    discarded: what the cost model counts."""
+    return _build(
+        _Source(node, impl, lambda _name, _text: None), node.attrs["steps"], node.attrs.get("reduce")
+    )
+
+
 def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
     """``reg_instructions`` and ``reg_cycles`` of one launch of the function a chain node generates: the
     same build as code generation (definitions discarded), each recorded instruction times the iterations
-    of the loop it is written in -- the vector steps of ``count``, or a reduce's loops
-    (:meth:`_Function.loop_counts`)."""
+    of the loop it is written in -- the vector steps of ``count`` (and the lines after that loop once), or a
+    reduce's loops (:meth:`_Function.loop_counts`)."""
+    fn = _counted(node, impl)
     reduce = node.attrs.get("reduce")
     if reduce is None:
-        fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"])
         steps = reg_cost.vector_steps(node.attrs["count"], fn.lanes)
         return reg_cost.launch_counters(reg_cost.mix(fn.instrs), steps, once=reg_cost.mix(fn.after_instrs))
-    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"], reduce)
     if sympy.sympify(reduce["inner"]) == 1:
         fn.horizontal_text(reduce)
     else:
@@ -1160,7 +1172,7 @@ def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
 def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
     """(register instructions of one vector step, elements per step) of the function a chain node
     generates: the same build as code generation, with the definitions discarded."""
-    fn = _build(_Source(node, impl, lambda _name, _text: None), node.attrs["steps"])
+    fn = _counted(node, impl)
     return reg_cost.mix(fn.instrs), fn.lanes
 
 
@@ -1193,11 +1205,10 @@ class _Function:
         self.uregs: list[str] = []
         #: tensor -> mask register: the predicates the steps make, and those loaded from bit-mask tiles
         self.masks: dict[str, str] = {}
-        mask_tensors = {s["output"] for s in steps if _makes_mask(s["op"])}
+        made, reads = mask_tensors(steps)
         #: predicates read from bit-mask tiles made outside the function (:meth:`load_mask`)
-        self.mask_reads = {t for s in steps for t in bool_inputs(s)} - mask_tensors
-        mask_tensors |= self.mask_reads
-        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in mask_tensors}
+        self.mask_reads = reads
+        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in made | reads}
         if reduce is not None:
             dtypes.add(call._dtype(reduce["output"]))
         forms = [call_form(call, s) for s in steps]

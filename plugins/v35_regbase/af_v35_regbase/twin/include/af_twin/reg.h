@@ -1850,6 +1850,21 @@ inline void RegMaskWidth(const AscendC::Reg::MaskReg& m, uint32_t width, const c
              "elements", api, m.afWidth, width);
 }
 
+// Byte j of a mask in the one-bit-per-element layout: element 8j + b at bit b.
+inline uint8_t RegMaskByte(const AscendC::Reg::MaskReg& m, uint32_t j) {
+    uint8_t byte = 0;
+    for (uint32_t b = 0; b < 8; ++b) byte |= static_cast<uint8_t>(m.afOn[8 * j + b] ? 1u << b : 0u);
+    return byte;
+}
+
+// A mask of `width`-byte elements read from `n` bytes of that layout (element k = bit k % 8 of byte k / 8).
+inline AscendC::Reg::MaskReg RegMaskOfBits(const uint8_t* bytes, uint32_t n, uint32_t width) {
+    AscendC::Reg::MaskReg m;
+    m.afWidth = width;
+    for (uint32_t k = 0; k < 8 * n; ++k) m.afOn[k] = (bytes[k / 8] >> (k % 8)) & 1u;
+    return m;
+}
+
 // Writes the bytes an UnalignRegForStore holds to UB and empties it.
 inline void RegFlushUnalign(CoreCtx* c, AscendC::Reg::UnalignRegForStore& ureg, const char* api) {
     if (!ureg.afPending) return;
@@ -1885,10 +1900,8 @@ inline void LoadAlign(MaskReg& mask, __ubuf__ T* srcAddr) {
     AfTwin::CoreCtx* c = AfTwin::RegCore(api);
     const uint32_t n = dist == MaskDist::DIST_NORM ? 32u : 16u;
     const uint32_t off = AfTwin::RegUbRange(c, srcAddr, n, api, "srcAddr", n);
-    MaskReg m;
-    m.afWidth = 32u / n;  // NORM: 1-byte elements, one bit each; US: 2-byte elements, each bit doubled
-    for (uint32_t k = 0; k < 8 * n; ++k) m.afOn[k] = (c->arena[off + k / 8] >> (k % 8)) & 1u;
-    mask = m;
+    // NORM: 1-byte elements, one bit each; US: 2-byte elements, each bit doubled
+    mask = AfTwin::RegMaskOfBits(c->arena + off, n, 32u / n);
     ++c->c.regLoads;
     c->c.regLoadBytes += n;
     c->c.regCycles += 1;  // table 3
@@ -1905,11 +1918,7 @@ inline void StoreAlign(__ubuf__ T* dstAddr, MaskReg& mask) {
     const uint32_t n = dist == MaskDist::DIST_NORM ? 32u : 16u;  // DIST_PACK drops every other bit
     AfTwin::RegMaskWidth(mask, 32u / n, api);
     const uint32_t off = AfTwin::RegUbRange(c, dstAddr, n, api, "dstAddr", n);
-    for (uint32_t j = 0; j < n; ++j) {
-        uint8_t byte = 0;
-        for (uint32_t b = 0; b < 8; ++b) byte |= static_cast<uint8_t>(mask.afOn[8 * j + b] ? 1u << b : 0u);
-        c->arena[off + j] = byte;
-    }
+    for (uint32_t j = 0; j < n; ++j) c->arena[off + j] = AfTwin::RegMaskByte(mask, j);
     if (off + n > c->dirtyEnd) c->dirtyEnd = off + n;
     ++c->c.regStores;
     c->c.regStoreBytes += n;
@@ -1936,9 +1945,7 @@ inline void StoreUnAlign(__ubuf__ T*& dstAddr, MaskReg& mask, UnalignRegForStore
         ++c->pendingUnalignStores;
     }
     for (uint32_t j = 0; j < n; ++j) {
-        uint8_t byte = 0;
-        for (uint32_t b = 0; b < 8; ++b) byte |= static_cast<uint8_t>(mask.afOn[8 * j + b] ? 1u << b : 0u);
-        ureg.afBytes[off - block + j] = byte;
+        ureg.afBytes[off - block + j] = AfTwin::RegMaskByte(mask, j);
         ureg.afHeld[off - block + j] = true;
     }
     ureg.afNext = off + n;
@@ -1980,12 +1987,7 @@ inline void MaskGenWithRegTensor(MaskReg& dst, U& srcReg) {
     constexpr uint32_t first = offset * n;
     for (uint32_t lane = first / sizeof(ActualT); lane < (first + n) / sizeof(ActualT); ++lane)
         AfTwin::RegCheckRead(srcReg, lane, api, "srcReg");
-    uint8_t bytes[n];
-    std::memcpy(bytes, reinterpret_cast<const uint8_t*>(srcReg.afLane) + first, n);
-    MaskReg m;
-    m.afWidth = sizeof(ActualT);
-    for (uint32_t k = 0; k < 8 * n; ++k) m.afOn[k] = (bytes[k / 8] >> (k % 8)) & 1u;
-    dst = m;
+    dst = AfTwin::RegMaskOfBits(reinterpret_cast<const uint8_t*>(srcReg.afLane) + first, n, sizeof(ActualT));
     ++c->c.regMasks;
     c->c.regCycles += AfTwin::kMaskGenCycles;
 }
