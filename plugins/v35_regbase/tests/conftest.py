@@ -35,8 +35,8 @@ def twin_compile(tmp_path_factory):
     def compile_(source: str, *, sanitize: bool = False, flags=()):
         exe = twin_build.build(source, tmp_path_factory.mktemp("twin"), sanitize=sanitize, extra_flags=flags)
 
-        def run(*args, stdin: str | None = None, timeout: float = 60.0):
-            return twin_build.run(exe, args, stdin=stdin, sanitize=sanitize, timeout=timeout)
+        def run(*args, stdin: str | None = None, timeout: float = 60.0, race: str = "off"):
+            return twin_build.run(exe, args, stdin=stdin, sanitize=sanitize, timeout=timeout, race=race)
 
         return run
 

@@ -147,6 +147,10 @@ def syntax_errors(source: str, workdir: Path, *, strict: bool = True, extra_flag
     return "" if done.returncode == 0 else done.stderr
 
 
+#: the environment variable that turns the twin's race check off (af_twin/hb.h) or makes PIPE_V strict
+RACE_ENV = "AF_TWIN_RACE"
+
+
 def run(
     exe: Path,
     args: Sequence[str] = (),
@@ -154,9 +158,19 @@ def run(
     stdin: str | None = None,
     sanitize: bool = False,
     timeout: float = 60.0,
+    race: str = "off",
 ) -> tuple[int, str, str]:
-    """Run a built program; return (returncode, stdout, stderr)."""
+    """Run a built program; return (returncode, stdout, stderr).
+
+    ``race`` is the twin's race-check mode: the API programs of these tests call one API after another with
+    no synchronisation, to pin each API's semantics in program order, so they run with the check ``"off"``;
+    the synchronisation tests (test_twin_sync.py) run it ``"on"`` or ``"strict"`` (PIPE_V unordered too).
+    """
     env = dict(os.environ)
+    if race == "on":
+        env.pop(RACE_ENV, None)
+    else:
+        env[RACE_ENV] = race
     if sanitize:
         env.update(SANITIZE_ENV)
     done = subprocess.run(

@@ -5,9 +5,11 @@
 // Checks: SyncAll is a real barrier across the cores of the launch and aborts
 // (syncall-deadlock) where hardware would hang: a core returns from the kernel
 // while others wait in SyncAll, or calls SyncAll after another core returned.
-// Not emulated: pipe concurrency. A core executes its instructions in program
-// order, so SetFlag / WaitFlag / PipeBarrier are no-ops and a missing or wrong
-// flag is NOT detected; the isAIVOnly argument of SyncAll is ignored.
+// SetFlag / WaitFlag / PipeBarrier drive the pipe model of hb.h, which orders
+// the accesses of the asynchronous pipes and reports races (kind race) and
+// flag misuse (sync-*); SyncAll also orders the cores' accesses.
+// Not emulated: the isAIVOnly argument and the config of SyncAll (the default,
+// every pipe, is assumed).
 #ifndef AF_TWIN_CORE_H
 #define AF_TWIN_CORE_H
 
@@ -82,20 +84,79 @@ inline int64_t GetBlockNum() {
     return static_cast<int64_t>(AfTwin::gState.blockDim);
 }
 
-// Pipeline synchronisation: execution is sequential per core, so these only
-// have to compile.
+// Pipeline synchronisation: the pipe model of hb.h. A HardEvent names its source and destination pipe;
+// an event with a cube pipe (M, MTE1, FIX) has no pipe pair on a vector core (同步控制/核内同步/
+// 核内同步能力概述.md 表3) and is reported (sync-illegal).
+static_assert(static_cast<uint32_t>(HardEvent::MAX) == AfTwin::kHbEventCount, "kHbEventNames follows HardEvent");
+
+struct AfEventPipes {
+    int32_t src;
+    int32_t dst;
+};
+
+constexpr AfEventPipes AfPipesOf(HardEvent e) {
+    using namespace AfTwin;
+    switch (e) {
+        case HardEvent::MTE2_V: return {kPipeMte2, kPipeV};
+        case HardEvent::V_MTE2: return {kPipeV, kPipeMte2};
+        case HardEvent::MTE3_V: return {kPipeMte3, kPipeV};
+        case HardEvent::V_MTE3: return {kPipeV, kPipeMte3};
+        case HardEvent::V_V: return {kPipeV, kPipeV};
+        case HardEvent::MTE3_MTE2: return {kPipeMte3, kPipeMte2};
+        case HardEvent::MTE2_MTE3: return {kPipeMte2, kPipeMte3};
+        case HardEvent::S_V: return {kPipeS, kPipeV};
+        case HardEvent::V_S: return {kPipeV, kPipeS};
+        case HardEvent::S_MTE2: return {kPipeS, kPipeMte2};
+        case HardEvent::MTE2_S: return {kPipeMte2, kPipeS};
+        case HardEvent::S_MTE3: return {kPipeS, kPipeMte3};
+        case HardEvent::MTE3_S: return {kPipeMte3, kPipeS};
+        default: return {-1, -1};
+    }
+}
+
+inline AfEventPipes AfEventPipesChecked(HardEvent e, const char* api) {
+    const AfEventPipes p = AfPipesOf(e);
+    if (p.src < 0)
+        AfTwin::Fail("sync-illegal", "%s<HardEvent::%s>: a vector core has no such pipe pair (M, MTE1 and FIX are "
+                     "cube pipes)", api, AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
+    return p;
+}
+
 template <HardEvent e>
 inline void SetFlag(int32_t evt) {
-    (void)evt;
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("SetFlag");
+    const AfEventPipes p = AfEventPipesChecked(e, "SetFlag");
+    AfTwin::HbSetFlag(c, static_cast<uint32_t>(p.src), static_cast<uint32_t>(e), evt,
+                      AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
 }
 
 template <HardEvent e>
 inline void WaitFlag(int32_t evt) {
-    (void)evt;
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("WaitFlag");
+    const AfEventPipes p = AfEventPipesChecked(e, "WaitFlag");
+    AfTwin::HbWaitFlag(c, static_cast<uint32_t>(p.dst), static_cast<uint32_t>(e), evt,
+                       AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
 }
 
+// PipeBarrier<p> orders the instructions of p; PIPE_ALL waits for every pipe. PIPE_S is not supported
+// (PipeBarrier(ISASI).md, 约束说明) and the cube pipes do not exist on a vector core: both are reported.
 template <pipe_t p>
-inline void PipeBarrier() {}
+inline void PipeBarrier() {
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("PipeBarrier");
+    if constexpr (p == PIPE_ALL) {
+        AfTwin::HbBarrierAll(c);
+    } else if constexpr (p == PIPE_V) {
+        AfTwin::HbBarrier(c, AfTwin::kPipeV);
+    } else if constexpr (p == PIPE_MTE2) {
+        AfTwin::HbBarrier(c, AfTwin::kPipeMte2);
+    } else if constexpr (p == PIPE_MTE3) {
+        AfTwin::HbBarrier(c, AfTwin::kPipeMte3);
+    } else {
+        AfTwin::Fail("sync-illegal", "PipeBarrier<%s>: %s", p == PIPE_S ? "PIPE_S" : "a cube pipe",
+                     p == PIPE_S ? "scalar instructions are ordered by the hardware; the barrier is not supported"
+                                 : "a vector core has no such pipe");
+    }
+}
 
 // Barrier across all cores of the launch.
 template <bool isAIVOnly = true>

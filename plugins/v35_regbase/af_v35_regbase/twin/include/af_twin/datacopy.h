@@ -131,9 +131,11 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     AfTwin::CoreCtx* c = AfTwin::tCore;
     ++c->c.datacopy;
     c->c.gmRead += bytes;
-    if (bytes == 0) return;
-    AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset(), bytes, false);
-    std::memcpy(d, src.GetPhyAddr(), bytes);
+    if (bytes != 0) {
+        AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset(), bytes, false);
+        std::memcpy(d, src.GetPhyAddr(), bytes);
+    }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte2, api);
 }
 
 template <typename T>
@@ -146,9 +148,11 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     AfTwin::CoreCtx* c = AfTwin::tCore;
     ++c->c.datacopy;
     c->c.gmWrite += bytes;
-    if (bytes == 0) return;
-    AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
-    std::memcpy(dst.GetPhyAddr(0), s, bytes);
+    if (bytes != 0) {
+        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
+        std::memcpy(dst.GetPhyAddr(0), s, bytes);
+    }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
 }
 
 template <typename T>
@@ -161,6 +165,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     AfTwin::UbBytes(src, 0, bytes, api, "src");
     ++AfTwin::tCore->c.datacopy;
     if (bytes) std::memmove(d, s, bytes);
+    AfTwin::HbCommit(AfTwin::tCore, AfTwin::kPipeV, api);  // a UB -> UB copy runs on the vector pipe
 }
 
 // ---------------------------------------------------------------------------
@@ -185,6 +190,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset() + so, len, false);
         std::memcpy(d + dof, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + so, len);
     }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte2, api);
 }
 
 template <typename T>
@@ -205,6 +211,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
         std::memcpy(reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0)) + dof, s + so, len);
     }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
 }
 
 template <typename T>
@@ -222,6 +229,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         AfTwin::UbBytes(dst, dof, dof + len, api, "dst");
         if (len) std::memmove(d + dof, s + so, len);
     }
+    AfTwin::HbCommit(AfTwin::tCore, AfTwin::kPipeV, api);
 }
 
 // ---------------------------------------------------------------------------
@@ -277,7 +285,9 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
             }
         }
         std::memset(out + used, AfTwin::kPoison, blockUb - used);
+        AfTwin::HbUb(c, dst.afOffset + i * ubStep + used, blockUb - used, true);  // the dummy bytes
     }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte2, api);
 }
 
 // UB -> GM. Block i reads blockLen bytes at UB byte offset i * (ceil32(blockLen)
@@ -305,6 +315,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + g, p.blockLen, true);
         std::memcpy(gdst + g, s + i * ubStep, p.blockLen);
     }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
 }
 
 }  // namespace AscendC

@@ -13,7 +13,8 @@
 // Not emulated: the depth template argument and the queue positions have no
 // effect; memory is handed out in InitBuffer order and only comes back when
 // TPipe::Reset / Destroy (or the TPipe's destructor) frees all of the pipe's
-// buffers, so holes are never refilled; event-id management is a no-op.
+// buffers, so holes are never refilled. EnQue / DeQue / FreeTensor /
+// AllocTensor set and wait the flags of hb.h with event ids from the TPipe.
 #ifndef AF_TWIN_PIPE_H
 #define AF_TWIN_PIPE_H
 
@@ -87,22 +88,26 @@ public:
     void Reset() { AfRelease(); }
     void Destroy() { AfRelease(); }
 
-    // Event ids: synchronisation is a no-op, any id works.
+    // Event ids, per HardEvent: AllocEventID takes the lowest free one, ReleaseEventID gives it back,
+    // FetchEventID only looks (kernel_tpipe_impl.h). The queues take theirs from the same pool, so an id a
+    // kernel takes here never collides with a flag a queue holds.
     template <HardEvent e>
     event_t AllocEventID() {
-        return EVENT_ID0;
+        return AfTwin::HbAllocId(AfTwin::RequireCore("TPipe::AllocEventID"), static_cast<uint32_t>(e),
+                                 AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
     }
     template <HardEvent e>
     void ReleaseEventID(event_t id) {
-        (void)id;
+        AfTwin::HbReleaseId(AfTwin::RequireCore("TPipe::ReleaseEventID"), static_cast<uint32_t>(e), id,
+                            AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
     }
     event_t FetchEventID(HardEvent e) {
-        (void)e;
-        return EVENT_ID0;
+        return AfTwin::HbFetchId(AfTwin::RequireCore("TPipe::FetchEventID"), static_cast<uint32_t>(e),
+                                 AfTwin::kHbEventNames[static_cast<uint32_t>(e)]);
     }
     template <HardEvent e>
     event_t FetchEventID() {
-        return EVENT_ID0;
+        return FetchEventID(e);
     }
 
 private:
@@ -151,12 +156,50 @@ private:
     AfTwin::CoreCtx* ctx_ = nullptr;
 };
 
-inline TPipe* GetTPipePtr() { return afCurrentPipe; }
+
+// The flags a queue's calls carry (资源管理/TQue EnQue.md / DeQue.md, kernel_tquebind_impl.h): a VECIN
+// queue is filled by MTE2 and read by V (EnQue sets MTE2_V, DeQue waits it; FreeTensor sets V_MTE2, the
+// AllocTensor reusing the buffer waits it); a VECOUT queue is filled by V and read by MTE3 (V_MTE3 /
+// MTE3_V). Queues of other positions carry no flags here.
+constexpr HardEvent AfQueEnqEvent(TPosition pos) {
+    return pos == TPosition::VECIN ? HardEvent::MTE2_V : pos == TPosition::VECOUT ? HardEvent::V_MTE3 : HardEvent::MAX;
+}
+constexpr HardEvent AfQueFreeEvent(TPosition pos) {
+    return pos == TPosition::VECIN ? HardEvent::V_MTE2 : pos == TPosition::VECOUT ? HardEvent::MTE3_V : HardEvent::MAX;
+}
+
+inline int32_t AfQueSet(HardEvent e) {
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("TQue");
+    const uint32_t ev = static_cast<uint32_t>(e);
+    const int32_t id = AfTwin::HbAllocId(c, ev, AfTwin::kHbEventNames[ev]);
+    AfTwin::HbSetFlag(c, static_cast<uint32_t>(AfPipesOf(e).src), ev, id, AfTwin::kHbEventNames[ev]);
+    return id;
+}
+
+inline void AfQueWait(HardEvent e, int32_t id) {
+    AfTwin::CoreCtx* c = AfTwin::RequireCore("TQue");
+    const uint32_t ev = static_cast<uint32_t>(e);
+    AfTwin::HbWaitFlag(c, static_cast<uint32_t>(AfPipesOf(e).dst), ev, id, AfTwin::kHbEventNames[ev]);
+    AfTwin::HbReleaseId(c, ev, id, AfTwin::kHbEventNames[ev]);
+}
 
 template <TPosition pos, int32_t depth>
 class TQue {
 public:
+    static constexpr HardEvent kEnqEvent = AfQueEnqEvent(pos);
+    static constexpr HardEvent kFreeEvent = AfQueFreeEvent(pos);
+
     TQue() = default;
+    TQue(const TQue&) = delete;
+    TQue& operator=(const TQue&) = delete;
+    // As TPipe::Destroy does: wait for the flags of buffers freed and never allocated again.
+    ~TQue() {
+        if (!AfTwin::tCore || !arena_ || arena_ != AfTwin::tCore->arena) return;
+        for (uint32_t s = 0; s < num_; ++s) {
+            if (freeId_[s] >= 0) AfQueWait(kFreeEvent, freeId_[s]);
+            freeId_[s] = -1;
+        }
+    }
 
     template <typename T>
     LocalTensor<T> AllocTensor() {
@@ -164,6 +207,10 @@ public:
         for (uint32_t k = 0; k < num_; ++k) {
             const uint32_t s = (cursor_ + k) % num_;
             if (state_[s] == kFree) {
+                if constexpr (kFreeEvent != HardEvent::MAX) {
+                    if (freeId_[s] >= 0) AfQueWait(kFreeEvent, freeId_[s]);
+                }
+                freeId_[s] = -1;
                 state_[s] = kHeld;
                 bytes_[s] = slot_;
                 cursor_ = (s + 1) % num_;
@@ -188,6 +235,7 @@ public:
                          "already freed)",
                          s, t.afOffset);
         state_[s] = kQueued;
+        if constexpr (kEnqEvent != HardEvent::MAX) enqId_[s] = AfQueSet(kEnqEvent);
         bytes_[s] = t.afBytes;
         fifo_[(head_ + queued_) % num_] = s;
         ++queued_;
@@ -202,6 +250,8 @@ public:
         head_ = (head_ + 1) % num_;
         --queued_;
         state_[s] = kHeld;
+        if constexpr (kEnqEvent != HardEvent::MAX) AfQueWait(kEnqEvent, enqId_[s]);
+        enqId_[s] = -1;
         return LocalTensor<T>::AfMake(arena_, base_ + s * slot_, bytes_[s], base_ + (s + 1) * slot_);
     }
 
@@ -216,6 +266,7 @@ public:
             AfTwin::Fail("que-misuse", "TQue::FreeTensor: buffer %u (UB offset %u) is not allocated (double free?)", s,
                          t.afOffset);
         state_[s] = kFree;
+        if constexpr (kFreeEvent != HardEvent::MAX) freeId_[s] = AfQueSet(kFreeEvent);
     }
 
     bool VacantInQue() const { return queued_ < num_; }
@@ -232,6 +283,8 @@ public:
         state_.assign(num, kFree);
         bytes_.assign(num, slot);
         fifo_.assign(num, 0);
+        enqId_.assign(num, -1);
+        freeId_.assign(num, -1);
         head_ = 0;
         queued_ = 0;
         cursor_ = 0;
@@ -264,6 +317,8 @@ private:
     std::vector<uint8_t> state_;
     std::vector<uint32_t> bytes_;
     std::vector<uint32_t> fifo_;
+    std::vector<int32_t> enqId_;   // per buffer: the event id its EnQue set (-1: none)
+    std::vector<int32_t> freeId_;  // per buffer: the event id its FreeTensor set (-1: none)
     uint32_t head_ = 0;
     uint32_t queued_ = 0;
     uint32_t cursor_ = 0;
@@ -326,5 +381,11 @@ private:
 };
 
 }  // namespace AscendC
+
+// As in the official kernel_common.h, outside namespace AscendC: the pipe the running core constructed last.
+inline AscendC::TPipe* GetTPipePtr() {
+    if (!AscendC::afCurrentPipe) AfTwin::Fail("api-params", "GetTPipePtr(): no TPipe was constructed on this core");
+    return AscendC::afCurrentPipe;
+}
 
 #endif  // AF_TWIN_PIPE_H

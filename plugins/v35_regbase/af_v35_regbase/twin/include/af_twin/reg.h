@@ -246,7 +246,7 @@ inline RegStored RegStoreLanes(const AscendC::Reg::MaskReg& mask, const AscendC:
 
 // The UB byte offset of a raw UB pointer of the running core; it must be `align`-byte aligned (32 unless a
 // form documents less, e.g. a mask store's 8 or 16) and [off, off + n) must lie in one live TPipe buffer.
-inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand,
+inline uint32_t RegUbRange(CoreCtx* c, const void* p, uint32_t n, const char* api, const char* operand,
                            uint32_t align = kUbAlign) {
     const uintptr_t q = reinterpret_cast<uintptr_t>(p);
     const uintptr_t base = reinterpret_cast<uintptr_t>(c->arena);
@@ -257,7 +257,10 @@ inline uint32_t RegUbRange(const CoreCtx* c, const void* p, uint32_t n, const ch
         Fail("ub-misaligned", "Reg::%s: %s starts at UB byte offset %u, which is not %u-byte aligned", api, operand,
              off, align);
     for (const UbAlloc& a : c->allocs) {
-        if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) return off;
+        if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) {
+            HbUb(c, off, n, HbWritesOperand(operand));  // part of the vector function's PIPE_V instruction
+            return off;
+        }
     }
     for (const UbAlloc& a : c->allocs) {
         if (off >= a.offset && off < a.offset + a.bytes)
@@ -543,6 +546,7 @@ inline void asc_vf_call(Args&&... args) {
     c->inRegVf = true;
     funcPtr(args...);
     c->inRegVf = false;
+    AfTwin::HbCommit(c, AfTwin::kPipeV, "asc_vf_call");  // the function is one PIPE_V instruction
     if (c->pendingUnalignStores != 0)
         AfTwin::Fail("reg-unalign", "asc_vf_call: the vector function returned with %u UnalignRegForStore "
                      "register(s) holding bytes a StoreUnAlign buffered and no StoreUnAlignPost wrote to UB",
@@ -1652,6 +1656,7 @@ inline void Gather(T3& dstReg, __ubuf__ T1* baseAddr, T4& index, MaskReg& mask) 
         } else {
             std::memcpy(&out.afLane[i], baseAddr + elem, sizeof(Dst));
         }
+        AfTwin::HbUb(c, at, sizeof(T1), false);
         out.afWritten[i] = true;
         ++on;
     }

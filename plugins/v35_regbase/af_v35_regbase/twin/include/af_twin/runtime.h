@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "hb_state.h"
 #include "types.h"
 
 namespace AfTwin {
@@ -52,6 +53,7 @@ constexpr uint32_t kMaxResidentCores = 256;  // cores that run at the same time 
 constexpr uint32_t kMaxSimtThreads = 2048;   // threads of one VF_CALL
 constexpr uint32_t kMaxStages = 16;          // stages a kernel can mark (MarkStage)
 constexpr uint32_t kSystemReserve = 8192;    // UB the system reserves on the A5 vector core (register spill)
+constexpr uint32_t kMaxProbes = 1024;        // sync probes of an instrumented kernel (Probe / Mutant)
 
 // ---------------------------------------------------------------------------
 // Counters of the last Launch, aggregated over all its cores.
@@ -140,6 +142,7 @@ struct GmAlloc {
     // per line: the write clock of its last write in this launch (0: none) and the core that made it
     std::unique_ptr<std::atomic<uint64_t>[]> writeStamp;
     std::unique_ptr<std::atomic<int64_t>[]> writer;
+    std::unique_ptr<HbGmShadow> hb;  // the race check's shadow of the allocation (hb.h)
 };
 
 // One live UB allocation of a core (made by TPipe::InitBuffer).
@@ -231,6 +234,7 @@ struct CoreCtx {
     uint32_t simtLinear = 0;
     uint32_t simtTotal = 0;
     DcacheModel dcache;
+    HbCore hb;  // the pipe model's clocks, flags and UB shadow (hb.h)
     // SIMT reads of the running VF_CALL, replayed through the cache in lockstep order when it ends
     struct SimtRead {
         uint32_t step;    // the thread's n-th read
@@ -242,6 +246,13 @@ struct CoreCtx {
 };
 
 inline uint64_t WriteClockNow();
+inline void HbGm(CoreCtx* c, const GmAlloc* g, uint64_t off, uint64_t n, bool write);
+inline void HbReset(CoreCtx* c);
+inline void HbCoreEnd(CoreCtx* c);
+inline void HbBarrierAll(CoreCtx* c);
+inline void HbReadEnv();
+inline void HbUb(CoreCtx* c, uint64_t off, uint64_t n, bool write);
+inline void HbLaunchGm();
 
 // The device address of host address p inside allocation a: every path into the data-cache model
 // (scalar reads, SIMT reads, invalidation) translates through here.
@@ -301,6 +312,9 @@ struct GlobalState {
     // stage marks: how many cores entered each stage of a multi-stage kernel
     std::atomic<uint32_t> stageCores[kMaxStages] = {};
     std::atomic<uint32_t> stagesSeen{0};
+    // sync probes of a kernel instrumented for mutation testing: which probes ran, the highest id + 1
+    std::atomic<uint64_t> probeHits[kMaxProbes / 64] = {};
+    std::atomic<uint32_t> probesSeen{0};
 };
 
 inline GlobalState gState;
@@ -397,6 +411,7 @@ inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
              name ? name : "", static_cast<unsigned long long>(bytes));
     gState.nextDevice = (a->device + span + kDeviceAlign - 1) / kDeviceAlign * kDeviceAlign;
     a->name = name ? name : "";
+    a->hb = std::make_unique<HbGmShadow>();
     a->lines = (bytes + kGmLine - 1) / kGmLine;
     a->readLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
     a->writeLines.reset(new std::atomic<uint8_t>[a->lines ? a->lines : 1]);
@@ -461,6 +476,7 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
     const uint64_t first = byteOffset / kGmLine;
     const uint64_t last = (byteOffset + n - 1) / kGmLine;
     const int64_t core = tCore ? tCore->idx : -1;
+    if (tCore) HbGm(tCore, a, byteOffset, n, write);
     for (uint64_t l = first; l <= last; ++l) {
         if (map[l].load(std::memory_order_relaxed) == 0) map[l].store(1, std::memory_order_relaxed);
         if (write) {
@@ -513,6 +529,26 @@ inline void MarkStage(uint32_t stage) {
 }
 
 // ---------------------------------------------------------------------------
+// Mutation testing of a kernel's synchronisation (tools/sync_mutants.py): the tool wraps each sync statement
+// of a generated kernel as `AfTwin::Probe(k); if (!AfTwin::Mutant(k)) { statement }`, builds it once, and
+// runs it with AF_TWIN_MUTANT=k to leave sync k out (or, with no mutant, to learn which syncs run).
+inline void Probe(uint32_t id) {
+    if (id >= kMaxProbes) Fail("api-params", "Probe(%u): at most %u probes", id, kMaxProbes);
+    gState.probeHits[id / 64].fetch_or(uint64_t{1} << (id % 64), std::memory_order_relaxed);
+    uint32_t seen = gState.probesSeen.load(std::memory_order_relaxed);
+    while (seen < id + 1 && !gState.probesSeen.compare_exchange_weak(seen, id + 1)) {
+    }
+}
+
+inline bool Mutant(uint32_t id) {
+    static const long selected = [] {
+        const char* v = std::getenv("AF_TWIN_MUTANT");
+        return v && *v ? std::strtol(v, nullptr, 10) : -1L;
+    }();
+    return static_cast<long>(id) == selected;
+}
+
+// ---------------------------------------------------------------------------
 // Counters and report.
 inline const Counters& LastCounters() { return gState.last; }
 
@@ -544,7 +580,12 @@ inline void WriteReportJson(FILE* f) {
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
     }
-    std::fprintf(f, "]}\n");
+    std::fprintf(f, "]");
+    const uint32_t probes = gState.probesSeen.load();
+    for (uint32_t w = 0; w * 64 < probes; ++w) {
+        std::fprintf(f, ", \"probes%u\": %llu", w, static_cast<unsigned long long>(gState.probeHits[w].load()));
+    }
+    std::fprintf(f, "}\n");
     std::fflush(f);
 }
 
@@ -557,6 +598,7 @@ inline void SyncAllBarrier() {
         Fail("syncall-deadlock",
              "SyncAll with blockDim %u: only %u cores can be resident at once, the others would never arrive",
              g.blockDim, g.workers);
+    HbBarrierAll(c);  // SyncAll's default config waits for every pipe before and after the barrier
     std::unique_lock<std::mutex> lock(g.barrierMutex);
     ++c->syncCount;
     if (g.finished > 0)
@@ -568,10 +610,12 @@ inline void SyncAllBarrier() {
         ++g.generation;
         ++g.completed;
         g.barrierCv.notify_all();
+        ++c->hb.gen;
         return;
     }
     const uint64_t gen = g.generation;
     g.barrierCv.wait(lock, [&] { return g.generation != gen; });
+    ++c->hb.gen;
 }
 
 inline void CoreFinished(CoreCtx* c) {
@@ -602,6 +646,8 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
         }
     }
     g.writeClock.store(0);
+    HbReadEnv();
+    HbLaunchGm();
     g.blockDim = blockDim;
     g.workers = std::min(blockDim, kMaxResidentCores);
     g.arrived = 0;
@@ -636,7 +682,9 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
             ctx.inRegVf = false;
             ctx.dcache.Reset(g.dcacheReserve);
             tCore = &ctx;
+            HbReset(&ctx);
             body();
+            HbCoreEnd(&ctx);
             CoreFinished(&ctx);
             ctx.dirtyEnd = std::max<uint32_t>(ctx.dirtyEnd, static_cast<uint32_t>(ctx.c.ubHigh));
             tCore = nullptr;
@@ -720,7 +768,7 @@ inline uint32_t CheckSimtUb(const CoreCtx* c, const void* p, uint32_t n, const c
 template <typename T>
 inline T SimtUbLoad(const T* p) {
     CoreCtx* c = RequireCore("SimtUbLoad");
-    CheckSimtUb(c, p, sizeof(T), "SIMT UB load");
+    HbUb(c, CheckSimtUb(c, p, sizeof(T), "SIMT UB load"), sizeof(T), false);
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
@@ -730,10 +778,13 @@ template <typename T>
 inline void SimtUbStore(T* p, T v) {
     CoreCtx* c = RequireCore("SimtUbStore");
     const uint32_t off = CheckSimtUb(c, p, sizeof(T), "SIMT UB store");
+    HbUb(c, off, sizeof(T), true);
     if (off + sizeof(T) > c->dirtyEnd) c->dirtyEnd = off + static_cast<uint32_t>(sizeof(T));
     std::memcpy(p, &v, sizeof(T));
 }
 
 }  // namespace AfTwin
+
+#include "hb.h"  // the pipe model, which needs everything above
 
 #endif  // AF_TWIN_RUNTIME_H

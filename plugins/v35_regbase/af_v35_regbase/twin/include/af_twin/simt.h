@@ -87,6 +87,7 @@ inline void VF_CALL(Dim3 threads, Args... args) {
     c->simtTotal = 0;
     c->inSimt = false;
     AfTwin::ReplaySimtReads(c);
+    AfTwin::HbCommit(c, AfTwin::kPipeV, "VF_CALL");  // every thread's accesses: one PIPE_V instruction
 }
 
 }  // namespace Simt

@@ -101,6 +101,7 @@ public:
             }
         }
         AfTwin::MarkLines(alloc_, AfByteOffset() + offset * sizeof(T), sizeof(T), false);
+        AfTwin::HbScalar(c, "GlobalTensor::GetValue");
         T v;
         std::memcpy(&v, addr_ + offset, sizeof(T));
         return v;
@@ -111,6 +112,7 @@ public:
         AfTwin::CoreCtx* c = AfTwin::tCore;
         if (c) ++c->c.scalarWrite;
         AfTwin::MarkLines(alloc_, AfByteOffset() + offset * sizeof(T), sizeof(T), true);
+        AfTwin::HbScalar(c, "GlobalTensor::SetValue");
         std::memcpy(addr_ + offset, &value, sizeof(T));
     }
 
@@ -168,6 +170,7 @@ public:
 
     T GetValue(uint32_t i) const {
         AfCheckIndex(i, "LocalTensor::GetValue");
+        AfScalarAccess(i, false, "LocalTensor::GetValue");
         T v;
         std::memcpy(&v, afArena + afOffset + uint64_t{i} * sizeof(T), sizeof(T));
         return v;
@@ -175,11 +178,13 @@ public:
 
     void SetValue(uint32_t i, T v) const {
         AfCheckIndex(i, "LocalTensor::SetValue");
+        AfScalarAccess(i, true, "LocalTensor::SetValue");
         std::memcpy(afArena + afOffset + uint64_t{i} * sizeof(T), &v, sizeof(T));
     }
 
     T& operator()(uint32_t i) const {
         AfCheckIndex(i, "LocalTensor::operator()");
+        AfScalarAccess(i, true, "LocalTensor::operator()");  // a reference: may be written
         if ((afOffset % alignof(T)) != 0)
             AfTwin::Fail("ub-misaligned", "LocalTensor<%s>::operator(): view starts at UB byte offset %u",
                          AfTwin::TypeName<T>(), afOffset);
@@ -232,6 +237,13 @@ public:
     }
 
 private:
+    // A scalar access of element i: one PIPE_S instruction, or part of the running SIMT / register function.
+    void AfScalarAccess(uint32_t i, bool write, const char* api) const {
+        AfTwin::CoreCtx* c = AfTwin::tCore;
+        AfTwin::HbUb(c, afOffset + uint64_t{i} * sizeof(T), sizeof(T), write);
+        AfTwin::HbScalar(c, api);
+    }
+
     void AfCheckIndex(uint32_t i, const char* api) const {
         if (!afArena)
             AfTwin::Fail("ub-out-of-bounds", "%s(%u) on an empty LocalTensor<%s> (never allocated)", api, i,
@@ -291,7 +303,10 @@ inline T* UbStart(const AscendC::LocalTensor<T>& t, const char* api, const char*
 template <typename T>
 inline void UbBytes(const AscendC::LocalTensor<T>& t, uint64_t begin, uint64_t end, const char* api,
                     const char* operand) {
-    if (begin <= end && end <= t.afBytes) return;
+    if (begin <= end && end <= t.afBytes) {
+        HbUb(RequireCore(api), t.afOffset + begin, end - begin, HbWritesOperand(operand));
+        return;
+    }
     Fail("ub-out-of-bounds",
          "%s: operand %s accesses UB bytes [%llu, %llu) but its LocalTensor<%s> covers [%u, %u) (%u elements)", api,
          operand, static_cast<unsigned long long>(t.afOffset + begin),
@@ -310,7 +325,9 @@ inline T* UbOperand(const AscendC::LocalTensor<T>& t, uint64_t elems, const char
              api, operand, static_cast<unsigned long long>(elems), t.afOffset,
              static_cast<unsigned long long>(t.afOffset + elems * sizeof(T)), TypeName<T>(), t.GetSize(), t.afOffset,
              t.afOffset + t.afBytes);
-    RequireCore(api)->c.vectorUbBytes += elems * sizeof(T);
+    CoreCtx* c = RequireCore(api);
+    c->c.vectorUbBytes += elems * sizeof(T);
+    HbUb(c, t.afOffset, elems * sizeof(T), HbWritesOperand(operand));
     return p;
 }
 

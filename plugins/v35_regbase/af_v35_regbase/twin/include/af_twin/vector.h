@@ -75,9 +75,12 @@ inline T WrapNeg(T a) {
     return static_cast<T>(WrapType<T>{0} - static_cast<WrapType<T>>(a));
 }
 
+// Counts a vector call and issues it as one PIPE_V instruction of the pipe model (hb.h); every vector API
+// calls it after checking its operands, which recorded the accesses the instruction makes.
 inline CoreCtx* CountVector(const char* api) {
     CoreCtx* c = RequireCore(api);
     ++c->c.vector;
+    HbCommit(c, kPipeV, api);
     return c;
 }
 
