@@ -29,7 +29,7 @@ from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
 from af_core.ir.sizes import storage_elements
 from af_core.schedule.case import Case
-from af_core.schedule.impl_graph import Buffer, ImplGraph, ImplNode, Stage
+from af_core.schedule.impl_graph import POSITION_PIPES, Buffer, ImplGraph, ImplNode, Stage
 
 
 @attrs.define
@@ -131,8 +131,28 @@ class KernelContext:
     def _ctype(self, tensor: str) -> str:
         return self.cpp_type(self.impl.tensor(tensor).dtype)
 
+    @staticmethod
+    def flag_pair(src: str, dst: str) -> str:
+        """A SetFlag / WaitFlag pair from pipe ``src`` to pipe ``dst`` on an event id the TPipe has free (the
+        queues hold theirs, so it never collides with one of a queue's flags)."""
+        event = f"AscendC::HardEvent::{src}_{dst}"
+        free_id = f"GetTPipePtr()->FetchEventID({event})"
+        return f"AscendC::SetFlag<{event}>({free_id});\nAscendC::WaitFlag<{event}>({free_id});"
+
+    def sync(self, tensor: str, src: str, dst: str) -> str:
+        """The flags a call owes between an earlier access of UB tensor ``tensor`` on pipe ``src`` and its
+        own on pipe ``dst``: none when the tensor's buffer carries that pair (POSITION_PIPES: a VECOUT
+        buffer orders V -> MTE3 and MTE3 -> V), else a SetFlag / WaitFlag pair."""
+        pipes = POSITION_PIPES.get(self._buffer_of(tensor).position)
+        if pipes is not None and (src, dst) in (pipes, (pipes[1], pipes[0])):
+            return ""
+        return self.flag_pair(src, dst)
+
     def produce(self, tensor: str, *, like: str | None = None) -> tuple[str, str]:
-        """Start writing a UB tensor: AllocTensor from its queue, Get its TBuf, or reuse ``like``'s storage."""
+        """Start writing a UB tensor: AllocTensor from its queue, Get its TBuf, or reuse ``like``'s storage.
+
+        A TBuf at VECIN / VECOUT first waits until its consumer pipe is done with what it held (what a
+        queue's AllocTensor does)."""
         if like is not None:
             var = self.vars[like]
             if self._ctype(like) != self._ctype(tensor):
@@ -149,12 +169,19 @@ class KernelContext:
         ctype = self._ctype(tensor)
         how = "AllocTensor" if buf.kind == "que" else "Get"
         self.vars[tensor] = var
-        return f"AscendC::LocalTensor<{ctype}> {var} = {self.buffer(buf.name)}.{how}<{ctype}>();", var
+        line = f"AscendC::LocalTensor<{ctype}> {var} = {self.buffer(buf.name)}.{how}<{ctype}>();"
+        if buf.kind != "que" and buf.position in POSITION_PIPES:
+            producer, consumer = POSITION_PIPES[buf.position]
+            line = self.flag_pair(consumer, producer) + "\n" + line
+        return line, var
 
     def finish(self, tensor: str) -> str:
-        """Done writing: EnQue for queue tensors (the consumer DeQues), nothing for TBufs."""
+        """Done writing: EnQue for queue tensors (the consumer DeQues); a TBuf at VECIN / VECOUT makes its
+        consumer pipe wait for the producer's writes (what EnQue / DeQue do); nothing for other TBufs."""
         buf = self._buffer_of(tensor)
         if buf.kind != "que":
+            if buf.position in POSITION_PIPES:
+                return self.flag_pair(*POSITION_PIPES[buf.position])
             return ""
         self.queued.add(tensor)
         return f"{self.buffer(buf.name)}.EnQue({self.vars[tensor]});"

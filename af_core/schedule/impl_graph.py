@@ -68,6 +68,17 @@ class ImplTensor:
             raise ValueError(f"tensor '{self.name}': location {self.location} not in {LOCATIONS}")
 
 
+#: The pipes a UB buffer's position sits between, (producer, consumer): a VECIN buffer is filled by MTE2 and
+#: read by V, a VECOUT buffer filled by V and read by MTE3. A queue of the position carries the flags of both
+#: directions itself (EnQue / DeQue: producer -> consumer; FreeTensor / AllocTensor: consumer -> producer, as
+#: the official TQue does); codegen gives a TBuf of the position the same two flag pairs. A VECCALC buffer is
+#: V's alone: a call reading or writing it on another pipe owes its own flags.
+POSITION_PIPES: dict[str, tuple[str, str]] = {"VECIN": ("MTE2", "V"), "VECOUT": ("V", "MTE3")}
+#: Event ids per HardEvent a TPipe hands out (QUE_MAX_EVENT): a queue buffer holds one from its FreeTensor
+#: to the AllocTensor that reuses it, so the queues of one position hold at most this many buffers together.
+EVENT_IDS = 8
+
+
 @attrs.frozen
 class Buffer:
     """A UB allocation: a queue (``TQue``) or a scratch buffer (``TBuf``)."""

@@ -20,7 +20,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.sizes import Expr
-from af_core.schedule.impl_graph import Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
+from af_core.schedule.impl_graph import EVENT_IDS, Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
 from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
 
 #: A tile buffer is a whole number of vector repeats (see the module docstring).
@@ -153,6 +153,9 @@ class TilePlan:
     ) -> str:
         count = (self.rows if rows is None else rows) * pitch
         size = AlignUp(count * dtype.itemsize + extra_bytes, REPEAT_BYTES)
+        if que and self.queue_buffers(position) + num > EVENT_IDS:
+            # past the TPipe's event ids: a single TBuf, whose flags codegen places (POSITION_PIPES)
+            que, num = False, 1
         self.stage.buffers.append(Buffer(name, "que" if que else "tbuf", position, size, num))
         if rows is None:
             self.row_bytes += pitch * dtype.itemsize * num
@@ -162,6 +165,10 @@ class TilePlan:
         self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=name))
         self.roots[name] = name
         return name
+
+    def queue_buffers(self, position: str) -> int:
+        """The buffers of this stage's queues at ``position``."""
+        return sum(b.num for b in self.stage.buffers if b.kind == "que" and b.position == position)
 
     def pad(self, tensor: str, extra_bytes: int) -> None:
         """Make the buffer holding the UB tensor ``tensor`` at least ``extra_bytes`` (in whole 32-byte

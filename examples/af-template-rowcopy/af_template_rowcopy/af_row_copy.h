@@ -63,8 +63,8 @@ __aicore__ inline void AfRowCopy(const AscendC::LocalTensor<T>& dst, const Ascen
         return;
     }
     // zero the rest of each row beyond the padded data, and whole rows of out-of-range indices
-    AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE2_V));
+    AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE2_V));
     for (int64_t k = 0; k < rows; ++k) {
         if (zeroRows && AfRowSelectSource(index, v, firstRow + k) < 0) {
             AscendC::Duplicate(dst[static_cast<uint32_t>(k * pitch)], static_cast<T>(0), static_cast<int32_t>(pitch));

@@ -83,8 +83,8 @@ __aicore__ inline void AfDedupLoad(const AscendC::LocalTensor<T>& dst, const Asc
     const bool mergeable = step >= v.width && step > 0;
     if (zeroFill) {
         AscendC::Duplicate(dst, static_cast<T>(0), static_cast<int32_t>(tileRows * pitch));
-        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
-        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_MTE2));
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_MTE2));
     }
     int64_t zeroSlot = -1;
     int64_t d = 0;
@@ -108,8 +108,8 @@ __aicore__ inline void AfDedupLoad(const AscendC::LocalTensor<T>& dst, const Asc
         d += run;
     }
     if (zeroSlot >= 0 && !zeroFill) {
-        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
-        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE2_V));
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::MTE2_V));
         AscendC::Duplicate(dst[static_cast<uint32_t>(zeroSlot * pitch)], static_cast<T>(0),
                            static_cast<int32_t>(pitch));
     }

@@ -76,12 +76,10 @@ class DedupStoreApiCall(ApiCall):
         _, ids_var = ctx.use(ids)
         lines = [
             take,
-            "AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);",
-            "AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);",
+            ctx.sync(src_name, "V", "MTE3"),
             f"AfDedupStore<{ctype}>({ctx.gm(out)}, {src}, {ids_var}, {ctx.expr(a['hash_size'])}, "
             f"{ctx.expr(a['first_row'])}, {ctx.expr(a['rows'])}, {ctx.expr(a['width'])}, "
             f"{ctx.expr(a['column'])}, {ctx.expr(a['columns'])}, {ctx.expr(a['pitch'])});",
-            "AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);",
-            "AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);",
+            ctx.sync(src_name, "MTE3", "V"),
         ]
         return "\n".join(line for line in lines if line)

@@ -120,6 +120,8 @@ void Run() {
         }
         AfGatherPattern<uint8_t>(pattern, g);
         AfGatherSelect(select, g);
+        SetFlag<HardEvent::S_V>(EVENT_ID0);
+        WaitFlag<HardEvent::S_V>(EVENT_ID0);
         if (check && wide) AfGatherCheckCompact(idx64, rows, g, "harness");
         if (check && !wide) AfGatherCheckCompact(idx, rows, g, "harness");
         auto* o = (__ubuf__ int32_t*)off.GetPhyAddr();

@@ -95,6 +95,8 @@ void Run() {
             else idx.SetValue(i, static_cast<int32_t>(v));
         }
         AfGatherPattern<uint8_t>(pattern, g);
+        SetFlag<HardEvent::S_V>(EVENT_ID0);
+        WaitFlag<HardEvent::S_V>(EVENT_ID0);
         if (check && wide) AfGatherCheckIndices(idx64, rows, g, "harness");
         if (check && !wide) AfGatherCheckIndices(idx, rows, g, "harness");
         const int32_t size = 1;

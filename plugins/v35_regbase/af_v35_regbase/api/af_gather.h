@@ -89,7 +89,8 @@ __aicore__ inline void AfGatherCheck(int64_t value, const AfGatherGeom& g, const
 // Row-invariant part of the offsets: the inner coordinates' bytes (0 on padding positions). The pattern runs
 // on for AF_GATHER_PATTERN_OVERHANG positions into the following rows, each with its row's base (rows after
 // the first: + inPitch elements each), so that a vector of 64 positions starting at any position of a row
-// reads its inner bytes and its rows' bases in one load.
+// reads its inner bytes and its rows' bases in one load. Written by the scalar unit: the caller places one
+// S_V flag pair after it (and AfGatherSelect) before a vector call reads the tiles.
 template <typename T>
 __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& pattern, const AfGatherGeom& g)
 {
@@ -108,8 +109,6 @@ __aicore__ inline void AfGatherPattern(const AscendC::LocalTensor<int32_t>& patt
         }
         pattern.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(inner * size));
     }
-    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
 }
 
 // The element of its row of the compact index tile that row position p (< AfGatherWidth) reads.
@@ -137,8 +136,6 @@ __aicore__ inline void AfGatherSelect(const AscendC::LocalTensor<int32_t>& selec
         const int64_t element = (q / g.outPitch) * g.idxPitch + (p < width ? AfGatherCompactElement(g, p) : 0);
         select.SetValue(static_cast<uint32_t>(q), static_cast<int32_t>(element));
     }
-    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
 }
 
 template <typename TIdx, typename T>
@@ -148,8 +145,8 @@ __aicore__ inline void AfGatherOffsetsScalar(const AscendC::LocalTensor<int32_t>
 {
     const int64_t size = static_cast<int64_t>(sizeof(T));
     const int64_t width = AfGatherWidth(g);
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t p = 0; p < g.outPitch; ++p) {
             int64_t elem = g.zeroSlot;
@@ -177,8 +174,8 @@ __aicore__ inline void AfGatherOffsetsScalar(const AscendC::LocalTensor<int32_t>
             off.SetValue(static_cast<uint32_t>(r * g.outPitch + p), static_cast<int32_t>(elem * size));
         }
     }
-    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
 }
 
 template <typename TIdx, typename T>
@@ -191,8 +188,8 @@ __aicore__ inline void AfGatherOffsetsSuffix(const AscendC::LocalTensor<int32_t>
     const int64_t width = AfGatherWidth(g);
     const int64_t values = width / g.suffix;
     const int32_t zero = static_cast<int32_t>(g.zeroSlot * size);
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < values; ++c) {
             int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * g.idxPitch + c)));
@@ -213,7 +210,6 @@ __aicore__ inline void AfGatherOffsetsSuffix(const AscendC::LocalTensor<int32_t>
                                static_cast<int32_t>(g.outPitch - width));
         }
     }
-    AscendC::PipeBarrier<PIPE_V>();
 }
 
 // Vector path: idx32 is the full index tile as int32 (outPitch apart); it is normalized in place.
@@ -232,26 +228,21 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
     if (g.needNegative) {
         AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::LT, AfCompareCount<int32_t>(count));
         AscendC::Adds(tmp, idx32, extent, count);
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(idx32, mask, tmp, idx32, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE,
                         static_cast<uint32_t>(count));
-        AscendC::PipeBarrier<PIPE_V>();
     }
     if (g.needBound) {
         AscendC::Compares(mask, idx32, static_cast<int32_t>(0), AscendC::CMPMODE::GE, AfCompareCount<int32_t>(count));
         AscendC::Compares(mask2, idx32, extent, AscendC::CMPMODE::LT, AfCompareCount<int32_t>(count));
-        AscendC::PipeBarrier<PIPE_V>();
         const int32_t words = (count + 15) / 16;
         AscendC::And(mask.ReinterpretCast<uint16_t>(), mask.ReinterpretCast<uint16_t>(),
                      mask2.ReinterpretCast<uint16_t>(), words);
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(idx32, mask, idx32, static_cast<int32_t>(0), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE,
                         static_cast<uint32_t>(count));
-        AscendC::PipeBarrier<PIPE_V>();
     } else {
 #if defined(AF_CPU_TWIN)
-        AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-        AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+        AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+        AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
         const int64_t width = AfGatherWidth(g);
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t p = 0; p < width; ++p) {
@@ -261,18 +252,14 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
 #endif
     }
     AscendC::Muls(off, idx32, static_cast<int32_t>(g.inStrides[0] * size), count);
-    AscendC::PipeBarrier<PIPE_V>();
     for (int64_t r = 0; r < rows; ++r) {
         const AscendC::LocalTensor<int32_t> row = off[static_cast<uint32_t>(r * g.outPitch)];
         AscendC::Add(row, row, pattern, static_cast<int32_t>(g.outPitch));
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Adds(row, row, static_cast<int32_t>(r * g.inPitch * size), static_cast<int32_t>(g.outPitch));
     }
-    AscendC::PipeBarrier<PIPE_V>();
     if (g.needBound) {
         AscendC::Select(off, mask, off, static_cast<int32_t>(g.zeroSlot * size),
                         AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(count));
-        AscendC::PipeBarrier<PIPE_V>();
     }
     // padding positions keep in-range offsets (index pad value 0); their values are never stored
 }
@@ -290,8 +277,8 @@ __aicore__ inline void AfGatherCheckRows(const AscendC::LocalTensor<I>& idx, int
     if (g.needBound) {
         return;
     }
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     const int64_t width = AfGatherWidth(g);
     const int64_t pitch = compact ? g.idxPitch : g.outPitch;
     for (int64_t r = 0; r < rows; ++r) {
@@ -333,8 +320,8 @@ __aicore__ inline void AfGatherCheckCompact(const AscendC::LocalTensor<I>& idx, 
 __aicore__ inline void AfGatherIndexFits16(const AscendC::LocalTensor<int32_t>& idx, int32_t count, const char* what)
 {
 #if defined(AF_CPU_TWIN)
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int32_t i = 0; i < count; ++i) {
         const uint32_t value = static_cast<uint32_t>(idx.GetValue(static_cast<uint32_t>(i)));
         if (value > 0xFFFFu) {

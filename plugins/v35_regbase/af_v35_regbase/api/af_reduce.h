@@ -71,20 +71,21 @@ __aicore__ inline C AfReduceGroup(const AscendC::LocalTensor<C>& work, const Asc
     int64_t len = 1;
     if (!done) {
         AscendC::DataCopy(work, row, static_cast<uint32_t>(group));
-        AscendC::PipeBarrier<PIPE_V>();
         len = group;
         while (len > perBlock && (len / perBlock) % 2 == 0) {
             len /= 2;
             AfReduceStep<C>(work, work, work[static_cast<uint32_t>(len)], len, kind);
-            AscendC::PipeBarrier<PIPE_V>();
         }
     }
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     C acc = work.GetValue(0);
     for (int64_t i = 1; i < len; ++i) {
         acc = AfReduceScalar<C>(acc, work.GetValue(static_cast<uint32_t>(i)), kind);
     }
+    // the next group's vector calls overwrite `work`: they wait for these scalar reads
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
     return acc;
 }
 
@@ -100,15 +101,14 @@ __aicore__ inline void AfReduceRows(const AscendC::LocalTensor<C>& dst, const As
                                                                   group, kind);
             dst.SetValue(static_cast<uint32_t>(a), value);
         }
-        AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-        AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+        AscendC::SetFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
+        AscendC::WaitFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
         return;
     }
     if (inner > 1 && inner % perBlock == 0) {
         for (int64_t a = 0; a < rows; ++a) {
             const AscendC::LocalTensor<C> acc = dst[static_cast<uint32_t>(a * inner)];
             AscendC::DataCopy(acc, src[static_cast<uint32_t>(a * group * inner)], static_cast<uint32_t>(inner));
-            AscendC::PipeBarrier<PIPE_V>();
             for (int64_t k = 1; k < group; ++k) {
                 const AscendC::LocalTensor<C> next = src[static_cast<uint32_t>((a * group + k) * inner)];
                 if (kind == AfReduceKind::SUM) {
@@ -118,13 +118,12 @@ __aicore__ inline void AfReduceRows(const AscendC::LocalTensor<C>& dst, const As
                 } else {
                     AscendC::Min(acc, acc, next, static_cast<int32_t>(inner));
                 }
-                AscendC::PipeBarrier<PIPE_V>();
             }
         }
         return;
     }
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int64_t a = 0; a < rows; ++a) {
         for (int64_t i = 0; i < inner; ++i) {
             C acc = src.GetValue(static_cast<uint32_t>(a * group * inner + i));
@@ -134,8 +133,8 @@ __aicore__ inline void AfReduceRows(const AscendC::LocalTensor<C>& dst, const As
             dst.SetValue(static_cast<uint32_t>(a * inner + i), acc);
         }
     }
-    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
 }
 
 #endif  // AF_REDUCE_H

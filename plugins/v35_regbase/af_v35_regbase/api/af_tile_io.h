@@ -104,9 +104,8 @@ __aicore__ inline void AfLoadRows(const AscendC::LocalTensor<T>& dst, const Asce
         }
         const int64_t filled = AfAlign32(bytes) / size;
         if (pitch > filled) {
-            // the rest of each row (beyond the 32-byte padded data) holds the pad value too
-            AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
-            AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+            // the rest of each row (beyond the 32-byte padded data) holds the pad value too; the copies above
+            // end where these bytes start, so the two pipes write disjoint bytes and need no flag
             for (int64_t k = 0; k < rows; ++k) {
                 AscendC::Duplicate(dst[static_cast<uint32_t>(k * pitch + filled)], padValue,
                                    static_cast<int32_t>(pitch - filled));
@@ -114,6 +113,9 @@ __aicore__ inline void AfLoadRows(const AscendC::LocalTensor<T>& dst, const Asce
         }
         return;
     }
+    // the scalar writes below wait for the vector reads of what dst held before
+    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
+    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t base = AfRowOffset(v, firstRow + r);
         for (int64_t j = 0; j < width; ++j) {
@@ -123,8 +125,8 @@ __aicore__ inline void AfLoadRows(const AscendC::LocalTensor<T>& dst, const Asce
             dst.SetValue(static_cast<uint32_t>(r * pitch + j), padValue);
         }
     }
-    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
-    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::S_V));
 }
 
 #endif  // AF_TILE_IO_H

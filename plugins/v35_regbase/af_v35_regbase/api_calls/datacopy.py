@@ -37,8 +37,7 @@ class StoreRegApiCall(ApiCall):
             gap = f"static_cast<uint32_t>((({p['pitch']}) * {size} - AfAlignUp(({p['count']}) * {size}, 32)) / 32)"
         lines = [
             take,
-            "AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);",
-            "AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);",
+            ctx.sync(src_name, "V", "MTE3"),
             "{",
             f"    const int64_t rows = {p['rows']};",
             "    for (int64_t r0 = 0; r0 < rows; r0 += 4095) {",
@@ -56,7 +55,6 @@ class StoreRegApiCall(ApiCall):
         lines += [
             "    }",
             "}",
-            "AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);",
-            "AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);",
+            ctx.sync(src_name, "MTE3", "V"),
         ]
         return "\n".join(line for line in lines if line)

@@ -593,8 +593,7 @@ class IndirectLoadRegApiCall(ApiCall):
             "}",
         ]
         if attrs["mode"] == "ub":
-            lines.append("AscendC::PipeBarrier<PIPE_ALL>();")
-            lines.append(ctx.finish(out.name))
+            lines.append(ctx.finish(out.name))  # VF_CALL runs on V: the tile's flags order its readers
         return "\n".join(line for line in lines if line)
 
     # -- SIMD (and the SK-like gather stage) -----------------------------------
@@ -638,6 +637,7 @@ class IndirectLoadRegApiCall(ApiCall):
             if a.get("select"):
                 make, fill = ctx.produce(a["select"])
                 lines += [make, f"AfGatherSelect({fill}, {geom});"]
+            lines.append(ctx.flag_pair("S", "V"))  # the scalar unit wrote the tiles the vector calls read
             return "\n".join(lines)
         slice_name, index_name, pattern_name = self.node.inputs[:3]
         gathered_name = self.node.outputs[0]
@@ -677,7 +677,6 @@ class IndirectLoadRegApiCall(ApiCall):
         lines += [
             f"AscendC::Duplicate({src}[static_cast<uint32_t>({geom}.zeroSlot)], static_cast<{data_t}>(0), "
             f"static_cast<int32_t>(32 / sizeof({data_t})));",
-            "AscendC::PipeBarrier<PIPE_V>();",
         ]
         wide = idx_t == "int64_t"
         if fused:
@@ -697,12 +696,9 @@ class IndirectLoadRegApiCall(ApiCall):
                 conv = extra["conv"]
                 lines += [
                     f"AscendC::Maxs({idx}, {idx}, static_cast<int64_t>(-{geom}.extent - 1), {count});",
-                    "AscendC::PipeBarrier<PIPE_V>();",
                     f"AscendC::Mins({idx}, {idx}, static_cast<int64_t>({geom}.extent), {count});",
-                    "AscendC::PipeBarrier<PIPE_V>();",
                     f"AscendC::Cast<int32_t, int64_t>({conv}, {idx}, AscendC::RoundMode::CAST_NONE, "
                     f"static_cast<uint32_t>({count}));",
-                    "AscendC::PipeBarrier<PIPE_V>();",
                 ]
                 idx32 = conv
             else:
@@ -738,7 +734,7 @@ class IndirectLoadRegApiCall(ApiCall):
                 f"AscendC::Gather({out}, {src}, {off}.ReinterpretCast<uint32_t>(), 0, "
                 f"static_cast<uint32_t>({count}));"
             )
-        lines += ["AscendC::PipeBarrier<PIPE_V>();", ctx.finish(gathered_name)]
+        lines += [ctx.finish(gathered_name)]
         return "\n".join(line for line in lines if line)
 
     def _index_vf_launch(
@@ -781,7 +777,6 @@ class IndirectLoadRegApiCall(ApiCall):
             f"static_cast<int32_t>({geom}.inStrides[0] * {size}), "
             f"static_cast<int32_t>({geom}.inPitch * {size}), static_cast<int32_t>({geom}.extent), "
             f"static_cast<int32_t>({geom}.zeroSlot * {size}));",
-            "AscendC::PipeBarrier<PIPE_V>();",
         ]
         return lines
 

@@ -85,10 +85,9 @@ class ReduceRegApiCall(ApiCall):
         ]
         if p["mean"]:
             lines += [
-                "    AscendC::PipeBarrier<PIPE_V>();",
                 f"    AscendC::Muls({dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
                 f"{dst}[static_cast<uint32_t>(tr * ({p['dst_pitch']}))], "
                 f"static_cast<{ctype}>(1.0 / static_cast<double>({p['group']})), static_cast<int32_t>({per_tile}));",
             ]
-        lines += ["}", "AscendC::PipeBarrier<PIPE_V>();", ctx.finish(dst_name)]
+        lines += ["}", ctx.finish(dst_name)]
         return "\n".join(line for line in lines if line)

@@ -44,8 +44,6 @@ from af_v35_regbase.api_calls.legalize import (
 if TYPE_CHECKING:
     import numpy as np
 
-BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
-
 
 #: Bytes of one vector repeat; Compare / Compares counts must cover whole repeats on 3510.
 VECTOR_REPEAT_BYTES = 256
@@ -172,7 +170,6 @@ class VecElementwiseRegApiCall(ApiCall):
         self.n = f"static_cast<int32_t>({count})"
         self.un = f"static_cast<uint32_t>({count})"
         lines += self._emit(op, form, dst, srcs, scratch, out_t, in_dtypes)
-        lines.append(BARRIER)
         lines.append(ctx.finish(out))
         return "\n".join(line for line in lines if line)
 
@@ -250,16 +247,14 @@ class VecElementwiseRegApiCall(ApiCall):
             value = TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
             return [
                 f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});",
-                BARRIER,
                 f"AscendC::{form.api}({dst}, {srcs[0]}, {scratch[0]}, {self.n});",
             ]
         if kind == "promote":
             lines = []
             for s, w in zip(srcs, scratch):
-                lines += [self._cast(w, s, dt.float32, out_t, "CAST_NONE"), BARRIER]
+                lines += [self._cast(w, s, dt.float32, out_t, "CAST_NONE")]
             lines += [
                 self._apply(op, form.api, scratch[0], scratch, dt.float32),
-                BARRIER,
                 self._cast(dst, scratch[0], out_t, dt.float32, "CAST_RINT"),
             ]
             return lines
@@ -310,11 +305,8 @@ class VecElementwiseRegApiCall(ApiCall):
             return [f"AscendC::{form.api}({out}, {view[0]}, {view[1]}, {lanes});"]
         return [
             f"AscendC::And({out}, {view[0]}, {view[1]}, {lanes});",
-            BARRIER,
             f"AscendC::Add({out}, {out}, {out}, {lanes});",
-            BARRIER,
             f"AscendC::Sub({out}, {view[0]}, {out}, {lanes});",
-            BARRIER,
             f"AscendC::Add({out}, {out}, {view[1]}, {lanes});",
         ]
 
@@ -328,12 +320,9 @@ class VecElementwiseRegApiCall(ApiCall):
                 lines.append(self._cast(w, s, dt.int16, dt.int8, "CAST_NONE"))
             else:
                 lines.append(self._cast(_view(w, dt.uint16), s, dt.uint16, dt.uint8, "CAST_NONE"))
-            lines.append(BARRIER)
         lines += [
             self._apply(op, form.api, scratch[0], scratch, dt.int16),
-            BARRIER,
             f"AscendC::Ands({scratch[0]}, {scratch[0]}, static_cast<int16_t>(255), {self.n});",
-            BARRIER,
             self._cast(_view(dst, dt.uint8), scratch[0], dt.uint8, dt.int16, "CAST_NONE"),
         ]
         return lines
@@ -358,8 +347,6 @@ class VecElementwiseRegApiCall(ApiCall):
                 cur, cur_t = _view(cur, to), to
                 continue
             target = (dst if to == out_t else _view(dst, to)) if i == casts[-1] else next(scratch)
-            if lines:
-                lines.append(BARRIER)
             lines.append(self._cast(target, cur, to, cur_t, mode))
             cur, cur_t = target, to
         return lines
@@ -369,7 +356,7 @@ class VecElementwiseRegApiCall(ApiCall):
         rest = list(scratch)
         if dtype != dt.float32:
             x = rest.pop(0)
-            lines += [self._cast(x, src, dt.float32, dtype, "CAST_NONE"), BARRIER]
+            lines += [self._cast(x, src, dt.float32, dtype, "CAST_NONE")]
             out = x
         else:
             x, out = src, dst
@@ -379,36 +366,24 @@ class VecElementwiseRegApiCall(ApiCall):
             f, k = rest
             lines += [
                 f"AscendC::Cast<int32_t, float>({k}, {x}, AscendC::RoundMode::CAST_FLOOR, {un});",
-                BARRIER,
                 f"AscendC::Maxs({k}, {k}, static_cast<int32_t>(-126), {n});",
-                BARRIER,
                 f"AscendC::Mins({k}, {k}, static_cast<int32_t>(127), {n});",
-                BARRIER,
                 f"AscendC::Cast<float, int32_t>({f}, {k}, AscendC::RoundMode::CAST_NONE, {un});",
-                BARRIER,
                 f"AscendC::Sub({f}, {x}, {f}, {n});",
-                BARRIER,
                 f"AscendC::Muls({f}, {f}, static_cast<float>({literal(math.log(2.0))}), {n});",
-                BARRIER,
                 f"AscendC::Exp({f}, {f}, {n});",
-                BARRIER,
                 f"AscendC::Adds({k}, {k}, static_cast<int32_t>(127), {n});",
-                BARRIER,
                 f"AscendC::Muls({k}, {k}, static_cast<int32_t>(8388608), {n});",
-                BARRIER,
                 f"AscendC::Mul({out}, {f}, {_view(k, dt.float32)}, {n});",
             ]
         elif op == "Sigmoid":
             work = out
             lines += [
                 f"AscendC::Muls({work}, {x}, static_cast<float>(-1), {n});",
-                BARRIER,
                 f"AscendC::Exp({work}, {work}, {n});",
-                BARRIER,
                 f"AscendC::Adds({work}, {work}, static_cast<float>(1), {n});",
-                BARRIER,
                 f"AscendC::Reciprocal({work}, {work}, {n});",
             ]
         if dtype != dt.float32:
-            lines += [BARRIER, self._cast(dst, out, dtype, dt.float32, "CAST_RINT")]
+            lines += [self._cast(dst, out, dtype, dt.float32, "CAST_RINT")]
         return lines
