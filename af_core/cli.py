@@ -430,14 +430,47 @@ def cmd_run(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"--shape needs a value for {', '.join(missing)}")
     arrays = read_input_arrays(Path(args.inputs), graph) if args.inputs else None
-    session = TwinSession(graph, _options(args), sanitize=args.sanitize)
+    kernel = read_kernel_file(Path(args.kernel)) if args.kernel else None
+    session = TwinSession(graph, _options(args), sanitize=args.sanitize, kernel=kernel)
+    keys = [c.tiling_key for c in session.scheduled.cases]
+    if args.tiling_key is not None and args.tiling_key not in keys:
+        raise UsageError(
+            f"--tiling-key {args.tiling_key} is not a case of this graph (cases: "
+            + ", ".join(f"{c.tiling_key}={c.label}" for c in session.scheduled.cases)
+            + ")"
+        )
     if arrays is not None:
         inputs = session.inputs(sizes, arrays=arrays)
     else:
         inputs = session.inputs(sizes, seed=args.seed)
-    run = session.check(inputs=inputs, core_num=args.cores)
+    run = session.check(inputs=inputs, core_num=args.cores, tiling_key=args.tiling_key)
     _print_runs(_console(), [(graph.name, inputs.sizes, run)])
     return 0 if run.ok else EXIT_MISMATCH
+
+
+#: the largest kernel file ``afc run --kernel`` reads
+MAX_KERNEL_BYTES = 16 * 1024 * 1024
+
+
+def read_kernel_file(path: Path) -> str:
+    """The text of a hand-edited kernel.cpp for ``afc run --kernel``: a regular UTF-8 file of at most
+    ``MAX_KERNEL_BYTES``."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise UsageError(f"--kernel '{path}' cannot be read: {_first_line(exc)}") from None
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"--kernel '{path}' is not a regular file")
+    if info.st_size > MAX_KERNEL_BYTES:
+        raise UsageError(
+            f"--kernel '{path}' holds {info.st_size} bytes; a kernel file may hold {MAX_KERNEL_BYTES}"
+        )
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--kernel '{path}' is not a readable UTF-8 text file: {_first_line(exc)}") from None
 
 
 def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
@@ -841,6 +874,17 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     p.add_argument("--inputs", help="directory of <Data name>.npy arrays (logical shapes)")
     p.add_argument("--seed", type=_non_negative_int, default=0)
     p.add_argument("--sanitize", action="store_true", help="build with ASan and UBSan")
+    p.add_argument(
+        "--kernel",
+        metavar="FILE",
+        help="run this kernel.cpp (a hand-edited kernel of the graph) instead of the generated one",
+    )
+    p.add_argument(
+        "--tiling-key",
+        type=_non_negative_int,
+        default=None,
+        help="run this case instead of the host tiling's pick",
+    )
     p.set_defaults(func=cmd_run)
 
     p = add("check", "type-check the kernels against the official AscendC headers")

@@ -140,11 +140,16 @@ class TwinSession:
         *,
         sanitize: bool = False,
         runner: TwinRunner | None = None,
+        kernel: str | None = None,
     ) -> None:
+        """``kernel`` replaces the generated kernel.cpp text (a hand-edited kernel for the same graph: the
+        host tiling, tiling data and infer_shape stay the generated ones)."""
         self.graph = graph
         self.fuser = Autofuser(options or AutofuserOptions())
         self.scheduled = self.fuser.schedule(graph)
         self.result: CodegenResult = self.fuser.generate(self.scheduled)
+        if kernel is not None:
+            self.result = attrs.evolve(self.result, kernel=kernel)
         self.runner = runner or TwinRunner(self.fuser.platform, sanitize=sanitize)
         self.build: TwinBuild = self.runner.build(self.result)
         self.exact = not has_math(graph)

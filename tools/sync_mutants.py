@@ -1,0 +1,384 @@
+"""Mutation testing of the synchronisation in generated kernels: every sync a case executes must matter.
+
+For a graph, the tool finds each synchronisation statement of the generated kernel.cpp (the API headers
+are inlined into it, so their syncs are there too): a SetFlag / WaitFlag pair, a PipeBarrier, a SyncAll,
+and a queue's EnQue with the DeQue that takes the buffer back. It builds the kernel once with every
+statement wrapped as ``AF_PROBE(k); if (!AF_MUTANT(k)) { ... }`` (AfTwin::Probe / Mutant of af_twin/runtime.h
+on the twin, nothing on the device), plus a
+second mutant per pair and barrier that moves it to another pipe, and runs:
+
+- each case at each shape with no mutant: the probes say which syncs the case executes, and the run must
+  match the reference;
+- each executed mutant: it is *killed* when the twin reports it (a race, a flag misuse, a queue misuse)
+  or the output no longer matches the reference; otherwise it *survives*.
+
+A surviving removal is a sync that orders nothing at the shapes tried: codegen should stop emitting it (or
+a shape that needs it should be added). Usage::
+
+    python tools/sync_mutants.py [--sample NAME ...] [--workload NAME ...] [--template T] [--json OUT]
+
+With no --sample / --workload it runs every installed sample at its sample shapes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+
+import attrs
+
+#: the run-time switch of the instrumented kernel (af_twin/runtime.h Mutant)
+MUTANT_ENV = "AF_TWIN_MUTANT"
+
+_SET = re.compile(
+    r"^(?P<indent>\s*)(?P<ns>(?:AscendC::)?)SetFlag<(?P<hns>(?:AscendC::)?)HardEvent::(?P<ev>\w+)>\((?P<id>.*)\);\s*$"
+)
+_WAIT = re.compile(r"^\s*(?:AscendC::)?WaitFlag<(?:AscendC::)?HardEvent::(?P<ev>\w+)>\((?P<id>.*)\);\s*$")
+_BARRIER = re.compile(r"^(?P<indent>\s*)(?P<ns>(?:AscendC::)?)PipeBarrier<(?P<pipe>PIPE_\w+)>\(\);\s*$")
+_SYNC_ALL = re.compile(r"^\s*(?:AscendC::)?SyncAll(?:<[^>]*>)?\(\);\s*$")
+_ENQUE = re.compile(r"^(?P<indent>\s*)(?P<queue>\w+)\.EnQue\((?P<tile>\w+)\);\s*$")
+_DEQUE = re.compile(
+    r"^(?P<head>\s*AscendC::LocalTensor<[^>]+>\s+\w+\s*=\s*)(?P<queue>\w+)\.DeQue<[^>]+>\(\);\s*$"
+)
+
+#: the pipes a moved flag or barrier may take instead of its own
+_PIPES = ("MTE2", "MTE3", "S", "V")
+_BARRIER_PIPES = ("PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
+
+
+class SyncKind(enum.Enum):
+    FLAG_PAIR = "flag pair"
+    FLAG = "lone flag"
+    BARRIER = "PipeBarrier"
+    SYNC_ALL = "SyncAll"
+    QUEUE = "EnQue/DeQue"
+
+
+class MutantKind(enum.Enum):
+    REMOVE = "remove"
+    MOVE = "other pipe"
+
+
+@attrs.frozen
+class Sync:
+    """One synchronisation statement (or pair) of a kernel: its lines (0-based) and text."""
+
+    kind: SyncKind
+    lines: tuple[int, ...]
+    text: str
+
+
+@attrs.frozen
+class Mutant:
+    """Mutant ``id`` of ``sync``."""
+
+    id: int
+    sync: Sync
+    kind: MutantKind
+
+
+def _moved_event(event: str) -> str:
+    src, dst = event.split("_", 1)
+    return next(f"{p}_{dst}" for p in _PIPES if p not in (src, dst))
+
+
+def _twin_only_lines(lines: Sequence[str]) -> set[int]:
+    """Lines inside ``#if defined(AF_CPU_TWIN)`` (or ``#ifdef AF_CPU_TWIN``) blocks: twin-only checks, which the
+    device never runs, so their syncs are not the kernel's."""
+    inside: set[int] = set()
+    stack: list[bool] = []  # per open #if: whether it is the twin-only branch
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text.startswith("#if"):
+            stack.append("AF_CPU_TWIN" in text and "!" not in text)
+        elif text.startswith("#else") or text.startswith("#elif"):
+            if stack:
+                stack[-1] = False
+        elif text.startswith("#endif"):
+            if stack:
+                stack.pop()
+        elif any(stack):
+            inside.add(i)
+    return inside
+
+
+def find_syncs(kernel: str) -> list[Sync]:
+    """The synchronisation statements of ``kernel`` outside its twin-only blocks, in line order."""
+    lines = kernel.splitlines()
+    syncs: list[Sync] = []
+    used: set[int] = set()
+    pending: dict[str, list[int]] = {}  # queue -> lines of EnQues not yet matched by a DeQue
+    twin_only = _twin_only_lines(lines)
+    for i, line in enumerate(lines):
+        if i in used or i in twin_only:
+            continue
+        m = _SET.match(line)
+        if m:
+            w = _WAIT.match(lines[i + 1]) if i + 1 < len(lines) else None
+            if w and w["ev"] == m["ev"] and w["id"] == m["id"]:
+                syncs.append(Sync(SyncKind.FLAG_PAIR, (i, i + 1), line.strip()))
+                used.add(i + 1)
+            else:
+                syncs.append(Sync(SyncKind.FLAG, (i,), line.strip()))
+            continue
+        if _WAIT.match(line):
+            syncs.append(Sync(SyncKind.FLAG, (i,), line.strip()))
+        elif _BARRIER.match(line):
+            syncs.append(Sync(SyncKind.BARRIER, (i,), line.strip()))
+        elif _SYNC_ALL.match(line):
+            syncs.append(Sync(SyncKind.SYNC_ALL, (i,), line.strip()))
+        elif (e := _ENQUE.match(line)) is not None:
+            pending.setdefault(e["queue"], []).append(i)
+        elif (d := _DEQUE.match(line)) is not None and pending.get(d["queue"]):
+            enq = pending[d["queue"]].pop(0)
+            syncs.append(Sync(SyncKind.QUEUE, (enq, i), f"{lines[enq].strip()} ... {line.strip()}"))
+    syncs.sort(key=lambda s: s.lines[0])
+    return syncs
+
+
+def mutants_of(syncs: Sequence[Sync]) -> list[Mutant]:
+    """A removal per sync, and a move to another pipe per flag pair and barrier."""
+    out: list[Mutant] = []
+    for s in syncs:
+        out.append(Mutant(len(out), s, MutantKind.REMOVE))
+    for s in syncs:
+        if s.kind in (SyncKind.FLAG_PAIR, SyncKind.BARRIER):
+            out.append(Mutant(len(out), s, MutantKind.MOVE))
+    return out
+
+
+def instrument(kernel: str, mutants: Sequence[Mutant]) -> str:
+    """``kernel`` with every mutant behind its run-time switch and a probe before each sync."""
+    lines = kernel.splitlines()
+    by_sync: dict[Sync, list[Mutant]] = {}
+    for m in mutants:
+        by_sync.setdefault(m.sync, []).append(m)
+    for sync, ms in by_sync.items():
+        remove = next(m for m in ms if m.kind is MutantKind.REMOVE)
+        move = next((m for m in ms if m.kind is MutantKind.MOVE), None)
+        first = lines[sync.lines[0]]
+        indent = first[: len(first) - len(first.lstrip())]
+        k = remove.id
+        if sync.kind is SyncKind.QUEUE:
+            enq, deq = sync.lines
+            e = _ENQUE.match(lines[enq])
+            d = _DEQUE.match(lines[deq])
+            assert e is not None and d is not None
+            lines[enq] = f"{indent}AF_PROBE({k}); if (!AF_MUTANT({k})) {{ {lines[enq].strip()} }}"
+            lines[deq] = f"{d['head']}AF_MUTANT({k}) ? {e['tile']} : {lines[deq].split('=', 1)[1].strip()}"
+            continue
+        body = " ".join(lines[i].strip() for i in sync.lines)
+        moved = ""
+        if move is not None:
+            if sync.kind is SyncKind.FLAG_PAIR:
+                event = _SET.match(lines[sync.lines[0]])["ev"]  # type: ignore[index]
+                other = body.replace(f"HardEvent::{event}>", f"HardEvent::{_moved_event(event)}>")
+            else:
+                pipe = _BARRIER.match(lines[sync.lines[0]])["pipe"]  # type: ignore[index]
+                other = body.replace(pipe, next(p for p in _BARRIER_PIPES if p != pipe))
+            moved = f"if (AF_MUTANT({move.id})) {{ {other} }} else "
+        lines[sync.lines[0]] = f"{indent}AF_PROBE({k}); {moved}if (!AF_MUTANT({k})) {{ {body} }}"
+        for i in sync.lines[1:]:
+            lines[i] = ""
+    head = next(i for i, line in enumerate(lines) if line.startswith("#include")) + 1
+    lines[head:head] = PROBE_MACROS.splitlines()
+    return "\n".join(lines) + "\n"
+
+
+#: the switches of an instrumented kernel: the twin's probes and mutants, nothing on the device (so the
+#: instrumented kernel still type-checks against the official headers)
+PROBE_MACROS = """\
+#if defined(AF_CPU_TWIN)
+#define AF_PROBE(k) AfTwin::Probe(k)
+#define AF_MUTANT(k) AfTwin::Mutant(k)
+#else
+#define AF_PROBE(k) ((void)0)
+#define AF_MUTANT(k) false
+#endif
+"""
+
+
+@attrs.frozen
+class Outcome:
+    """What one mutant did on one case at one shape."""
+
+    mutant: Mutant
+    case: str
+    sizes: Mapping[str, int]
+    killed: bool
+    how: str
+
+
+@attrs.frozen
+class Report:
+    """The mutation run of one graph."""
+
+    graph: str
+    syncs: tuple[Sync, ...]
+    mutants: tuple[Mutant, ...]
+    executed: frozenset[int]  # mutant ids whose sync some case ran
+    outcomes: tuple[Outcome, ...]
+    tried: tuple[tuple[str, dict[str, int]], ...]  # (case, sizes) that ran
+    kernel: str  # the generated kernel the mutants were made of
+
+    def covered(self, m: Mutant) -> bool:
+        """A surviving queue-pair removal whose flag a later EnQue of a queue at the same position covers
+        before the DeQue (a SetFlag orders every earlier instruction of its pipe, so of two tiles loaded one
+        after the other and dequeued together only the second EnQue's flag orders anything)."""
+        if m.sync.kind is not SyncKind.QUEUE or m.kind is not MutantKind.REMOVE:
+            return False
+        lines = self.kernel.splitlines()
+        positions = {
+            name: pos for pos, name in re.findall(r"TQue<AscendC::TPosition::(\w+), \d+> (\w+);", self.kernel)
+        }
+        enq, deq = m.sync.lines
+        own = _ENQUE.match(lines[enq])
+        assert own is not None
+        for line in lines[enq + 1 : deq]:
+            other = _ENQUE.match(line)
+            if other and positions.get(other["queue"]) == positions.get(own["queue"]):
+                return True
+        return False
+
+    def survivors(self) -> list[Mutant]:
+        """Executed mutants that no run killed."""
+        killed = {o.mutant.id for o in self.outcomes if o.killed}
+        return [m for m in self.mutants if m.id in self.executed and m.id not in killed]
+
+    def score(self) -> float:
+        """Killed executed mutants over executed mutants, the covered queue pairs left out."""
+        executed = [m for m in self.mutants if m.id in self.executed and not self.covered(m)]
+        lost = [m for m in self.survivors() if not self.covered(m)]
+        return 1.0 if not executed else 1.0 - len(lost) / len(executed)
+
+
+def _probes(counters: Mapping[str, int]) -> set[int]:
+    hit = set()
+    for key, mask in counters.items():
+        if key.startswith("probes"):
+            word = int(key[len("probes") :])
+            hit |= {word * 64 + b for b in range(64) if (int(mask) >> b) & 1}
+    return hit
+
+
+def mutate_graph(graph, shapes: Sequence[Mapping[str, int]], *, template: str | None = None) -> Report:
+    """Run every mutant of ``graph``'s kernel on every case (or ``template``'s) at every shape."""
+    from af_core.autofuser import Autofuser, AutofuserOptions
+    from af_core.errors import TilingError, TwinError
+    from af_core.twin import TwinSession
+
+    options = AutofuserOptions(force_template=template) if template else AutofuserOptions()
+    fuser = Autofuser(options)
+    kernel = fuser.generate(fuser.schedule(graph)).kernel
+    syncs = find_syncs(kernel)
+    mutants = mutants_of(syncs)
+    os.environ.pop(MUTANT_ENV, None)
+    session = TwinSession(graph, options, kernel=instrument(kernel, mutants))
+    executed: set[int] = set()
+    outcomes: list[Outcome] = []
+    tried: list[tuple[str, dict[str, int]]] = []
+    for case in session.scheduled.cases:
+        for sizes in shapes:
+            inputs = session.inputs(sizes, seed=1)
+            try:
+                base = session.check(inputs=inputs, tiling_key=case.tiling_key)
+            except TilingError:
+                continue  # the case does not fit this shape
+            tried.append((case.label, dict(sizes)))
+            if not base.ok:
+                raise RuntimeError(f"{graph.name} {case.label} at {dict(sizes)}: {base.describe()}")
+            hit = _probes(base.twin.counters)
+            ran = [m for m in mutants if _remove_id(mutants, m) in hit]
+            executed |= {m.id for m in ran}
+            for m in ran:
+                os.environ[MUTANT_ENV] = str(m.id)
+                try:
+                    run = session.check(inputs=inputs, tiling_key=case.tiling_key)
+                    killed, how = (not run.ok), ("" if run.ok else "mismatch")
+                except TwinError as exc:
+                    killed, how = True, str(exc).splitlines()[0][:200]
+                finally:
+                    os.environ.pop(MUTANT_ENV, None)
+                outcomes.append(Outcome(m, case.label, dict(sizes), killed, how))
+    return Report(
+        graph.name, tuple(syncs), tuple(mutants), frozenset(executed), tuple(outcomes), tuple(tried), kernel
+    )
+
+
+def _remove_id(mutants: Sequence[Mutant], m: Mutant) -> int:
+    """The probe id of ``m``'s sync (its removal mutant's id)."""
+    return next(x.id for x in mutants if x.sync == m.sync and x.kind is MutantKind.REMOVE)
+
+
+def describe(report: Report) -> str:
+    executed = [m for m in report.mutants if m.id in report.executed]
+    covered = [m for m in report.survivors() if report.covered(m)]
+    lines = [
+        f"{report.graph}: {len(report.syncs)} syncs, {len(report.mutants)} mutants, {len(executed)} executed "
+        f"on {len(report.tried)} (case, shape) runs, {len(executed) - len(report.survivors())} killed, "
+        f"{len(covered)} queue pairs covered, score {report.score():.0%}"
+    ]
+    for m in report.survivors():
+        what = "covered" if report.covered(m) else "survives"
+        lines.append(
+            f"  {what}: {m.kind.value} of {m.sync.kind.value} at line {m.sync.lines[0] + 1}: {m.sync.text}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", action="append", default=[], help="an installed sample (repeatable)")
+    parser.add_argument("--workload", action="append", default=[], help="a corpus workload (repeatable)")
+    parser.add_argument("--template", default=None, help="keep only this template's cases")
+    parser.add_argument("--json", default=None, help="write the per-graph figures here")
+    args = parser.parse_args(argv)
+    from af_core.samples import installed_samples
+    from af_core.workloads import load_workloads
+
+    jobs = []
+    samples = installed_samples()
+    for s in samples:
+        if s.name in args.sample or not (args.sample or args.workload):
+            jobs.append((s.build(), s.shapes))
+    for w in load_workloads(names=args.workload) if args.workload else []:
+        jobs.append((w.graph, ({},)))
+    figures = []
+    failed = 0
+    for graph, shapes in jobs:
+        report = mutate_graph(graph, shapes, template=args.template)
+        print(describe(report), flush=True)
+        failed += report.score() < 1.0
+        figures.append(
+            {
+                "graph": report.graph,
+                "syncs": len(report.syncs),
+                "mutants": len(report.mutants),
+                "executed": len(report.executed),
+                "score": report.score(),
+                "covered": [m.sync.lines[0] + 1 for m in report.survivors() if report.covered(m)],
+                "survivors": [
+                    {
+                        "kind": m.kind.value,
+                        "sync": m.sync.kind.value,
+                        "line": m.sync.lines[0] + 1,
+                        "text": m.sync.text,
+                    }
+                    for m in report.survivors()
+                    if not report.covered(m)
+                ],
+            }
+        )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(figures, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
