@@ -289,6 +289,8 @@ def mutate_graph(graph, shapes: Sequence[Mapping[str, int]], *, template: str | 
                 base = session.check(inputs=inputs, tiling_key=case.tiling_key)
             except TilingError:
                 continue  # the case does not fit this shape
+            except TwinError as exc:
+                raise RuntimeError(f"{graph.name} {case.label} at {dict(sizes)}, no mutant: {exc}") from None
             tried.append((case.label, dict(sizes)))
             if not base.ok:
                 raise RuntimeError(f"{graph.name} {case.label} at {dict(sizes)}: {base.describe()}")

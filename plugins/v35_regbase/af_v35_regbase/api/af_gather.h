@@ -241,12 +241,10 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
                         static_cast<uint32_t>(count));
     } else {
 #if defined(AF_CPU_TWIN)
-        AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
-        AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
         const int64_t width = AfGatherWidth(g);
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t p = 0; p < width; ++p) {
-                AfGatherCheck(idx32.GetValue(static_cast<uint32_t>(r * g.outPitch + p)), g, what);
+                AfGatherCheck(idx32.AfPeek(static_cast<uint32_t>(r * g.outPitch + p)), g, what);
             }
         }
 #endif
@@ -264,8 +262,9 @@ __aicore__ inline void AfGatherOffsetsVector(const AscendC::LocalTensor<int32_t>
     // padding positions keep in-range offsets (index pad value 0); their values are never stored
 }
 
-// The register offsets functions (AfGatherIndexVf_* / AfGatherCompactVf_*, generated) have no scalar view of
-// the indices: without need_check_bound the twin checks the (normalized) index every row position reads
+// The twin-only checks below look at tiles with LocalTensor::AfPeek, which is no instruction of any pipe (the
+// device never runs them), so they need no flags. The register offsets functions (AfGatherIndexVf_* /
+// AfGatherCompactVf_*, generated) have no scalar view of the indices: without need_check_bound the twin checks the (normalized) index every row position reads
 // here, before they run, as the scalar and suffix paths do element by element. AfGatherCheckIndices: idx is
 // the full index tile (int32, or the int64 one the function narrows itself), outPitch apart;
 // AfGatherCheckCompact: the compact index tile, idxPitch apart, each position reading its compact element.
@@ -277,14 +276,12 @@ __aicore__ inline void AfGatherCheckRows(const AscendC::LocalTensor<I>& idx, int
     if (g.needBound) {
         return;
     }
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     const int64_t width = AfGatherWidth(g);
     const int64_t pitch = compact ? g.idxPitch : g.outPitch;
     for (int64_t r = 0; r < rows; ++r) {
         for (int64_t p = 0; p < width; ++p) {
             const int64_t element = compact ? AfGatherCompactElement(g, p) : p;
-            int64_t value = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(r * pitch + element)));
+            int64_t value = static_cast<int64_t>(idx.AfPeek(static_cast<uint32_t>(r * pitch + element)));
             if (g.needNegative && value < 0) {
                 value += g.extent;
             }
@@ -320,10 +317,8 @@ __aicore__ inline void AfGatherCheckCompact(const AscendC::LocalTensor<I>& idx, 
 __aicore__ inline void AfGatherIndexFits16(const AscendC::LocalTensor<int32_t>& idx, int32_t count, const char* what)
 {
 #if defined(AF_CPU_TWIN)
-    AscendC::SetFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
-    AscendC::WaitFlag<AscendC::HardEvent::V_S>(GetTPipePtr()->FetchEventID(AscendC::HardEvent::V_S));
     for (int32_t i = 0; i < count; ++i) {
-        const uint32_t value = static_cast<uint32_t>(idx.GetValue(static_cast<uint32_t>(i)));
+        const uint32_t value = static_cast<uint32_t>(idx.AfPeek(static_cast<uint32_t>(i)));
         if (value > 0xFFFFu) {
             AfTwin::Fail("gather-offset-packing", "%s: element %d of the tile gathers source element %u; the "
                          "register Gather of 2-byte data takes uint16 indices", what, i, value);

@@ -176,6 +176,15 @@ public:
         return v;
     }
 
+    // Twin-only: element i as it is now, read by no pipe (no race check), for checks a kernel makes under
+    // #if defined(AF_CPU_TWIN) that the device never runs.
+    T AfPeek(uint32_t i) const {
+        AfCheckIndex(i, "LocalTensor::AfPeek");
+        T v;
+        std::memcpy(&v, afArena + afOffset + uint64_t{i} * sizeof(T), sizeof(T));
+        return v;
+    }
+
     void SetValue(uint32_t i, T v) const {
         AfCheckIndex(i, "LocalTensor::SetValue");
         AfScalarAccess(i, true, "LocalTensor::SetValue");
