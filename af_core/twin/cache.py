@@ -36,8 +36,8 @@ entry's name.
 
 An entry's directory mtime is its last use (touched on every use). After a
 build, entries are evicted least recently used first until entries and
-scratch directories together fit in ``AF_TWIN_CACHE_MAX_MB`` (default
-2048) megabytes; the entries the build used are never evicted, and
+scratch directories together fit in ``AF_TWIN_CACHE_MAX_MB`` (ASCII digits,
+default 2048) megabytes; the entries the build used are never evicted, and
 scratch never is.
 """
 
@@ -71,6 +71,7 @@ DEFAULT_MAX_MB = 2048
 
 _ENTRY_NAME = re.compile(r"(?:tiling-|pch-|harness-)?[0-9a-f]{24}")
 _SCRATCH_NAME = owned_dirs.scratch_pattern(_ENTRY_NAME.pattern)
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 
 
 def default_cache_dir() -> Path:
@@ -126,17 +127,15 @@ def open_cache(cache_dir: Path, *, create: bool = True) -> Path:
 
 
 def max_cache_bytes() -> int:
-    """The size bound in bytes from ``AF_TWIN_CACHE_MAX_MB`` (a non-negative integer of megabytes)."""
-    text = os.environ.get(MAX_MB_ENV, "").strip()
+    """The size bound in bytes from ``AF_TWIN_CACHE_MAX_MB``: ASCII digits only (whitespace around them is
+    ignored), so that ``1_0`` or digits of other scripts, which ``int`` would take, are refused."""
+    raw = os.environ.get(MAX_MB_ENV, "")
+    text = raw.strip()
     if not text:
         return DEFAULT_MAX_MB << 20
-    try:
-        mb = int(text)
-    except ValueError:
-        raise UsageError(f"{MAX_MB_ENV} must be a non-negative integer of megabytes, got '{text}'") from None
-    if mb < 0:
-        raise UsageError(f"{MAX_MB_ENV} must be a non-negative integer of megabytes, got '{text}'")
-    return mb << 20
+    if not _ASCII_DIGITS.fullmatch(text):
+        raise UsageError(f"{MAX_MB_ENV} must be a non-negative integer of megabytes, got {ascii(raw)}")
+    return int(text) << 20
 
 
 def file_digest(path: Path) -> str:

@@ -32,6 +32,7 @@ from af_core.twin.cache import (
     file_digest,
     is_entry,
     is_usable,
+    max_cache_bytes,
     open_cache,
 )
 
@@ -445,3 +446,29 @@ def test_a_cache_path_under_a_file_is_a_usage_error(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(UsageError, match="twin build cache '.*file/sub' .*AF_TWIN_CACHE"):
         open_cache(tmp_path / "file" / "sub")
+
+
+# -- AF_TWIN_CACHE_MAX_MB ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("1_0", "'1_0'"),
+        ("\u0661\u0660", "'\\u0661\\u0660'"),  # Arabic-Indic digits, which int() takes
+        ("\uff11\uff10", "'\\uff11\\uff10'"),  # fullwidth digits
+        ("+5", "'+5'"),
+        ("0x10", "'0x10'"),
+        ("1e3", "'1e3'"),
+    ],
+)
+def test_the_bound_takes_ascii_digits_only(monkeypatch, text, shown):
+    monkeypatch.setenv("AF_TWIN_CACHE_MAX_MB", text)
+    with pytest.raises(UsageError) as caught:
+        max_cache_bytes()
+    assert (
+        str(caught.value) == f"AF_TWIN_CACHE_MAX_MB must be a non-negative integer of megabytes, got {shown}"
+    )
+
+
+def test_the_bound_ignores_surrounding_whitespace(monkeypatch):
+    monkeypatch.setenv("AF_TWIN_CACHE_MAX_MB", " 12\n")
+    assert max_cache_bytes() == 12 << 20
