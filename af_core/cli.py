@@ -716,29 +716,37 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_cache(args: argparse.Namespace) -> int:
     """``afc cache info``: where the twin build cache is and how full; ``afc cache clear``: empty it."""
-    from af_core.twin.cache import cache_info, clear_cache, default_cache_dir
+    from af_core.twin.cache import cache_info, clear_cache, default_cache_dir, open_cache
 
-    directory = default_cache_dir()
+    directory = open_cache(default_cache_dir(), create=False)  # a file, another's or an open one: refused
     if args.action == "clear":
-        removed = clear_cache(directory)
-        freed = sum(e.size for e in removed)
+        cleared = clear_cache(directory)
+        freed = sum(e.size for e in [*cleared.entries, *cleared.scratch])
+        n = len(cleared.entries)
+        scratch = f" and {len(cleared.scratch)} scratch dir(s) of killed builds" if cleared.scratch else ""
         print(
             one_line(
-                f"removed {len(removed)} cache entr{'y' if len(removed) == 1 else 'ies'} "
-                f"({_mb(freed)}) from {directory}"
+                f"removed {n} cache entr{'y' if n == 1 else 'ies'}{scratch} ({_mb(freed)}) from {directory}"
             )
         )
-        left = cache_info(directory).other
-        if left:
-            print(f"kept {left} item(s) that are not cache entries (builds in progress, other files)")
+        info = cache_info(directory)
+        if info.scratch:
+            print(f"kept {info.scratch} scratch dir(s) of builds still running")
+        if info.other:
+            print(f"kept {info.other} item(s) that are not af's (never removed)")
         return 0
     info = cache_info(directory)
     print(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
     print(f"entries:  {info.entries}")
     print(f"size:     {_mb(info.total_bytes)}")
     print(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
+    if info.scratch:
+        print(
+            f"scratch:  {info.scratch} dir(s), {_mb(info.scratch_bytes)} of the size "
+            "(builds running, or killed: removed by the next build or afc cache clear)"
+        )
     if info.other:
-        print(f"other:    {info.other} item(s) that are not cache entries (never removed)")
+        print(f"other:    {info.other} item(s) that are not af's (never removed)")
     return 0
 
 

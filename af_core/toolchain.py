@@ -16,14 +16,15 @@ everywhere:
 - :func:`compile_units` compiles translation units to objects, several at
   once (``jobs``); :func:`link` makes an executable or shared library;
 - :func:`precompile` builds a precompiled header into a directory, built in a
-  scratch directory and renamed into place so that concurrent processes
-  never see half a file;
+  marked scratch directory (:mod:`af_core.owned_dirs`) and renamed into
+  place so that concurrent processes never see half a file;
 - :func:`run` runs the compiler; a failure raises :class:`CompileError`
   whose first line carries the compiler's first diagnostic
   (``file:line:col: error: ...``) and whose next lines carry a few more,
   trimmed; the whole output is in ``.log``.
 
-A leaf module: it imports the standard library and :mod:`af_core.errors` only.
+A leaf module: it imports the standard library, :mod:`af_core.errors` and
+:mod:`af_core.owned_dirs` only.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from af_core.errors import ToolchainError, TwinError
+from af_core.owned_dirs import build_dir
 
 #: The compiler's environment variable and its default.
 CXX_ENV = "CXX"
@@ -353,39 +354,50 @@ def precompile(
 
     ``header`` is found on ``includes`` (as ``#include "header"`` would), or
     is written into ``directory`` from ``text``. The directory is built under
-    a scratch name beside it and renamed into place; a concurrent build of
-    the same directory that wins the race is used as it is. A precompiled
-    header is only valid with the flags it was built with: key ``directory``
-    by :meth:`Flags.digest` (g++ ignores one built with other flags).
+    a marked scratch name beside it and renamed into place
+    (:func:`af_core.owned_dirs.build_dir`); a concurrent build of the same
+    directory that wins the race is used as it is. A precompiled header is
+    only valid with the flags it was built with: key ``directory`` by
+    :meth:`Flags.digest` (g++ ignores one built with other flags).
     """
     gch = directory / f"{header}.gch"
     if gch.is_file():
         return gch
-    cxx = cxx or compiler()
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f"{directory.name}.", dir=directory.parent))
-    try:
-        if text is not None:
-            (work / header).write_text(text, encoding="utf-8")
-            source = str(work / header)
-        else:
-            source = next((str(Path(d) / header) for d in includes if (Path(d) / header).is_file()), header)
-        command = [
-            cxx,
-            *flags.args(),
-            *(f"-I{d}" for d in includes),
-            "-x",
-            "c++-header",
-            source,
-            "-o",
-            str(work / f"{header}.gch"),
-        ]
-        run(command, what=what or f"precompiled header {header}", cwd=work)
-        try:
-            os.rename(work, directory)
-        except OSError:
-            if not gch.is_file():  # not a lost race: a real failure
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return gch
+    directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new cache is private
+
+    def fill(work: Path) -> None:
+        precompile_into(header, work, flags, includes=includes, text=text, cxx=cxx, what=what)
+
+    built = build_dir(directory, fill, lambda final: (final / f"{header}.gch").is_file())
+    return built / f"{header}.gch"
+
+
+def precompile_into(
+    header: str,
+    work: Path,
+    flags: Flags,
+    *,
+    includes: Sequence[str | Path] = (),
+    text: str | None = None,
+    cxx: str | None = None,
+    what: str | None = None,
+) -> Path:
+    """``work/<header>.gch`` compiled in place: the step of :func:`precompile` for callers that publish
+    the directory themselves (the twin cache, which checks more than a file's presence)."""
+    if text is not None:
+        (work / header).write_text(text, encoding="utf-8")
+        source = str(work / header)
+    else:
+        source = next((str(Path(d) / header) for d in includes if (Path(d) / header).is_file()), header)
+    command = [
+        cxx or compiler(),
+        *flags.args(),
+        *(f"-I{d}" for d in includes),
+        "-x",
+        "c++-header",
+        source,
+        "-o",
+        str(work / f"{header}.gch"),
+    ]
+    run(command, what=what or f"precompiled header {header}", cwd=work)
+    return work / f"{header}.gch"

@@ -5,6 +5,11 @@ content hash), the precompiled headers and the per-kernel results. It is
 ``AF_ASCENDC_CACHE`` when set, else ``$XDG_CACHE_HOME/af-ascendc``, else
 ``~/.cache/af-ascendc``. Everything is written to a temporary name first and
 renamed into place, so parallel checkers never see half a file.
+
+The directories (``src-<key>``, ``tiling-<key>``, ``pch-<key>``) are built
+in marked scratch directories (:mod:`af_core.owned_dirs`); before building
+one, the scratch directories that killed checkers left are removed -- only
+those, found by their marker and name, never anything else in the directory.
 """
 
 from __future__ import annotations
@@ -12,9 +17,14 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from af_core import owned_dirs
+
 CACHE_ENV = "AF_ASCENDC_CACHE"
+#: Names of the scratch directories the check builds its directories in.
+SCRATCH_NAME = owned_dirs.scratch_pattern(r"(?:src|tiling|pch)-[0-9a-f]{24}")
 
 
 def default_cache_dir() -> Path:
@@ -53,3 +63,11 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def build_in_cache(final: Path, fill: Callable[[Path], None], usable: Callable[[Path], bool]) -> Path:
+    """``final`` (in the cache) built by ``fill`` in a marked scratch directory, after removing the
+    stale scratch directories of killed checkers; where it ended up (:func:`af_core.owned_dirs.build_dir`)."""
+    final.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new cache is private
+    owned_dirs.clean_stale(final.parent, SCRATCH_NAME)
+    return owned_dirs.build_dir(final, fill, usable)

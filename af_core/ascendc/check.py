@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -28,8 +27,8 @@ from pathlib import Path
 
 import attrs
 
-from af_core import toolchain
-from af_core.ascendc.cache import default_cache_dir, digest, write_atomic
+from af_core import owned_dirs, toolchain
+from af_core.ascendc.cache import build_in_cache, default_cache_dir, digest, write_atomic
 from af_core.ascendc.diagnostics import Diagnostic, parse_errors
 from af_core.ascendc.source import AscendcSource, find_source
 from af_core.ascendc.standins import STANDIN_DIR, generate_tiling_header, standins_digest
@@ -48,6 +47,17 @@ FLAGS = ("-std=c++17", "-w", *DEFINES)
 PCH_ENV = "AF_ASCENDC_PCH"
 TIMEOUT_S = 600
 _PCH_HEADER = "af_ascendc_pch.h"
+#: Part of the precompiled header's directory name: those made before owner markers are never in the way.
+_PCH_LAYOUT = "owned-dirs-1"
+
+
+class _PchFailed(Exception):
+    """g++ could not precompile the headers (the scratch directory is removed, the check goes on without)."""
+
+
+def _usable_pch(directory: Path) -> bool:
+    """af's directory (see :func:`af_core.owned_dirs.owner`) holding the precompiled header."""
+    return owned_dirs.owner(directory) is not None and (directory / f"{_PCH_HEADER}.gch").is_file()
 
 
 @attrs.frozen
@@ -117,40 +127,37 @@ class AscendcChecker:
             if self._pch_tried:
                 return self._pch
             self._pch_tried = True
-            final = self.cache_dir / f"pch-{self.identity}"
-            if not (final / f"{_PCH_HEADER}.gch").is_file():
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                work = Path(tempfile.mkdtemp(prefix=f".pch-{self.identity}.", dir=self.cache_dir))
+            final = self.cache_dir / f"pch-{digest(self.identity, _PCH_LAYOUT)}"
+            if not _usable_pch(final):
                 try:
-                    (work / _PCH_HEADER).write_text('#include "kernel_operator.h"\n', encoding="utf-8")
-                    start = time.perf_counter()
-                    run = toolchain.run(
-                        [
-                            self.cxx,
-                            *FLAGS,
-                            *self.include_flags(),
-                            "-x",
-                            "c++-header",
-                            str(work / _PCH_HEADER),
-                            "-o",
-                            str(work / f"{_PCH_HEADER}.gch"),
-                        ],
-                        what="kernel_operator.h (precompiled)",
-                        timeout=TIMEOUT_S,
-                        check=False,
-                    )
-                    self.pch_seconds = time.perf_counter() - start
-                    if run.returncode != 0:
-                        return None  # kernels are then checked without it, and show the header's errors
-                    try:
-                        os.rename(work, final)
-                    except OSError:
-                        if not (final / f"{_PCH_HEADER}.gch").is_file():
-                            raise
-                finally:
-                    shutil.rmtree(work, ignore_errors=True)
+                    final = build_in_cache(final, self._build_pch, _usable_pch)
+                except _PchFailed:
+                    return None  # kernels are then checked without it, and show the header's errors
             self._pch = final / _PCH_HEADER
             return self._pch
+
+    def _build_pch(self, work: Path) -> None:
+        """``work/af_ascendc_pch.h`` and its ``.gch``; :class:`_PchFailed` when g++ rejects the headers."""
+        (work / _PCH_HEADER).write_text('#include "kernel_operator.h"\n', encoding="utf-8")
+        start = time.perf_counter()
+        run = toolchain.run(
+            [
+                self.cxx,
+                *FLAGS,
+                *self.include_flags(),
+                "-x",
+                "c++-header",
+                str(work / _PCH_HEADER),
+                "-o",
+                str(work / f"{_PCH_HEADER}.gch"),
+            ],
+            what="kernel_operator.h (precompiled)",
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+        self.pch_seconds = time.perf_counter() - start
+        if run.returncode != 0:
+            raise _PchFailed
 
     # -- checking -----------------------------------------------------------------------------------------
     def key(self, text: str) -> str:

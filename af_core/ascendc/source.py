@@ -18,14 +18,12 @@ of the result.
 from __future__ import annotations
 
 import os
-import shutil
 import tarfile
-import tempfile
 from pathlib import Path
 
 import attrs
 
-from af_core.ascendc.cache import default_cache_dir, digest, file_digest
+from af_core.ascendc.cache import build_in_cache, default_cache_dir, digest, file_digest
 from af_core.errors import AfError
 
 SOURCE_ENV = "AF_ASCENDC_SRC"
@@ -107,18 +105,12 @@ def _unpack(tarball: Path, cache_dir: Path) -> tuple[Path, str]:
     key = file_digest(tarball)
     final = cache_dir / f"src-{key}"
     if not final.is_dir():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".src-{key}.", dir=cache_dir))
-        try:
+
+        def fill(work: Path) -> None:
             with tarfile.open(tarball) as tar:
                 tar.extractall(work, filter="data")
-            try:
-                os.rename(work, final)
-            except OSError:
-                if not final.is_dir():  # another process won the race: keep theirs
-                    raise
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+
+        final = build_in_cache(final, fill, Path.is_dir)  # a tree unpacked meanwhile is used as it is
     return _find_root(final) or final, key
 
 

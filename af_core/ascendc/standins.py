@@ -15,14 +15,11 @@ the tree's own ``*tilingdata.h`` files with the tree's own script
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from af_core.ascendc.cache import digest
+from af_core.ascendc.cache import build_in_cache, digest
 from af_core.ascendc.source import AscendcSource, AscendcSourceError
 
 STANDIN_DIR = Path(__file__).resolve().parent / "standins"
@@ -53,9 +50,8 @@ def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path | Non
     script = source.root / TILING_SCRIPT
     if not script.is_file():
         raise AscendcSourceError(f"{source.root} has no {TILING_SCRIPT} to generate kernel_tiling.h")
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".tiling-{source.identity}.", dir=cache_dir))
-    try:
+
+    def fill(work: Path) -> None:
         out = work / "kernel_tiling" / "kernel_tiling.h"
         run = subprocess.run(
             [sys.executable, str(script), str(source.root / "include"), str(out)],
@@ -65,11 +61,5 @@ def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path | Non
         )
         if run.returncode != 0 or not out.is_file():
             raise AscendcSourceError(f"generating kernel_tiling.h failed: {run.stderr.strip()[-500:]}")
-        try:
-            os.rename(work, final)
-        except OSError:
-            if not (final / "kernel_tiling" / "kernel_tiling.h").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return final
+
+    return build_in_cache(final, fill, lambda d: (d / "kernel_tiling" / "kernel_tiling.h").is_file())

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
-from af_core import toolchain
-from af_core.twin.cache import default_cache_dir, touch
+from af_core import owned_dirs, toolchain
+from af_core.twin.cache import LAYOUT, default_cache_dir, is_usable, open_cache, remove_entry, touch
 
 if TYPE_CHECKING:
     from af_core.codegen.codegen import CodegenResult
@@ -44,31 +41,27 @@ class NativeTiling:
         cxx = cxx or toolchain.compiler()
         flags = toolchain.HOST_TILING
         text = result.tiling + result.tiling_data
-        key = hashlib.sha256("\0".join([text, cxx, *flags.args()]).encode()).hexdigest()[:24]
-        directory = (cache_dir or default_cache_dir()) / f"tiling-{key}"
-        lib = directory / "libtiling.so"
-        if not lib.exists():
-            directory.parent.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix=f"tiling-{key}.", dir=directory.parent))
-            try:
-                (work / "tiling.cpp").write_text(result.tiling)
-                (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
-                toolchain.build_program(
-                    ["tiling.cpp"],
-                    work / "libtiling.so",
-                    flags.replace(extra=("-shared",)),
-                    includes=["."],
-                    what=f"host tiling of '{result.kernel_name}'",
-                    cxx=cxx,
-                )
-                try:
-                    os.replace(work, directory)
-                except OSError:
-                    if not lib.exists():
-                        raise
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+        key = hashlib.sha256("\0".join([text, cxx, *flags.args(), LAYOUT]).encode()).hexdigest()[:24]
+        cache = open_cache(cache_dir or default_cache_dir())
+        directory = cache / f"tiling-{key}"
+
+        def fill(work: Path) -> None:
+            (work / "tiling.cpp").write_text(result.tiling)
+            (work / "autofuse_tiling_data.h").write_text(result.tiling_data)
+            toolchain.build_program(
+                ["tiling.cpp"],
+                work / "libtiling.so",
+                flags.replace(extra=("-shared",)),
+                includes=["."],
+                what=f"host tiling of '{result.kernel_name}'",
+                cxx=cxx,
+            )
+
+        if not is_usable(directory):
+            remove_entry(directory)  # af's but broken or no longer private; nothing else is touched
+            directory = owned_dirs.build_dir(directory, fill, is_usable)
         touch(directory)  # last use, for the cache's least-recently-used eviction
+        lib = directory / "libtiling.so"
         self.library = ctypes.CDLL(str(lib))
         fields = [(name, ctypes.c_int64) for name in result.struct_fields]
         self.Struct = type("AutofuseTilingData", (ctypes.Structure,), {"_fields_": fields})

@@ -14,12 +14,13 @@ the messages of a failing compile).
 A build is cached by a hash of every source, every twin header, the harness
 main and the flags (where: :mod:`af_core.twin.cache`). A cache entry records
 the SHA-256 of its binary and is checked before each use; a broken entry (a
-truncated binary, say) is rebuilt. Scratch directories of builds that were
-killed are removed by the next build, and least recently used entries once
-the cache outgrows its bound. A run writes the inputs' global-memory bytes
-to a scratch directory, runs the executable (one process per run: a
-sanitizer abort cannot take the caller down) and reads back the outputs, the
-tiling data and the counters.
+truncated binary, say) is rebuilt. Every directory a build makes there
+carries af's owner marker; scratch directories of builds that were killed
+are found by it and removed by the next build, and least recently used
+entries once the cache outgrows its bound. A run writes the inputs'
+global-memory bytes to a scratch directory, runs the executable (one
+process per run: a sanitizer abort cannot take the caller down) and reads
+back the outputs, the tiling data and the counters.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -41,7 +42,7 @@ import attrs
 import numpy as np
 
 from af_core import dtypes as dt
-from af_core import toolchain
+from af_core import owned_dirs, toolchain
 from af_core.ascendc.gate import require_official
 from af_core.codegen.codegen import CodegenResult
 from af_core.errors import ToolchainError, TwinError
@@ -51,15 +52,18 @@ from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
 from af_core.registry import get_registry
 from af_core.twin.cache import (  # noqa: F401 - CHECKSUM_FILE, OWNER_FILE and discard_entry are public here too
     CHECKSUM_FILE,
+    LAYOUT,
     OWNER_FILE,
-    _owner_text,
     cache_entry_ok,
     clean_stale_builds,
     default_cache_dir,
     discard_entry,
     evict,
     file_digest,
+    is_usable,
     max_cache_bytes,
+    open_cache,
+    remove_entry,
     touch,
 )
 from af_core.twin.harness import GRAPH_HEADER, HARNESS_DIR, MAIN_SOURCE, harness_table
@@ -172,8 +176,33 @@ class TwinRunner:
             defines=(*toolchain.TWIN_DEFINES, toolchain.TWIN_INSTANTIATE)
         )
         self._lock = threading.Lock()
+        self._cache_checked = False
+        #: builds this process keeps in their scratch directories, by entry name: their entry's
+        #: name is taken by a directory that is not af's or not private (see owned_dirs.build_dir)
+        self._kept: dict[str, Path] = {}
 
     # -- build -------------------------------------------------------------
+    def _cache(self) -> Path:
+        """The cache directory, checked (and created private) before the first build puts anything there."""
+        if not self._cache_checked:
+            open_cache(self.cache_dir)
+            self._cache_checked = True
+        return self.cache_dir
+
+    def _entry(self, final: Path, fill: Callable[[Path], None], usable: Callable[[Path], bool]) -> Path:
+        """``final`` built by ``fill`` (:func:`af_core.owned_dirs.build_dir`), or this process's own build
+        of it when a directory that is not af's holds its name."""
+        kept = self._kept.get(final.name)
+        if kept is not None:
+            return kept
+        if usable(final):  # built meanwhile by another process
+            return final
+        remove_entry(final)  # af's but broken or no longer private: built again; nothing else is touched
+        built = owned_dirs.build_dir(final, fill, usable)
+        if built != final:
+            self._kept[final.name] = built
+        return built
+
     def include_dirs(self) -> list[str]:
         dirs = get_registry().manager.twin_include_dirs(self.platform)
         if not dirs:
@@ -200,56 +229,67 @@ class TwinRunner:
             MAIN_SOURCE.read_text(encoding="utf-8"),
             GRAPH_HEADER.read_text(encoding="utf-8"),
             "pch" if self.use_pch else "no-pch",
+            LAYOUT,
         )[:24]
 
     def parts(self, dirs: list[str] | None = None, timings: dict[str, float] | None = None) -> TwinParts:
         """The precompiled twin headers and the harness main's object, built (in parallel) when missing."""
         dirs = dirs if dirs is not None else self.include_dirs()
         ident = self.identity(dirs)
-        pch_dir = self.cache_dir / f"pch-{ident}"
-        main_dir = self.cache_dir / f"harness-{ident}"
+        cache = self._cache()
+        pch_dir = cache / f"pch-{ident}"
+        main_dir = cache / f"harness-{ident}"
         has_entry = any((Path(d) / ENTRY_HEADER).is_file() for d in dirs)
         want_pch = self.use_pch and has_entry
         timings = timings if timings is not None else {}
+        found = {pch_dir.name: pch_dir, main_dir.name: main_dir}
 
-        def build_pch() -> None:
-            start = time.perf_counter()
-            toolchain.precompile(
+        def fill_pch(work: Path) -> None:
+            toolchain.precompile_into(
                 ENTRY_HEADER,
-                pch_dir,
+                work,
                 self.build_flags,
                 includes=dirs,
                 cxx=self.cxx,
                 what="the twin headers (precompiled)",
             )
-            timings["pch"] = time.perf_counter() - start
 
-        def build_main() -> None:
-            start = time.perf_counter()
-            _compile_atomically(
-                MAIN_SOURCE, main_dir, MAIN_OBJECT, self.main_flags, [str(HARNESS_DIR), *dirs], self.cxx
+        def fill_main(work: Path) -> None:
+            unit = toolchain.Unit(
+                (str(MAIN_SOURCE),), "the twin harness main", self.main_flags, (str(HARNESS_DIR), *dirs)
             )
-            timings["harness main"] = time.perf_counter() - start
+            toolchain.run([*unit.command(self.cxx), "-o", str(work / MAIN_OBJECT)], what=unit.what, cwd=work)
+
+        def job(step: str, final: Path, fill: Callable[[Path], None]) -> Callable[[], None]:
+            def run() -> None:
+                start = time.perf_counter()
+                found[final.name] = self._entry(final, fill, is_usable)
+                timings[step] = time.perf_counter() - start
+
+            return run
 
         jobs = [
-            job
-            for job, missing in (
-                (build_pch, want_pch and not (pch_dir / f"{ENTRY_HEADER}.gch").is_file()),
-                (build_main, not (main_dir / MAIN_OBJECT).is_file()),
+            build
+            for build, missing in (
+                (job("pch", pch_dir, fill_pch), want_pch and not is_usable(pch_dir)),
+                (job("harness main", main_dir, fill_main), not is_usable(main_dir)),
             )
             if missing
         ]
         if jobs:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
             with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(jobs)))) as pool:
-                for future in [pool.submit(job) for job in jobs]:
+                for future in [pool.submit(build) for build in jobs]:
                     future.result()
-        for entry in (pch_dir if want_pch else None, main_dir):
+        pch = found[pch_dir.name] if want_pch else None
+        main = found[main_dir.name]
+        for entry in (pch, main):
             if entry is not None:
                 touch(entry)
-        return TwinParts(ident, pch_dir if want_pch else None, main_dir / MAIN_OBJECT)
+        return TwinParts(ident, pch, main / MAIN_OBJECT)
 
     def build(self, result: CodegenResult) -> TwinBuild:
+        cache = self._cache()  # a cache that cannot be used is refused before any work
+        bound = max_cache_bytes()  # as is a bad bound
         require_official(
             result.kernel, result.kernel_name
         )  # AF_ASCENDC_CHECK: the real API must accept it too
@@ -267,39 +307,26 @@ class TwinRunner:
             h.update(sources[name].encode())
         h.update(self.identity(dirs).encode())
         key = h.hexdigest()[:24]
-        final = self.cache_dir / key
-        exe = final / "harness"
-        if final.exists():
-            if cache_entry_ok(final):
-                touch(final)
-                return TwinBuild(exe, final, key, result, True)
-            discard_entry(final)  # truncated or tampered with: build it again
+        final = cache / key
+        if cache_entry_ok(final):
+            touch(final)
+            return TwinBuild(final / "harness", final, key, result, True)
+        if key in self._kept:
+            return TwinBuild(self._kept[key] / "harness", self._kept[key], key, result, True)
+        clean_stale_builds(cache)
         timings: dict[str, float] = {}
         parts = self.parts(dirs, timings)
-        clean_stale_builds(self.cache_dir)
-        work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=self.cache_dir))
-        try:
-            (work / OWNER_FILE).write_text(_owner_text(), encoding="utf-8")
+
+        def fill(work: Path) -> None:
             for name, text in sources.items():
                 (work / name).write_text(text, encoding="utf-8")
             self._compile(result, work, dirs, parts, timings)
             (work / CHECKSUM_FILE).write_text(file_digest(work / "harness"), encoding="utf-8")
-            (work / OWNER_FILE).unlink()
-            try:
-                os.replace(work, final)
-            except OSError:
-                if not cache_entry_ok(final):  # another process won the race with a complete build
-                    raise
-        finally:
-            if work.exists():
-                shutil.rmtree(work, ignore_errors=True)
-        touch(final)
-        evict(
-            self.cache_dir,
-            max_cache_bytes(),
-            keep=[final, parts.main.parent, *([parts.pch] if parts.pch else [])],
-        )
-        return TwinBuild(exe, final, key, result, False, timings)
+
+        built = self._entry(final, fill, cache_entry_ok)
+        touch(built)
+        evict(cache, bound, keep=[built, parts.main.parent, *([parts.pch] if parts.pch else [])])
+        return TwinBuild(built / "harness", built, key, result, False, timings)
 
     def _compile(
         self, result: CodegenResult, work: Path, dirs: list[str], parts: TwinParts, timings: dict[str, float]
@@ -462,25 +489,3 @@ def _link_or_copy(source: Path, target: Path, *, copy: bool) -> bool:
             return False
     shutil.copyfile(source, target)
     return True
-
-
-def _compile_atomically(
-    source: Path, directory: Path, obj: str, flags: toolchain.Flags, includes: list[str], cxx: str
-) -> Path:
-    """``directory/obj`` compiled from ``source``, built in a scratch directory and renamed into place."""
-    target = directory / obj
-    if target.is_file():
-        return target
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f"{directory.name}.", dir=directory.parent))
-    try:
-        unit = toolchain.Unit((str(source),), "the twin harness main", flags, tuple(includes))
-        toolchain.run([*unit.command(cxx), "-o", str(work / obj)], what=unit.what, cwd=work)
-        try:
-            os.rename(work, directory)
-        except OSError:
-            if not target.is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target

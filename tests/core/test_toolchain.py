@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from af_core import toolchain
+from af_core import owned_dirs, toolchain
 from af_core.errors import ToolchainError, TwinError
 
 pytestmark = pytest.mark.skipif(toolchain.compiler_path() is None, reason="no C++ compiler")
@@ -108,7 +108,8 @@ def test_concurrent_builds_of_one_precompiled_header_agree(tmp_path):
         t.join()
     assert errors == [] and results == [pch / "toy.h.gch"] * 3
     assert sorted(p.name for p in pch.parent.iterdir()) == ["pch-shared"]
-    assert sorted(p.name for p in pch.iterdir()) == ["toy.h.gch"]
+    assert sorted(p.name for p in pch.iterdir()) == ["af-owner", "toy.h.gch"]  # the header and af's marker
+    assert owned_dirs.owner(pch) is not None
 
 
 def _units(inc: Path, work: Path) -> list[toolchain.Unit]:
@@ -192,16 +193,20 @@ def test_a_missing_compiler_is_a_toolchain_error(tmp_path, monkeypatch):
 
 
 def test_the_toolchain_is_a_leaf_module():
-    """It imports the standard library and af_core.errors only, so every layer may use it."""
+    """It imports the standard library, af_core.errors and af_core.owned_dirs only (that one the standard
+    library alone), so every layer may use it."""
     import ast
     import sys
 
-    tree = ast.parse(Path(toolchain.__file__).read_text(encoding="utf-8"))
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            names.add(node.module)
-    outside = {n for n in names if n.split(".")[0] not in sys.stdlib_module_names}
-    assert outside == {"af_core.errors"}
+    def outside(module) -> set[str]:
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add(node.module)
+        return {n for n in names if n.split(".")[0] not in sys.stdlib_module_names}
+
+    assert outside(toolchain) == {"af_core.errors", "af_core.owned_dirs"}
+    assert outside(owned_dirs) == set()

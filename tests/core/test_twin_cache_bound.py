@@ -1,6 +1,6 @@
 """The twin cache's location, its size bound with least-recently-used eviction, and ``afc cache info|clear``.
 
-Entries are faked (a directory named and filled like one): no g++ build is needed.
+Entries are faked (a directory named, filled and marked like one): no g++ build is needed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from af_core import owned_dirs
 from af_core.errors import UsageError
 from af_core.twin.cache import (
     CHECKSUM_FILE,
@@ -28,14 +29,23 @@ from af_core.twin.cache import (
 KB = 1024
 
 
+def marked(directory: Path) -> Path:
+    """``directory``, created, with the owner marker this process writes."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / OWNER_FILE).write_text(owned_dirs.marker_text())
+    return directory
+
+
 def fake_entry(cache: Path, n: int, size: int, mtime: float) -> Path:
     """A twin build entry of about ``size`` bytes, last used at ``mtime``."""
-    entry = cache / f"{n:024x}"
-    entry.mkdir(parents=True)
+    entry = marked(cache / f"{n:024x}")
     (entry / "harness").write_bytes(b"\0" * size)
     (entry / CHECKSUM_FILE).write_text("0" * 64)
     os.utime(entry, (mtime, mtime))
     return entry
+
+
+MARKER_BYTES = len(owned_dirs.marker_text())
 
 
 def names(paths) -> list[str]:
@@ -72,8 +82,7 @@ def test_a_bad_bound_is_a_usage_error_naming_the_variable(monkeypatch, text):
 # -- what is an entry -------------------------------------------------------------------------------------
 def test_only_directories_named_and_filled_like_entries_are_entries(tmp_path):
     entry = fake_entry(tmp_path, 1, 10, 1000)
-    tiling = tmp_path / f"tiling-{2:024x}"
-    tiling.mkdir()
+    tiling = marked(tmp_path / f"tiling-{2:024x}")
     (tiling / "libtiling.so").write_bytes(b"x")
     scratch = tmp_path / f"{3:024x}.abcd"  # a build in progress
     scratch.mkdir()
@@ -127,17 +136,13 @@ def test_the_entry_just_built_is_never_evicted(tmp_path):
 
 
 def test_shared_build_parts_are_entries_and_every_part_a_build_used_is_kept(tmp_path):
-    pch = tmp_path / f"pch-{'a' * 24}"
-    pch.mkdir()
+    pch = marked(tmp_path / f"pch-{'a' * 24}")
     (pch / "kernel_operator.h.gch").write_bytes(b"\0" * 40 * KB)
-    main = tmp_path / f"harness-{'b' * 24}"
-    main.mkdir()
+    main = marked(tmp_path / f"harness-{'b' * 24}")
     (main / "af_harness_main.o").write_bytes(b"\0" * 10 * KB)
-    scratch = tmp_path / f"pch-{'a' * 24}.x1y2"  # a precompiled header being built
-    scratch.mkdir()
+    scratch = marked(tmp_path / f"pch-{'a' * 24}.x1y2")  # a precompiled header being built
     (scratch / "kernel_operator.h.gch").write_bytes(b"\0" * KB)
-    empty = tmp_path / f"harness-{'c' * 24}"  # nothing compiled in it: not an entry
-    empty.mkdir()
+    empty = marked(tmp_path / f"harness-{'c' * 24}")  # nothing compiled in it: not an entry
     assert is_entry(pch) and is_entry(main) and not is_entry(scratch) and not is_entry(empty)
     build = fake_entry(tmp_path, 1, 10 * KB, 3000)
     old = fake_entry(tmp_path, 2, 10 * KB, 1000)
@@ -167,9 +172,10 @@ def test_clear_removes_entries_only(tmp_path):
     a = fake_entry(tmp_path, 1, 10, 1000)
     b = fake_entry(tmp_path, 2, 20, 2000)
     (tmp_path / "README").write_text("mine")
-    removed = clear_cache(tmp_path)
-    assert names(e.path for e in removed) == names([a, b])
-    assert sum(e.size for e in removed) == 10 + 20 + 2 * 64  # the binaries and their checksum files
+    cleared = clear_cache(tmp_path)
+    assert names(e.path for e in cleared.entries) == names([a, b]) and cleared.scratch == []
+    # the binaries, their checksum files and markers
+    assert sum(e.size for e in cleared.entries) == 10 + 20 + 2 * (64 + MARKER_BYTES)
     assert names(tmp_path.iterdir()) == ["README"]
 
 
@@ -203,7 +209,7 @@ def test_afc_cache_clear_reports_what_it_freed_and_keeps_other_files(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         f"removed 1 cache entry (1.0 MB) from {tmp_path}",
-        "kept 1 item(s) that are not cache entries (builds in progress, other files)",
+        "kept 1 item(s) that are not af's (never removed)",
     ]
     assert names(tmp_path.iterdir()) == ["README"]
     again = afc("cache", "clear", cache=tmp_path)
