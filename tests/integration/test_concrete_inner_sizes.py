@@ -59,10 +59,11 @@ def test_inner_size_7_compiles_for_every_template(layout):
 
 
 @pytest.mark.twin
-def test_inner_size_7_last_axis_sum_runs_every_case_on_the_twin():
-    """Each case of the dim-2 gather summed over its last axis of 7 matches the reference."""
-    session = TwinSession(gather_dim2_sum_last(7))
-    sizes = {"A": 3, "B": 2, "L": 5, "K": 4}
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_inner_size_7_runs_every_case_on_the_twin(layout):
+    """Each case of either graph with inner size 7 matches the reference."""
+    session = TwinSession(LAYOUTS[layout](7))
+    sizes = _sizes(layout, 3, 2, 5, 4)
     for case in session.scheduled.cases:
         run = session.check(sizes, seed=3, tiling_key=case.tiling_key)
         assert run.ok, run.describe()
@@ -81,13 +82,13 @@ def test_every_concrete_inner_size_compiles(d, layout):
 @settings(max_examples=2, deadline=None)
 @given(
     d=st.integers(1, 65),
+    layout=st.sampled_from(sorted(LAYOUTS)),
     a=st.integers(1, 6),
     b=st.integers(1, 5),
     l_=st.integers(1, 9),
     k=st.integers(1, 6),
 )
-def test_default_pick_matches_the_reference(d, a, b, l_, k):
+def test_default_pick_matches_the_reference(d, layout, a, b, l_, k):
     """The case the host tiling picks at a drawn shape runs clean on the twin."""
-    layout = "dim2_sum_last"
     run = TwinSession(LAYOUTS[layout](d)).check(_sizes(layout, a, b, l_, k), seed=d)
     assert run.ok, run.describe()
