@@ -54,6 +54,7 @@ def report_markdown(scheduled: ScheduleResult, result: CodegenResult, sizes: Map
     ]
     lines += _policy_lines(scheduled)
     lines += _load_error_lines()
+    lines += _official_check_lines()
     if sizes:
         lines += ["", "## Choice for the given shape", "", explain(scheduled, sizes).markdown()]
     return "\n".join(lines) + "\n"
@@ -92,6 +93,22 @@ def _load_error_lines() -> list[str]:
         for e in errors
     ]
     return lines
+
+
+def _official_check_lines() -> list[str]:
+    """A section saying that twin builds in this environment skip the official-header check, and why."""
+    from af_core.ascendc.gate import skip_reason
+
+    reason = skip_reason()
+    if reason is None:
+        return []
+    return [
+        "",
+        "## Official AscendC check",
+        "",
+        f"Skipped: {markdown(reason)}. Kernels built on the CPU twin here are not type-checked "
+        "against the official AscendC headers (docs/ascendc-check.md).",
+    ]
 
 
 def case_picture_name(case: Case) -> str:

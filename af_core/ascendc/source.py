@@ -17,6 +17,7 @@ of the result.
 
 from __future__ import annotations
 
+import functools
 import os
 import tarfile
 from pathlib import Path
@@ -40,8 +41,8 @@ class AscendcSource:
     """An asc-devkit header tree ready for g++.
 
     ``identity`` changes whenever the headers may differ (the tarball hash, or
-    for a plain directory its path and the size and mtime of its key files);
-    cached results are keyed by it.
+    for a plain directory its path and a digest of every file's relative path
+    and content, computed once per process); cached results are keyed by it.
     """
 
     root: Path
@@ -92,11 +93,42 @@ def _simt_stubs(root: Path) -> Path:
     )
 
 
-def _tree_identity(root: Path) -> str:
+def _tree_files(root: Path, stubs: Path) -> list[tuple[str, Path]]:
+    """(relative path, path) of every file the check may read: ``include/``, ``impl/`` and the SIMT stubs.
+
+    ``impl/`` also holds the script and ``include/`` the ``*tilingdata.h``
+    files that ``kernel_tiling.h`` is generated from. Links to directories are
+    followed as g++ follows them, each directory walked once (no link loops).
+    """
+    found: dict[str, Path] = {}
+    walked: set[tuple[int, int]] = set()
+    for top in (root / "include", root / "impl", stubs):
+        for current, dirs, files in os.walk(top, followlinks=True):
+            st = os.stat(current)
+            if (st.st_dev, st.st_ino) in walked:
+                dirs[:] = []
+                continue
+            walked.add((st.st_dev, st.st_ino))
+            dirs.sort()
+            for name in files:
+                path = Path(current) / name
+                found.setdefault(path.relative_to(root).as_posix(), path)
+    return sorted(found.items())
+
+
+@functools.cache
+def _tree_identity(root: Path, stubs: Path) -> str:
+    """The tree's path and a digest of its files' relative paths and contents (once per process).
+
+    Keyed on content, not on sizes and times: an edited header deep in
+    ``impl/`` changes the identity, and with it every cached verdict's key.
+    """
     parts = [str(root.resolve())]
-    for rel in ("include/kernel_operator.h", "include/basic_api/kernel_tensor.h", "impl"):
-        st = (root / rel).stat()
-        parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+    for rel, path in _tree_files(root, stubs):
+        if path.is_file():
+            parts += [rel, file_digest(path)]
+        else:  # a dangling link, or no regular file
+            parts += [rel, f"link to {os.readlink(path)}" if path.is_symlink() else "not a file"]
     return digest(*parts)
 
 
@@ -154,7 +186,8 @@ def find_source(location: str | Path | None = None, *, cache_dir: Path | None = 
         return AscendcSource(root, _simt_stubs(root), key, f"tarball {path}")
     tree = _find_root(path)
     if tree is not None:
-        return AscendcSource(tree, _simt_stubs(tree), _tree_identity(tree), f"tree {tree}")
+        stubs = _simt_stubs(tree)
+        return AscendcSource(tree, stubs, _tree_identity(tree, stubs), f"tree {tree}")
     tarballs = _tarballs(path)
     if len(tarballs) == 1:
         root, key = _unpack(tarballs[0], cache)

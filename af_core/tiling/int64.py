@@ -15,7 +15,9 @@ calls of checked helpers. Both sides follow one rule:
   sign, as Python's ``//`` and ``%``; a zero divisor or a result outside int64
   is a failure;
 * a failure anywhere in an expression fails the whole expression: a failing
-  guard rejects the sizes, a failing case expression drops the case.
+  guard rejects the sizes, a failing case expression drops the case;
+* a relation whose sides have fractional term coefficients is compared with
+  both sides times the least common denominator (see :func:`_integral_sides`).
 
 Lowering and evaluation use explicit stacks, so expression depth is bounded
 only by :data:`MAX_DEPTH` (a clear error beyond it), never by Python's
@@ -25,6 +27,7 @@ recursion limit.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from typing import cast
 
@@ -133,7 +136,7 @@ def _decompose(expr: sympy.Basic) -> tuple[str, bool | int | str | tuple[int, ..
     if isinstance(expr, sympy.Abs):
         return "abs", None, [expr.args[0]]
     if isinstance(expr, Relational) and expr.rel_op in _RELATIONS:
-        return _RELATIONS[expr.rel_op], None, [expr.lhs, expr.rhs]
+        return _RELATIONS[expr.rel_op], None, list(_integral_sides(expr.lhs, expr.rhs))
     if isinstance(expr, (sympy.And, sympy.Or)):
         kind = "and" if isinstance(expr, sympy.And) else "or"
         return kind, None, list(expr.args)
@@ -152,6 +155,29 @@ def _decompose(expr: sympy.Basic) -> tuple[str, bool | int | str | tuple[int, ..
             operands += [cond, value]
         return "select", len(parts), [*operands, default]
     raise CodegenError(f"integer formula contains {type(expr).__name__} ({expr}), which has no int64 form")
+
+
+def _integral_sides(lhs: sympy.Basic, rhs: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
+    """The two sides of a relation, times the least common denominator of their terms' coefficients.
+
+    sympy writes a ``Piecewise`` condition with its leading coefficient divided out:
+    a template's ``56*L*M >= 128`` comes back as ``L*M >= 16/7``. Multiplying both sides by
+    a positive integer keeps every relation's truth for all values and brings the
+    coefficients back to integers (``7*L*M >= 16``). The scale divides the coefficient
+    sympy divided by, so no product grows beyond the formula the template wrote.
+    A fraction deeper in a side (inside a Min, say) is left for :func:`_decompose` to refuse.
+    """
+    scale = 1
+    for side in (lhs, rhs):
+        for term in sympy.Add.make_args(side):
+            coeff = term.as_coeff_Mul()[0]
+            if coeff.is_Rational:
+                scale = math.lcm(scale, int(coeff.q))
+    if scale == 1:
+        return lhs, rhs
+    factor = sympy.Integer(scale)
+    lhs, rhs = (sympy.Add(*(factor * term for term in sympy.Add.make_args(side))) for side in (lhs, rhs))
+    return lhs, rhs
 
 
 @functools.lru_cache(maxsize=8192)

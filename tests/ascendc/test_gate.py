@@ -6,6 +6,10 @@ builds is checked against the official API before the twin may run it.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import attrs
 import pytest
 
@@ -13,6 +17,9 @@ from af_core import samples
 from af_core.ascendc import gate
 from af_core.ascendc.source import AscendcSourceError
 from af_core.autofuser import Autofuser
+from af_core.builders import GraphBuilder, gather
+from af_core.ir.serialize import to_json
+from af_core.naming import markdown
 from af_core.twin.runner import TwinRunner
 
 #: a kernel statement the dav_3510 implementation rejects (Exp has no bfloat16 form)
@@ -52,3 +59,79 @@ def test_auto_skips_without_headers_and_required_mode_fails(monkeypatch, tmp_pat
     monkeypatch.setenv(gate.CHECK_ENV, "1")
     with pytest.raises(AscendcSourceError):
         gate.require_official("this is not even C++", "k")
+
+
+SKIPPED = "official AscendC header check skipped"
+
+
+def _no_headers(monkeypatch, tmp_path) -> str:
+    """AF_ASCENDC_CHECK=auto with AF_ASCENDC_SRC naming nothing, and a process that has not warned yet."""
+    nowhere = str(tmp_path / "no-asc-devkit")
+    monkeypatch.setenv(gate.CHECK_ENV, "auto")
+    monkeypatch.setenv("AF_ASCENDC_SRC", nowhere)
+    monkeypatch.setattr(gate, "_warned", False)
+    return nowhere
+
+
+def test_a_skipped_check_warns_once_per_process_and_says_why(monkeypatch, tmp_path, capsys):
+    nowhere = _no_headers(monkeypatch, tmp_path)
+    gate.require_official("first kernel", "k1")
+    gate.require_official("second kernel", "k2")
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"afc: warning: {SKIPPED}"), lines
+    assert repr(nowhere) in lines[0] and "does not exist" in lines[0]
+    assert gate.skip_reason() is not None
+    monkeypatch.delenv("AF_ASCENDC_SRC")
+    assert "AF_ASCENDC_SRC is not set" in gate.skip_reason()
+
+
+@pytest.mark.parametrize(("mode", "src"), [("0", None), ("1", None), ("auto", ".")])
+def test_no_skip_reason_when_the_check_is_off_required_or_has_headers(monkeypatch, mode, src):
+    monkeypatch.setenv(gate.CHECK_ENV, mode)
+    if src is None:
+        monkeypatch.delenv("AF_ASCENDC_SRC", raising=False)
+    else:
+        monkeypatch.setenv("AF_ASCENDC_SRC", src)
+    assert gate.skip_reason() is None
+
+
+def _graph_file(tmp_path):
+    g = GraphBuilder("gate_note")
+    y = gather(g.data("x", ["a0", "a1"], "float32"), 1, g.data("index", ["b0", "b1"], "int64"))
+    g.output(g.op("Relu", y), "y")
+    path = tmp_path / "gate_note.json"
+    path.write_text(to_json(g.build()))
+    return path
+
+
+@pytest.mark.twin
+def test_afc_run_without_headers_prints_one_warning_line(tmp_path):
+    nowhere = tmp_path / "no-asc-devkit"
+    env = {**os.environ, gate.CHECK_ENV: "auto", "AF_ASCENDC_SRC": str(nowhere)}
+    command = ["run", str(_graph_file(tmp_path)), "--shape", "a0=4,a1=9,b0=3,b1=5"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "af_core", *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "match" in proc.stdout
+    warnings = [line for line in proc.stderr.splitlines() if SKIPPED in line]
+    assert len(warnings) == 1 and str(nowhere) in warnings[0], proc.stderr
+
+
+def test_report_md_names_the_skipped_check(monkeypatch, tmp_path):
+    from af_core import cli
+
+    nowhere = _no_headers(monkeypatch, tmp_path)
+    out = tmp_path / "out"
+    assert cli.main(["compile", str(_graph_file(tmp_path)), "-o", str(out)]) == 0
+    report = (out / "report.md").read_text()
+    assert "## Official AscendC check" in report
+    section = report.split("## Official AscendC check", 1)[1]
+    assert "Skipped: AF\\_ASCENDC\\_CHECK=auto" in section and markdown(nowhere) in section
+    monkeypatch.setenv(gate.CHECK_ENV, "0")
+    assert cli.main(["compile", str(_graph_file(tmp_path)), "-o", str(tmp_path / "off")]) == 0
+    assert "Official AscendC check" not in (tmp_path / "off" / "report.md").read_text()

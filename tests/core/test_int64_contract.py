@@ -194,6 +194,26 @@ def test_literals_outside_int64_are_refused():
         to_cpp(A + (1 << 63))
 
 
+def test_relations_sympy_divides_by_their_leading_coefficient_compare_in_integers():
+    """Piecewise turns ``56*a*b >= 128`` into ``a*b >= 16/7``: the lowering compares ``7*a*b >= 16``,
+    true exactly where the rational comparison is; a fraction that is not a relation's term still fails."""
+    from fractions import Fraction
+
+    region = sympy.Piecewise((2, sympy.Ge(56 * A * B, 128) & sympy.Lt(3 * A + 6, 4 * B)), (-1, True))
+    conditions = [c for _, c in region.args if c is not sympy.true]
+    assert any(r.rhs == sympy.Rational(16, 7) for r in conditions[0].args)  # sympy's canonical form
+    text = to_cpp(region, checked=True)
+    assert "16/7" not in text and "/" not in text.replace("//", "")
+    for a in range(-6, 7):
+        for b in range(-6, 7):
+            want = 2 if Fraction(56 * a * b) >= 128 and Fraction(3 * a + 6) < 4 * b else -1
+            assert evaluate(region, {"a": a, "b": b}) == want, (a, b)
+    eq = sympy.Piecewise((1, sympy.Eq(3 * A, 2 * B + 1)), (0, True))
+    assert [evaluate(eq, {"a": 1, "b": b}) for b in range(3)] == [0, 1, 0]
+    with pytest.raises(CodegenError, match="fraction"):
+        to_cpp(A / 7 + B)
+
+
 C = sympy.Symbol("c", integer=True)
 
 

@@ -493,3 +493,47 @@ def test_register_reduces_of_any_width_match_the_reference(template, kind, axis,
     assert kind in " ".join(_fused_functions(session.result.kernel))
     run = session.check({}, seed=n + d + b, core_num=3)
     assert run.ok, run.describe()
+
+
+# -- result rows not known to start on 32-byte blocks: the memory reduce ----------------------------------------
+
+
+def _kept_rows_graph(d):
+    """Sum over axis 2 of Muls(gather(x, 1, idx)), x [A, L, M, d], idx [A, K, M, d]: in SIMD a tile row (one A)
+    holds K result rows of d values, stored d values apart."""
+    g = GraphBuilder(f"vfred_kept_rows_{d}")
+    x = g.data("x", ["A", "L", "M", d], "float32")
+    idx = g.data("idx", ["A", "K", "M", d], "int64")
+    g.output(g.reduce("Sum", g.op("Muls", gather(x, 1, idx), value=0.5), [2]), "y")
+    return g.build()
+
+
+@pytest.mark.parametrize("d", [7, "D"])
+def test_result_rows_that_may_not_start_on_blocks_stay_a_memory_reduce(d):
+    """K result rows of 7 floats (28 bytes) a tile row: the register function would StoreAlign row a at byte
+    28 a, which the hardware rejects (the twin stopped with ub-misaligned); the reduce stays the memory
+    reduce, the note says why, and the default pick (SIMD) and every SIMD case match the reference. So does
+    an inner width known only at run time (D), at 7 and at 8."""
+    session = TwinSession(_kept_rows_graph(d))
+    sizes = {"A": 48, "L": 40, "K": 6, "M": 5} | ({} if d == 7 else {"D": 7})
+    run = session.check(sizes, seed=2)
+    assert run.template.startswith("simd") and run.ok, run.describe()
+    notes = _notes(session)
+    assert any(n.startswith("Sum ('sum') stays a reduce call: its rows of") for n in notes), notes
+    assert re.search(r"^\s+AfReduceRows<", session.result.kernel, re.M) is not None
+    if d == "D":
+        run = session.check({**sizes, "D": 8}, seed=3)
+        assert run.ok, run.describe()
+    for case in (c for c in session.scheduled.cases if c.template == "simd"):
+        run = session.check(sizes, seed=4, tiling_key=case.tiling_key)
+        assert run.ok, run.describe()
+
+
+def test_one_result_row_a_tile_row_or_rows_of_whole_blocks_keep_the_register_store():
+    """The register reduce stays where every row's store is aligned: rows of 8 floats (32 bytes) here; one
+    row a tile row in the 2-D graphs above."""
+    session = TwinSession(_kept_rows_graph(8), AutofuserOptions(force_template="simd"))
+    assert "1 op(s) Muls ('muls') and the Sum ('sum') in one VfChainRegApiCall" in _notes(session)
+    assert re.search(r"^\s+AfReduceRows<", session.result.kernel, re.M) is None
+    run = session.check({"A": 48, "L": 40, "K": 6, "M": 5}, seed=5)
+    assert run.ok, run.describe()

@@ -106,9 +106,11 @@ rows or groups not known to start on 32-byte blocks (widths that do not fill
 whole blocks, dynamic widths) are loaded with ``Reg::LoadUnAlign`` after a
 ``Reg::LoadUnAlignPre`` (:meth:`_Function._load_unaligned`) in the same order
 of folds; it reads whole blocks past the data, so the tiles the function reads
-are padded (:meth:`VfChainRegApiCall.read_past_tiles`). Where the register
-form has none the reduce stays the memory-based ``ReduceRegApiCall``, with the
-reason in ``afc explain``.
+are padded (:meth:`VfChainRegApiCall.read_past_tiles`). Results are stored
+with ``StoreAlign`` at each result row's start, so a kept-width reduce whose
+rows are not known to start on 32-byte blocks has no register form
+(:func:`stores_aligned`). Where the register form has none the reduce stays
+the memory-based ``ReduceRegApiCall``, with the reason in ``afc explain``.
 """
 
 from __future__ import annotations
@@ -929,6 +931,11 @@ class VfChainRegApiCall(ApiCall):
         if kind == "Mean" and not red.is_float:
             return "an integer Mean floor-divides a wide sum; no register form"
         horizontal = inner == 1
+        if not horizontal and not stores_aligned(rows, inner, red):
+            return (
+                f"its rows of {inner} {red.name} values may not start on 32-byte blocks ({rows} rows a tile "
+                "row), and StoreAlign stores each row's results at the row's start"
+            )
         for api in reduce_apis(kind, horizontal):
             if not reg_accepts(api, red):
                 return f"the 3510 register {api} does not accept {red.name}"
@@ -2105,6 +2112,16 @@ def starts_aligned(reduce: dict, dtype: dt.DType) -> bool:
     if inner == 1:
         return bool(rows == 1 or sympy.Mod(group, per_block) == 0)
     return bool(sympy.Mod(inner, per_block) == 0)
+
+
+def stores_aligned(rows: Expr, inner: Expr, dtype: dt.DType) -> bool:
+    """Whether every result row of a reduce over a kept inner width is known to start on a 32-byte block,
+    where :meth:`_Function.reduce_text` stores it with ``StoreAlign`` (``dst0 + t * dst_pitch + a * inner``):
+    tile rows start on blocks, so one row a tile row, or rows of whole blocks. ``Reg::StoreAlign`` takes
+    32-byte aligned addresses only (the twin stops with ``ub-misaligned`` otherwise); the reduce of other
+    rows stays the memory-based ``ReduceRegApiCall``."""
+    rows, inner = sympy.sympify(rows), sympy.sympify(inner)
+    return bool(rows == 1 or sympy.Mod(inner, 32 // dtype.itemsize) == 0)
 
 
 _REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
