@@ -70,7 +70,7 @@ def cost(rounds: int, only: list[str]) -> None:
             _timed(session, inputs, "on")  # warm the page cache and the build
             off = statistics.median(_timed(session, inputs, "off") for _ in range(rounds))
             on = statistics.median(_timed(session, inputs, "on") for _ in range(rounds))
-            template = session.check(inputs=inputs).label
+            template = session.check(inputs=inputs).template
             shape = ", ".join(f"{k}={v}" for k, v in sizes.items()) or "corpus"
             ratios.append(on / off)
             print(f"| {name} | {shape} | {template} | {off * 1e3:.0f} | {on * 1e3:.0f} | {on / off:.2f} |")

@@ -8,6 +8,8 @@ blind nor stricter than the hardware rules it cites.
 
 from __future__ import annotations
 
+import os
+
 import af_v35_twin_build as twin_build  # loaded by conftest.py
 import pytest
 
@@ -404,3 +406,19 @@ def test_the_check_can_be_turned_off(program):
     rc, out, err = program("missing_mte2_v", race="off")
     assert rc == 0 and rc != twin_build.ABORT_STATUS, err
     assert out.split() == ["out", "1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize(("order", "last"), [("forward", "1"), ("reverse", "0"), ("shuffle:3", None)])
+def test_simt_threads_run_in_the_order_asked_and_a_thread_race_is_reported_in_any(program, order, last):
+    os.environ["AF_TWIN_SIMT_ORDER"] = order
+    try:
+        rc, out, err = program("simt_same_address", race="off")
+        assert rc == 0, err
+        if last is not None:  # two threads store their index at out[0]: the one that runs last wins
+            assert out.split()[1] == last
+        rc, _out, err = program("simt_same_address", race="on")
+        assert twin_build.twin_abort(rc, err)["kind"] == "race", err
+        rc, out, err = program("simt_own_address", race="on")
+        assert rc == 0 and out.split() == ["out", "0", "1", "2", "3"], err
+    finally:
+        os.environ.pop("AF_TWIN_SIMT_ORDER", None)

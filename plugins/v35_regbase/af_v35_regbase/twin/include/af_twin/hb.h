@@ -39,7 +39,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
+#include <algorithm>
+#include <vector>
 
 #include "hb_state.h"
 #include "runtime.h"
@@ -283,35 +284,47 @@ inline void HbCommitGm(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
     }
 }
 
-// SIMT threads of one VF_CALL: one byte touched by two threads, one of them writing, is a race.
+// SIMT threads of one VF_CALL: one byte touched by two threads, one of them writing, is a race. Each access is
+// an interval of host addresses; every interval is compared with the writes that may overlap it (the writes
+// sorted by start, and none longer than the longest), so the check costs O(n log n) in the accesses, not in
+// the bytes.
 inline void HbCheckThreads(CoreCtx* c, const char* api) {
-    struct Seen {
-        uint32_t writer = 0;
-        uint32_t reader = 0;
+    struct Span {
+        uintptr_t lo, hi;
+        const HbAccess* a;
     };
-    bool simt = false;
-    for (const HbAccess& a : c->hb.pending) simt = simt || a.thread != 0;
-    if (!simt) return;
-    std::unordered_map<uintptr_t, Seen> seen;
+    std::vector<Span> all, writes;
+    uintptr_t longest = 0;
     for (const HbAccess& a : c->hb.pending) {
         if (a.thread == 0) continue;
         const GmAlloc* g = static_cast<const GmAlloc*>(a.gm);
-        const uintptr_t base = g ? g->base : reinterpret_cast<uintptr_t>(c->arena);
-        for (uint64_t b = a.off; b < a.off + a.n; ++b) {
-            Seen& s = seen[base + b];
-            const uint32_t other = s.writer && s.writer != a.thread ? s.writer
-                                   : (a.write && s.reader && s.reader != a.thread) ? s.reader
-                                                                                    : 0;
-            if (other)
-                Fail("race",
-                     "%s: SIMT thread %u %s %s byte %llu that thread %u %s, and no barrier orders the two threads",
-                     api, a.thread - 1, a.write ? "writes" : "reads", g ? ("GM '" + g->name + "'").c_str() : "UB",
-                     static_cast<unsigned long long>(b), other - 1, other == s.writer ? "wrote" : "read");
-            if (a.write) {
-                s.writer = a.thread;
-            } else if (!s.reader || s.reader == a.thread) {
-                s.reader = a.thread;
-            }
+        const uintptr_t base = (g ? g->base : reinterpret_cast<uintptr_t>(c->arena)) + a.off;
+        const Span span{base, base + a.n, &a};
+        all.push_back(span);
+        if (a.write) {
+            writes.push_back(span);
+            longest = std::max<uintptr_t>(longest, a.n);
+        }
+    }
+    if (writes.empty()) return;
+    std::sort(writes.begin(), writes.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
+    for (const Span& s : all) {
+        auto it = std::lower_bound(writes.begin(), writes.end(), s.hi,
+                                   [](const Span& w, uintptr_t key) { return w.lo < key; });
+        while (it != writes.begin()) {
+            --it;
+            if (it->lo + longest <= s.lo) break;  // no earlier write reaches s
+            if (it->hi <= s.lo || it->a->thread == s.a->thread) continue;
+            // report the access that ran later against the one before it
+            const HbAccess& later = *std::max(s.a, it->a);
+            const HbAccess& earlier = *std::min(s.a, it->a);
+            const GmAlloc* g = static_cast<const GmAlloc*>(later.gm);
+            const uintptr_t at = std::max(it->lo, s.lo);
+            const uintptr_t base = g ? g->base : reinterpret_cast<uintptr_t>(c->arena);
+            Fail("race",
+                 "%s: SIMT thread %u %s %s byte %llu that thread %u %s, and no barrier orders the two threads", api,
+                 later.thread - 1, later.write ? "writes" : "reads", g ? ("GM '" + g->name + "'").c_str() : "UB",
+                 static_cast<unsigned long long>(at - base), earlier.thread - 1, earlier.write ? "wrote" : "read");
         }
     }
 }

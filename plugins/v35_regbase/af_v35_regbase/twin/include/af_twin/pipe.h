@@ -71,7 +71,7 @@ public:
         const uint32_t slot = AfTwin::RoundUp32(len);
         char what[96];
         std::snprintf(what, sizeof what, "TPipe::InitBuffer(que, num=%u, len=%u)", static_cast<unsigned>(num), len);
-        const AfTwin::UbAlloc a = AfAllocate(uint64_t{slot} * num, what);
+        const AfTwin::UbAlloc a = AfAllocate(uint64_t{slot} * num, what, slot);
         que.AfInit(AfTwin::tCore->arena, a.offset, slot, num, a.id);
     }
 
@@ -80,7 +80,7 @@ public:
         if (len == 0) AfTwin::Fail("api-params", "TPipe::InitBuffer(buf, len=0): len must be positive");
         char what[96];
         std::snprintf(what, sizeof what, "TPipe::InitBuffer(buf, len=%u)", len);
-        const AfTwin::UbAlloc a = AfAllocate(AfTwin::RoundUp32(len), what);
+        const AfTwin::UbAlloc a = AfAllocate(AfTwin::RoundUp32(len), what, AfTwin::RoundUp32(len));
         buf.AfInit(AfTwin::tCore->arena, a.offset, a.bytes, a.id);
     }
 
@@ -111,7 +111,7 @@ public:
     }
 
 private:
-    AfTwin::UbAlloc AfAllocate(uint64_t bytes, const char* what) {
+    AfTwin::UbAlloc AfAllocate(uint64_t bytes, const char* what, uint32_t slot) {
         AfTwin::CoreCtx* c = AfTwin::RequireCore(what);
         if (ctx_ && ctx_ != c) AfTwin::Fail("launch", "%s: this TPipe belongs to another core", what);
         ctx_ = c;
@@ -131,6 +131,7 @@ private:
         AfTwin::UbAlloc a;
         a.offset = offset;
         a.bytes = static_cast<uint32_t>(bytes);
+        a.slot = slot;
         a.owner = this;
         a.id = c->nextAllocId++;
         c->allocs.push_back(a);

@@ -256,16 +256,17 @@ inline uint32_t RegUbRange(CoreCtx* c, const void* p, uint32_t n, const char* ap
     if (off % align != 0)
         Fail("ub-misaligned", "Reg::%s: %s starts at UB byte offset %u, which is not %u-byte aligned", api, operand,
              off, align);
+    // one buffer of the allocation: a queue of num buffers is num buffers, not one (a read running from one
+    // tile into the next is an error on the device too)
     for (const UbAlloc& a : c->allocs) {
-        if (off >= a.offset && uint64_t{off} + n <= uint64_t{a.offset} + a.bytes) {
+        if (off < a.offset || off >= a.offset + a.bytes) continue;
+        const uint32_t first = a.offset + (off - a.offset) / a.slot * a.slot;
+        if (uint64_t{off} + n <= uint64_t{first} + a.slot) {
             HbUb(c, off, n, HbWritesOperand(operand));  // part of the vector function's PIPE_V instruction
             return off;
         }
-    }
-    for (const UbAlloc& a : c->allocs) {
-        if (off >= a.offset && off < a.offset + a.bytes)
-            Fail("ub-out-of-bounds", "Reg::%s: %s touches UB bytes [%u, %llu) but its buffer is [%u, %u)", api,
-                 operand, off, static_cast<unsigned long long>(uint64_t{off} + n), a.offset, a.offset + a.bytes);
+        Fail("ub-out-of-bounds", "Reg::%s: %s touches UB bytes [%u, %llu) but its buffer is [%u, %u)", api,
+             operand, off, static_cast<unsigned long long>(uint64_t{off} + n), first, first + a.slot);
     }
     Fail("ub-out-of-bounds", "Reg::%s: %s at UB byte offset %u lies in no live TPipe buffer", api, operand, off);
 }
@@ -1596,7 +1597,9 @@ namespace AfTwin {
 inline std::pair<uint32_t, uint32_t> RegBufferAt(const CoreCtx* c, uint32_t off, const char* api,
                                                  const char* operand) {
     for (const UbAlloc& a : c->allocs) {
-        if (off >= a.offset && off < a.offset + a.bytes) return {a.offset, a.offset + a.bytes};
+        if (off < a.offset || off >= a.offset + a.bytes) continue;
+        const uint32_t first = a.offset + (off - a.offset) / a.slot * a.slot;
+        return {first, first + a.slot};
     }
     Fail("ub-out-of-bounds", "Reg::%s: %s at UB byte offset %u lies in no live TPipe buffer", api, operand, off);
 }

@@ -149,6 +149,7 @@ struct GmAlloc {
 struct UbAlloc {
     uint32_t offset = 0;
     uint32_t bytes = 0;
+    uint32_t slot = 0;  // bytes of one buffer: a queue's InitBuffer makes `bytes / slot` of them
     const void* owner = nullptr;  // the TPipe
     uint64_t id = 0;
 };

@@ -2,7 +2,7 @@
 // Emulates: AscendC::Simt::VF_CALL, which starts a SIMT "vector function" on
 // the running core, and the thread-index queries (GetThreadIdx, GetThreadNum,
 // CUDA-style threadIdx / blockDim). The threads of one VF_CALL run one after
-// the other on the core's std::thread, in x-fastest order.
+// the other on the core's std::thread, in x-fastest order (AF_TWIN_SIMT_ORDER: reverse or a seeded shuffle).
 // Checks: the thread count x*y*z is in [1, 2048] (simt-threads); a kernel that
 // launches VF_CALL keeps its TPipe buffers within UB - 8 KiB system reserve -
 // data cache, before and after the call (simt-dcache, with pipe.h);
@@ -12,13 +12,17 @@
 // The data cache model sees the threads' reads in lockstep order (every
 // thread's first read, then every thread's second read, ...), as the lanes of
 // a VF advance together on the device.
-// Not emulated: concurrency between SIMT threads (no warps, data races between
-// threads are not detected); raw accesses that bypass the hooks are unchecked.
+// Two threads touching one byte through the hooks, one writing, are a race (hb.h).
+// Not emulated: concurrency between SIMT threads (no warps, no SIMT barrier); raw
+// accesses that bypass the hooks are unchecked.
 #ifndef AF_TWIN_SIMT_H
 #define AF_TWIN_SIMT_H
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "runtime.h"
 
@@ -30,6 +34,35 @@ struct AfTwinDim3Value {
 };
 inline thread_local AfTwinDim3Value threadIdx{0u, 0u, 0u};
 inline thread_local AfTwinDim3Value blockDim{1u, 1u, 1u};
+
+namespace AfTwin {
+
+// The order the threads of a VF_CALL run in: x fastest (the default, AF_TWIN_SIMT_ORDER unset or "forward"),
+// "reverse", or "shuffle:SEED" (a seeded permutation, the same for every call of the process). The race check
+// reports two threads touching one byte whatever the order; another order only changes what such a racy
+// kernel computes, so a differential test sees it too.
+inline std::vector<uint32_t> SimtOrder(uint32_t total) {
+    static const std::string mode = [] {
+        const char* v = std::getenv("AF_TWIN_SIMT_ORDER");
+        return std::string(v ? v : "forward");
+    }();
+    std::vector<uint32_t> order(total);
+    for (uint32_t i = 0; i < total; ++i) order[i] = i;
+    if (mode == "reverse") {
+        std::reverse(order.begin(), order.end());
+    } else if (mode.rfind("shuffle:", 0) == 0) {
+        uint64_t state = std::strtoull(mode.c_str() + 8, nullptr, 10) * 0x9E3779B97F4A7C15ull + 1;
+        for (uint32_t i = total; i > 1; --i) {  // Fisher-Yates with a 64-bit LCG
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            std::swap(order[i - 1], order[static_cast<uint32_t>((state >> 33) % i)]);
+        }
+    } else if (mode != "forward") {
+        Fail("launch", "AF_TWIN_SIMT_ORDER=%s: use forward, reverse or shuffle:SEED", mode.c_str());
+    }
+    return order;
+}
+
+}  // namespace AfTwin
 
 namespace AscendC {
 namespace Simt {
@@ -71,15 +104,11 @@ inline void VF_CALL(Dim3 threads, Args... args) {
     c->simtTotal = static_cast<uint32_t>(total);
     c->simtSteps.assign(total, 0);
     blockDim = AfTwinDim3Value{threads.x, threads.y, threads.z};
-    uint32_t linear = 0;
-    for (uint32_t z = 0; z < threads.z; ++z) {
-        for (uint32_t y = 0; y < threads.y; ++y) {
-            for (uint32_t x = 0; x < threads.x; ++x) {
-                threadIdx = AfTwinDim3Value{x, y, z};
-                c->simtLinear = linear++;
-                func(args...);
-            }
-        }
+    for (const uint32_t linear : AfTwin::SimtOrder(static_cast<uint32_t>(total))) {
+        threadIdx = AfTwinDim3Value{linear % threads.x, linear / threads.x % threads.y,
+                                    linear / (threads.x * threads.y)};
+        c->simtLinear = linear;
+        func(args...);
     }
     threadIdx = AfTwinDim3Value{0u, 0u, 0u};
     blockDim = AfTwinDim3Value{1u, 1u, 1u};
