@@ -337,49 +337,63 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", action="append", default=[], help="an installed sample (repeatable)")
     parser.add_argument("--workload", action="append", default=[], help="a corpus workload (repeatable)")
-    parser.add_argument("--template", default=None, help="keep only this template's cases")
+    parser.add_argument(
+        "--template",
+        action="append",
+        default=[],
+        help="keep only this template's cases (repeatable: one run each)",
+    )
     parser.add_argument("--json", default=None, help="write the per-graph figures here")
+    parser.add_argument("--table", action="store_true", help="end with a Markdown table of the runs")
     args = parser.parse_args(argv)
     from af_core.samples import installed_samples
     from af_core.workloads import load_workloads
 
     jobs = []
-    samples = installed_samples()
-    for s in samples:
+    for s in installed_samples():
         if s.name in args.sample or not (args.sample or args.workload):
-            jobs.append((s.build(), s.shapes))
+            jobs.append((s.name, s.build(), s.shapes))
     for w in load_workloads(names=args.workload) if args.workload else []:
-        jobs.append((w.graph, ({},)))
+        jobs.append((w.name, w.graph, ({},)))
     figures = []
-    failed = 0
-    for graph, shapes in jobs:
-        report = mutate_graph(graph, shapes, template=args.template)
-        print(describe(report), flush=True)
-        failed += report.score() < 1.0
-        figures.append(
-            {
-                "graph": report.graph,
-                "syncs": len(report.syncs),
-                "mutants": len(report.mutants),
-                "executed": len(report.executed),
-                "score": report.score(),
-                "covered": [m.sync.lines[0] + 1 for m in report.survivors() if report.covered(m)],
-                "survivors": [
-                    {
-                        "kind": m.kind.value,
-                        "sync": m.sync.kind.value,
-                        "line": m.sync.lines[0] + 1,
-                        "text": m.sync.text,
-                    }
-                    for m in report.survivors()
-                    if not report.covered(m)
-                ],
-            }
-        )
+    for name, graph, shapes in jobs:
+        for template in args.template or [None]:
+            report = mutate_graph(graph, shapes, template=template)
+            print(f"[{template or 'every template'}] " + describe(report), flush=True)
+            executed = [m for m in report.mutants if m.id in report.executed]
+            figures.append(
+                {
+                    "graph": name,
+                    "template": template or "all",
+                    "runs": len(report.tried),
+                    "syncs": len(report.syncs),
+                    "executed": len(executed),
+                    "killed": len(executed) - len(report.survivors()),
+                    "covered": sum(1 for m in report.survivors() if report.covered(m)),
+                    "score": report.score(),
+                    "survivors": [
+                        {"kind": m.kind.value, "sync": m.sync.kind.value, "text": m.sync.text}
+                        for m in report.survivors()
+                        if not report.covered(m)
+                    ],
+                }
+            )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(figures, f, indent=1)
-    return 1 if failed else 0
+    if args.table:
+        print(
+            "\n| graph | template | (case, shape) runs | executed mutants | killed | covered queue pairs | score |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for f in figures:
+            if f["runs"]:
+                print(
+                    f"| {f['graph']} | {f['template']} | {f['runs']} | {f['executed']} | {f['killed']} | "
+                    f"{f['covered']} | {f['score']:.0%} |"
+                )
+    ran = [f for f in figures if f["runs"]]
+    return 1 if any(f["score"] < 1.0 for f in ran) else 0
 
 
 if __name__ == "__main__":

@@ -76,13 +76,15 @@ constexpr uint32_t kHbNames = 1u << 22;  // api names kept per pipe for reports
 
 inline uint32_t HbUbRecord(uint32_t pipe, uint32_t epoch) { return (pipe << kHbEpochBits) | epoch; }
 
-// GM records: core + 1 (16 bits, kHbMany = several cores read), SyncAll generation (14), pipe (2), epoch (32).
-constexpr uint64_t kHbMany = 0xFFFF;
+// GM records: core + 1 (17 bits: blockDim is at most 65535; kHbMany = several cores read), SyncAll generation
+// (13 bits: more SyncAlls are refused), pipe (2), epoch (32).
+constexpr uint64_t kHbMany = 0x1FFFF;
+constexpr uint64_t kHbGenMask = 0x1FFF;
 inline uint64_t HbGmRecord(uint64_t core1, uint64_t gen, uint64_t pipe, uint64_t epoch) {
-    return (core1 << 48) | ((gen & 0x3FFF) << 34) | (pipe << 32) | epoch;
+    return (core1 << 47) | ((gen & kHbGenMask) << 34) | (pipe << 32) | epoch;
 }
-inline uint64_t HbGmCore1(uint64_t r) { return r >> 48; }
-inline uint64_t HbGmGen(uint64_t r) { return (r >> 34) & 0x3FFF; }
+inline uint64_t HbGmCore1(uint64_t r) { return r >> 47; }
+inline uint64_t HbGmGen(uint64_t r) { return (r >> 34) & kHbGenMask; }
 inline uint32_t HbGmPipe(uint64_t r) { return static_cast<uint32_t>((r >> 32) & 3); }
 inline uint32_t HbGmEpoch(uint64_t r) { return static_cast<uint32_t>(r); }
 
@@ -234,7 +236,7 @@ inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
 
 inline bool HbOrderedGm(const CoreCtx* c, const HbClock& vc, uint64_t rec) {
     const uint64_t core1 = HbGmCore1(rec);
-    if (core1 == kHbMany || core1 != static_cast<uint64_t>(c->idx) + 1) return HbGmGen(rec) < (c->hb.gen & 0x3FFF);
+    if (core1 == kHbMany || core1 != static_cast<uint64_t>(c->idx) + 1) return HbGmGen(rec) < (c->hb.gen & kHbGenMask);
     return vc.t[HbGmPipe(rec)] >= HbGmEpoch(rec);
 }
 
@@ -270,7 +272,9 @@ inline void HbCommitGm(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
             }
         }
     }
-    const uint64_t gen = h.gen & 0x3FFF;
+    if (h.gen > kHbGenMask) Fail("launch", "the race check orders at most %llu SyncAll barriers",
+                                 static_cast<unsigned long long>(kHbGenMask));
+    const uint64_t gen = h.gen;
     for (uint64_t b = a.off; b < end; ++b) {
         if (a.write) {
             s->write[b] = me;
