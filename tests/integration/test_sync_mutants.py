@@ -60,7 +60,9 @@ def test_every_kind_of_sync_is_found_and_twin_only_code_is_left_out(tool):
         (tool.SyncKind.BARRIER, tool.MutantKind.MOVE),
     ]
     text = tool.instrument(KERNEL, mutants)
-    assert "if (AF_MUTANT(5)) { AscendC::SetFlag<AscendC::HardEvent::MTE3_V>" in text  # MTE2_V moved to MTE3_V
+    assert (
+        "if (AF_MUTANT(5)) { AscendC::SetFlag<AscendC::HardEvent::MTE3_V>" in text
+    )  # MTE2_V moved to MTE3_V
     assert "if (AF_MUTANT(6)) { AscendC::PipeBarrier<PIPE_V>(); }" in text
     assert "AscendC::LocalTensor<half> a_2 = AF_MUTANT(2) ? a_1 : q.DeQue<half>();" in text
     assert text.index("#define AF_PROBE") > text.index('#include "kernel_operator.h"')
@@ -124,3 +126,32 @@ def test_afc_run_refuses_a_tiling_key_the_graph_lacks_and_a_kernel_that_is_no_fi
     assert "--tiling-key 99 is not a case of this graph (cases: 0=scalar_loop" in capsys.readouterr().err
     assert main(["run", str(graph_file), "--shape", shape, "--kernel", str(tmp_path)]) == 2
     assert "is not a regular file" in capsys.readouterr().err
+
+
+def test_the_adversarial_schedule_turns_a_dropped_queue_flag_into_a_reference_mismatch(tool, monkeypatch):
+    from af_core.twin import TwinSession
+
+    sample = lookup("seed_minimal")
+    graph = sample.build()
+    fuser = Autofuser(AutofuserOptions())
+    scheduled = fuser.schedule(graph)
+    kernel = fuser.generate(scheduled).kernel
+    mutants = tool.mutants_of(tool.find_syncs(kernel))
+    simd = next(c for c in scheduled.cases if c.label == "simd/db")
+    lines = kernel.splitlines()
+    start = next(i for i, line in enumerate(lines) if f"void {simd.function_name}(" in line)
+    # the gathered tile's VECOUT queue: its EnQue / DeQue are all that orders the store after the gather
+    drop = next(
+        m
+        for m in mutants
+        if m.kind is tool.MutantKind.REMOVE
+        and m.sync.lines[0] > start
+        and "indirect_load_tile_buf.EnQue" in m.sync.text
+    )
+    session = TwinSession(graph, kernel=tool.instrument(kernel, mutants))
+    inputs = session.inputs(sample.shapes[1], seed=1)
+    monkeypatch.setenv("AF_TWIN_RACE", "lag")
+    assert session.check(inputs=inputs, tiling_key=simd.tiling_key).ok  # every sync in place
+    monkeypatch.setenv(tool.MUTANT_ENV, str(drop.id))
+    run = session.check(inputs=inputs, tiling_key=simd.tiling_key)
+    assert not run.ok, run.describe()  # the store copied the tile out before the gather's writes landed

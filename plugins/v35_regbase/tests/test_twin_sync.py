@@ -422,3 +422,16 @@ def test_simt_threads_run_in_the_order_asked_and_a_thread_race_is_reported_in_an
         assert rc == 0 and out.split() == ["out", "0", "1", "2", "3"], err
     finally:
         os.environ.pop("AF_TWIN_SIMT_ORDER", None)
+
+
+@pytest.mark.parametrize(
+    ("broken", "fixed"), [("missing_mte2_v", "load_add_store"), ("missing_v_mte3", "load_add_store")]
+)
+def test_the_adversarial_schedule_turns_a_missing_flag_into_wrong_numbers(program, broken, fixed):
+    # AF_TWIN_RACE=lag: a write lands for a pipe only once the pipe is ordered after it, so the vector call
+    # (or the copy out) reads the tile as it was before the copy in (or the vector call): the poison bytes
+    rc, out, err = program(fixed, race="lag")
+    assert rc == 0 and out.split() == ["out", "1", "2", "3", "4"], err
+    rc, out, err = program(broken, race="lag")
+    assert rc == 0, err
+    assert out.split()[0] == "out" and out.split()[1:] != ["1", "2", "3", "4"], out

@@ -148,11 +148,9 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     AfTwin::CoreCtx* c = AfTwin::tCore;
     ++c->c.datacopy;
     c->c.gmWrite += bytes;
-    if (bytes != 0) {
-        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
-        std::memcpy(dst.GetPhyAddr(0), s, bytes);
-    }
-    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
+    if (bytes != 0) AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copy reads UB (lag mode: maybe stale)
+    if (bytes != 0) std::memcpy(dst.GetPhyAddr(0), s, bytes);
 }
 
 template <typename T>
@@ -207,11 +205,14 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         AfTwin::UbBytes(src, so, so + len, api, "src");
         dst.AfCheckBytes(dof, dof + len, api, "writes");
         c->c.gmWrite += len;
-        if (len == 0) continue;
-        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
+        if (len != 0) AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
+    }
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copies read UB (lag mode: maybe stale)
+    for (uint32_t i = 0; i < p.blockCount && len != 0; ++i) {
+        const uint64_t so = i * (len + uint64_t{p.srcStride} * 32u);
+        const uint64_t dof = i * (len + uint64_t{p.dstStride} * 32u);
         std::memcpy(reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0)) + dof, s + so, len);
     }
-    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
 }
 
 template <typename T>
@@ -311,11 +312,10 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     c->c.gmWrite += uint64_t{p.blockCount} * p.blockLen;
     uint8_t* gdst = reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0));
     for (uint32_t i = 0; i < p.blockCount; ++i) {
-        const uint64_t g = i * gmStep;
-        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + g, p.blockLen, true);
-        std::memcpy(gdst + g, s + i * ubStep, p.blockLen);
+        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + i * gmStep, p.blockLen, true);
     }
-    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api);
+    AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copies read UB (lag mode: maybe stale)
+    for (uint32_t i = 0; i < p.blockCount; ++i) std::memcpy(gdst + i * gmStep, s + i * ubStep, p.blockLen);
 }
 
 }  // namespace AscendC

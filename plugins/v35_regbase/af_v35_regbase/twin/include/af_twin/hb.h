@@ -27,6 +27,9 @@
 // - SyncAll, by default, waits for every pipe (DEFAULT_SYNC_ALL_CONFIG = {PIPE_ALL, PIPE_ALL}) and
 //   orders the cores (核间同步/SyncAll.md): an access before it on one core happens before every access
 //   after it on any core.
+// Adversarial schedule (AF_TWIN_RACE=lag): a UB write lands for a pipe only once that pipe is ordered after it;
+// a vector call or UB -> GM copy reading bytes such a write made before then reads the bytes as they were, so
+// a missing flag also gives wrong numbers that a differential test sees (other races are still reported).
 // Race check: two accesses to overlapping UB bytes of a core, or GM bytes of any core, at least one a
 // write, that happens-before does not order, abort with both sides. Two SIMT threads of one VF_CALL
 // touching one byte, one of them writing, are a race too (the twin has no SIMT barrier).
@@ -50,6 +53,7 @@ namespace AfTwin {
 struct HbConfig {
     bool raceCheck = true;
     bool strictPipeV = false;
+    bool lag = false;  // the adversarial schedule (AF_TWIN_RACE=lag)
 };
 inline HbConfig gHb;
 inline bool gHbEnvRead = false;
@@ -68,11 +72,13 @@ inline void HbReadEnv() {
     const char* v = std::getenv("AF_TWIN_RACE");
     if (v && std::strcmp(v, "off") == 0) gHb.raceCheck = false;
     if (v && std::strcmp(v, "strict") == 0) gHb.strictPipeV = true;
+    if (v && std::strcmp(v, "lag") == 0) gHb.lag = true;
 }
 
 constexpr uint32_t kHbEpochBits = 30;
 constexpr uint32_t kHbEpochMask = (1u << kHbEpochBits) - 1u;
 constexpr uint32_t kHbNames = 1u << 22;  // api names kept per pipe for reports
+constexpr size_t kHbInFlightMax = 4096;  // lag mode: writes remembered per core before they land
 
 inline uint32_t HbUbRecord(uint32_t pipe, uint32_t epoch) { return (pipe << kHbEpochBits) | epoch; }
 
@@ -118,6 +124,8 @@ inline void HbReset(CoreCtx* c) {
     std::memset(h.eventOccupy, 0, sizeof h.eventOccupy);
     h.gen = 0;
     h.pending.clear();
+    h.inflight.clear();
+    h.swapped.clear();
     if (!h.ubWrite) {
         h.ubWrite.reset(static_cast<uint32_t*>(std::calloc(kPhysicalUb, sizeof(uint32_t))));
         for (auto& r : h.ubRead) r.reset(static_cast<uint32_t*>(std::calloc(kPhysicalUb, sizeof(uint32_t))));
@@ -134,18 +142,28 @@ inline void HbReset(CoreCtx* c) {
 
 // ---------------------------------------------------------------------------
 // Recording accesses: the API's checks call these; HbCommit then issues the instruction they belong to.
+// Lag mode: the bytes a lagged read saw swapped back go back to their current values before the next API
+// call touches memory (every call records its operands before it reads or writes them).
+inline void HbRestore(CoreCtx* c) {
+    for (HbSwapped& s : c->hb.swapped) std::memcpy(c->arena + s.off, s.now.data(), s.now.size());
+    c->hb.swapped.clear();
+}
+
 inline void HbUb(CoreCtx* c, uint64_t off, uint64_t n, bool write) {
     if (!gHb.raceCheck || n == 0) return;
+    if (!c->hb.swapped.empty()) HbRestore(c);
     HbAccess a;
     a.off = off;
     a.n = n;
     a.write = write;
+    if (gHb.lag && write && off + n <= kPhysicalUb) a.old.assign(c->arena + off, c->arena + off + n);
     a.thread = c->inSimt ? c->simtLinear + 1 : 0;
     c->hb.pending.push_back(a);
 }
 
 inline void HbGm(CoreCtx* c, const GmAlloc* g, uint64_t off, uint64_t n, bool write) {
     if (n == 0) return;
+    if (!c->hb.swapped.empty()) HbRestore(c);
     if (g->hb && g->hb->readOnly) {
         if (write)
             Fail("gm-readonly", "a kernel writes bytes [%llu, %llu) of '%s', an input the kernel only reads",
@@ -199,6 +217,45 @@ inline bool HbOrderedUb(const HbClock& vc, uint32_t rec) {
     return vc.t[rec >> kHbEpochBits] >= (rec & kHbEpochMask);
 }
 
+// Lag mode: a read of UB bytes [lo, hi) that write `rec` made and the reader is not ordered after sees them as
+// they were before the write (the write has not landed for this pipe), until the next API call. Returns false
+// when the write's old bytes are not known (the read is then reported as a race).
+inline bool HbLagRead(CoreCtx* c, uint32_t rec, uint64_t lo, uint64_t hi) {
+    HbCore& h = c->hb;
+    // the bytes before write `rec`: from its oldest recorded range holding each byte (an instruction may
+    // write a byte twice, e.g. two stores of one vector function)
+    std::vector<uint8_t> before(hi - lo);
+    std::vector<bool> known(hi - lo, false);
+    uint64_t found = 0;
+    for (const HbInFlight& f : h.inflight) {
+        if (f.record != rec) continue;
+        const uint64_t from = std::max(lo, f.off), to = std::min(hi, f.off + f.old.size());
+        for (uint64_t b = from; b < to; ++b) {
+            if (known[b - lo]) continue;
+            known[b - lo] = true;
+            before[b - lo] = f.old[b - f.off];
+            ++found;
+        }
+    }
+    if (found != hi - lo) return false;
+    h.swapped.push_back(HbSwapped{lo, std::vector<uint8_t>(c->arena + lo, c->arena + hi)});
+    std::memcpy(c->arena + lo, before.data(), hi - lo);
+    ++h.laggedReads;
+    return true;
+}
+
+// Lag mode: writes every pipe knows complete have landed everywhere; forget them.
+inline void HbLandWrites(CoreCtx* c) {
+    HbCore& h = c->hb;
+    auto landed = [&](const HbInFlight& f) {
+        for (uint32_t p = 0; p < kHbPipes; ++p) {
+            if (h.vc[p].t[f.record >> kHbEpochBits] < (f.record & kHbEpochMask)) return false;
+        }
+        return true;
+    };
+    h.inflight.erase(std::remove_if(h.inflight.begin(), h.inflight.end(), landed), h.inflight.end());
+}
+
 inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t epoch, const char* api) {
     HbCore& h = c->hb;
     const HbClock& vc = h.vc[pipe];
@@ -210,6 +267,10 @@ inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
         if (wr && wr != me && !HbOrderedUb(vc, wr)) {
             uint64_t e = b + 1;
             while (e < end && w[e] == wr) ++e;
+            if (gHb.lag && c->hb.readsAfter && !a.write && HbLagRead(c, wr, b, e)) {
+                b = e - 1;
+                continue;
+            }
             HbRace(c, api, pipe, epoch, a.write, "UB", b, e, HbName(c, wr >> kHbEpochBits, wr & kHbEpochMask),
                    wr >> kHbEpochBits, wr & kHbEpochMask, true, -1);
         }
@@ -223,6 +284,11 @@ inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
                 }
             }
         }
+    }
+    if (a.write && gHb.lag && !a.old.empty()) {
+        // bounded: a write dropped here is no longer lagged, and a read racing with it is reported instead
+        if (h.inflight.size() >= kHbInFlightMax) h.inflight.erase(h.inflight.begin());
+        h.inflight.push_back(HbInFlight{me, a.off, a.old});
     }
     if (a.write) {
         for (uint64_t b = a.off; b < end; ++b) w[b] = me;
@@ -333,9 +399,14 @@ inline void HbCheckThreads(CoreCtx* c, const char* api) {
     }
 }
 
-// Issues one instruction of `pipe` named `api` and checks and records the accesses the call made.
-inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api) {
+// Issues one instruction of `pipe` named `api` and checks and records the accesses the call made;
+// `readsAfter`: the call reads its operands after this (a memory vector call, a scalar read), so in lag
+// mode it can be made to read what a write not yet landed replaced.
+inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter = false) {
     HbCore& h = c->hb;
+    h.readsAfter = readsAfter;
+    if (!h.swapped.empty()) HbRestore(c);
+    if (!h.inflight.empty()) HbLandWrites(c);
     if (pipe != kPipeS) {
         // what the scalar unit knows complete when it issues this instruction (not its own accesses)
         for (uint32_t q = 0; q < kHbPipes; ++q) {
@@ -361,7 +432,7 @@ inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api) {
 // A scalar access (GetValue / SetValue) is a PIPE_S instruction of its own, except inside a SIMT or register
 // vector function, whose accesses belong to the function's one PIPE_V instruction.
 inline void HbScalar(CoreCtx* c, const char* api) {
-    if (c && !c->inSimt && !c->inRegVf) HbCommit(c, kPipeS, api);
+    if (c && !c->inSimt && !c->inRegVf) HbCommit(c, kPipeS, api, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -434,6 +505,8 @@ inline void HbReleaseId(CoreCtx* c, uint32_t event, int32_t id, const char* name
 // The core returns from the kernel: nothing may be left pending.
 inline void HbCoreEnd(CoreCtx* c) {
     HbCore& h = c->hb;
+    HbRestore(c);
+    h.inflight.clear();
     if (!h.pending.empty()) Fail("launch", "twin bug: %zu recorded accesses belong to no instruction", h.pending.size());
     for (uint32_t e = 0; e < kHbEvents; ++e) {
         for (uint32_t id = 0; id < kHbEventIds; ++id) {

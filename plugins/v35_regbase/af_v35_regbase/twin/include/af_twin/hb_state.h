@@ -57,6 +57,19 @@ struct HbAccess {
     uint64_t n = 0;
     bool write = false;
     uint32_t thread = 0;  // SIMT thread + 1, 0 outside SIMT
+    std::vector<uint8_t> old;  // lag mode: the UB bytes a write replaces, as they were before it
+};
+
+// Lag mode: a UB write whose effect has not yet landed for every pipe (the bytes it replaced), and bytes a
+// lagged read swapped back that the next instruction sees restored.
+struct HbInFlight {
+    uint32_t record = 0;  // the writer (pipe << 30 | epoch)
+    uint64_t off = 0;
+    std::vector<uint8_t> old;
+};
+struct HbSwapped {
+    uint64_t off = 0;
+    std::vector<uint8_t> now;
 };
 
 // Per-core state of the pipe model.
@@ -67,6 +80,10 @@ struct HbCore {
     uint8_t eventOccupy[kHbEvents] = {};        // TPipe::AllocEventID bitmaps
     uint32_t gen = 0;                           // SyncAll barriers this core passed
     std::vector<HbAccess> pending;              // accesses of the API call being emulated
+    std::vector<HbInFlight> inflight;           // lag mode: writes not yet known complete by every pipe
+    std::vector<HbSwapped> swapped;             // lag mode: bytes to put back before the next instruction
+    uint64_t laggedReads = 0;                   // lag mode: reads that saw a write before it landed
+    bool readsAfter = false;                    // the instruction being committed reads its operands after
     std::vector<const char*> names[kHbPipes];   // api of every instruction, by epoch - 1
     // UB shadow: per byte, the last write (pipe << 30 | epoch, 0 = none) and the last read per pipe
     struct Free {

@@ -80,7 +80,7 @@ inline T WrapNeg(T a) {
 inline CoreCtx* CountVector(const char* api) {
     CoreCtx* c = RequireCore(api);
     ++c->c.vector;
-    HbCommit(c, kPipeV, api);
+    HbCommit(c, kPipeV, api, true);  // the call computes after this: in lag mode it may read stale bytes
     return c;
 }
 
