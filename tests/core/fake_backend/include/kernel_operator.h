@@ -5,7 +5,7 @@
 // and run: the device qualifiers, GM_ADDR and TILING_KEY_IS; in namespace AscendC the handful of
 // types the core's skeleton prints (TPipe, TQue, TBuf, LocalTensor, GlobalTensor) with scalar
 // element access only; in namespace AfTwin what the harness drives (Configure, RegisterGm,
-// SetTilingKey, Launch, MarkStage, WriteReportJson).
+// SetGmReadOnly, SetTilingKey, Launch, MarkStage, WriteReportJson).
 //
 // Each core runs on its own thread; SyncAll is a barrier of all of them. Every scalar global-memory
 // access is bounds-checked against the tensor's declared size and the allocation the harness
@@ -82,6 +82,9 @@ inline void Configure(uint32_t /*ubSize*/, uint32_t /*dcacheReserve*/) {}
 inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
     State().gm.push_back({static_cast<const uint8_t*>(base), bytes, name ? name : ""});
 }
+
+// The harness declares the inputs read-only; this back end checks no writes, so it only has to accept it.
+inline void SetGmReadOnly(const void* /*base*/) {}
 
 inline void SetTilingKey(int64_t key) { State().tilingKey = key; }
 
