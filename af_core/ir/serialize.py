@@ -138,8 +138,8 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
         y = item.get("y") or {}
         node.y.dtype = y.get("dtype")
         node.y.axis = axis_list(y.get("axis"), "y.axis", node.name)
-        node.y.size = None if y.get("size") is None else [as_expr(s, symbols) for s in y["size"]]
-        node.y.strides = None if y.get("strides") is None else [as_expr(s, symbols) for s in y["strides"]]
+        node.y.size = y.get("size")  # parsed by the setter, which names the node in its errors
+        node.y.strides = y.get("strides")
         created.append((node, item.get("inputs") or {}))
     for node, inputs in created:
         for port, producer in inputs.items():

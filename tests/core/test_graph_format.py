@@ -166,6 +166,22 @@ def test_graph_files_report_the_same_errors(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    "field, values, rule",
+    [
+        ("size", ["", "s1", "s2", "s3"], "size-expression"),
+        ("strides", ["s0 +* 1", 1, 1, 1], "strides-expression"),
+        ("size", ["s0", "s1", "s2", "Max()"], "size-expression"),
+    ],
+)
+def test_a_tensor_size_text_the_grammar_refuses_names_the_node(field, values, rule):
+    data = base()
+    node(data, "x")["y"][field] = values
+    with pytest.raises(AscirError) as info:
+        from_json(json.dumps(data))
+    assert str(info.value).startswith(f"node 'x' port 'y': rule '{rule}': y.{field} holds something")
+
+
 # -- one case per rule -------------------------------------------------------------------------------
 
 
