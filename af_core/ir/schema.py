@@ -647,9 +647,13 @@ GRAPH = Record(
         Field(
             "sizes",
             ListOf(SIZE, "a list of sizes", unique="size-unique-name"),
-            "The dynamic sizes, declared before the expressions that use them.",
+            "The dynamic sizes, declared before the expressions that use them; none when left out.",
         ),
-        Field("axes", ListOf(AXIS, "a list of axes", unique="axis-unique-name"), "The loop axes."),
+        Field(
+            "axes",
+            ListOf(AXIS, "a list of axes", unique="axis-unique-name"),
+            "The loop axes; none when left out.",
+        ),
         Field(
             "attrs",
             Map(AnyJSON(), "an object"),
@@ -659,7 +663,7 @@ GRAPH = Record(
         Field(
             "nodes",
             ListOf(NODE, "a list of nodes", unique="node-unique-name"),
-            "The ops; an input may name a node that comes later in the list.",
+            "The ops; an input may name a node that comes later in the list. None when left out.",
         ),
     ),
 )
@@ -707,7 +711,8 @@ def field_reference() -> str:
     """The field tables of docs/graph-format.md (Markdown), one per object type, and the attribute kinds."""
     lines: list[str] = []
     for record in RECORDS:
-        lines += [f"### {record.what[0].upper()}{record.what[1:]} (`{record.ref}`)", "", record.doc, ""]
+        where = "the top-level object" if record is GRAPH else f"`#/$defs/{record.ref}` in the JSON Schema"
+        lines += [f"### {record.what[0].upper()}{record.what[1:]} ({where})", "", record.doc, ""]
         lines += ["| field | type | required | meaning | limits |", "| --- | --- | --- | --- | --- |"]
         for f in record.fields:
             wanted = f.type.wanted(f.nullable)
