@@ -3,8 +3,9 @@
 The mutations (tests/core/graph_mutations.py) swap types, put a string for a
 list, a bool for an int and back, give a key twice, repeat a size, an axis or
 a node, write huge, negative and non-finite numbers, delete fields and add
-fields. Whatever the reader makes of one, it either builds a graph or raises
-an AscirError whose message starts with the node (or the size, the axis,
+fields. Whatever the reader makes of one, it either builds a graph (which
+then reads back unchanged from what the writer makes of it) or raises an
+AscirError whose message starts with the node (or the size, the axis,
 ``graph``), the field when it has one, and the rule.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 from af_core.errors import AscirError, GraphFormatError
 from af_core.graph_files import load_graph
-from af_core.ir.serialize import from_json
+from af_core.ir.serialize import from_json, to_json
 
 PLACE = re.compile(
     r"(node '[^\n]*?'( port '[^\n]*?')?|size '[^\n]*?'|axis '[^\n]*?'|graph)( field '[^\n]+?')?"
@@ -43,9 +44,12 @@ def assert_names_the_place(exc: AscirError) -> None:
 def test_a_mutated_graph_file_is_read_or_refused_naming_the_place(doc):
     text = dump(doc)
     try:
-        from_json(text)
+        graph = from_json(text)
     except AscirError as exc:
         assert_names_the_place(exc)
+    else:  # what was read is a graph the writer writes and the reader reads back unchanged
+        again = to_json(graph)
+        assert to_json(from_json(again)) == again
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
