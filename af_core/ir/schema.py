@@ -114,8 +114,12 @@ def describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "the bool true" if value else "the bool false"
-    if isinstance(value, int):
-        return f"the integer {printable(str(value), 40)}"
+    if isinstance(value, int):  # str() of a huge int raises, and would be too long to show
+        return (
+            f"the integer {value}"
+            if value.bit_length() <= 128
+            else f"an integer of {value.bit_length()} bits"
+        )
     if isinstance(value, float):
         return f"the number {value!r}" + ("" if math.isfinite(value) else ", which is not finite")
     if isinstance(value, str):

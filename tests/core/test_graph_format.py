@@ -329,6 +329,15 @@ def test_optional_fields_may_be_left_out_or_null_and_aliases_and_integers_are_ke
     assert graph.attrs["n"][4] == {"k": "v"}
 
 
+def test_an_integer_too_long_to_print_is_described_by_its_size():
+    data = base()
+    data["sizes"][0]["max"] = 10**5000
+    with pytest.raises(
+        GraphFormatError, match=r"size 's0' field 'max': rule 'json-range': .*an integer of 16610 bits"
+    ):
+        graph_from_dict(data)
+
+
 def test_a_python_dict_with_non_json_values_is_refused():
     data = base()
     data["attrs"] = {"s": {1, 2}}
