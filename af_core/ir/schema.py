@@ -294,7 +294,7 @@ class SizeExpr(Type):
             if len(value) > MAX_TEXT:
                 raise at.error(
                     "json-range",
-                    f"expects a size expression of at most {MAX_TEXT} characters, got {len(value)}",
+                    f"expects a size expression of at most {MAX_TEXT} characters, got a text of {len(value)}",
                 )
             return
         if isinstance(value, bool) or not isinstance(value, int):
