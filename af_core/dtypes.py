@@ -100,6 +100,8 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME["bool_"] = bool_
 _BY_NAME["half"] = float16
 _BY_NAME["float"] = float32
+#: Every name :func:`get` accepts: the dtypes' names and the aliases ``bool_``, ``half`` and ``float``.
+NAMES: tuple[str, ...] = tuple(_BY_NAME)
 
 #: dtypes IndirectLoad accepts on its data input (x1).
 INDIRECT_LOAD_INPUT = (float16, bfloat16, float32, int8, uint8, int16, uint16, int32, uint32, int64)

@@ -66,6 +66,30 @@ class GraphStructureError(AscirError):
     """Unconnected ports, cycles, missing Data/Output nodes."""
 
 
+class GraphFormatError(GraphStructureError):
+    """A value of a JSON graph file that breaks the file format (docs/graph-format.md).
+
+    Besides the rule it says where the value is: in a node (``node``), else in
+    ``owner`` (``"size 's0'"``, ``"axis 'z1'"``, ``"graph"`` for the top-level
+    fields), and the ``field`` inside it (``"y.size"``, ``"max"``,
+    ``"sizes[3].name"``; empty for the object itself), as in
+    ``node 'gather' field 'y.size': rule 'json-type': expects ...``.
+    """
+
+    def __init__(
+        self, rule: str, detail: str, *, field: str, node: str | None = None, owner: str = "graph"
+    ) -> None:
+        self.field = field
+        self.owner = owner
+        super().__init__(rule, detail, node=node)
+
+    def _format(self) -> str:
+        location = f"node '{self.node}'" if self.node is not None else self.owner
+        if self.field:
+            location += f" field '{self.field}'"
+        return f"{location}: rule '{self.rule}': {self.detail}"
+
+
 class ShapeError(AscirError):
     """Rank, size, stride and axis rules."""
 

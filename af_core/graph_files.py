@@ -6,13 +6,15 @@ is parsed as JSON and never evaluated; a name ending in ``.py`` (exactly) is
 run as a Python program, on purpose, and may do anything a Python program
 can. Every other name is refused, so a stray ``graph.JSON.bak`` or a
 directory never reaches the Python runner. Every failure raises a
-:class:`GraphFileError` (or an ``AscirError`` for a graph that parses but
-breaks a rule) with a one-line message naming the file.
+:class:`GraphFileError` with a one-line message naming the file, or an
+``AscirError`` for JSON that parses but breaks a rule: a
+:class:`~af_core.errors.GraphFormatError` when it does not fit the format
+(docs/graph-format.md: types, required fields, limits, no key twice in one
+object, no ``NaN`` or ``Infinity``), naming the node, the field and the rule.
 """
 
 from __future__ import annotations
 
-import json
 import runpy
 from pathlib import Path
 
@@ -80,6 +82,7 @@ def _read_text(path: Path) -> str:
 
 def load_json_graph(path: Path) -> HintGraph:
     """A graph from a JSON file; nothing in it is evaluated."""
+    from af_core.ir.schema import loads
     from af_core.ir.serialize import graph_from_dict
 
     text = _read_text(path)
@@ -87,7 +90,7 @@ def load_json_graph(path: Path) -> HintGraph:
     if depth > MAX_JSON_DEPTH:
         raise GraphFileError(f"graph file '{path}' nests {depth} levels deep (at most {MAX_JSON_DEPTH})")
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:  # JSONDecodeError, and int literals too long for int()
         raise GraphFileError(f"graph file '{path}' is not JSON: {str(exc).splitlines()[0]}") from None
     except RecursionError:

@@ -2,7 +2,9 @@
 
 Expressions are stored as canonical sympy text and parsed back with the
 graph's own size symbols (no ``eval``). Node, size and axis order is kept, so
-the text of a graph is stable and diffable.
+the text of a graph is stable and diffable. Reading checks the data against
+the format's table (:mod:`af_core.ir.schema`, docs/graph-format.md) before a
+graph is built from it.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from typing import Any
 
 import sympy
 
-from af_core.errors import AscirError, GraphStructureError, UnknownOpError
+from af_core.errors import AscirError, GraphFormatError, GraphStructureError
 from af_core.ir.graph import Axis, HintGraph, Node
+from af_core.ir.schema import FORMAT, check, loads
 from af_core.ir.sizes import as_expr, to_text
-
-FORMAT = "af-hintgraph/1"
+from af_core.naming import printable
 
 
 def _attr_to_json(kind: str, value: Any) -> Any:
@@ -71,29 +73,49 @@ def to_json(graph: HintGraph, *, indent: int | None = 1) -> str:
     return json.dumps(graph_to_dict(graph), indent=indent, sort_keys=False)
 
 
-def graph_from_dict(data: dict[str, Any]) -> HintGraph:
-    """A graph from its JSON form; malformed data raises an AscirError (rule json-format)."""
-    if not isinstance(data, dict):
-        raise GraphStructureError("json-format", f"a graph is a JSON object, got {type(data).__name__}")
+def graph_from_dict(data: Any) -> HintGraph:
+    """A graph from its JSON form, checked against the format first (:mod:`af_core.ir.schema`).
+
+    A value that breaks the format raises a :class:`~af_core.errors.GraphFormatError`
+    naming the node (or size, axis, top-level field), the field and the rule;
+    a graph that fits the format but breaks a rule of the graph API (an
+    unknown op, attribute, port, axis or producer) raises that rule's
+    AscirError.
+    """
+    check(data, _attr_kinds)
     try:
         return _graph_from_dict(data)
     except AscirError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, sympy.SympifyError, SyntaxError) as exc:
+        # the check above leaves nothing that reaches here; kept so a gap is still a user error
         what = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
         raise GraphStructureError("json-format", f"malformed graph JSON ({what})") from None
 
 
+def _attr_kinds(op_type: str) -> dict[str, str] | None:
+    from af_core.registry import lookup_op  # late: registries load plugins
+
+    op = lookup_op(op_type)
+    return None if op is None else {name: spec.kind for name, spec in op.attr_specs.items()}
+
+
 def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
-    fmt = data.get("format")
-    if fmt != FORMAT:
-        raise GraphStructureError("json-format", f"expected format '{FORMAT}', got {fmt!r}")
     graph = HintGraph(data["name"])
     for size in data.get("sizes", []):
         graph.create_size(size["name"], size.get("max"))
     symbols = graph.size_symbols()
     for axis in data.get("axes", []):
-        graph.create_axis(axis["name"], as_expr(axis["size"], symbols))
+        try:
+            size = as_expr(axis["size"], symbols)
+        except (TypeError, ValueError) as exc:
+            raise GraphFormatError(
+                "size-expression",
+                printable(str(exc)),
+                field="size",
+                owner=f"axis '{printable(axis['name'])}'",
+            ) from None
+        graph.create_axis(axis["name"], size)
     graph.attrs.update(data.get("attrs") or {})
     axes = {a.name: a for a in graph.axes()}
 
@@ -109,18 +131,15 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
 
     created: list[tuple[Node, dict[str, str]]] = []
     for item in data.get("nodes", []):
-        try:
-            node = Node(item["type"], item["name"], graph)
-        except UnknownOpError:
-            raise
+        node = Node(item["type"], item["name"], graph)
         for key, value in (item.get("ir_attr") or {}).items():
             node.attr.ir_attr.set(key, value)
         node.attr.sched.axis = axis_list(item.get("sched_axis"), "sched_axis", node.name)
         y = item.get("y") or {}
         node.y.dtype = y.get("dtype")
         node.y.axis = axis_list(y.get("axis"), "y.axis", node.name)
-        node.y.size = None if y.get("size") is None else [as_expr(s, symbols) for s in y["size"]]
-        node.y.strides = None if y.get("strides") is None else [as_expr(s, symbols) for s in y["strides"]]
+        node.y.size = y.get("size")  # parsed by the setter, which names the node in its errors
+        node.y.strides = y.get("strides")
         created.append((node, item.get("inputs") or {}))
     for node, inputs in created:
         for port, producer in inputs.items():
@@ -133,8 +152,9 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
 
 
 def from_json(text: str) -> HintGraph:
+    """A graph from the text of a graph file (nothing in it is evaluated); see :func:`graph_from_dict`."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise GraphStructureError("json-format", f"not JSON: {exc}") from None
     return graph_from_dict(data)

@@ -84,7 +84,7 @@ def test_exec_payload_is_rejected_and_never_runs(tmp_path):
     graph["axes"][0]["size"] = payload
     with pytest.raises(AscirError) as info:
         graph_from_dict(graph)
-    assert info.value.rule == "json-format"
+    assert info.value.rule == "size-expression" and "axis 'z0' field 'size'" in str(info.value)
     assert not sentinel.exists()
 
 

@@ -63,3 +63,20 @@ def test_the_wheel_carries_the_corpus_and_loads_it_without_the_checkout(wheel, t
     where, count = proc.stdout.split()
     assert Path(where).is_relative_to(tmp_path / "site")
     assert int(count) == len(json.loads(corpus_text())["cases"]) > 0
+
+
+def test_the_wheel_carries_the_json_schema_of_graph_files(wheel, tmp_path):
+    name = "af_core/ir/graph.schema.json"
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read(name) == (ROOT / name).read_bytes()
+        archive.extractall(tmp_path / "site")
+    script = (
+        "from importlib.resources import files; import json; "
+        "print(json.loads((files('af_core.ir') / 'graph.schema.json').read_text())['title'])"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.stdout.strip() == "af graph file (af-hintgraph/1)"
