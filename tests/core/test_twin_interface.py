@@ -19,9 +19,29 @@ CORE = Path(af_core.__file__).resolve().parent
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
 #: What the harness drives (namespace AfTwin).
-HARNESS = {"Configure", "RegisterGm", "SetTilingKey", "Launch", "MarkStage", "WriteReportJson"}
+HARNESS = {
+    "Configure",
+    "RegisterGm",
+    "SetGmReadOnly",
+    "SetTilingKey",
+    "Launch",
+    "MarkStage",
+    "WriteReportJson",
+}
 #: What the kernel skeleton prints (namespace AscendC).
-SKELETON = {"GetBlockIdx", "SyncAll", "TPipe", "TQue", "TPosition", "TBuf", "LocalTensor", "GlobalTensor"}
+SKELETON = {
+    "GetBlockIdx",
+    "SyncAll",
+    "TPipe",
+    "TQue",
+    "TPosition",
+    "TBuf",
+    "LocalTensor",
+    "GlobalTensor",
+    "SetFlag",
+    "WaitFlag",
+    "HardEvent",
+}
 #: Macros of the device dialect.
 MACROS = {"__aicore__", "__gm__", "__global__", "GM_ADDR", "TILING_KEY_IS"}
 

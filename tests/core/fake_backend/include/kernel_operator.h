@@ -284,15 +284,33 @@ private:
     std::vector<uint8_t> storage_;
 };
 
+// The flags codegen places for a TBuf standing in for a queue (a sequential back end needs none of them).
+enum class HardEvent { MTE2_V, V_MTE2, MTE3_V, V_MTE3 };
+
+template <HardEvent E>
+inline void SetFlag(int32_t /*id*/) {}
+
+template <HardEvent E>
+inline void WaitFlag(int32_t /*id*/) {}
+
 class TPipe {
 public:
+    TPipe() { Current() = this; }
+    ~TPipe() { Current() = nullptr; }
     template <TPosition Pos, int32_t Depth>
     void InitBuffer(TQue<Pos, Depth>& queue, int32_t num, int64_t bytes) { queue.Init(num, bytes); }
     template <TPosition Pos>
     void InitBuffer(TBuf<Pos>& buffer, int64_t bytes) { buffer.Init(bytes); }
     void Reset() {}
+    int32_t FetchEventID(HardEvent /*event*/) { return 0; }
+    static TPipe*& Current() {
+        thread_local TPipe* pipe = nullptr;
+        return pipe;
+    }
 };
 
 }  // namespace AscendC
+
+inline AscendC::TPipe* GetTPipePtr() { return AscendC::TPipe::Current(); }
 
 #endif  // AF_FAKE_KERNEL_OPERATOR_H
