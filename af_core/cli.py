@@ -41,8 +41,8 @@ EXIT_INTERRUPTED = 130
 #: ``afc --version`` load neither rich nor sympy, numpy, networkx or jinja2.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import IO, Any
 
     import numpy as np
     from rich.console import Console
@@ -55,20 +55,80 @@ if TYPE_CHECKING:
 MAX_SIZE_VALUE = (1 << 63) - 1
 
 
+# -- the output layer --------------------------------------------------------------------------------------
+# Every character afc writes to the terminal goes through af_core.naming.terminal: rich output through
+# the console's render (tables, titles, progress), plain lines through say(). Graph, node, size, file,
+# template and plugin names are user or plugin text; none of their characters reaches the terminal raw.
+
+
+class OutputClosed(Exception):
+    """Standard output is a pipe whose reader has gone (``afc compile ... | head``)."""
+
+
+class _Stdout:
+    """``sys.stdout`` as it is at each call, with a closed pipe raised as :class:`OutputClosed`."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stdout.write(text)
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stdout, name)
+
+
 def _console() -> Console:
-    """Rich on a terminal; plain, wide text when piped (CI logs, files)."""
+    """Rich on a terminal; plain, wide text when piped (CI logs, files). Every text segment it renders
+    passes through :func:`af_core.naming.terminal` (cells and lines are escaped before too, with
+    :func:`_t`, so tables keep their layout)."""
+    from typing import cast
+
     from rich.console import Console
+    from rich.segment import Segment
 
+    from af_core.naming import terminal
+
+    class TerminalConsole(Console):
+        def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
+            for segment in super().render(renderable, options):
+                if segment.control or segment.text.isprintable():
+                    yield segment
+                else:
+                    yield Segment(terminal(segment.text, lines=True), segment.style, segment.control)
+
+    file = cast("IO[str]", _Stdout())
     if sys.stdout.isatty():
-        return Console(highlight=False)
-    return Console(highlight=False, width=200, no_color=True, force_terminal=False)
+        return TerminalConsole(file=file, highlight=False)
+    return TerminalConsole(file=file, highlight=False, width=200, no_color=True, force_terminal=False)
 
 
-def _t(value: object) -> str:
-    """Text for rich with markup escaped: graph, size, template and plugin names are not markup."""
+def _t(value: object, *, lines: bool = False) -> str:
+    """Text for rich: non-printable characters escaped (:func:`af_core.naming.terminal`) and markup
+    escaped (graph, size, template and plugin names are not markup); ``lines`` keeps line breaks."""
     from rich.markup import escape
 
-    return escape(str(value))
+    from af_core.naming import terminal
+
+    return escape(terminal(value, lines=lines))
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print ``text`` and a newline on stdout (stderr with ``err``), every line through the terminal layer."""
+    from af_core.naming import terminal
+
+    line = terminal(text, lines=True) + "\n"
+    if err:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    else:
+        _Stdout().write(line)
 
 
 #: Longest error message afc prints (a message quoting a huge graph value is cut).
@@ -78,7 +138,9 @@ MAX_MESSAGE = 2000
 def one_line(text: str) -> str:
     """``text`` on one line: control, format and separator characters shown as escapes (user text in
     messages cannot move the cursor, clear the terminal or reorder what is shown)."""
-    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    from af_core.naming import terminal
+
+    shown = terminal(text)
     return shown if len(shown) <= MAX_MESSAGE else shown[: MAX_MESSAGE - 3] + "..."
 
 
@@ -407,11 +469,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for o in outcomes:
         if not o["ok"]:
             if getattr(args, "debug", False):
-                print(o["trace"], file=sys.stderr, end="")
+                say(o["trace"].rstrip("\n"), err=True)
             message = (
                 o["message"] if not many else o["message"].replace(": ", f": {one_line(o['path'])}: ", 1)
             )
-            print(message, file=sys.stderr)
+            say(message, err=True)
             code = max(code, o["code"])
     if many and sizes:
         known = {n for o in outcomes if o["ok"] for n in o["sizes"]}
@@ -602,11 +664,11 @@ def cmd_graph(args: argparse.Namespace) -> int:
         out = Path(args.output)
         write_tree(out, {f"{name}{suffix}": text for name, text in parts})
         for name, _text in parts:
-            print(out / f"{name}{suffix}")
+            say(one_line(str(out / f"{name}{suffix}")))
     else:
         for name, text in parts:
-            print(f"%% {name}" if args.format == "mermaid" else f"// {name}")
-            print(text)
+            say(f"%% {name}" if args.format == "mermaid" else f"// {name}")
+            say(text)
     return 0
 
 
@@ -658,7 +720,7 @@ def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
-            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe())}")
+            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe(), lines=True)}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -707,7 +769,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
     results = checker.check_many(kernels, jobs=args.jobs)
     for path, result in zip(args.graph, results):
-        print(
+        say(
             f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"
             + ("" if result.ok else f"\n{result.describe(limit=args.errors)}")
         )
@@ -724,29 +786,29 @@ def cmd_cache(args: argparse.Namespace) -> int:
         freed = sum(e.size for e in [*cleared.entries, *cleared.scratch])
         n = len(cleared.entries)
         scratch = f" and {len(cleared.scratch)} scratch dir(s) of killed builds" if cleared.scratch else ""
-        print(
+        say(
             one_line(
                 f"removed {n} cache entr{'y' if n == 1 else 'ies'}{scratch} ({_mb(freed)}) from {directory}"
             )
         )
         info = cache_info(directory)
         if info.scratch:
-            print(f"kept {info.scratch} scratch dir(s) of builds still running")
+            say(f"kept {info.scratch} scratch dir(s) of builds still running")
         if info.other:
-            print(f"kept {info.other} item(s) that are not af's (never removed)")
+            say(f"kept {info.other} item(s) that are not af's (never removed)")
         return 0
     info = cache_info(directory)
-    print(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
-    print(f"entries:  {info.entries}")
-    print(f"size:     {_mb(info.total_bytes)}")
-    print(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
+    say(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
+    say(f"entries:  {info.entries}")
+    say(f"size:     {_mb(info.total_bytes)}")
+    say(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
     if info.scratch:
-        print(
+        say(
             f"scratch:  {info.scratch} dir(s), {_mb(info.scratch_bytes)} of the size "
             "(builds running, or killed: removed by the next build or afc cache clear)"
         )
     if info.other:
-        print(f"other:    {info.other} item(s) that are not af's (never removed)")
+        say(f"other:    {info.other} item(s) that are not af's (never removed)")
     return 0
 
 
@@ -795,16 +857,27 @@ class _VersionAction(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         for name, version in installed_versions():
-            print(one_line(f"{name} {version}"))
+            say(one_line(f"{name} {version}"))
         parser.exit(EXIT_OK)
 
 
 # ---------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on one line (exit 2), like every other afc error."""
+    """argparse with usage errors on one line (exit 2), like every other afc error, and help through the
+    terminal layer (a plugin command's help is plugin text)."""
+
+    def format_help(self) -> str:
+        from af_core.naming import terminal
+
+        return terminal(super().format_help(), lines=True)
+
+    def format_usage(self) -> str:
+        from af_core.naming import terminal
+
+        return terminal(super().format_usage(), lines=True)
 
     def error(self, message: str) -> NoReturn:
-        print(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
+        say(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), err=True)
         raise SystemExit(EXIT_ERROR)
 
 
@@ -940,7 +1013,7 @@ def _plugin_parser(argv: list[str]) -> argparse.ArgumentParser:
 
     commands, errors = plugin_commands(BUILTIN_COMMANDS)
     for error in errors:
-        print(one_line(f"afc: warning: {error}"), file=sys.stderr)
+        say(one_line(f"afc: warning: {error}"), err=True)
     return build_parser(tuple(commands))
 
 
@@ -949,12 +1022,12 @@ def warn_load_errors() -> None:
     from af_core.registry import get_registry
 
     for e in get_registry().load_errors:
-        print(
+        say(
             one_line(
                 f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
                 f"{e.error.strip() or 'unknown error'}"
             ),
-            file=sys.stderr,
+            err=True,
         )
 
 
@@ -968,9 +1041,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         if debug:
-            traceback.print_exc()
+            say(traceback.format_exc().rstrip("\n"), err=True)
         code, message = classify(exc)
-        print(message, file=sys.stderr)
+        say(message, err=True)
         return code
 
 
