@@ -18,8 +18,10 @@ Exit codes: 0 success; 1 the twin differs from the reference (or explain
 finds no case that fits); 2 a user error (bad graph, arguments, files),
 printed as one line on stderr; 3 an internal error (a bug), one line with a
 hint to rerun with ``--debug`` (accepted before or after the subcommand),
-which shows the traceback; 130 interrupted (Ctrl-C). Plugins that failed to
-load are reported as one warning line each on stderr by every command.
+which shows the traceback; 130 interrupted (Ctrl-C); 141 standard output
+closed early (``afc compile ... | head``: the rest of the output is dropped
+quietly). Plugins that failed to load are reported as one warning line each
+on stderr by every command.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ EXIT_MISMATCH = 1
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+#: Standard output was a pipe whose reader went away (``afc compile ... | head``): 128 + SIGPIPE, the status
+#: a shell reports for tools the signal stops (``yes | head``); nothing is printed.
+EXIT_BROKEN_PIPE = 141
 #: Rich (tables, progress) is imported by the commands that print with it: ``afc --help`` and
 #: ``afc --version`` load neither rich nor sympy, numpy, networkx or jinja2.
 TYPE_CHECKING = False
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     import numpy as np
+    from _typeshed import SupportsWrite
     from rich.console import Console
 
     from af_core.autofuser import AutofuserOptions
@@ -876,6 +882,13 @@ class _Parser(argparse.ArgumentParser):
 
         return terminal(super().format_usage(), lines=True)
 
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        """To stdout through :class:`_Stdout` (a closed pipe ends afc quietly; argparse ignores it)."""
+        (file or _Stdout()).write(self.format_help())
+
+    def print_usage(self, file: SupportsWrite[str] | None = None) -> None:
+        (file or _Stdout()).write(self.format_usage())
+
     def error(self, message: str) -> NoReturn:
         say(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), err=True)
         raise SystemExit(EXIT_ERROR)
@@ -1032,19 +1045,52 @@ def warn_load_errors() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    except OutputClosed:  # afc ... | head: the reader has what it wanted
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str]) -> int:
     parser = _plugin_parser(argv)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        _Stdout().flush()  # --help and --version text reaches the reader, or ends quietly
+        raise
     debug = bool(getattr(args, "debug", False))
     try:
         warn_load_errors()
-        return int(args.func(args))
+        code = int(args.func(args))
+        _Stdout().flush()
+        return code
+    except OutputClosed:
+        raise
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         if debug:
             say(traceback.format_exc().rstrip("\n"), err=True)
         code, message = classify(exc)
         say(message, err=True)
         return code
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: what is still buffered for the closed pipe is dropped
+    when Python flushes it at exit, instead of failing there with a second broken pipe."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):  # not a file (captured in a test): nothing to flush
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
 
 
 if __name__ == "__main__":

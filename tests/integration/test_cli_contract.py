@@ -384,6 +384,39 @@ def test_ctrl_c_in_a_single_compile_exits_130_without_a_traceback(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
+    """``afc ... | head``: the reader closes the pipe; afc stops printing, says nothing, exits 141."""
+    closed = tmp_path / "stdout-closed"
+    graph = tmp_path / "waits.py"  # the graph program waits until the test has closed the pipe
+    graph.write_text(
+        f"import os, time\nwhile not os.path.exists({str(closed)!r}):\n    time.sleep(0.05)\n"
+        "from af_core.samples import seed_minimal\ngraph = seed_minimal()\n"
+    )
+    shape = "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32"
+    env = dict(os.environ)
+    env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
+    for args in (
+        ["compile", str(graph), "-o", str(tmp_path / "out")],
+        ["explain", str(graph), "--shape", shape],
+        ["plugins"],
+        ["cache", "info"],
+        ["--help"],
+    ):
+        closed.unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "af_core", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        closed.touch()
+        try:
+            err = proc.stderr.read().decode("utf-8", "replace")
+            proc.wait(timeout=300)
+        finally:
+            proc.kill()
+        assert proc.returncode == 141 and err == "", (args, proc.returncode, err)
+
+
 # -- inputs ----------------------------------------------------------------------------------------------------
 def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     path = graph_file(tmp_path)
