@@ -32,7 +32,14 @@ import traceback
 from pathlib import Path
 from typing import NoReturn
 
-from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
+from af_core.errors import (
+    AfError,
+    CodegenError,
+    PluginCommandError,
+    ToolchainError,
+    TwinError,
+    UsageError,
+)
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -54,6 +61,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from af_core.autofuser import AutofuserOptions
+    from af_core.commands import PluginCommand
     from af_core.ir.graph import HintGraph
     from af_core.twin import GraphRun
 
@@ -174,6 +182,10 @@ def classify(exc: BaseException) -> tuple[int, str]:
         return EXIT_INTERRUPTED, "afc: interrupted"
     if isinstance(exc, ToolchainError):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
+    if isinstance(exc, PluginCommandError):
+        return EXIT_INTERNAL, (
+            f"afc: internal error: {_first_line(exc)} (a bug of the plugin; rerun with --debug for the traceback)"
+        )
     if isinstance(exc, (TwinError, CodegenError)) and not _is_tiling_refusal(exc):
         return EXIT_INTERNAL, (
             f"afc: internal error: {_first_line(exc)} (rerun with --debug for the details)"
@@ -1002,10 +1014,57 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     p.add_argument("--cores", type=_positive_int, default=None)
     p.set_defaults(func=cmd_demo)
     for command in plugin_commands:
-        p = add(command.name, f"{command.help} (from {command.distribution})")
-        command.configure(p)
-        p.set_defaults(func=command.run)
+        _add_plugin_command(sub, common, command)
     return parser
+
+
+def _add_plugin_command(sub: Any, common: argparse.ArgumentParser, command: PluginCommand) -> None:
+    """A plugin's command, run isolated (:func:`af_core.commands.run_command`); when its ``configure``
+    fails, a command that takes any arguments and, run, fails naming the plugin (exit 3)."""
+    from af_core.commands import configure_command, run_command
+    from af_core.errors import PluginCommandError
+
+    help = one_line(f"{command.help} (from {command.distribution})")
+    try:
+        own = _Parser(add_help=False)
+        configure_command(command, own)
+        try:
+            p = sub.add_parser(command.name, help=help, parents=[common, own])
+        except (Exception, SystemExit) as exc:  # its arguments clash with afc's (-h, --debug)
+            raise command.failure(f"configure added arguments afc cannot use: {exc}") from exc
+    except PluginCommandError as exc:
+        failure = exc
+        # no option prefix: every argument, options and -h included, is taken as is
+        p = sub.add_parser(command.name, help=help, prefix_chars="\0", add_help=False)
+        p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+
+        def broken(args: argparse.Namespace) -> int:
+            raise failure
+
+        p.set_defaults(func=broken)
+        return
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return run_command(command, args)
+        except PluginCommandError as exc:
+            if isinstance(exc.__cause__, BrokenPipeError) and _stdout_gone():
+                raise OutputClosed from None  # printed into `afc NAME | head`
+            raise
+
+    p.set_defaults(func=run)
+
+
+def _stdout_gone() -> bool:
+    """True when standard output is a pipe whose reader has closed it."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _fd, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 #: afc's own commands; any other command word is looked up among the plugins' (af_register_commands)

@@ -417,6 +417,65 @@ def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
         assert proc.returncode == 141 and err == "", (args, proc.returncode, err)
 
 
+def test_a_plugin_command_printing_into_a_closed_pipe_ends_quietly_with_141(tmp_path):
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-chatty",
+        "af_chatty_mod",
+        """
+        import os, time
+        from af_core import hookimpl
+
+        def run(args):
+            while not os.path.exists(args.closed):
+                time.sleep(0.05)
+            for i in range(100):
+                print("line", i, flush=True)
+            return 0
+
+        @hookimpl
+        def af_register_commands(register):
+            register("chatty", "prints a lot", lambda p: p.add_argument("closed"), run)
+        """,
+    )
+    closed = tmp_path / "stdout-closed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "af_core", "chatty", str(closed)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    closed.touch()
+    try:
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.wait(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 141 and err == "", (proc.returncode, err)
+
+
+def test_a_failing_plugin_command_is_one_line_naming_the_plugin(tmp_path):
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-failing",
+        "af_failing_mod",
+        """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_commands(register):
+            register("fail", "fails", lambda p: None, lambda args: int("not a number"))
+        """,
+    )
+    proc = afc("fail", env=env)
+    assert proc.returncode == 3, proc.stderr
+    err = lines(proc.stderr)
+    assert len(err) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "plugin 'af_failing_mod' (af-failing) failed in command 'fail': raised ValueError" in err[0]
+
+
 # -- inputs ----------------------------------------------------------------------------------------------------
 def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     path = graph_file(tmp_path)
