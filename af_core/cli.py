@@ -383,7 +383,8 @@ def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) 
             "out": out,
             "cases": len(scheduled.cases),
             "rejections": len(scheduled.rejections),
-            "written": written,
+            "written": written.written,
+            "removed": written.removed,
             "sizes": names,
         }
     except KeyboardInterrupt:
@@ -484,6 +485,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
             if not many:
                 for file in o["written"]:
                     console.print(_t(f"  {Path(o['out']) / file}"))
+            for file in o["removed"]:
+                console.print(
+                    _t(f"  removed {Path(o['out']) / file} (an earlier compile's, not written again)")
+                )
     for o in outcomes:
         if not o["ok"]:
             if getattr(args, "debug", False):

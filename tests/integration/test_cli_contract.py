@@ -263,6 +263,24 @@ def test_a_full_disk_leaves_no_truncated_artifact(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
 
 
+def test_recompiling_into_one_output_leaves_no_stale_picture_and_every_user_file(tmp_path):
+    path = graph_file(tmp_path / "src")
+    out = tmp_path / "out"
+    proc = afc("compile", str(path), "-o", str(out), "--force-template", "simd")
+    assert proc.returncode == 0, proc.stderr
+    simd = sorted(p.name for p in out.glob("case*_simd*.mmd"))
+    assert simd and not list(out.glob("case*_simt*.mmd"))
+    (out / "notes.md").write_text("the user's")
+    (out / "case99_simd.mmd").write_text("a picture af did not write")
+    proc = afc("compile", str(path), "-o", str(out), "--force-template", "simt")
+    assert proc.returncode == 0, proc.stderr
+    assert list(out.glob("case*_simt*.mmd")) and not any((out / name).exists() for name in simd)
+    assert (out / "notes.md").read_text() == "the user's" and (out / "case99_simd.mmd").exists()
+    for name in simd:
+        assert f"removed {out / name}" in proc.stdout
+    assert "afc-manifest.json" in proc.stdout
+
+
 def test_colliding_output_names_are_refused(tmp_path):
     a, b = graph_file(tmp_path / "A", "g"), graph_file(tmp_path / "B", "g")
     out = tmp_path / "out"
