@@ -394,11 +394,26 @@ def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) 
         return {"ok": False, "path": path, "code": code, "message": message, "trace": traceback.format_exc()}
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker)."""
+def _init_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker), and print
+    warnings as afc does."""
     import signal
+    import warnings
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A Python warning as one afc line on stderr: its category and message, no source path or code."""
+    say(one_line(f"afc: warning: {category.__name__}: {message}"), err=True)
 
 
 def output_dirs(graphs: list[str], out: Path) -> list[Path]:
@@ -435,7 +450,7 @@ def _run_jobs(jobs: list[tuple], workers: int, on_done: Callable[[dict], None]) 
 
     pool = None
     try:
-        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_init_worker)
         for outcome in pool.imap(_compile_one, jobs):
             on_done(outcome)
         pool.close()
@@ -1109,11 +1124,15 @@ def warn_load_errors() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _main(sys.argv[1:] if argv is None else list(argv))
-    except OutputClosed:  # afc ... | head: the reader has what it wanted
-        _drop_stdout()
-        return EXIT_BROKEN_PIPE
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            return _main(sys.argv[1:] if argv is None else list(argv))
+        except OutputClosed:  # afc ... | head: the reader has what it wanted
+            _drop_stdout()
+            return EXIT_BROKEN_PIPE
 
 
 def _main(argv: list[str]) -> int:

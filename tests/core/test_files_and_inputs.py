@@ -119,6 +119,28 @@ def test_write_tree_failure_leaves_the_old_files_and_no_scratch(tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+@pytest.mark.parametrize("source", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("target", ["int32", "int64", "uint8"])
+def test_float_indices_cast_without_numpy_warnings(source, target):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's RuntimeWarning (overflow in cast) would fail here
+        out = lossless_cast("ids", np.array([0, 3, 7], dtype=source), dt.get(target))
+    assert out.tolist() == [0, 3, 7]
+
+
+@pytest.mark.parametrize(
+    "value, target",
+    [(2.0**63, "int64"), (-(2.0**63) * 2, "int64"), (2.0**31, "int32"), (256.0, "uint8"), (-1.0, "uint8")],
+)
+def test_a_float_just_outside_an_int_range_is_refused(value, target):
+    with pytest.raises(InputArrayError, match="does not fit"):
+        lossless_cast("ids", np.array([0.0, value]), dt.get(target))
+    low = -(2.0**63) if target == "int64" else -(2.0**31) if target == "int32" else 0.0
+    assert lossless_cast("ids", np.array([low]), dt.get(target)).tolist() == [int(low)]
+
+
 # -- an output directory af owns through its manifest -----------------------------------------------------
 def test_an_owned_directory_loses_only_the_files_af_wrote_before_and_not_again(tmp_path):
     out = tmp_path / "out"

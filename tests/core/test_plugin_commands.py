@@ -167,3 +167,16 @@ def test_a_failing_configure_fails_the_command_naming_the_plugin(with_plugin, ca
     assert len(err) == 1 and "plugin 'boom_mod' (af-boom) failed in command 'boom'" in err[0], err
     assert said in err[0], err
     assert cli.main(["plugins"]) == 0  # the other commands are not affected
+
+
+def test_a_warning_is_one_afc_line_without_a_source_path(with_plugin, capsys):
+    import warnings
+
+    def run(args):
+        warnings.warn("overflow \x1b[2J encountered in cast", RuntimeWarning, stacklevel=1)
+        return 0
+
+    with_plugin(Boom(run), "boom_mod", "af-boom")
+    assert cli.main(["boom"]) == 0
+    err = capsys.readouterr().err
+    assert err == "afc: warning: RuntimeWarning: overflow \\x1b[2J encountered in cast\n", err

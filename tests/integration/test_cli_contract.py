@@ -517,6 +517,37 @@ def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     )
 
 
+def test_float16_indices_print_no_numpy_warning(tmp_path):
+    path = graph_file(tmp_path)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "x.npy", np.arange(8, dtype=np.float32).reshape(2, 4))
+    np.save(inputs / "index.npy", np.array([[0, 3]], dtype=np.float16))
+    proc = afc("run", str(path), "--shape", "a0=2,a1=4,b0=1,b1=2", "--inputs", str(inputs))
+    assert proc.returncode == 0 and "match" in proc.stdout, proc.stderr
+    assert proc.stderr == ""
+
+
+def test_an_index_out_of_range_names_the_value_given_not_the_shifted_one(tmp_path):
+    g = GraphBuilder("negative")
+    x = g.data("x", ["a0", "a1"], "float32")
+    i = g.data("index", ["b0", "b1"], "int64")
+    g.output(gather(x, 1, i, need_check_negative=True), "y")
+    path = tmp_path / "negative.json"
+    path.write_text(to_json(g.build()))
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "x.npy", np.arange(32, dtype=np.float32).reshape(2, 16))
+    np.save(inputs / "index.npy", np.array([[3, -16, -17, 15]]))  # -16 is 0; -17 is outside
+    shape = "a0=2,a1=16,b0=1,b1=4"
+    user_error(
+        afc("run", str(path), "--shape", shape, "--inputs", str(inputs)),
+        "index values [-17] fall outside [-16, 16) and need_check_bound is off",
+    )
+    np.save(inputs / "index.npy", np.array([[3, -16, 16, 15]]))
+    user_error(afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "index values [16] fall")
+
+
 # -- plugins ---------------------------------------------------------------------------------------------------
 def test_a_plugin_exiting_at_import_is_a_warning_everywhere(tmp_path):
     env = fake_plugin(tmp_path / "site", "af-quitter", "af_quitter_mod", "import sys\nsys.exit(7)\n")
