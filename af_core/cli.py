@@ -54,7 +54,7 @@ EXIT_BROKEN_PIPE = 141
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
-    from typing import IO, Any
+    from typing import IO, Any, BinaryIO
 
     import numpy as np
     from _typeshed import SupportsWrite
@@ -552,29 +552,53 @@ def cmd_run(args: argparse.Namespace) -> int:
 MAX_KERNEL_BYTES = 16 * 1024 * 1024
 
 
-def read_kernel_file(path: Path) -> str:
-    """The text of a hand-edited kernel.cpp for ``afc run --kernel``: a regular UTF-8 file of at most
-    ``MAX_KERNEL_BYTES``."""
+def open_regular(path: Path, what: str) -> tuple[BinaryIO, int]:
+    """``path`` opened for reading, and its size, if it is a regular file (a link to one is followed);
+    anything else (a FIFO, a device, a directory, a socket) is a :class:`UsageError` before it is
+    opened, so reading never blocks on it. ``what`` names the file in messages (``--kernel 'k.cpp'``).
+    """
+    import os
+    import stat
+
     try:
         info = path.stat()
     except OSError as exc:
-        raise UsageError(f"--kernel '{path}' cannot be read: {_first_line(exc)}") from None
-    import stat
-
+        raise UsageError(f"{what} cannot be read: {_first_line(exc)}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"--kernel '{path}' is not a regular file")
-    if info.st_size > MAX_KERNEL_BYTES:
-        raise UsageError(
-            f"--kernel '{path}' holds {info.st_size} bytes; a kernel file may hold {MAX_KERNEL_BYTES}"
-        )
+        raise UsageError(f"{what} is not a regular file")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--kernel '{path}' is not a readable UTF-8 text file: {_first_line(exc)}") from None
+        # O_NONBLOCK: a FIFO put in its place meanwhile does not wait for a writer (and is refused below)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise UsageError(f"{what} cannot be read: {_first_line(exc)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"{what} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_kernel_file(path: Path) -> str:
+    """The text of a hand-edited kernel.cpp for ``afc run --kernel``: a regular UTF-8 file of at most
+    ``MAX_KERNEL_BYTES``."""
+    what = f"--kernel '{path}'"
+    handle, size = open_regular(path, what)
+    with handle:
+        if size > MAX_KERNEL_BYTES:
+            raise UsageError(f"{what} holds {size} bytes; a kernel file may hold {MAX_KERNEL_BYTES}")
+        try:
+            return handle.read(MAX_KERNEL_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{what} is not a readable UTF-8 text file: {_first_line(exc)}") from None
 
 
 def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
-    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused."""
+    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node, or that is not
+    a regular file (a FIFO would block the read), is refused."""
     import numpy as np
 
     if not directory.is_dir():
@@ -586,12 +610,14 @@ def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray
             raise UsageError(
                 f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
             )
-        try:
-            arrays[path.stem] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise UsageError(
-                f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
-            ) from None
+        handle, _size = open_regular(path, f"--inputs file '{path}'")
+        with handle:
+            try:
+                arrays[path.stem] = np.load(handle, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as exc:
+                raise UsageError(
+                    f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
+                ) from None
     return arrays
 
 

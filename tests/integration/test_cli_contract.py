@@ -517,6 +517,36 @@ def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     )
 
 
+@pytest.mark.parametrize("kind", ["fifo", "link-to-fifo", "directory", "dangling-link"])
+def test_inputs_that_are_not_regular_files_are_refused_without_opening(tmp_path, kind):
+    path = graph_file(tmp_path)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "index.npy", np.array([[0, 3]], dtype=np.int32))
+    target = inputs / "x.npy"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "link-to-fifo":
+        os.mkfifo(tmp_path / "pipe")
+        target.symlink_to(tmp_path / "pipe")
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target.symlink_to(tmp_path / "nowhere.npy")
+    proc = afc("run", str(path), "--shape", "a0=2,a1=4,b0=1,b1=2", "--inputs", str(inputs), timeout=120)
+    said = "cannot be read" if kind == "dangling-link" else "is not a regular file"
+    user_error(proc, f"--inputs file '{target}' {said}")
+
+
+def test_a_kernel_file_that_is_a_fifo_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "kernel.cpp")
+    proc = afc(
+        "run", SEED, "--shape", "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32", "--kernel",
+        str(tmp_path / "kernel.cpp"), timeout=120,
+    )  # fmt: skip
+    user_error(proc, "is not a regular file")
+
+
 def test_float16_indices_print_no_numpy_warning(tmp_path):
     path = graph_file(tmp_path)
     inputs = tmp_path / "inputs"
