@@ -18,8 +18,10 @@ Exit codes: 0 success; 1 the twin differs from the reference (or explain
 finds no case that fits); 2 a user error (bad graph, arguments, files),
 printed as one line on stderr; 3 an internal error (a bug), one line with a
 hint to rerun with ``--debug`` (accepted before or after the subcommand),
-which shows the traceback; 130 interrupted (Ctrl-C). Plugins that failed to
-load are reported as one warning line each on stderr by every command.
+which shows the traceback; 130 interrupted (Ctrl-C); 141 standard output
+closed early (``afc compile ... | head``: the rest of the output is dropped
+quietly). Plugins that failed to load are reported as one warning line each
+on stderr by every command.
 """
 
 from __future__ import annotations
@@ -30,24 +32,36 @@ import traceback
 from pathlib import Path
 from typing import NoReturn
 
-from af_core.errors import AfError, CodegenError, ToolchainError, TwinError, UsageError
+from af_core.errors import (
+    AfError,
+    CodegenError,
+    PluginCommandError,
+    ToolchainError,
+    TwinError,
+    UsageError,
+)
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+#: Standard output was a pipe whose reader went away (``afc compile ... | head``): 128 + SIGPIPE, the status
+#: a shell reports for tools the signal stops (``yes | head``); nothing is printed.
+EXIT_BROKEN_PIPE = 141
 #: Rich (tables, progress) is imported by the commands that print with it: ``afc --help`` and
 #: ``afc --version`` load neither rich nor sympy, numpy, networkx or jinja2.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import IO, Any, BinaryIO
 
     import numpy as np
+    from _typeshed import SupportsWrite
     from rich.console import Console
 
     from af_core.autofuser import AutofuserOptions
+    from af_core.commands import PluginCommand
     from af_core.ir.graph import HintGraph
     from af_core.twin import GraphRun
 
@@ -55,20 +69,80 @@ if TYPE_CHECKING:
 MAX_SIZE_VALUE = (1 << 63) - 1
 
 
+# -- the output layer --------------------------------------------------------------------------------------
+# Every character afc writes to the terminal goes through af_core.naming.terminal: rich output through
+# the console's render (tables, titles, progress), plain lines through say(). Graph, node, size, file,
+# template and plugin names are user or plugin text; none of their characters reaches the terminal raw.
+
+
+class OutputClosed(Exception):
+    """Standard output is a pipe whose reader has gone (``afc compile ... | head``)."""
+
+
+class _Stdout:
+    """``sys.stdout`` as it is at each call, with a closed pipe raised as :class:`OutputClosed`."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stdout.write(text)
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stdout, name)
+
+
 def _console() -> Console:
-    """Rich on a terminal; plain, wide text when piped (CI logs, files)."""
+    """Rich on a terminal; plain, wide text when piped (CI logs, files). Every text segment it renders
+    passes through :func:`af_core.naming.terminal` (cells and lines are escaped before too, with
+    :func:`_t`, so tables keep their layout)."""
+    from typing import cast
+
     from rich.console import Console
+    from rich.segment import Segment
 
+    from af_core.naming import terminal
+
+    class TerminalConsole(Console):
+        def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
+            for segment in super().render(renderable, options):
+                if segment.control or segment.text.isprintable():
+                    yield segment
+                else:
+                    yield Segment(terminal(segment.text, lines=True), segment.style, segment.control)
+
+    file = cast("IO[str]", _Stdout())
     if sys.stdout.isatty():
-        return Console(highlight=False)
-    return Console(highlight=False, width=200, no_color=True, force_terminal=False)
+        return TerminalConsole(file=file, highlight=False)
+    return TerminalConsole(file=file, highlight=False, width=200, no_color=True, force_terminal=False)
 
 
-def _t(value: object) -> str:
-    """Text for rich with markup escaped: graph, size, template and plugin names are not markup."""
+def _t(value: object, *, lines: bool = False) -> str:
+    """Text for rich: non-printable characters escaped (:func:`af_core.naming.terminal`) and markup
+    escaped (graph, size, template and plugin names are not markup); ``lines`` keeps line breaks."""
     from rich.markup import escape
 
-    return escape(str(value))
+    from af_core.naming import terminal
+
+    return escape(terminal(value, lines=lines))
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print ``text`` and a newline on stdout (stderr with ``err``), every line through the terminal layer."""
+    from af_core.naming import terminal
+
+    line = terminal(text, lines=True) + "\n"
+    if err:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    else:
+        _Stdout().write(line)
 
 
 #: Longest error message afc prints (a message quoting a huge graph value is cut).
@@ -78,7 +152,9 @@ MAX_MESSAGE = 2000
 def one_line(text: str) -> str:
     """``text`` on one line: control, format and separator characters shown as escapes (user text in
     messages cannot move the cursor, clear the terminal or reorder what is shown)."""
-    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    from af_core.naming import terminal
+
+    shown = terminal(text)
     return shown if len(shown) <= MAX_MESSAGE else shown[: MAX_MESSAGE - 3] + "..."
 
 
@@ -106,6 +182,10 @@ def classify(exc: BaseException) -> tuple[int, str]:
         return EXIT_INTERRUPTED, "afc: interrupted"
     if isinstance(exc, ToolchainError):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
+    if isinstance(exc, PluginCommandError):
+        return EXIT_INTERNAL, (
+            f"afc: internal error: {_first_line(exc)} (a bug of the plugin; rerun with --debug for the traceback)"
+        )
     if isinstance(exc, (TwinError, CodegenError)) and not _is_tiling_refusal(exc):
         return EXIT_INTERNAL, (
             f"afc: internal error: {_first_line(exc)} (rerun with --debug for the details)"
@@ -303,7 +383,8 @@ def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) 
             "out": out,
             "cases": len(scheduled.cases),
             "rejections": len(scheduled.rejections),
-            "written": written,
+            "written": written.written,
+            "removed": written.removed,
             "sizes": names,
         }
     except KeyboardInterrupt:
@@ -313,11 +394,26 @@ def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) 
         return {"ok": False, "path": path, "code": code, "message": message, "trace": traceback.format_exc()}
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker)."""
+def _init_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback per worker), and print
+    warnings as afc does."""
     import signal
+    import warnings
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.showwarning = _show_warning
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A Python warning as one afc line on stderr: its category and message, no source path or code."""
+    say(one_line(f"afc: warning: {category.__name__}: {message}"), err=True)
 
 
 def output_dirs(graphs: list[str], out: Path) -> list[Path]:
@@ -354,7 +450,7 @@ def _run_jobs(jobs: list[tuple], workers: int, on_done: Callable[[dict], None]) 
 
     pool = None
     try:
-        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+        pool = multiprocessing.get_context("spawn").Pool(min(workers, len(jobs)), initializer=_init_worker)
         for outcome in pool.imap(_compile_one, jobs):
             on_done(outcome)
         pool.close()
@@ -404,14 +500,18 @@ def cmd_compile(args: argparse.Namespace) -> int:
             if not many:
                 for file in o["written"]:
                     console.print(_t(f"  {Path(o['out']) / file}"))
+            for file in o["removed"]:
+                console.print(
+                    _t(f"  removed {Path(o['out']) / file} (an earlier compile's, not written again)")
+                )
     for o in outcomes:
         if not o["ok"]:
             if getattr(args, "debug", False):
-                print(o["trace"], file=sys.stderr, end="")
+                say(o["trace"].rstrip("\n"), err=True)
             message = (
                 o["message"] if not many else o["message"].replace(": ", f": {one_line(o['path'])}: ", 1)
             )
-            print(message, file=sys.stderr)
+            say(message, err=True)
             code = max(code, o["code"])
     if many and sizes:
         known = {n for o in outcomes if o["ok"] for n in o["sizes"]}
@@ -452,29 +552,53 @@ def cmd_run(args: argparse.Namespace) -> int:
 MAX_KERNEL_BYTES = 16 * 1024 * 1024
 
 
-def read_kernel_file(path: Path) -> str:
-    """The text of a hand-edited kernel.cpp for ``afc run --kernel``: a regular UTF-8 file of at most
-    ``MAX_KERNEL_BYTES``."""
+def open_regular(path: Path, what: str) -> tuple[BinaryIO, int]:
+    """``path`` opened for reading, and its size, if it is a regular file (a link to one is followed);
+    anything else (a FIFO, a device, a directory, a socket) is a :class:`UsageError` before it is
+    opened, so reading never blocks on it. ``what`` names the file in messages (``--kernel 'k.cpp'``).
+    """
+    import os
+    import stat
+
     try:
         info = path.stat()
     except OSError as exc:
-        raise UsageError(f"--kernel '{path}' cannot be read: {_first_line(exc)}") from None
-    import stat
-
+        raise UsageError(f"{what} cannot be read: {_first_line(exc)}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"--kernel '{path}' is not a regular file")
-    if info.st_size > MAX_KERNEL_BYTES:
-        raise UsageError(
-            f"--kernel '{path}' holds {info.st_size} bytes; a kernel file may hold {MAX_KERNEL_BYTES}"
-        )
+        raise UsageError(f"{what} is not a regular file")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--kernel '{path}' is not a readable UTF-8 text file: {_first_line(exc)}") from None
+        # O_NONBLOCK: a FIFO put in its place meanwhile does not wait for a writer (and is refused below)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise UsageError(f"{what} cannot be read: {_first_line(exc)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"{what} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_kernel_file(path: Path) -> str:
+    """The text of a hand-edited kernel.cpp for ``afc run --kernel``: a regular UTF-8 file of at most
+    ``MAX_KERNEL_BYTES``."""
+    what = f"--kernel '{path}'"
+    handle, size = open_regular(path, what)
+    with handle:
+        if size > MAX_KERNEL_BYTES:
+            raise UsageError(f"{what} holds {size} bytes; a kernel file may hold {MAX_KERNEL_BYTES}")
+        try:
+            return handle.read(MAX_KERNEL_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{what} is not a readable UTF-8 text file: {_first_line(exc)}") from None
 
 
 def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
-    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused."""
+    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node, or that is not
+    a regular file (a FIFO would block the read), is refused."""
     import numpy as np
 
     if not directory.is_dir():
@@ -486,12 +610,14 @@ def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray
             raise UsageError(
                 f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
             )
-        try:
-            arrays[path.stem] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise UsageError(
-                f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
-            ) from None
+        handle, _size = open_regular(path, f"--inputs file '{path}'")
+        with handle:
+            try:
+                arrays[path.stem] = np.load(handle, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as exc:
+                raise UsageError(
+                    f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
+                ) from None
     return arrays
 
 
@@ -602,11 +728,11 @@ def cmd_graph(args: argparse.Namespace) -> int:
         out = Path(args.output)
         write_tree(out, {f"{name}{suffix}": text for name, text in parts})
         for name, _text in parts:
-            print(out / f"{name}{suffix}")
+            say(one_line(str(out / f"{name}{suffix}")))
     else:
         for name, text in parts:
-            print(f"%% {name}" if args.format == "mermaid" else f"// {name}")
-            print(text)
+            say(f"%% {name}" if args.format == "mermaid" else f"// {name}")
+            say(text)
     return 0
 
 
@@ -658,7 +784,7 @@ def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun
     console.print(table)
     for name, _sizes, run in rows:
         if not run.ok:
-            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe())}")
+            console.print(f"[red]{_t(name)}[/red]: {_t(run.describe(), lines=True)}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -707,7 +833,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
     results = checker.check_many(kernels, jobs=args.jobs)
     for path, result in zip(args.graph, results):
-        print(
+        say(
             f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"
             + ("" if result.ok else f"\n{result.describe(limit=args.errors)}")
         )
@@ -724,29 +850,29 @@ def cmd_cache(args: argparse.Namespace) -> int:
         freed = sum(e.size for e in [*cleared.entries, *cleared.scratch])
         n = len(cleared.entries)
         scratch = f" and {len(cleared.scratch)} scratch dir(s) of killed builds" if cleared.scratch else ""
-        print(
+        say(
             one_line(
                 f"removed {n} cache entr{'y' if n == 1 else 'ies'}{scratch} ({_mb(freed)}) from {directory}"
             )
         )
         info = cache_info(directory)
         if info.scratch:
-            print(f"kept {info.scratch} scratch dir(s) of builds still running")
+            say(f"kept {info.scratch} scratch dir(s) of builds still running")
         if info.other:
-            print(f"kept {info.other} item(s) that are not af's (never removed)")
+            say(f"kept {info.other} item(s) that are not af's (never removed)")
         return 0
     info = cache_info(directory)
-    print(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
-    print(f"entries:  {info.entries}")
-    print(f"size:     {_mb(info.total_bytes)}")
-    print(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
+    say(one_line(f"location: {info.directory}" + ("" if directory.is_dir() else " (not created yet)")))
+    say(f"entries:  {info.entries}")
+    say(f"size:     {_mb(info.total_bytes)}")
+    say(f"bound:    {_mb(info.max_bytes)} (AF_TWIN_CACHE_MAX_MB; least recently used entries are evicted)")
     if info.scratch:
-        print(
+        say(
             f"scratch:  {info.scratch} dir(s), {_mb(info.scratch_bytes)} of the size "
             "(builds running, or killed: removed by the next build or afc cache clear)"
         )
     if info.other:
-        print(f"other:    {info.other} item(s) that are not af's (never removed)")
+        say(f"other:    {info.other} item(s) that are not af's (never removed)")
     return 0
 
 
@@ -795,16 +921,34 @@ class _VersionAction(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         for name, version in installed_versions():
-            print(one_line(f"{name} {version}"))
+            say(one_line(f"{name} {version}"))
         parser.exit(EXIT_OK)
 
 
 # ---------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on one line (exit 2), like every other afc error."""
+    """argparse with usage errors on one line (exit 2), like every other afc error, and help through the
+    terminal layer (a plugin command's help is plugin text)."""
+
+    def format_help(self) -> str:
+        from af_core.naming import terminal
+
+        return terminal(super().format_help(), lines=True)
+
+    def format_usage(self) -> str:
+        from af_core.naming import terminal
+
+        return terminal(super().format_usage(), lines=True)
+
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        """To stdout through :class:`_Stdout` (a closed pipe ends afc quietly; argparse ignores it)."""
+        (file or _Stdout()).write(self.format_help())
+
+    def print_usage(self, file: SupportsWrite[str] | None = None) -> None:
+        (file or _Stdout()).write(self.format_usage())
 
     def error(self, message: str) -> NoReturn:
-        print(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), file=sys.stderr)
+        say(one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')"), err=True)
         raise SystemExit(EXIT_ERROR)
 
 
@@ -916,10 +1060,57 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     p.add_argument("--cores", type=_positive_int, default=None)
     p.set_defaults(func=cmd_demo)
     for command in plugin_commands:
-        p = add(command.name, f"{command.help} (from {command.distribution})")
-        command.configure(p)
-        p.set_defaults(func=command.run)
+        _add_plugin_command(sub, common, command)
     return parser
+
+
+def _add_plugin_command(sub: Any, common: argparse.ArgumentParser, command: PluginCommand) -> None:
+    """A plugin's command, run isolated (:func:`af_core.commands.run_command`); when its ``configure``
+    fails, a command that takes any arguments and, run, fails naming the plugin (exit 3)."""
+    from af_core.commands import configure_command, run_command
+    from af_core.errors import PluginCommandError
+
+    help = one_line(f"{command.help} (from {command.distribution})")
+    try:
+        own = _Parser(add_help=False)
+        configure_command(command, own)
+        try:
+            p = sub.add_parser(command.name, help=help, parents=[common, own])
+        except (Exception, SystemExit) as exc:  # its arguments clash with afc's (-h, --debug)
+            raise command.failure(f"configure added arguments afc cannot use: {exc}") from exc
+    except PluginCommandError as exc:
+        failure = exc
+        # no option prefix: every argument, options and -h included, is taken as is
+        p = sub.add_parser(command.name, help=help, prefix_chars="\0", add_help=False)
+        p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+
+        def broken(args: argparse.Namespace) -> int:
+            raise failure
+
+        p.set_defaults(func=broken)
+        return
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return run_command(command, args)
+        except PluginCommandError as exc:
+            if isinstance(exc.__cause__, BrokenPipeError) and _stdout_gone():
+                raise OutputClosed from None  # printed into `afc NAME | head`
+            raise
+
+    p.set_defaults(func=run)
+
+
+def _stdout_gone() -> bool:
+    """True when standard output is a pipe whose reader has closed it."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _fd, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 #: afc's own commands; any other command word is looked up among the plugins' (af_register_commands)
@@ -940,7 +1131,7 @@ def _plugin_parser(argv: list[str]) -> argparse.ArgumentParser:
 
     commands, errors = plugin_commands(BUILTIN_COMMANDS)
     for error in errors:
-        print(one_line(f"afc: warning: {error}"), file=sys.stderr)
+        say(one_line(f"afc: warning: {error}"), err=True)
     return build_parser(tuple(commands))
 
 
@@ -949,29 +1140,66 @@ def warn_load_errors() -> None:
     from af_core.registry import get_registry
 
     for e in get_registry().load_errors:
-        print(
+        say(
             one_line(
                 f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
                 f"{e.error.strip() or 'unknown error'}"
             ),
-            file=sys.stderr,
+            err=True,
         )
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            return _main(sys.argv[1:] if argv is None else list(argv))
+        except OutputClosed:  # afc ... | head: the reader has what it wanted
+            _drop_stdout()
+            return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str]) -> int:
     parser = _plugin_parser(argv)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        _Stdout().flush()  # --help and --version text reaches the reader, or ends quietly
+        raise
     debug = bool(getattr(args, "debug", False))
     try:
         warn_load_errors()
-        return int(args.func(args))
+        code = int(args.func(args))
+        _Stdout().flush()
+        return code
+    except OutputClosed:
+        raise
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         if debug:
-            traceback.print_exc()
+            say(traceback.format_exc().rstrip("\n"), err=True)
         code, message = classify(exc)
-        print(message, file=sys.stderr)
+        say(message, err=True)
         return code
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: what is still buffered for the closed pipe is dropped
+    when Python flushes it at exit, instead of failing there with a second broken pipe."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):  # not a file (captured in a test): nothing to flush
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,19 @@ class DuplicateRegistrationError(PluginError):
         )
 
 
+class PluginCommandError(PluginError):
+    """An ``afc`` command a plugin added failed: it raised (anything but an :class:`AfError`, which keeps
+    its meaning, and Ctrl-C), exited with a code that is not an int from 0 to 3, returned something that
+    is neither None nor such an int, or its ``configure`` failed. ``afc`` prints one line naming the
+    plugin, its distribution and the command, and exits 3 (internal error)."""
+
+    def __init__(self, plugin: str, distribution: str, command: str, what: str) -> None:
+        self.plugin = plugin
+        self.distribution = distribution
+        self.command = command
+        super().__init__(f"plugin '{plugin}' ({distribution}) failed in command '{command}': {what}")
+
+
 class ScheduleError(AfError):
     """No template produced a case for a graph; carries every rejection."""
 

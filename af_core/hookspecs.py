@@ -176,7 +176,11 @@ def af_register_commands(
         command word (it may not shadow a built-in command or another
         plugin's), ``help`` one line for ``afc NAME --help``, ``configure(parser)``
         adds the command's arguments to an ``argparse`` parser, ``run(args)``
-        executes it and returns the exit code (0 success, 1 a mismatch, 2 a user
-        error; raise ``af_core.errors.UsageError`` for a one-line user error).
+        executes it and returns the exit code (None or 0 success, 1 a mismatch,
+        2 a user error, 3 an internal error; raise ``af_core.errors.UsageError``
+        for a one-line user error). ``run`` is isolated: any other exception, a
+        ``SystemExit`` whose code is not None or 0 to 3, another return value or
+        a failing ``configure`` is printed as one line naming the plugin, its
+        distribution and the command, and ``afc`` exits 3.
     :return: ignored.
     """

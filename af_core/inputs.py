@@ -273,10 +273,14 @@ def lossless_cast(name: str, array: np.ndarray, dtype: dt.DType) -> np.ndarray:
                 bad = ~np.isfinite(array) | (array != np.trunc(array))
             if bad.any():
                 raise _refuse(name, array, bad, dtype, "is not a whole number for")
-        wide = array.astype(object) if kind in "iu" else array
-        with np.errstate(invalid="ignore"):
-            bad = (wide < info.min) | (wide > info.max)
-        bad = np.asarray(bad, dtype=bool)
+        if kind in "iu":
+            wide = array.astype(object)  # exact for any integer
+            bad = np.asarray((wide < info.min) | (wide > info.max), dtype=bool)
+        else:
+            # in float64, against bounds it holds exactly (-2^(n-1) or 0, and 2^n or 2^(n-1)): the
+            # limits in the array's own type would round (2^63 - 1 becomes 2^63) or overflow float16
+            wide = array.astype(np.float64)
+            bad = (wide < float(info.min)) | (wide >= float(info.max + 1))
         if bad.any():
             raise _refuse(name, array, bad, dtype, "does not fit")
         return converted

@@ -12,7 +12,8 @@ of that text may reach generated C++, DOT, SVG, Mermaid or Markdown as is:
   :func:`demangle` inverts it.
 - :func:`comment`, :func:`c_string`, :func:`dot_label`, :func:`html` and
   :func:`markdown` make any text inert inside a C++ comment, a C++ string
-  literal, a DOT/Mermaid label, SVG/HTML text and Markdown.
+  literal, a DOT/Mermaid label, SVG/HTML text and Markdown, and
+  :func:`terminal` on a terminal: every line ``afc`` prints passes through it.
 
 An *ordinary* name is ASCII letters, digits and single inner underscores,
 starting with a letter, not reserved, not all capitals (macro-like: ``EOF``,
@@ -187,6 +188,31 @@ def printable(text: str, limit: int = 200) -> str:
             out.append(f"\\U{code:08x}")
     text = "".join(out)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def terminal(text: object, *, lines: bool = False) -> str:
+    """``text`` safe to show on a terminal: every character that is not printable shown as an escape.
+
+    Escaped (``\\n``, ``\\x1b``, ``\\u202e``, ``\\udc80``, as Python writes them): C0
+    and C1 control characters (ESC, BEL, CR, CSI...) and DEL, format
+    characters (the bidi embeddings, overrides and isolates U+202A-U+202E and
+    U+2066-U+2069, marks, zero-width characters), line and paragraph
+    separators and spaces other than U+0020, lone surrogates, private-use and
+    unassigned code points. Printable text of any script stays as it is.
+    With ``lines`` the newline and the tab are kept, so multi-line text keeps
+    its lines; without, the result is one line. The result always encodes to
+    UTF-8, and no part of it can move the cursor, change colours, retitle the
+    window or reorder what is shown.
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    kept = "\n\t" if lines else ""
+    out: list[str] = []
+    for ch in text:
+        # repr writes every character that is not printable as an escape (\n, \x1b, \u202e, \udc80)
+        out.append(ch if ch.isprintable() or ch in kept else repr(ch)[1:-1])
+    return "".join(out)
 
 
 def comment(text: str, limit: int = 200) -> str:

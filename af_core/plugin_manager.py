@@ -25,6 +25,7 @@ import pluggy
 
 from af_core import hookspecs
 from af_core.errors import PluginError
+from af_core.naming import terminal
 
 ENTRY_POINT_GROUP = "af_core"
 CORE_PLUGIN = "af_core"
@@ -199,7 +200,7 @@ class AfPluginManager:
     def _enable_tracing(self) -> None:
         def before(hook_name: str, hook_impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
             plugins = ", ".join(impl.plugin_name for impl in hook_impls)
-            print(f"[af hook] {hook_name} -> {plugins}", file=sys.stderr)
+            print(terminal(f"[af hook] {hook_name} -> {plugins}"), file=sys.stderr)
 
         def after(
             outcome: pluggy.Result[Any],
@@ -245,7 +246,7 @@ class AfPluginManager:
     def call_one(self, hook_name: str, impl: Any, **kwargs: Any) -> Any:
         """Call a single hook implementation with the arguments it declares."""
         if _env_flag(self.env, "AF_TRACE_HOOKS"):
-            print(f"[af hook] {hook_name} @ {impl.plugin_name}", file=sys.stderr)
+            print(terminal(f"[af hook] {hook_name} @ {impl.plugin_name}"), file=sys.stderr)
         return impl.function(**{k: kwargs[k] for k in impl.argnames if k in kwargs})
 
     def twin_include_dirs(self, platform: Any) -> list[str]:

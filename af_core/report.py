@@ -9,7 +9,7 @@ from af_core.codegen.codegen import CodegenResult
 from af_core.explain import explain
 from af_core.ir.mermaid import to_mermaid
 from af_core.naming import markdown
-from af_core.output_dir import safe_component, write_tree
+from af_core.output_dir import OwnedWrite, safe_component, write_owned_tree
 from af_core.pictures import case_mermaid
 from af_core.schedule.case import Case
 from af_core.schedule.scheduler import ScheduleResult
@@ -118,12 +118,13 @@ def case_picture_name(case: Case) -> str:
 
 def write_artifacts(
     out: Path, scheduled: ScheduleResult, result: CodegenResult, sizes: Mapping[str, int] | None = None
-) -> list[str]:
-    """Write every artifact into ``out`` (all or nothing per file); returns the file names, sorted."""
+) -> OwnedWrite:
+    """Write every artifact into ``out`` (all or nothing per file) with af's manifest; the artifacts of
+    an earlier compile into ``out`` that this one does not write (the pictures of cases the new kernel
+    has not) are removed, nothing else (:func:`af_core.output_dir.write_owned_tree`)."""
     files = dict(result.files())
     files["report.md"] = report_markdown(scheduled, result, sizes)
     files["graph.mmd"] = to_mermaid(scheduled.graph, title=scheduled.graph.name)
     for case in scheduled.cases:
         files[f"{case_picture_name(case)}.mmd"] = case_mermaid(case)
-    write_tree(out, files)
-    return sorted(files)
+    return write_owned_tree(out, files)

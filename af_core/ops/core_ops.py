@@ -216,18 +216,19 @@ def _ref_indirect_load(ctx: RefContext) -> np.ndarray:
     import numpy as np
 
     x = ctx.inputs["x1"]
-    index = ctx.inputs["x2"].astype(np.int64)
+    given = ctx.inputs["x2"].astype(np.int64)
     rank = x.ndim
     dim = normalize_dim(int(ctx.attrs["dim"]), rank)
     extent = x.shape[dim]
+    index, low = given, 0
     if ctx.attrs.get("need_check_negative"):
-        index = np.where(index < 0, index + extent, index)
+        index, low = np.where(given < 0, given + extent, given), -extent
     valid = (index >= 0) & (index < extent)
     if not ctx.attrs.get("need_check_bound") and not valid.all():
-        bad = index[~valid].ravel()[:4].tolist()
+        bad = given[~valid].ravel()[:4].tolist()  # the values given, not the ones negatives shift to
         raise AscirError(
             "index-in-range",
-            f"index values {bad} fall outside [0, {extent}) and need_check_bound is off; "
+            f"index values {bad} fall outside [{low}, {extent}) and need_check_bound is off; "
             "the kernel's behaviour is undefined",
             node=ctx.node,
             port="x2",

@@ -195,8 +195,10 @@ class TwinSession:
         **kw: Any,
     ) -> GraphRun:
         inputs = inputs or self.inputs(sizes, seed=seed, **kw)
-        twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
+        # the reference first: inputs it refuses (an index out of range without the bound check) are
+        # the user's error, named with the values given, not a sanitizer stop of the twin
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
+        twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         comparisons = []
         for name, expected in reference.items():
             dtype = self.scheduled.info[name].dtype

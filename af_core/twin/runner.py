@@ -20,7 +20,9 @@ are found by it and removed by the next build, and least recently used
 entries once the cache outgrows its bound. A run writes the inputs'
 global-memory bytes to a scratch directory, runs the executable (one
 process per run: a sanitizer abort cannot take the caller down) and reads
-back the outputs, the tiling data and the counters.
+back the outputs, the tiling data and the counters, each checked before use
+(:func:`read_result`, :func:`read_output`: a missing, malformed or
+wrong-sized file is a :class:`TwinError` naming it).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -37,6 +40,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import attrs
 import numpy as np
@@ -427,26 +431,162 @@ class TwinRunner:
                     f"{proc.stderr[-4000:]}",
                     log=proc.stderr,
                 )
-            report = json.loads((run_dir / "result.json").read_text())
+            report = read_result(run_dir, result)
             if report["status"] == "tiling":
-                raise TwinTilingError(int(report["code"]))
+                raise TwinTilingError(report["code"])
             outputs = {}
             for i, io in enumerate(result.outputs):
                 dtype = dt.get(io.dtype)
-                raw = (run_dir / f"out{i}.bin").read_bytes()
-                outputs[io.node] = _from_storage(raw, dtype, tuple(_shape(io, inputs.sizes)))
-        struct = {k: int(v) for k, v in report["struct"].items()}
+                shape = tuple(_shape(io, inputs.sizes))
+                raw = read_output(run_dir, i, io.node, dtype, shape, result.kernel_name)
+                outputs[io.node] = _from_storage(raw, dtype, shape)
+        struct = dict(report["struct"])
         counters = dict(report["counters"])
-        stage_cores = tuple(int(v) for v in counters.pop("stage_cores", []))
+        stage_cores = tuple(counters.pop("stage_cores", []))
         return TwinRun(
             outputs,
             struct["tiling_key"],
             struct["block_dim"],
             struct["workspace_size"],
             struct,
-            {k: int(v) for k, v in counters.items()},
+            counters,
             stage_cores,
         )
+
+
+# -- what a run leaves in its directory -------------------------------------------------------------------------
+#: The run's report (status, tiling data, counters) and the largest one read.
+RESULT_FILE = "result.json"
+MAX_RESULT_BYTES = 1 << 20
+#: Tiling data fields every kernel's struct has; the runner reads them.
+REQUIRED_FIELDS = ("tiling_key", "block_dim", "workspace_size")
+
+
+def _no_result(kernel: str, what: str) -> TwinError:
+    return TwinError(f"twin produced no result for kernel '{kernel}': {what}")
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes (no link followed, no FIFO
+    waited on); OSError, or ValueError saying what the file is instead ("is not a regular file",
+    "holds N bytes")."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    chunks: list[bytes] = []
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("is not a regular file")
+        total = 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise ValueError(f"holds {max(info.st_size, len(data))} bytes")
+    return data
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int  # JSON numbers with a fraction or exponent, and true / false, are not
+
+
+def read_result(run_dir: Path, result: CodegenResult) -> dict[str, Any]:
+    """``result.json`` of a run of ``result``'s kernel, checked against what the runner reads.
+
+    ``{"status": "tiling", "code": int}`` when the host tiling refused the
+    sizes, else ``{"status": "ok", "struct": {field: int} (exactly the
+    kernel's tiling data fields), "counters": {name: int, "stage_cores":
+    [int]}}``. Anything else, a missing or unreadable file included, is a
+    :class:`TwinError` ("twin produced no result ...") naming the file and
+    what is wrong with it.
+    """
+    kernel = result.kernel_name
+    try:
+        raw = _read_regular(run_dir / RESULT_FILE, MAX_RESULT_BYTES)
+    except FileNotFoundError:
+        raise _no_result(kernel, f"{RESULT_FILE} is missing") from None
+    except OSError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        more = f", more than the {MAX_RESULT_BYTES} a result may hold" if "bytes" in str(exc) else ""
+        raise _no_result(kernel, f"{RESULT_FILE} {exc}{more}") from None
+    try:
+        report = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} is not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} is not JSON ({exc})") from None
+    except RecursionError:
+        raise _no_result(kernel, f"{RESULT_FILE} is nested too deeply") from None
+
+    def wrong(what: str) -> TwinError:
+        return _no_result(kernel, f"{RESULT_FILE} {what}")
+
+    if not isinstance(report, dict):
+        raise wrong(f"holds a JSON {type(report).__name__}, not an object")
+    status = report.get("status")
+    if status == "tiling":
+        if not _is_int(report.get("code")):
+            raise wrong(f"has status 'tiling' without an integer 'code' (got {report.get('code')!r})")
+        return report
+    if status != "ok":
+        raise wrong(f"has status {status!r}; expected 'ok' or 'tiling'")
+    struct = report.get("struct")
+    if not isinstance(struct, dict):
+        raise wrong(f"has no 'struct' object (got {type(struct).__name__})")
+    expected = set(result.struct_fields) | set(REQUIRED_FIELDS)
+    missing, extra = sorted(expected - set(struct)), sorted(set(struct) - expected)
+    if missing:
+        raise wrong(f"'struct' lacks tiling data field(s) {', '.join(missing)}")
+    if extra:
+        raise wrong(f"'struct' has field(s) {', '.join(map(repr, extra))} the kernel's tiling data has not")
+    bad = sorted(k for k, v in struct.items() if not _is_int(v))
+    if bad:
+        raise wrong(f"'struct' field {bad[0]} is {struct[bad[0]]!r}, not an integer")
+    counters = report.get("counters")
+    if not isinstance(counters, dict):
+        raise wrong(f"has no 'counters' object (got {type(counters).__name__})")
+    for name, value in counters.items():
+        if name == "stage_cores":
+            if not isinstance(value, list) or not all(_is_int(v) for v in value):
+                raise wrong(f"counter 'stage_cores' is {value!r}, not a list of integers")
+        elif not _is_int(value):
+            raise wrong(f"counter {name!r} is {value!r}, not an integer")
+    return report
+
+
+def read_output(
+    run_dir: Path, index: int, node: str, dtype: dt.DType, shape: tuple[int, ...], kernel: str
+) -> bytes:
+    """The global-memory bytes of output ``index`` (``out<index>.bin``): exactly the size of ``shape``
+    elements of ``dtype``, else a :class:`TwinError` naming the file and what is wrong."""
+    name = f"out{index}.bin"
+    count = 1
+    for n in shape:
+        count *= n
+    size = count * dtype.itemsize
+
+    def wrong(what: str) -> TwinError:
+        return TwinError(f"twin produced no output '{node}' for kernel '{kernel}': {name} {what}")
+
+    try:
+        raw = _read_regular(run_dir / name, size)
+    except FileNotFoundError:
+        raise wrong("is missing") from None
+    except OSError as exc:
+        raise wrong(f"cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        held = str(exc)
+    else:
+        if len(raw) == size:
+            return raw
+        held = f"holds {len(raw)} bytes"
+    raise wrong(f"{held}, expected {size} bytes ({count} element(s) of {dtype.name})")
 
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 import numpy as np
@@ -15,7 +17,15 @@ from af_core.errors import GraphFileError, InputArrayError, OutputError
 from af_core.graph_files import graph_kind, json_depth, load_graph
 from af_core.inputs import lossless_cast
 from af_core.ir.serialize import to_json
-from af_core.output_dir import MAX_COMPONENT, safe_component, write_tree
+from af_core.output_dir import (
+    MANIFEST,
+    MAX_COMPONENT,
+    manifest_text,
+    read_manifest,
+    safe_component,
+    write_owned_tree,
+    write_tree,
+)
 from af_core.reference.interpreter import to_dtype
 from af_core.samples import seed_minimal
 
@@ -107,6 +117,124 @@ def test_write_tree_failure_leaves_the_old_files_and_no_scratch(tmp_path, monkey
         calls.clear()
         write_tree(tmp_path / "fresh", {"a.txt": "new a", "b.txt": "new b"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("source", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("target", ["int32", "int64", "uint8"])
+def test_float_indices_cast_without_numpy_warnings(source, target):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's RuntimeWarning (overflow in cast) would fail here
+        out = lossless_cast("ids", np.array([0, 3, 7], dtype=source), dt.get(target))
+    assert out.tolist() == [0, 3, 7]
+
+
+@pytest.mark.parametrize(
+    "value, target",
+    [(2.0**63, "int64"), (-(2.0**63) * 2, "int64"), (2.0**31, "int32"), (256.0, "uint8"), (-1.0, "uint8")],
+)
+def test_a_float_just_outside_an_int_range_is_refused(value, target):
+    with pytest.raises(InputArrayError, match="does not fit"):
+        lossless_cast("ids", np.array([0.0, value]), dt.get(target))
+    low = -(2.0**63) if target == "int64" else -(2.0**31) if target == "int32" else 0.0
+    assert lossless_cast("ids", np.array([low]), dt.get(target)).tolist() == [int(low)]
+
+
+# -- an output directory af owns through its manifest -----------------------------------------------------
+def test_an_owned_directory_loses_only_the_files_af_wrote_before_and_not_again(tmp_path):
+    out = tmp_path / "out"
+    first = write_owned_tree(out, {"kernel.cpp": "k1", "case1_simd.mmd": "simd", "graph.mmd": "g"})
+    assert first.written == sorted(["case1_simd.mmd", "graph.mmd", "kernel.cpp", MANIFEST])
+    assert first.removed == []
+    (out / "notes.txt").write_text("mine")  # the user's
+    (out / "mine").mkdir()
+    second = write_owned_tree(out, {"kernel.cpp": "k2", "case3_simt.mmd": "simt", "graph.mmd": "g"})
+    assert second.removed == ["case1_simd.mmd"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [MANIFEST, "case3_simt.mmd", "graph.mmd", "kernel.cpp", "mine", "notes.txt"]
+    )
+    assert (out / "notes.txt").read_text() == "mine" and (out / "kernel.cpp").read_text() == "k2"
+    assert set(read_manifest(out)) == {"kernel.cpp", "case3_simt.mmd", "graph.mmd"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no scratch left
+
+
+def test_a_listed_file_the_user_changed_or_replaced_is_kept(tmp_path):
+    out = tmp_path / "out"
+    write_owned_tree(out, {"a.mmd": "a", "b.mmd": "b", "c.mmd": "c", "k.cpp": "k"})
+    (out / "a.mmd").write_text("edited by hand")
+    (out / "b.mmd").unlink()
+    (out / "b.mmd").mkdir()
+    outside = tmp_path / "outside.mmd"
+    outside.write_text("c")  # the content the manifest lists for c.mmd
+    (out / "c.mmd").unlink()
+    (out / "c.mmd").symlink_to(outside)
+    assert write_owned_tree(out, {"k.cpp": "k"}).removed == []
+    assert (out / "a.mmd").read_text() == "edited by hand" and (out / "b.mmd").is_dir()
+    assert (out / "c.mmd").is_symlink() and outside.read_text() == "c"
+
+
+def test_manifest_entries_outside_the_directory_are_ignored(tmp_path):
+    out = tmp_path / "out"
+    write_owned_tree(out, {"k.cpp": "k"})
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (out / "sub").mkdir()
+    (out / "sub" / "deep.txt").write_text("precious")
+    listed = manifest_text({"k.cpp": "k", "stale.mmd": "s"})
+    entries = {
+        "../victim.txt": victim,
+        str(victim): victim,
+        "sub/deep.txt": out / "sub" / "deep.txt",
+        MANIFEST: out / MANIFEST,
+    }
+    data = json.loads(listed)
+    for name, path in entries.items():  # each with the right SHA-256: only the name keeps them
+        data["files"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (out / MANIFEST).write_text(json.dumps(data))
+    (out / "stale.mmd").write_text("s")
+    assert set(read_manifest(out)) == {"k.cpp", "stale.mmd"}
+    assert write_owned_tree(out, {"k.cpp": "k2"}).removed == ["stale.mmd"]
+    assert victim.read_text() == "precious" and (out / "sub" / "deep.txt").read_text() == "precious"
+
+
+def test_a_manifest_that_is_a_link_or_not_a_manifest_removes_nothing(tmp_path):
+    out = tmp_path / "out"
+    write_owned_tree(out, {"k.cpp": "k"})
+    (out / "user.txt").write_text("u")
+    crafted = tmp_path / "crafted.json"
+    crafted.write_text(manifest_text({"user.txt": "u"}))
+    (out / MANIFEST).unlink()
+    (out / MANIFEST).symlink_to(crafted)
+    assert read_manifest(out) == {}
+    assert write_owned_tree(out, {"k.cpp": "k"}).removed == []
+    assert (out / "user.txt").read_text() == "u" and crafted.exists()
+    assert not (out / MANIFEST).is_symlink() and set(read_manifest(out)) == {"k.cpp"}
+    for text in (
+        "{",
+        "[]",
+        '{"format": "other/1", "files": {"user.txt": "00"}}',
+        '{"format": "afc-manifest/1"}',
+    ):
+        (out / MANIFEST).write_text(text)
+        assert read_manifest(out) == {} and write_owned_tree(out, {"k.cpp": "k"}).removed == []
+    assert (out / "user.txt").read_text() == "u"
+
+
+def test_a_failed_owned_write_removes_nothing_and_keeps_the_manifest(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    write_owned_tree(out, {"k.cpp": "old", "case1_simd.mmd": "simd"})
+    before = (out / MANIFEST).read_text()
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OutputError, match="No space left"):
+        write_owned_tree(out, {"k.cpp": "new"})
+    assert (out / "case1_simd.mmd").read_text() == "simd" and (out / MANIFEST).read_text() == before
+    with pytest.raises(OutputError, match="af's manifest"):
+        write_owned_tree(out, {MANIFEST: "{}"})
 
 
 @pytest.mark.parametrize(

@@ -147,3 +147,31 @@ def test_dot_and_markdown_text_is_inert(text):
     md = markdown(text)
     assert md.isascii() and "\n" not in md
     assert re.search(r"(?<!\\)[<>`|\[\]]", md) is None
+
+
+@SETTINGS
+@given(st.text(st.one_of(st.characters(), st.characters(categories=["Cs"]))))
+def test_terminal_text_holds_nothing_a_terminal_acts_on(text):
+    shown = naming.terminal(text)
+    assert shown.isprintable()
+    shown.encode("utf-8")  # no lone surrogate
+    kept = naming.terminal(text, lines=True)
+    assert all(ch.isprintable() or ch in "\n\t" for ch in kept)
+    assert kept.count("\n") == text.count("\n")
+    if text.isprintable():
+        assert shown == kept == text
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("a\x1b[2Jb", "a\\x1b[2Jb"),
+        ("\u202eevil\u2069", "\\u202eevil\\u2069"),
+        ("lone \ud800", "lone \\ud800"),
+        ("\x9b31m\r\x07", "\\x9b31m\\r\\x07"),
+        ("two\nlines", "two\\nlines"),
+        ("donn\u00e9es \u56fe", "donn\u00e9es \u56fe"),
+    ],
+)
+def test_terminal_escapes_as_python_writes_them(text, shown):
+    assert naming.terminal(text) == shown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -49,6 +51,17 @@ def test_negative_indices_need_the_flag():
     graph = gather_graph([3, 5], [3, 2], 1, need_check_negative=True)
     out = evaluate(graph, {"x": x, "i": idx})["y"]
     np.testing.assert_array_equal(out, [[4, 0], [7, 5], [14, 11]])
+
+
+def test_an_index_out_of_range_is_named_by_the_value_given():
+    x = np.arange(32, dtype=np.float32).reshape(2, 16)
+    idx = np.array([[3, -17, -16, 2], [16, 0, 1, -1]], dtype=np.int64)
+    negative = gather_graph([2, 16], [2, 4], 1, need_check_negative=True)
+    with pytest.raises(AscirError, match=re.escape("index values [-17, 16] fall outside [-16, 16)")):
+        evaluate(negative, {"x": x, "i": idx})
+    plain = gather_graph([2, 16], [2, 4], 1)
+    with pytest.raises(AscirError, match=re.escape("index values [-17, -16, 16, -1] fall outside [0, 16)")):
+        evaluate(plain, {"x": x, "i": idx})
 
 
 def test_bound_check_zeroes_without_reading():

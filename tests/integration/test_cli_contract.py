@@ -263,6 +263,24 @@ def test_a_full_disk_leaves_no_truncated_artifact(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
 
 
+def test_recompiling_into_one_output_leaves_no_stale_picture_and_every_user_file(tmp_path):
+    path = graph_file(tmp_path / "src")
+    out = tmp_path / "out"
+    proc = afc("compile", str(path), "-o", str(out), "--force-template", "simd")
+    assert proc.returncode == 0, proc.stderr
+    simd = sorted(p.name for p in out.glob("case*_simd*.mmd"))
+    assert simd and not list(out.glob("case*_simt*.mmd"))
+    (out / "notes.md").write_text("the user's")
+    (out / "case99_simd.mmd").write_text("a picture af did not write")
+    proc = afc("compile", str(path), "-o", str(out), "--force-template", "simt")
+    assert proc.returncode == 0, proc.stderr
+    assert list(out.glob("case*_simt*.mmd")) and not any((out / name).exists() for name in simd)
+    assert (out / "notes.md").read_text() == "the user's" and (out / "case99_simd.mmd").exists()
+    for name in simd:
+        assert f"removed {out / name}" in proc.stdout
+    assert "afc-manifest.json" in proc.stdout
+
+
 def test_colliding_output_names_are_refused(tmp_path):
     a, b = graph_file(tmp_path / "A", "g"), graph_file(tmp_path / "B", "g")
     out = tmp_path / "out"
@@ -384,6 +402,98 @@ def test_ctrl_c_in_a_single_compile_exits_130_without_a_traceback(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
+    """``afc ... | head``: the reader closes the pipe; afc stops printing, says nothing, exits 141."""
+    closed = tmp_path / "stdout-closed"
+    graph = tmp_path / "waits.py"  # the graph program waits until the test has closed the pipe
+    graph.write_text(
+        f"import os, time\nwhile not os.path.exists({str(closed)!r}):\n    time.sleep(0.05)\n"
+        "from af_core.samples import seed_minimal\ngraph = seed_minimal()\n"
+    )
+    shape = "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32"
+    env = dict(os.environ)
+    env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
+    for args in (
+        ["compile", str(graph), "-o", str(tmp_path / "out")],
+        ["explain", str(graph), "--shape", shape],
+        ["plugins"],
+        ["cache", "info"],
+        ["--help"],
+    ):
+        closed.unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "af_core", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        closed.touch()
+        try:
+            err = proc.stderr.read().decode("utf-8", "replace")
+            proc.wait(timeout=300)
+        finally:
+            proc.kill()
+        assert proc.returncode == 141 and err == "", (args, proc.returncode, err)
+
+
+def test_a_plugin_command_printing_into_a_closed_pipe_ends_quietly_with_141(tmp_path):
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-chatty",
+        "af_chatty_mod",
+        """
+        import os, time
+        from af_core import hookimpl
+
+        def run(args):
+            while not os.path.exists(args.closed):
+                time.sleep(0.05)
+            for i in range(100):
+                print("line", i, flush=True)
+            return 0
+
+        @hookimpl
+        def af_register_commands(register):
+            register("chatty", "prints a lot", lambda p: p.add_argument("closed"), run)
+        """,
+    )
+    closed = tmp_path / "stdout-closed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "af_core", "chatty", str(closed)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    closed.touch()
+    try:
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.wait(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 141 and err == "", (proc.returncode, err)
+
+
+def test_a_failing_plugin_command_is_one_line_naming_the_plugin(tmp_path):
+    env = fake_plugin(
+        tmp_path / "site",
+        "af-failing",
+        "af_failing_mod",
+        """
+        from af_core import hookimpl
+
+        @hookimpl
+        def af_register_commands(register):
+            register("fail", "fails", lambda p: None, lambda args: int("not a number"))
+        """,
+    )
+    proc = afc("fail", env=env)
+    assert proc.returncode == 3, proc.stderr
+    err = lines(proc.stderr)
+    assert len(err) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "plugin 'af_failing_mod' (af-failing) failed in command 'fail': raised ValueError" in err[0]
+
+
 # -- inputs ----------------------------------------------------------------------------------------------------
 def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     path = graph_file(tmp_path)
@@ -405,6 +515,67 @@ def test_lossy_inputs_are_refused_naming_array_and_value(tmp_path):
     user_error(
         afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "'stray.npy' names no Data node"
     )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-fifo", "directory", "dangling-link"])
+def test_inputs_that_are_not_regular_files_are_refused_without_opening(tmp_path, kind):
+    path = graph_file(tmp_path)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "index.npy", np.array([[0, 3]], dtype=np.int32))
+    target = inputs / "x.npy"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "link-to-fifo":
+        os.mkfifo(tmp_path / "pipe")
+        target.symlink_to(tmp_path / "pipe")
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target.symlink_to(tmp_path / "nowhere.npy")
+    proc = afc("run", str(path), "--shape", "a0=2,a1=4,b0=1,b1=2", "--inputs", str(inputs), timeout=120)
+    said = "cannot be read" if kind == "dangling-link" else "is not a regular file"
+    user_error(proc, f"--inputs file '{target}' {said}")
+
+
+def test_a_kernel_file_that_is_a_fifo_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "kernel.cpp")
+    proc = afc(
+        "run", SEED, "--shape", "s0=6,s1=2,s2=40,s3=32,s4=6,s5=2,s6=16,s7=32", "--kernel",
+        str(tmp_path / "kernel.cpp"), timeout=120,
+    )  # fmt: skip
+    user_error(proc, "is not a regular file")
+
+
+def test_float16_indices_print_no_numpy_warning(tmp_path):
+    path = graph_file(tmp_path)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "x.npy", np.arange(8, dtype=np.float32).reshape(2, 4))
+    np.save(inputs / "index.npy", np.array([[0, 3]], dtype=np.float16))
+    proc = afc("run", str(path), "--shape", "a0=2,a1=4,b0=1,b1=2", "--inputs", str(inputs))
+    assert proc.returncode == 0 and "match" in proc.stdout, proc.stderr
+    assert proc.stderr == ""
+
+
+def test_an_index_out_of_range_names_the_value_given_not_the_shifted_one(tmp_path):
+    g = GraphBuilder("negative")
+    x = g.data("x", ["a0", "a1"], "float32")
+    i = g.data("index", ["b0", "b1"], "int64")
+    g.output(gather(x, 1, i, need_check_negative=True), "y")
+    path = tmp_path / "negative.json"
+    path.write_text(to_json(g.build()))
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    np.save(inputs / "x.npy", np.arange(32, dtype=np.float32).reshape(2, 16))
+    np.save(inputs / "index.npy", np.array([[3, -16, -17, 15]]))  # -16 is 0; -17 is outside
+    shape = "a0=2,a1=16,b0=1,b1=4"
+    user_error(
+        afc("run", str(path), "--shape", shape, "--inputs", str(inputs)),
+        "index values [-17] fall outside [-16, 16) and need_check_bound is off",
+    )
+    np.save(inputs / "index.npy", np.array([[3, -16, 16, 15]]))
+    user_error(afc("run", str(path), "--shape", shape, "--inputs", str(inputs)), "index values [16] fall")
 
 
 # -- plugins ---------------------------------------------------------------------------------------------------

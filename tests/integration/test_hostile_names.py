@@ -244,3 +244,110 @@ def test_cli_takes_sizes_by_the_graphs_names(tmp_path):
         )
         assert proc.returncode == 0, proc.stderr
     assert "match" in proc.stdout
+
+
+# -- what reaches the terminal ----------------------------------------------------------------------------------
+#: Characters a terminal acts on or that reorder or break what it shows: C0 and C1 controls (ESC, BEL,
+#: BS, CR, CSI), DEL, the bidi embeddings, overrides and isolates, a mark, separators, lone surrogates.
+TERMINAL_HOSTILE = (
+    "\x1b\x07\x08\r\x0b\x0c\x7f\x9b\x9d"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200f\u2028\u2029"
+    "\ud800\udbff\udc80\udfff"
+)
+SIZES = ("n0", "n1", "n2")
+SHAPE = "n0=37,n1=5,n2=11"
+
+
+def hostile_graph_file(directory: Path, graph: str, data: str, index: str, out: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "g.json"
+    path.write_text(to_json(select_graph(graph, data, index, out, SIZES)), encoding="utf-8")
+    return path
+
+
+def assert_printable(text: str) -> None:
+    """Nothing but printable characters and line breaks: no control, bidi or surrogate character raw."""
+    raw = sorted({ch for ch in text if not ch.isprintable() and ch != "\n"})
+    assert not raw, (raw, text[-2000:])
+
+
+@st.composite
+def hostile_names(draw):
+    """Four names, each with at least one terminal-hostile character among ordinary text."""
+    chars = st.one_of(st.sampled_from(TERMINAL_HOSTILE), st.characters(codec="utf-8", max_codepoint=0x2FF))
+    names = []
+    while len(names) < 4:
+        name = draw(st.text(chars, min_size=1, max_size=10)) + draw(st.sampled_from(TERMINAL_HOSTILE))
+        if name not in names:
+            names.append(name)
+    return names
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(names=hostile_names())
+def test_compile_and_explain_print_no_hostile_character(names, tmp_path_factory, capsys):
+    from af_core import cli
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    try:
+        path = hostile_graph_file(tmp, *names)
+    except AscirError as exc:  # a node name the builder also generates (<data>_load, ...)
+        assert exc.rule == "node-unique-name", str(exc)
+        reject()
+    assert cli.main(["compile", str(path), "-o", str(tmp / "out"), "--shape", SHAPE]) == 0
+    compiled = capsys.readouterr()
+    assert (tmp / "out" / "kernel.cpp").exists() and "compiled '" in compiled.out
+    assert cli.main(["explain", str(path), "--shape", SHAPE]) == 0
+    explained = capsys.readouterr()
+    assert "candidates" in explained.out
+    for text in (compiled.out, compiled.err, explained.out, explained.err):
+        assert_printable(text)
+
+
+def test_the_cli_prints_only_through_the_terminal_layer():
+    """afc's own output has two doors, say() and the console of _console(): no bare print, no direct
+    write to sys.stdout or sys.stderr elsewhere, no second console."""
+    import ast
+
+    from af_core import cli
+
+    tree = ast.parse(Path(cli.__file__).read_text(encoding="utf-8"))
+    doors = {"say", "write", "flush", "_console"}  # say(), _Stdout's methods, the console's maker
+    found: dict[str, set[str]] = {}
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Call):
+                continue
+            text = ast.unparse(node.func)
+            if text in ("print", "Console", "TerminalConsole") or re.fullmatch(
+                r"sys\.std(out|err)\.(write|flush|buffer\.write)", text
+            ):
+                found.setdefault(func.name, set()).add(text)
+    assert set(found) <= doors, found
+    assert all("print" not in calls for calls in found.values()), found
+
+
+def test_run_prints_no_hostile_character_and_keeps_its_table(tmp_path):
+    """One twin build: every hostile character in every name, the table printed whole."""
+    names = [f"{kind}{TERMINAL_HOSTILE}" for kind in ("g", "x", "idx", "y")]
+    path = hostile_graph_file(tmp_path, *names)
+    env = dict(os.environ)
+    env.setdefault("AF_TWIN_CACHE", str(Path.home() / ".cache" / "af-twin"))
+    for command in (
+        ["compile", str(path), "-o", str(tmp_path / "out")],
+        ["run", str(path), "--shape", SHAPE],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "af_core", *command],
+            capture_output=True,
+            env=env,
+            timeout=900,
+        )
+        out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")  # strict: every byte UTF-8
+        assert proc.returncode == 0, err
+        assert_printable(out)
+        assert_printable(err)
+    assert "CPU twin vs reference" in out and "match" in out
+    assert "g\\x1b\\x07\\x08\\r" in out  # the graph's name, escaped
