@@ -137,7 +137,9 @@ class KernelContext:
         queues hold theirs, so it never collides with one of a queue's flags)."""
         event = f"AscendC::HardEvent::{src}_{dst}"
         free_id = f"GetTPipePtr()->FetchEventID({event})"
-        return "\n".join((f"AscendC::SetFlag<{event}>({free_id});", f"AscendC::WaitFlag<{event}>({free_id});"))
+        return "\n".join(
+            (f"AscendC::SetFlag<{event}>({free_id});", f"AscendC::WaitFlag<{event}>({free_id});")
+        )
 
     def sync(self, tensor: str, src: str, dst: str) -> str:
         """The flags a call owes between an earlier access of UB tensor ``tensor`` on pipe ``src`` and its
