@@ -48,6 +48,11 @@
 #include "hb_state.h"
 #include "runtime.h"
 
+// The race check runs on every access of every kernel: its loops are compiled optimised even in the twin's
+// -Og builds (the rest of the twin keeps the build's level).
+#pragma GCC push_options
+#pragma GCC optimize("O2")
+
 namespace AfTwin {
 
 struct HbConfig {
@@ -291,11 +296,10 @@ inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t ep
         h.inflight.push_back(HbInFlight{me, a.off, a.old});
     }
     if (a.write) {
-        for (uint64_t b = a.off; b < end; ++b) w[b] = me;
+        std::fill(w + a.off, w + end, me);
         for (uint32_t q = 0; q < kHbPipes; ++q) std::memset(h.ubRead[q].get() + a.off, 0, (end - a.off) * 4);
     } else {
-        uint32_t* r = h.ubRead[pipe].get();
-        for (uint64_t b = a.off; b < end; ++b) r[b] = epoch;
+        std::fill(h.ubRead[pipe].get() + a.off, h.ubRead[pipe].get() + end, epoch);
     }
     if (end > h.ubDirty) h.ubDirty = static_cast<uint32_t>(end);
 }
@@ -548,5 +552,7 @@ inline void SetGmReadOnly(const void* base) {
 }
 
 }  // namespace AfTwin
+
+#pragma GCC pop_options
 
 #endif  // AF_TWIN_HB_H
