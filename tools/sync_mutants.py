@@ -346,6 +346,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--json", default=None, help="write the per-graph figures here")
     parser.add_argument("--table", action="store_true", help="end with a Markdown table of the runs")
     args = parser.parse_args(argv)
+    from af_core.errors import ScheduleError
     from af_core.samples import installed_samples
     from af_core.workloads import load_workloads
 
@@ -358,7 +359,11 @@ def main(argv: Sequence[str]) -> int:
     figures = []
     for name, graph, shapes in jobs:
         for template in args.template or [None]:
-            report = mutate_graph(graph, shapes, template=template)
+            try:
+                report = mutate_graph(graph, shapes, template=template)
+            except ScheduleError as exc:  # the template refuses the graph
+                print(f"[{template}] {name}: {str(exc).splitlines()[0]}", flush=True)
+                continue
             print(f"[{template or 'every template'}] " + describe(report), flush=True)
             executed = [m for m in report.mutants if m.id in report.executed]
             figures.append(
