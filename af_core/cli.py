@@ -523,7 +523,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from af_core.twin import TwinSession
+    from af_core.twin.cache import default_cache_dir, open_cache
 
+    open_cache(default_cache_dir(), create=False)  # a cache af may not use is refused before any other work
     sizes = parse_shape(args.shape)
     graph = _load(args.graph, sizes)
     missing = _missing_sizes(graph, sizes) if not args.inputs else []

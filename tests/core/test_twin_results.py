@@ -10,6 +10,7 @@ import stat
 import sys
 import textwrap
 
+import fake_backend
 import pytest
 
 from af_core.autofuser import Autofuser
@@ -24,13 +25,16 @@ OUT_BYTES = 1 * 3 * 4  # the output is b0 x b1 float32
 
 @pytest.fixture(scope="module")
 def compiled():
-    g = GraphBuilder("g")
-    x = g.data("x", ["a0", "a1"], "float32")
-    i = g.data("index", ["b0", "b1"], "int32")
-    g.output(g.op("Relu", gather(x, 1, i)), "y")
-    graph = g.build()
-    fuser = Autofuser()
-    return graph, fuser.generate(fuser.schedule(graph))
+    # the core's fake back end compiles it (the core alone has no template): only the generated tables
+    # matter here, a fake executable stands in for the build
+    with fake_backend.installed():
+        g = GraphBuilder("g")
+        x = g.data("x", ["a0", "a1"], "float32")
+        i = g.data("index", ["b0", "b1"], "int32")
+        g.output(gather(x, 1, i), "y")
+        graph = g.build()
+        fuser = Autofuser()
+        return graph, fuser.generate(fuser.schedule(graph))
 
 
 def good_report(result) -> dict:

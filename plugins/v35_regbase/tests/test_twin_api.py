@@ -2091,6 +2091,8 @@ def test_every_header_compiles_warning_free_alone(twin_compile, twin_include_dir
         "af_twin/api_dtypes.h",
         "af_twin/core.h",
         "af_twin/datacopy.h",
+        "af_twin/hb.h",
+        "af_twin/hb_state.h",
         "af_twin/instances.h",
         "af_twin/pipe.h",
         "af_twin/reg.h",

@@ -45,6 +45,8 @@ int main() {
         LocalTensor<float> b = in.DeQue<float>();
         LocalTensor<float> c = tmp.Get<float>();
         Adds(c, b, 1.0f, 16);
+        SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+        WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
         DataCopyPad(gy, c, DataCopyExtParams(1, 64, 0, 0, 0));
         in.FreeTensor(b);
     });
