@@ -101,7 +101,7 @@ inline uint32_t HbGmEpoch(uint64_t r) { return static_cast<uint32_t>(r); }
 
 inline const char* HbName(const CoreCtx* c, uint32_t pipe, uint32_t epoch) {
     const auto& v = c->hb.names[pipe];
-    return epoch >= 1 && epoch <= v.size() ? v[epoch - 1] : "an earlier instruction";
+    return epoch >= 1 && epoch <= v.size() ? c->hb.apis[v[epoch - 1]] : "an earlier instruction";
 }
 
 // The sync a kernel owes between an earlier access on pipe `from` and a later one on pipe `to`.
@@ -123,6 +123,7 @@ inline void HbReset(CoreCtx* c) {
         h.vc[p] = HbClock{};
         h.names[p].clear();
     }
+    h.apis.clear();
     for (auto& row : h.flags) {
         for (HbFlag& f : row) f = HbFlag{};
     }
@@ -403,6 +404,19 @@ inline void HbCheckThreads(CoreCtx* c, const char* api) {
     }
 }
 
+// The index of `api` among the names the core's instructions used (API names are string literals: the last
+// one found is tried first, then the rest; a kernel calls a few dozen).
+inline uint16_t HbApiIndex(HbCore& h, const char* api) {
+    static thread_local size_t last = 0;
+    if (last < h.apis.size() && h.apis[last] == api) return static_cast<uint16_t>(last);
+    for (size_t i = 0; i < h.apis.size(); ++i) {
+        if (h.apis[i] == api) return static_cast<uint16_t>(last = i);
+    }
+    if (h.apis.size() == 0xFFFF) return 0;  // never in practice; the report then names another api
+    h.apis.push_back(api);
+    return static_cast<uint16_t>(last = h.apis.size() - 1);
+}
+
 // Issues one instruction of `pipe` named `api` and checks and records the accesses the call made;
 // `readsAfter`: the call reads its operands after this (a memory vector call, a scalar read), so in lag
 // mode it can be made to read what a write not yet landed replaced.
@@ -420,7 +434,7 @@ inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter
     if (pipe == kPipeS || (pipe == kPipeV && !gHb.strictPipeV)) h.vc[pipe].t[pipe] = h.issued[pipe];
     const uint32_t epoch = ++h.issued[pipe];
     if (epoch > kHbEpochMask) Fail("launch", "the race check counts at most %u instructions a pipe", kHbEpochMask);
-    if (h.names[pipe].size() < kHbNames) h.names[pipe].push_back(api);
+    if (h.names[pipe].size() < kHbNames) h.names[pipe].push_back(HbApiIndex(h, api));
     if (h.pending.empty()) return;
     if (pipe == kPipeV) HbCheckThreads(c, api);
     for (const HbAccess& a : h.pending) {

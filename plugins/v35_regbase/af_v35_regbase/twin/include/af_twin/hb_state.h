@@ -84,7 +84,10 @@ struct HbCore {
     std::vector<HbSwapped> swapped;             // lag mode: bytes to put back before the next instruction
     uint64_t laggedReads = 0;                   // lag mode: reads that saw a write before it landed
     bool readsAfter = false;                    // the instruction being committed reads its operands after
-    std::vector<const char*> names[kHbPipes];   // api of every instruction, by epoch - 1
+    // api of every instruction, by epoch - 1, as an index into `apis` (the few API names a kernel calls): two
+    // bytes an instruction, where a pointer would take eight
+    std::vector<uint16_t> names[kHbPipes];
+    std::vector<const char*> apis;
     // UB shadow: per byte, the last write (pipe << 30 | epoch, 0 = none) and the last read per pipe
     struct Free {
         void operator()(uint32_t* p) const { std::free(p); }
