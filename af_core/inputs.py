@@ -142,6 +142,8 @@ def _index_values(
     negative: bool,
     out_of_range: float,
 ) -> np.ndarray:
+    if count == 0:  # no index to draw (the input axis may be empty too)
+        return np.zeros(0, dtype=np.int64)
     if distribution.startswith("zipf"):
         alpha = float(distribution[4:] or 1.1)
         ranks = rng.zipf(alpha, count) - 1
