@@ -194,9 +194,14 @@ class TwinSession:
         tiling_key: int | None = None,
         **kw: Any,
     ) -> GraphRun:
+        """Run at ``sizes`` on random inputs (or on ``inputs``) and compare with the reference.
+
+        The reference runs first: inputs it refuses (an index out of range where the graph does not
+        check bounds) raise its :class:`af_core.errors.AscirError` before the twin runs them.
+        """
         inputs = inputs or self.inputs(sizes, seed=seed, **kw)
-        twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
+        twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         comparisons = []
         for name, expected in reference.items():
             dtype = self.scheduled.info[name].dtype
