@@ -148,3 +148,16 @@ class ToolchainError(TwinError):
 
 class UsageError(AfError, ValueError):
     """A command-line argument that cannot be used (``afc`` prints it as one line, exit 2)."""
+
+
+class MemoryBudgetError(UsageError):
+    """A run whose estimated host memory exceeds the limit (``--max-memory``, ``AF_MAX_MEMORY``, or a
+    share of the memory available); raised before any array of the run is allocated.
+
+    ``estimate`` and ``limit`` are the bytes compared (``estimate`` > ``limit``).
+    """
+
+    def __init__(self, message: str, *, estimate: int, limit: int) -> None:
+        self.estimate = estimate
+        self.limit = limit
+        super().__init__(message)
