@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from af_core.autofuser import AutofuserOptions
     from af_core.ir.graph import HintGraph
     from af_core.twin import GraphRun
+    from af_core.twin.budget import MemoryLimit
 
 #: Largest size value ``--shape`` accepts (sizes are int64 on the device).
 MAX_SIZE_VALUE = (1 << 63) - 1
@@ -104,6 +105,11 @@ def classify(exc: BaseException) -> tuple[int, str]:
     """
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "afc: interrupted"
+    if isinstance(exc, MemoryError):
+        return EXIT_ERROR, (
+            f"afc: error: out of host memory ({_first_line(exc)}); lower the sizes or the memory limit "
+            "(--max-memory, AF_MAX_MEMORY)"
+        )
     if isinstance(exc, ToolchainError):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
     if isinstance(exc, (TwinError, CodegenError)) and not _is_tiling_refusal(exc):
@@ -422,16 +428,21 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Sizes, files and the memory budget are checked before g++ builds anything or an array is made."""
     from af_core.twin import TwinSession
+    from af_core.twin.budget import memory_limit
 
+    limit = memory_limit(args.max_memory)  # a bad AF_MAX_MEMORY is refused first
     sizes = parse_shape(args.shape)
     graph = _load(args.graph, sizes)
     missing = _missing_sizes(graph, sizes) if not args.inputs else []
     if missing:
         raise UsageError(f"--shape needs a value for {', '.join(missing)}")
-    arrays = read_input_arrays(Path(args.inputs), graph) if args.inputs else None
+    arrays = read_input_arrays(Path(args.inputs), graph, limit) if args.inputs else None
     kernel = read_kernel_file(Path(args.kernel)) if args.kernel else None
-    session = TwinSession(graph, _options(args), sanitize=args.sanitize, kernel=kernel)
+    session = TwinSession(
+        graph, _options(args), sanitize=args.sanitize, kernel=kernel, max_memory=limit, defer_build=True
+    )
     keys = [c.tiling_key for c in session.scheduled.cases]
     if args.tiling_key is not None and args.tiling_key not in keys:
         raise UsageError(
@@ -441,11 +452,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if arrays is not None:
         inputs = session.inputs(sizes, arrays=arrays)
+        run = session.check(inputs=inputs, core_num=args.cores, tiling_key=args.tiling_key)
     else:
-        inputs = session.inputs(sizes, seed=args.seed)
-    run = session.check(inputs=inputs, core_num=args.cores, tiling_key=args.tiling_key)
-    _print_runs(_console(), [(graph.name, inputs.sizes, run)])
+        run = session.check(sizes, seed=args.seed, core_num=args.cores, tiling_key=args.tiling_key)
+    _print_runs(_console(), [(graph.name, run.inputs.sizes, run)])
     return 0 if run.ok else EXIT_MISMATCH
+
+
+def _max_memory(text: str) -> MemoryLimit:
+    """``--max-memory``: a byte count such as 512M or 8G."""
+    from af_core.twin.budget import MemoryLimit, parse_bytes
+
+    try:
+        return MemoryLimit(parse_bytes(text, "--max-memory"), "--max-memory")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 #: the largest kernel file ``afc run --kernel`` reads
@@ -473,25 +494,57 @@ def read_kernel_file(path: Path) -> str:
         raise UsageError(f"--kernel '{path}' is not a readable UTF-8 text file: {_first_line(exc)}") from None
 
 
-def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
-    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused."""
+def read_input_arrays(
+    directory: Path, graph: HintGraph, limit: MemoryLimit | None = None
+) -> dict[str, np.ndarray]:
+    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused.
+
+    Each file must be a regular file holding every byte its header announces (it is mapped, not read,
+    to learn that); together the arrays must fit ``limit`` before any is read into memory.
+    """
+    import stat
+
     import numpy as np
+
+    from af_core.errors import MemoryBudgetError
+    from af_core.twin.budget import format_bytes, memory_limit
 
     if not directory.is_dir():
         raise UsageError(f"--inputs '{directory}' is not a directory")
     data = {n.name for n in graph.nodes() if n.op.compute_type == "data"}
-    arrays = {}
+    mapped = {}
     for path in sorted(directory.glob("*.npy")):
         if path.stem not in data:
             raise UsageError(
                 f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
             )
         try:
-            arrays[path.stem] = np.load(path, allow_pickle=False)
+            regular = stat.S_ISREG(path.stat().st_mode)
+        except OSError as exc:
+            raise UsageError(f"--inputs file '{path}' cannot be read: {_first_line(exc)}") from None
+        if not regular:  # a FIFO or a device would block or never end
+            raise UsageError(f"--inputs file '{path}' is not a regular file")
+        try:
+            mapped[path.stem] = np.load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError, EOFError) as exc:
             raise UsageError(
                 f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
             ) from None
+    limit = memory_limit(limit)
+    total = sum(int(m.nbytes) for m in mapped.values())
+    if total > limit.bytes:
+        raise MemoryBudgetError(
+            f"--inputs arrays hold {format_bytes(total)}, over the memory limit of {format_bytes(limit.bytes)} "
+            f"({limit.source}); raise it with --max-memory or AF_MAX_MEMORY",
+            estimate=total,
+            limit=limit.bytes,
+        )
+    arrays = {}
+    for name, array in mapped.items():
+        try:
+            arrays[name] = np.array(array)
+        except OSError as exc:
+            raise UsageError(f"--inputs file '{name}.npy' cannot be read: {_first_line(exc)}") from None
     return arrays
 
 
@@ -641,13 +694,15 @@ def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
+        if not run.twin.launched:
+            detail += " (empty, no launch)"
         shape = ",".join(f"{demangle(k)}={v}" for k, v in sizes.items())  # sizes are keyed by C++ names
         table.add_row(
             _t(name),
             _t(shape),
             _t(run.template),
-            str(run.twin.tiling_key),
-            str(run.twin.block_dim),
+            str(run.twin.tiling_key) if run.twin.launched else "-",
+            str(run.twin.block_dim) if run.twin.launched else "-",
             result + detail,
             _count(c, "gm_read_bytes"),
             _count(c, "gm_write_bytes"),
@@ -892,6 +947,14 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
         type=_non_negative_int,
         default=None,
         help="run this case instead of the host tiling's pick",
+    )
+    p.add_argument(
+        "--max-memory",
+        type=_max_memory,
+        default=None,
+        metavar="SIZE",
+        help="host memory the run may take, such as 512M or 8G (default: $AF_MAX_MEMORY, else half "
+        "the memory available); a run estimated to need more is refused before it starts",
     )
     p.set_defaults(func=cmd_run)
 

@@ -184,14 +184,15 @@ def _index_values(
     return values
 
 
-def pack_inputs(
+def input_sizes(
     graph: HintGraph,
     arrays: Mapping[str, np.ndarray],
     sizes: Mapping[str, int] | None = None,
     *,
     info: GraphInfo | None = None,
-) -> GraphInputs:
-    """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
+) -> dict[str, int]:
+    """``sizes`` (keyed by symbol name), with every size an axis of a Data node is alone deduced from
+    the shape of its array in ``arrays`` (a given size wins)."""
     info = info or validate(graph)
     env = graph.size_env(sizes or {})
     import sympy
@@ -202,6 +203,19 @@ def pack_inputs(
                 expr = sympy.sympify(expr)
                 if expr.is_Symbol:
                     env.setdefault(expr.name, int(n))
+    return env
+
+
+def pack_inputs(
+    graph: HintGraph,
+    arrays: Mapping[str, np.ndarray],
+    sizes: Mapping[str, int] | None = None,
+    *,
+    info: GraphInfo | None = None,
+) -> GraphInputs:
+    """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
+    info = info or validate(graph)
+    env = input_sizes(graph, arrays, sizes, info=info)
     storage: dict[str, np.ndarray] = {}
     logical: dict[str, np.ndarray] = {}
     for node in graph.nodes():

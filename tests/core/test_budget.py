@@ -118,3 +118,8 @@ def test_a_run_over_the_limit_is_refused_naming_sizes_estimate_and_limit():
     assert "over the limit of" in message and "(--max-memory)" in message and "\n" not in message
     assert (caught.value.estimate, caught.value.limit) == (estimate.total, estimate.total - 1)
     assert classify(caught.value) == (EXIT_ERROR, f"afc: error: {message}")
+
+
+def test_running_out_of_memory_anyway_is_a_user_error_not_a_bug():
+    code, message = classify(MemoryError("Unable to allocate 4.66 TiB"))
+    assert code == EXIT_ERROR and "out of host memory" in message and "--max-memory" in message
