@@ -6,7 +6,8 @@
     afc compile GRAPH... [-j N] -o DIR       write kernel, tiling, tiling data, infer_shape, proto, report, pictures
     afc graph GRAPH --format mermaid|dot|svg draw the graph and each case's stages and workspaces
     afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
-    afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
+    afc run GRAPH --shape k=v [--inputs DIR] [--max-memory SIZE]
+                                         run on the CPU twin and compare with the reference
     afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
     afc NAME ...                         a command an installed plugin adds (hook af_register_commands)
