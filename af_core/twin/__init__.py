@@ -11,7 +11,7 @@ against the size contract and its host memory against the limit (:mod:`af_core.t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -146,6 +146,18 @@ class GraphRun:
         return head + "\n" + "\n".join("  " + c.describe() for c in self.comparisons)
 
 
+def held_bytes(arrays: Iterable[object]) -> int:
+    """Bytes of memory ``arrays`` hold: each view counts its base buffer once (a broadcast view of a
+    small array holds only that array's bytes)."""
+    bases: dict[int, int] = {}
+    for item in arrays:
+        array = np.asarray(item)
+        while isinstance(array.base, np.ndarray):
+            array = array.base
+        bases[id(array)] = int(array.nbytes)
+    return sum(bases.values())
+
+
 class TwinSession:
     """A graph compiled once for the twin; run it with any sizes.
 
@@ -228,7 +240,7 @@ class TwinSession:
         into storage (sizes deduced from their shapes); the run is planned (:meth:`plan`) first."""
         if arrays is not None:
             env = input_sizes(self.graph, arrays, sizes, info=self.scheduled.info)
-            self.plan(env, held=sum(int(np.asarray(a).nbytes) for a in arrays.values()))
+            self.plan(env, held=held_bytes(arrays.values()))
             return pack_inputs(self.graph, arrays, env, info=self.scheduled.info)
         plan = self.plan(sizes)
         return make_inputs(self.graph, plan.sizes, seed=seed, info=self.scheduled.info, **kw)

@@ -123,3 +123,13 @@ def test_a_run_over_the_limit_is_refused_naming_sizes_estimate_and_limit():
 def test_running_out_of_memory_anyway_is_a_user_error_not_a_bug():
     code, message = classify(MemoryError("Unable to allocate 4.66 TiB"))
     assert code == EXIT_ERROR and "out of host memory" in message and "--max-memory" in message
+
+
+def test_input_arrays_count_the_memory_they_hold_not_their_views():
+    import numpy as np
+
+    from af_core.twin import held_bytes
+
+    row = np.zeros(100, np.float32)
+    assert held_bytes([row, np.broadcast_to(row[:, None], (100, 1000))]) == 400  # one buffer, counted once
+    assert held_bytes([np.zeros(3), [1, 2]]) == 24 + 16
