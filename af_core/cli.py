@@ -6,7 +6,8 @@
     afc compile GRAPH... [-j N] -o DIR       write kernel, tiling, tiling data, infer_shape, proto, report, pictures
     afc graph GRAPH --format mermaid|dot|svg draw the graph and each case's stages and workspaces
     afc explain GRAPH --shape k=v          why each candidate was chosen, dropped or rejected
-    afc run GRAPH --shape k=v [--inputs DIR] run on the CPU twin and compare with the reference
+    afc run GRAPH --shape k=v [--inputs DIR] [--max-memory SIZE]
+                                         run on the CPU twin and compare with the reference
     afc check GRAPH... [--ascendc DIR]      type-check the kernels against the official AscendC headers
     afc demo                             compile the sample graphs and run them on the twin
     afc NAME ...                         a command an installed plugin adds (hook af_register_commands)
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     from af_core.commands import PluginCommand
     from af_core.ir.graph import HintGraph
     from af_core.twin import GraphRun
+    from af_core.twin.budget import MemoryLimit
 
 #: Largest size value ``--shape`` accepts (sizes are int64 on the device).
 MAX_SIZE_VALUE = (1 << 63) - 1
@@ -180,6 +182,11 @@ def classify(exc: BaseException) -> tuple[int, str]:
     """
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "afc: interrupted"
+    if isinstance(exc, MemoryError):
+        return EXIT_ERROR, (
+            f"afc: error: out of host memory ({_first_line(exc)}); lower the sizes or the memory limit "
+            "(--max-memory, AF_MAX_MEMORY)"
+        )
     if isinstance(exc, ToolchainError):
         return EXIT_ERROR, f"afc: error: {_first_line(exc)}"
     if isinstance(exc, PluginCommandError):
@@ -522,18 +529,23 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Sizes, files and the memory budget are checked before g++ builds anything or an array is made."""
     from af_core.twin import TwinSession
+    from af_core.twin.budget import memory_limit
     from af_core.twin.cache import default_cache_dir, open_cache
 
+    limit = memory_limit(args.max_memory)  # a bad AF_MAX_MEMORY is refused first
     open_cache(default_cache_dir(), create=False)  # a cache af may not use is refused before any other work
     sizes = parse_shape(args.shape)
     graph = _load(args.graph, sizes)
     missing = _missing_sizes(graph, sizes) if not args.inputs else []
     if missing:
         raise UsageError(f"--shape needs a value for {', '.join(missing)}")
-    arrays = read_input_arrays(Path(args.inputs), graph) if args.inputs else None
+    arrays = read_input_arrays(Path(args.inputs), graph, limit) if args.inputs else None
     kernel = read_kernel_file(Path(args.kernel)) if args.kernel else None
-    session = TwinSession(graph, _options(args), sanitize=args.sanitize, kernel=kernel)
+    session = TwinSession(
+        graph, _options(args), sanitize=args.sanitize, kernel=kernel, max_memory=limit, defer_build=True
+    )
     keys = [c.tiling_key for c in session.scheduled.cases]
     if args.tiling_key is not None and args.tiling_key not in keys:
         raise UsageError(
@@ -543,11 +555,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if arrays is not None:
         inputs = session.inputs(sizes, arrays=arrays)
+        run = session.check(inputs=inputs, core_num=args.cores, tiling_key=args.tiling_key)
     else:
-        inputs = session.inputs(sizes, seed=args.seed)
-    run = session.check(inputs=inputs, core_num=args.cores, tiling_key=args.tiling_key)
-    _print_runs(_console(), [(graph.name, inputs.sizes, run)])
+        run = session.check(sizes, seed=args.seed, core_num=args.cores, tiling_key=args.tiling_key)
+    _print_runs(_console(), [(graph.name, run.inputs.sizes, run)])
     return 0 if run.ok else EXIT_MISMATCH
+
+
+def _max_memory(text: str) -> MemoryLimit:
+    """``--max-memory``: a byte count such as 512M or 8G."""
+    from af_core.twin.budget import MemoryLimit, parse_bytes
+
+    try:
+        return MemoryLimit(parse_bytes(text, "--max-memory"), "--max-memory")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 #: the largest kernel file ``afc run --kernel`` reads
@@ -598,29 +620,85 @@ def read_kernel_file(path: Path) -> str:
             raise UsageError(f"{what} is not a readable UTF-8 text file: {_first_line(exc)}") from None
 
 
-def read_input_arrays(directory: Path, graph: HintGraph) -> dict[str, np.ndarray]:
-    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node, or that is not
-    a regular file (a FIFO would block the read), is refused."""
+def read_input_arrays(
+    directory: Path, graph: HintGraph, limit: MemoryLimit | None = None
+) -> dict[str, np.ndarray]:
+    """``<Data name>.npy`` files of ``directory`` (no pickles); a file naming no Data node is refused.
+
+    Each file must be a regular file (a FIFO would block the read) holding every byte its header
+    announces; the headers are read first, and together the arrays must fit ``limit`` before any
+    array is read into memory.
+    """
     import numpy as np
+
+    from af_core.errors import MemoryBudgetError
+    from af_core.twin.budget import format_bytes, memory_limit
 
     if not directory.is_dir():
         raise UsageError(f"--inputs '{directory}' is not a directory")
     data = {n.name for n in graph.nodes() if n.op.compute_type == "data"}
-    arrays = {}
-    for path in sorted(directory.glob("*.npy")):
-        if path.stem not in data:
-            raise UsageError(
-                f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
+    opened: dict[str, Any] = {}
+    try:
+        total = 0
+        for path in sorted(directory.glob("*.npy")):
+            if path.stem not in data:
+                raise UsageError(
+                    f"--inputs file '{path.name}' names no Data node (Data nodes: {', '.join(sorted(data))})"
+                )
+            what = f"--inputs file '{path}'"
+            handle, size = open_regular(path, what)
+            opened[path.stem] = handle
+            total += _npy_payload(handle, size, what)
+        limit = memory_limit(limit)
+        if total > limit.bytes:
+            raise MemoryBudgetError(
+                f"--inputs arrays hold {format_bytes(total)}, over the memory limit of "
+                f"{format_bytes(limit.bytes)} ({limit.source}); raise it with --max-memory or AF_MAX_MEMORY",
+                estimate=total,
+                limit=limit.bytes,
             )
-        handle, _size = open_regular(path, f"--inputs file '{path}'")
-        with handle:
+        arrays = {}
+        for name, handle in opened.items():
+            handle.seek(0)
             try:
-                arrays[path.stem] = np.load(handle, allow_pickle=False)
+                arrays[name] = np.load(handle, allow_pickle=False)
             except (OSError, ValueError, EOFError) as exc:
                 raise UsageError(
-                    f"--inputs file '{path}' is not a readable .npy array: {_first_line(exc)}"
+                    f"--inputs file '{name}.npy' is not a readable .npy array: {_first_line(exc)}"
                 ) from None
+    finally:
+        for handle in opened.values():
+            handle.close()
     return arrays
+
+
+def _npy_payload(handle: Any, size: int, what: str) -> int:
+    """The bytes of the array a .npy file's header announces; the file must hold them all."""
+    import numpy as np
+
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(handle)
+        if version == (1, 0):
+            shape, _fortran, dtype = fmt.read_array_header_1_0(handle)
+        elif version in ((2, 0), (3, 0)):
+            shape, _fortran, dtype = fmt.read_array_header_2_0(handle)
+        else:
+            raise ValueError(f"format version {version[0]}.{version[1]} is not one numpy reads")
+    except (OSError, ValueError, EOFError) as exc:
+        raise UsageError(f"{what} is not a readable .npy array: {_first_line(exc)}") from None
+    if dtype.hasobject:
+        raise UsageError(f"{what} is not a readable .npy array: it holds Python objects (pickles are refused)")
+    count = 1
+    for n in shape:
+        count *= int(n)
+    payload = count * dtype.itemsize
+    if handle.tell() + payload > size:
+        raise UsageError(
+            f"{what} is not a readable .npy array: its header announces {payload} bytes of data "
+            f"and the file holds {max(size - handle.tell(), 0)}"
+        )
+    return payload
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -769,13 +847,15 @@ def _print_runs(console: Console, rows: list[tuple[str, dict[str, int], GraphRun
         c = run.twin.counters
         result = "[green]match[/green]" if run.ok else "[red]MISMATCH[/red]"
         detail = " (bitwise)" if run.ok and all(x.exact for x in run.comparisons) else ""
+        if not run.twin.launched:
+            detail += " (empty, no launch)"
         shape = ",".join(f"{demangle(k)}={v}" for k, v in sizes.items())  # sizes are keyed by C++ names
         table.add_row(
             _t(name),
             _t(shape),
             _t(run.template),
-            str(run.twin.tiling_key),
-            str(run.twin.block_dim),
+            str(run.twin.tiling_key) if run.twin.launched else "-",
+            str(run.twin.block_dim) if run.twin.launched else "-",
             result + detail,
             _count(c, "gm_read_bytes"),
             _count(c, "gm_write_bytes"),
@@ -1038,6 +1118,14 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
         type=_non_negative_int,
         default=None,
         help="run this case instead of the host tiling's pick",
+    )
+    p.add_argument(
+        "--max-memory",
+        type=_max_memory,
+        default=None,
+        metavar="SIZE",
+        help="host memory the run may take, such as 512M or 8G (default: $AF_MAX_MEMORY, else half "
+        "the memory available); a run estimated to need more is refused before it starts",
     )
     p.set_defaults(func=cmd_run)
 

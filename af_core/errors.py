@@ -185,3 +185,26 @@ class ToolchainError(TwinError):
 
 class UsageError(AfError, ValueError):
     """A command-line argument that cannot be used (``afc`` prints it as one line, exit 2)."""
+
+
+class SizeError(UsageError):
+    """A size value a graph cannot run with: the message names the size, its value and the rule it breaks.
+
+    Raised before anything is allocated for a run (``afc run``, :class:`af_core.twin.TwinSession`):
+    a size outside 0 .. 2^63-1 or above the graph's declared maximum, a tensor whose bytes would not fit
+    an int64 offset, a shape relation the graph needs (an index no larger than its input), or a size of
+    0 that leaves an output non-empty.
+    """
+
+
+class MemoryBudgetError(UsageError):
+    """A run whose estimated host memory exceeds the limit (``--max-memory``, ``AF_MAX_MEMORY``, or a
+    share of the memory available); raised before any array of the run is allocated.
+
+    ``estimate`` and ``limit`` are the bytes compared (``estimate`` > ``limit``).
+    """
+
+    def __init__(self, message: str, *, estimate: int, limit: int) -> None:
+        self.estimate = estimate
+        self.limit = limit
+        super().__init__(message)

@@ -142,6 +142,8 @@ def _index_values(
     negative: bool,
     out_of_range: float,
 ) -> np.ndarray:
+    if count == 0:  # no index to draw (the input axis may be empty too)
+        return np.zeros(0, dtype=np.int64)
     if distribution.startswith("zipf"):
         alpha = float(distribution[4:] or 1.1)
         ranks = rng.zipf(alpha, count) - 1
@@ -182,14 +184,15 @@ def _index_values(
     return values
 
 
-def pack_inputs(
+def input_sizes(
     graph: HintGraph,
     arrays: Mapping[str, np.ndarray],
     sizes: Mapping[str, int] | None = None,
     *,
     info: GraphInfo | None = None,
-) -> GraphInputs:
-    """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
+) -> dict[str, int]:
+    """``sizes`` (keyed by symbol name), with every size an axis of a Data node is alone deduced from
+    the shape of its array in ``arrays`` (a given size wins)."""
     info = info or validate(graph)
     env = graph.size_env(sizes or {})
     import sympy
@@ -200,6 +203,19 @@ def pack_inputs(
                 expr = sympy.sympify(expr)
                 if expr.is_Symbol:
                     env.setdefault(expr.name, int(n))
+    return env
+
+
+def pack_inputs(
+    graph: HintGraph,
+    arrays: Mapping[str, np.ndarray],
+    sizes: Mapping[str, int] | None = None,
+    *,
+    info: GraphInfo | None = None,
+) -> GraphInputs:
+    """Storage for user-given logical arrays (checked against stride-0 broadcasts)."""
+    info = info or validate(graph)
+    env = input_sizes(graph, arrays, sizes, info=info)
     storage: dict[str, np.ndarray] = {}
     logical: dict[str, np.ndarray] = {}
     for node in graph.nodes():

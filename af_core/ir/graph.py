@@ -28,6 +28,7 @@ import sympy
 
 from af_core import dtypes as dt
 from af_core.errors import AttrError, GraphStructureError, UnknownOpError
+from af_core.ir.sizes import MAX_LITERAL as INT64_MAX
 from af_core.ir.sizes import Expr, as_expr, size_symbol
 
 if TYPE_CHECKING:
@@ -391,6 +392,12 @@ class HintGraph:
         name = str(name_or_value)
         if not name.isidentifier():
             raise ValueError(f"size name '{name}' is not an identifier")
+        if max_value is not None and (
+            isinstance(max_value, bool) or not isinstance(max_value, int) or not 1 <= max_value <= INT64_MAX
+        ):
+            raise ValueError(
+                f"the maximum of size '{name}' must be an integer from 1 to 2^63-1 or none, got {max_value!r}"
+            )
         existing = self._sizes.get(name)
         if existing is not None:
             if max_value is not None and existing.max_value != max_value:

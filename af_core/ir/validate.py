@@ -31,7 +31,7 @@ from af_core.errors import (
     ShapeError,
 )
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, contiguous_strides, size_name, storage_elements
+from af_core.ir.sizes import Expr, contiguous_strides, expand_polynomial, size_name, storage_elements
 from af_core.naming import demangle
 from af_core.ops.core_ops import normalize_dim
 from af_core.ops.opdef import InferContext, PortInfo
@@ -289,8 +289,24 @@ def _upper_bounds(graph: HintGraph, exprs: list[Expr]) -> dict[str, int] | None:
 def _check_overflow(
     graph: HintGraph, node: Node, dtype: dt.DType, sizes: Sequence[Expr], strides: Sequence[Expr]
 ) -> None:
-    """Largest byte offset of the tensor must fit int64 for all declared sizes."""
+    """Largest byte offset of the tensor must fit int64 for all declared sizes.
+
+    Whatever the sizes, no constant of its byte span may leave int64 either (a constant stride of
+    2^62 float32 elements): the kernel and the host tiling spell those constants as int64 literals.
+    """
     span = storage_elements(sizes, strides) * dtype.itemsize
+    for what, expr in [*((f"stride {s} in bytes", s * dtype.itemsize) for s in strides), ("byte span", span)]:
+        expr = expand_polynomial(expr)
+        for term in sympy.Add.make_args(expr):
+            constant = abs(term.as_coeff_Mul()[0])
+            if constant > INT64_MAX:
+                raise OverflowRiskError(
+                    "byte-offset-int64",
+                    f"its {what}, {expr}, holds the constant {constant}, which exceeds int64 whatever the sizes",
+                    node=node.name,
+                    port="y",
+                    values={"strides": [str(s) for s in strides]},
+                )
     elements = sympy.Integer(1)
     for s in sizes:
         elements = elements * s

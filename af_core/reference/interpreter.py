@@ -39,7 +39,8 @@ def to_dtype(values: np.ndarray, dtype: dt.DType) -> np.ndarray:
         return values.astype(dtype.np)
 
 
-_VALUE_PRESERVING = ("load", "store", "output", "workspace", "broadcast")
+#: Compute types whose value the reference keeps as its input's array (a view: no memory of its own).
+VALUE_PRESERVING = ("load", "store", "output", "workspace", "broadcast")
 
 
 def evaluate(
@@ -128,7 +129,7 @@ def _run(
         result = np.asarray(node.op.reference(ctx))
         if result.shape != shape:
             result = np.broadcast_to(result, shape)
-        if node.op.compute_type in _VALUE_PRESERVING:
+        if node.op.compute_type in VALUE_PRESERVING:
             values[name] = result  # same values and dtype: keep views (broadcast inputs stay small)
         else:
             values[name] = to_dtype(result, ni.dtype)

@@ -25,6 +25,7 @@ import attrs
 import sympy
 
 from af_core.errors import TilingError
+from af_core.naming import demangle
 from af_core.policy import DEFAULT_POLICY, SelectionPolicy
 from af_core.registry import lookup_policy
 from af_core.tiling.int64 import Int64Failure, evaluate
@@ -224,12 +225,14 @@ def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]
     env["core_num"] = int(core_num)
     env["ub_size"] = int(ub_size)
     for guard in guards:
+        names = sorted(s.name for s in sympy.sympify(guard.expr).free_symbols if s.name in env)
+        at = ", ".join(f"{demangle(n)}={env[n]}" for n in names)
         try:
             holds = _value(guard.expr, env)
         except Int64Failure as exc:
-            raise TilingError(f"{guard.message} (its check leaves int64: {exc})") from None
+            raise TilingError(f"{guard.message} at sizes {at} (its check leaves int64: {exc})") from None
         if not holds:
-            raise TilingError(guard.message)
+            raise TilingError(f"{guard.message} at sizes {at}")
     return env
 
 

@@ -4,12 +4,14 @@
     check = session.check({"s0": 8, ...}, seed=1)  # random inputs, twin vs reference
     assert check.ok, check.describe()
 
-``run_graph`` does the same for one run.
+``run_graph`` does the same for one run. Before a run allocates anything, its sizes are checked
+against the size contract and its host memory against the limit (:mod:`af_core.twin.plan`):
+:class:`af_core.errors.SizeError` and :class:`af_core.errors.MemoryBudgetError` refuse it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -18,14 +20,26 @@ import numpy as np
 from af_core import dtypes as dt
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.codegen.codegen import CodegenResult
-from af_core.inputs import GraphInputs, make_inputs, pack_inputs
+from af_core.inputs import GraphInputs, input_sizes, make_inputs, pack_inputs
 from af_core.ir.graph import HintGraph
 from af_core.reference.interpreter import evaluate
-from af_core.twin.runner import TwinBuild, TwinRun, TwinRunner, TwinSanitizerError, TwinTilingError
+from af_core.twin.budget import MemoryEstimate, MemoryLimit
+from af_core.twin.plan import RunPlan, plan_run
+from af_core.twin.runner import (
+    TwinBuild,
+    TwinRun,
+    TwinRunner,
+    TwinSanitizerError,
+    TwinTilingError,
+    no_launch,
+)
 
 __all__ = [
     "Comparison",
     "GraphRun",
+    "MemoryEstimate",
+    "MemoryLimit",
+    "RunPlan",
     "TwinRun",
     "TwinRunner",
     "TwinSanitizerError",
@@ -127,11 +141,30 @@ class GraphRun:
 
     def describe(self) -> str:
         head = f"tiling key {self.twin.tiling_key} ({self.template}) on {self.twin.block_dim} cores"
+        if not self.twin.launched:
+            head = "no kernel launched: every output is empty"
         return head + "\n" + "\n".join("  " + c.describe() for c in self.comparisons)
 
 
+def held_bytes(arrays: Iterable[object]) -> int:
+    """Bytes of memory ``arrays`` hold: each view counts its base buffer once (a broadcast view of a
+    small array holds only that array's bytes)."""
+    bases: dict[int, int] = {}
+    for item in arrays:
+        array = np.asarray(item)
+        while isinstance(array.base, np.ndarray):
+            array = array.base
+        bases[id(array)] = int(array.nbytes)
+    return sum(bases.values())
+
+
 class TwinSession:
-    """A graph compiled once for the twin; run it with any sizes."""
+    """A graph compiled once for the twin; run it with any sizes.
+
+    Every run is checked first (:meth:`plan`): sizes against the size contract, host memory against
+    ``max_memory`` (bytes, or a :class:`MemoryLimit`; default :func:`af_core.twin.budget.memory_limit`:
+    ``AF_MAX_MEMORY``, else half the memory available).
+    """
 
     def __init__(
         self,
@@ -141,9 +174,12 @@ class TwinSession:
         sanitize: bool = False,
         runner: TwinRunner | None = None,
         kernel: str | None = None,
+        max_memory: int | MemoryLimit | None = None,
+        defer_build: bool = False,
     ) -> None:
         """``kernel`` replaces the generated kernel.cpp text (a hand-edited kernel for the same graph: the
-        host tiling, tiling data and infer_shape stay the generated ones)."""
+        host tiling, tiling data and infer_shape stay the generated ones). ``defer_build`` leaves the g++
+        build to the first run that launches a kernel (a refused or empty run builds nothing)."""
         self.graph = graph
         self.fuser = Autofuser(options or AutofuserOptions())
         self.scheduled = self.fuser.schedule(graph)
@@ -151,8 +187,46 @@ class TwinSession:
         if kernel is not None:
             self.result = attrs.evolve(self.result, kernel=kernel)
         self.runner = runner or TwinRunner(self.fuser.platform, sanitize=sanitize)
-        self.build: TwinBuild = self.runner.build(self.result)
+        self.max_memory = max_memory
+        self._build: TwinBuild | None = None
+        if not defer_build:
+            self._build = self.runner.build(self.result)
         self.exact = not has_math(graph)
+
+    @property
+    def build(self) -> TwinBuild:
+        """The twin build of the kernel (built on first use when the session deferred it)."""
+        if self._build is None:
+            self._build = self.runner.build(self.result)
+        return self._build
+
+    def plan(
+        self,
+        sizes: Mapping[str, int] | None = None,
+        *,
+        core_num: int | None = None,
+        ub_size: int | None = None,
+        tiling_key: int | None = None,
+        held: int = 0,
+    ) -> RunPlan:
+        """Check a run at ``sizes`` before anything is allocated (:func:`af_core.twin.plan.plan_run`).
+
+        Raises :class:`af_core.errors.SizeError` for sizes the graph cannot run with,
+        :class:`af_core.errors.TilingError` when no case fits, and
+        :class:`af_core.errors.MemoryBudgetError` when the run's estimated host memory exceeds the limit;
+        ``held`` bytes of input arrays already in memory count with the inputs.
+        """
+        return plan_run(
+            self.scheduled,
+            self.graph,
+            sizes,
+            core_num=core_num,
+            ub_size=ub_size,
+            tiling_key=tiling_key,
+            limit=self.max_memory,
+            held=held,
+            sanitize=self.runner.sanitize,
+        )
 
     def inputs(
         self,
@@ -162,9 +236,14 @@ class TwinSession:
         arrays: Mapping[str, np.ndarray] | None = None,
         **kw: Any,
     ) -> GraphInputs:
+        """Random inputs at ``sizes`` (``**kw``: :func:`af_core.inputs.make_inputs`), or ``arrays`` packed
+        into storage (sizes deduced from their shapes); the run is planned (:meth:`plan`) first."""
         if arrays is not None:
-            return pack_inputs(self.graph, arrays, sizes, info=self.scheduled.info)
-        return make_inputs(self.graph, sizes or {}, seed=seed, info=self.scheduled.info, **kw)
+            env = input_sizes(self.graph, arrays, sizes, info=self.scheduled.info)
+            self.plan(env, held=held_bytes(arrays.values()))
+            return pack_inputs(self.graph, arrays, env, info=self.scheduled.info)
+        plan = self.plan(sizes)
+        return make_inputs(self.graph, plan.sizes, seed=seed, info=self.scheduled.info, **kw)
 
     def run(
         self,
@@ -174,14 +253,14 @@ class TwinSession:
         ub_size: int | None = None,
         tiling_key: int | None = None,
     ) -> TwinRun:
-        """Run on the twin; ``tiling_key`` runs that case (its tiling data computed in Python)."""
-        struct = None
-        if tiling_key is not None:
-            from af_core.tiling.solve import solve_scheduled
+        """Run on the twin; ``tiling_key`` runs that case (its tiling data computed in Python).
 
-            struct = solve_scheduled(
-                self.scheduled, inputs.sizes, core_num, ub_size, tiling_key=tiling_key
-            ).struct
+        The run is planned (:meth:`plan`) first; a run whose every output is empty launches nothing.
+        """
+        plan = self.plan(inputs.sizes, core_num=core_num, ub_size=ub_size, tiling_key=tiling_key)
+        if not plan.launch:
+            return no_launch(self.result, plan.sizes)
+        struct = plan.tiling.struct if tiling_key is not None and plan.tiling is not None else None
         return self.runner.run(self.build, inputs, core_num=core_num, ub_size=ub_size, struct=struct)
 
     def check(
@@ -194,16 +273,23 @@ class TwinSession:
         tiling_key: int | None = None,
         **kw: Any,
     ) -> GraphRun:
-        inputs = inputs or self.inputs(sizes, seed=seed, **kw)
-        # the reference first: inputs it refuses (an index out of range without the bound check) are
-        # the user's error, named with the values given, not a sanitizer stop of the twin
+        """Run at ``sizes`` on random inputs (or on ``inputs``) and compare with the reference.
+
+        The reference runs first: inputs it refuses (an index out of range where the graph does not
+        check bounds) raise its :class:`af_core.errors.AscirError` before the twin runs them.
+        """
+        if inputs is None:
+            plan = self.plan(sizes, core_num=core_num, tiling_key=tiling_key)
+            inputs = make_inputs(self.graph, plan.sizes, seed=seed, info=self.scheduled.info, **kw)
+        else:
+            self.plan(inputs.sizes, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
         twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
         comparisons = []
         for name, expected in reference.items():
             dtype = self.scheduled.info[name].dtype
             comparisons.append(compare(name, twin.outputs[name], expected, dtype, self.exact))
-        label = self.scheduled.case(twin.tiling_key).label
+        label = self.scheduled.case(twin.tiling_key).label if twin.launched else "none"
         return GraphRun(twin, reference, tuple(comparisons), label, inputs)
 
 
@@ -215,7 +301,12 @@ def run_graph(
     seed: int = 0,
     core_num: int | None = None,
     sanitize: bool = False,
+    max_memory: int | MemoryLimit | None = None,
     **kw: Any,
 ) -> GraphRun:
-    """Compile ``graph`` for the twin, run it on random inputs and compare with the reference."""
-    return TwinSession(graph, options, sanitize=sanitize).check(sizes, seed=seed, core_num=core_num, **kw)
+    """Compile ``graph`` for the twin, run it on random inputs and compare with the reference.
+
+    The sizes and the run's host memory are checked before the build (:meth:`TwinSession.plan`).
+    """
+    session = TwinSession(graph, options, sanitize=sanitize, max_memory=max_memory, defer_build=True)
+    return session.check(sizes, seed=seed, core_num=core_num, **kw)

@@ -51,6 +51,7 @@ from af_core.ascendc.gate import require_official
 from af_core.codegen.codegen import CodegenResult
 from af_core.errors import ToolchainError, TwinError
 from af_core.inputs import GraphInputs
+from af_core.naming import demangle
 from af_core.platform import Platform
 from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
 from af_core.registry import get_registry
@@ -92,12 +93,15 @@ class TwinSanitizerError(TwinError):
 
 
 class TwinTilingError(TwinError):
-    """Host tiling returned an error code (1 bad sizes, 2 nothing fits, 3 bad arguments)."""
+    """Host tiling returned an error code (1 bad sizes, 2 nothing fits, 3 bad arguments); ``sizes``
+    (``V=100, B=4``) are the sizes it was given."""
 
-    def __init__(self, code: int) -> None:
+    def __init__(self, code: int, sizes: str = "") -> None:
         self.code = code
+        self.sizes = sizes
         meaning = {1: "invalid sizes", 2: "no case fits", 3: "bad arguments"}.get(code, "unknown")
-        super().__init__(f"host tiling returned {code} ({meaning})")
+        at = f" for sizes {sizes}" if sizes else ""
+        super().__init__(f"host tiling returned {code} ({meaning}){at}")
 
 
 @attrs.frozen
@@ -120,6 +124,8 @@ class TwinRun:
     struct: dict[str, int]
     counters: dict[str, int]
     stage_cores: tuple[int, ...] = ()  # cores that entered each stage (twin's MarkStage)
+    #: False for a run whose every output is empty: no kernel was launched (:func:`no_launch`)
+    launched: bool = True
 
     def counter(self, name: str) -> int:
         return int(self.counters[name])
@@ -433,7 +439,8 @@ class TwinRunner:
                 )
             report = read_result(run_dir, result)
             if report["status"] == "tiling":
-                raise TwinTilingError(report["code"])
+                shown = ", ".join(f"{demangle(n)}={inputs.sizes[n]}" for n in result.size_names)
+                raise TwinTilingError(int(report["code"]), shown)
             outputs = {}
             for i, io in enumerate(result.outputs):
                 dtype = dt.get(io.dtype)
@@ -587,6 +594,19 @@ def read_output(
             return raw
         held = f"holds {len(raw)} bytes"
     raise wrong(f"{held}, expected {size} bytes ({count} element(s) of {dtype.name})")
+
+
+#: The tiling key of a run that launched no kernel.
+NO_LAUNCH = -1
+
+
+def no_launch(result: CodegenResult, sizes: Mapping[str, int]) -> TwinRun:
+    """The run of a kernel whose every output is empty at ``sizes``: nothing is launched, as a framework
+    skips empty tensors; the outputs are empty arrays of their shapes."""
+    outputs = {
+        io.node: _from_storage(b"", dt.get(io.dtype), tuple(_shape(io, sizes))) for io in result.outputs
+    }
+    return TwinRun(outputs, NO_LAUNCH, 0, 0, {}, {}, (), launched=False)
 
 
 def _shape(io, sizes: Mapping[str, int]) -> list[int]:

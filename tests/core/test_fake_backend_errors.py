@@ -14,7 +14,16 @@ from fake_backend import FakeBrokenGather, FakeLanesTemplate
 from fake_backend.graphs import offset_chain
 
 from af_core.ascendc.source import AscendcSourceError
-from af_core.errors import CodegenError, PluginError, ScheduleError, TilingError, ToolchainError, TwinError
+from af_core.errors import (
+    CodegenError,
+    PluginError,
+    ScheduleError,
+    SizeError,
+    TilingError,
+    ToolchainError,
+    TwinError,
+)
+from af_core.inputs import pack_inputs
 from af_core.tiling.solve import solve_scheduled
 from af_core.twin import TwinSanitizerError, TwinSession, TwinTilingError
 
@@ -95,13 +104,15 @@ def test_out_of_range_index_is_stopped_by_the_twin(session):
 
 
 def test_sizes_the_guards_refuse_fail_in_cpp_and_python_alike(session):
-    """Index larger than the input off the gathered axis: host tiling and solve() both refuse."""
+    """Index larger than the input off the gathered axis: host tiling and solve() both refuse, and a
+    session refuses before either runs, naming the sizes."""
     sizes = {"a0": 2, "a1": 2, "b0": 3, "b1": 2}
-    inputs = session.inputs(
-        sizes, arrays={"x": np.zeros((2, 2), np.float32), "index": np.zeros((3, 2), np.int64)}
-    )
-    with pytest.raises(TwinTilingError) as caught:
-        session.run(inputs)
+    arrays = {"x": np.zeros((2, 2), np.float32), "index": np.zeros((3, 2), np.int64)}
+    with pytest.raises(SizeError, match="a0=2, b0=3: index size"):
+        session.inputs(sizes, arrays=arrays)
+    inputs = pack_inputs(session.graph, arrays, sizes, info=session.scheduled.info)
+    with pytest.raises(TwinTilingError, match="for sizes a0=2, a1=2, b0=3, b1=2") as caught:
+        session.runner.run(session.build, inputs)
     assert caught.value.code == 1
     with pytest.raises(TilingError, match="index size"):
         solve_scheduled(session.scheduled, sizes)

@@ -336,3 +336,42 @@ def test_size_env_translates_graph_names_once():
     by_symbol = {"afxn": 1, "afxafxn": 2, "s0": 3}
     assert graph.size_env(by_name) == by_symbol
     assert graph.size_env(by_symbol) == by_symbol
+
+
+def test_a_constant_of_the_byte_span_beyond_int64_is_refused_at_any_size():
+    """A stride of 2^62 float32 elements: its bytes are no int64 literal, which codegen used to find
+    out (an internal error)."""
+    g = GraphBuilder("strided")
+    x = g.data("x", ["N", "H"], "float32", strides=[1 << 62, 1])
+    i = g.data("i", ["K"], "int64")
+    g.output(index_select(x, 0, i))
+    err = expect(g.graph, "byte-offset-int64", "x", "y")
+    assert "18446744073709551616" in str(err) and "whatever the sizes" in str(err)
+    g = GraphBuilder("strided")  # the span's constants cancel out, the stride's bytes do not fit
+    x = g.data("x", ["N", "H"], "float16", strides=["H", 1 << 62])
+    i = g.data("i", ["K"], "int64")
+    g.output(index_select(x, 0, i))
+    assert "its stride 4611686018427387904 in bytes" in str(expect(g.graph, "byte-offset-int64", "x", "y"))
+    g = GraphBuilder("strided")
+    x = g.data("x", ["N", "H"], "float32", strides=[1 << 60, 1])  # 2^62 bytes: still int64
+    i = g.data("i", ["K"], "int64")
+    g.output(index_select(x, 0, i))
+    validate(g.graph)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1 << 63, True, 1.5, "8", [], float("inf")])
+def test_a_declared_maximum_is_a_positive_int64(bad):
+    """A graph file's "max": [] or Infinity used to reach int() deep in validation (an internal error)."""
+    from af_core.errors import GraphStructureError
+    from af_core.ir.serialize import graph_from_dict, graph_to_dict
+
+    with pytest.raises(ValueError, match="the maximum of size 'N' must be an integer from 1 to 2\\^63-1"):
+        GraphBuilder("g").size("N", max_value=bad)
+    g = GraphBuilder("g")
+    x = g.data("x", ["N", "H"], "float32")
+    i = g.data("i", ["K"], "int64")
+    g.output(index_select(x, 0, i))
+    data = graph_to_dict(g.build())
+    data["sizes"][0]["max"] = bad
+    with pytest.raises(GraphStructureError, match="size 'N' field 'max': rule 'json-"):
+        graph_from_dict(data)  # the graph schema refuses it, naming the field and the rule

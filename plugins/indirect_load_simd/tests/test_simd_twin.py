@@ -10,6 +10,7 @@ import pytest
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.builders import GraphBuilder, embedding, gather, index_select
 from af_core.errors import ScheduleError, TilingError
+from af_core.inputs import make_inputs
 from af_core.testing import CORE_COUNTS as CORES
 from af_core.testing import chain_graph, gather_sizes, random_runs
 from af_core.tiling.solve import solve_scheduled
@@ -193,8 +194,11 @@ def test_a_row_too_big_for_ub_is_dropped_at_tiling_time():
     sizes = {"a0": 2, "a1": 80000, "b0": 2, "b1": 4}
     with pytest.raises(TilingError, match="does not fit in UB"):
         solve_scheduled(s.scheduled, sizes, 8)
-    with pytest.raises(TwinTilingError) as info:
-        s.run(s.inputs(sizes, seed=1), core_num=8)
+    with pytest.raises(TilingError, match="does not fit in UB"):  # a session refuses before the twin runs
+        s.check(sizes, seed=1, core_num=8)
+    inputs = make_inputs(s.graph, sizes, seed=1, info=s.scheduled.info)
+    with pytest.raises(TwinTilingError) as info:  # and the generated host tiling agrees
+        s.runner.run(s.build, inputs, core_num=8)
     assert info.value.code == 2
 
 
