@@ -3,7 +3,7 @@
 A run of :class:`af_core.twin.TwinSession` holds, at its peak, the inputs (each Data node's storage,
 plus the arrays one input is drawn or checked with), the numpy reference's value of every node of
 the graph, the CPU twin's global-memory copies of the inputs, outputs and workspace, the twin's race
-check shadow (two 64-bit records for every byte of an output or the workspace: 16 bytes a byte),
+check shadow (of every output and the workspace: at most 17 bytes a byte),
 its per-core UB and UB shadow, the outputs read back, and the arrays the comparison makes.
 :func:`estimate_memory` adds all of them up from the bytes of every tensor of the graph at the run's
 sizes, as if they were all alive at once, so it is an upper bound.
@@ -45,12 +45,15 @@ REFERENCE_SCRATCH = 4
 #: Bytes per output element the comparison makes (float64 copies of both sides, their difference,
 #: masks); the part named "comparison" also holds :data:`RUN_OBJECT_BYTES`.
 COMPARE_BYTES = 40
-#: The twin's race check: two uint64 records per byte of every output and workspace allocation.
-RACE_SHADOW_BYTES = 16
+#: The twin's race check, per byte of every output and workspace allocation, at most: a 32-byte block
+#: holds two uint64 records and a uint32 slot index (20 bytes), and a block that partial accesses split
+#: holds two uint64 records a byte in its slot (512 bytes): 532 / 32 bytes.
+RACE_SHADOW_BYTES = 17
 #: The twin's line counters: 10 bytes per 128-byte line of every global-memory allocation.
 LINE_BYTES, LINE = 10, 128
-#: A twin worker's UB (the physical 256 KiB), and the race check's shadow of it (5 uint32 records a byte).
-WORKER_BYTES, WORKER_SHADOW_BYTES = 256 * 1024, 256 * 1024 * 5 * 4
+#: A twin worker's UB (the physical 256 KiB), and the race check's shadow of it, at most: per 32-byte
+#: block 5 uint32 records and a slot index, and 5 uint32 records a byte of a split block (664 / 32 bytes).
+WORKER_BYTES, WORKER_SHADOW_BYTES = 256 * 1024, 256 * 1024 * 21
 #: Twin workers run at most this many cores at once.
 MAX_WORKERS = 256
 #: The twin process itself (code, libraries, its tables): about 90 MiB measured on x86-64.

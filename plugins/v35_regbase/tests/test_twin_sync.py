@@ -282,6 +282,49 @@ void VectorThenScalar(bool flag) {
 void MissingVS() { VectorThenScalar(false); }
 void VectorThenScalarFixed() { VectorThenScalar(true); }
 
+// the scalar unit writes one element of x while the vector pipe reads x[0 .. 7): the race check keeps one record
+// per 32-byte block until an access covers part of a block, then per byte, so element 7 (the block's last
+// four bytes) is no race and element 0 is
+void ScalarElementBesideVector(uint32_t element) {
+    AfTwin::Launch(1, [&] {
+        Io io;
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> bx, by;
+        pipe.InitBuffer(bx, N * 4);
+        pipe.InitBuffer(by, N * 4);
+        LocalTensor<float> x = bx.Get<float>(), y = by.Get<float>();
+        DataCopy(x, io.in, N);
+        SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
+        WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
+        SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+        WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+        x.SetValue(element, 100.0f);
+        Duplicate(y, 0.0f, N);
+        Adds(y, x, 1.0f, 7);
+        SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+        WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+        DataCopy(io.out, y, N);
+    });
+}
+
+void ScalarElementRead() { ScalarElementBesideVector(0); }
+void ScalarElementBeside() { ScalarElementBesideVector(7); }
+
+// two cores' SIMT threads store one element each into one 32-byte block of out, without a SyncAll
+__simt_vf__ void StoreAt(__gm__ float* out, uint32_t element, float value) {
+    AfTwin::SimtGmStore(out + element, value);
+}
+
+void CoresStore(uint32_t second) {
+    AfTwin::Launch(2, [&] {
+        const uint32_t core = GetBlockIdx();
+        Simt::VF_CALL<StoreAt>(Simt::Dim3(1), gOut.data(), core == 0 ? 0u : second, static_cast<float>(core + 1));
+    });
+}
+
+void CoresSameElement() { CoresStore(0); }
+void CoresOwnElement() { CoresStore(1); }
+
 struct Case {
     const char* name;
     void (*fn)();
@@ -310,6 +353,10 @@ const Case kCases[] = {
     {"issue_after_scalar_wait", IssueAfterScalarWait},
     {"missing_v_s", MissingVS},
     {"vector_then_scalar", VectorThenScalarFixed},
+    {"scalar_element_read", ScalarElementRead},
+    {"scalar_element_beside", ScalarElementBeside},
+    {"cores_same_element", CoresSameElement},
+    {"cores_own_element", CoresOwnElement},
 };
 
 }  // namespace
@@ -332,6 +379,9 @@ CONTROLS = [
     ("simt_same_address", "race", "SIMT thread 1 writes", "simt_own_address", [0, 1, 2, 3]),
     ("copies_no_barrier", "race", "PipeBarrier<PIPE_MTE2>", "copies_barrier", [8, 9, 10, 11]),
     ("queues_late_deque", "race", "SetFlag<HardEvent::MTE2_V>", "queues", [2, 3, 4, 5]),
+    # one element of a 32-byte block: the shadow keeps that block's records per byte
+    ("scalar_element_read", "race", "SetFlag<HardEvent::S_V>", "scalar_element_beside", [1, 2, 3, 4]),
+    ("cores_same_element", "race", "a SyncAll between them is missing", "cores_own_element", [1, 2, 0, 0]),
 ]
 
 

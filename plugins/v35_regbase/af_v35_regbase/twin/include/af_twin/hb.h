@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include "hb_state.h"
@@ -130,19 +131,26 @@ inline void HbReset(CoreCtx* c) {
     std::memset(h.eventOccupy, 0, sizeof h.eventOccupy);
     h.gen = 0;
     h.pending.clear();
+    h.olds.clear();
     h.inflight.clear();
     h.swapped.clear();
-    if (!h.ubWrite) {
-        h.ubWrite.reset(static_cast<uint32_t*>(std::calloc(kPhysicalUb, sizeof(uint32_t))));
-        for (auto& r : h.ubRead) r.reset(static_cast<uint32_t*>(std::calloc(kPhysicalUb, sizeof(uint32_t))));
-        if (!h.ubWrite) Fail("launch", "the race check could not allocate its UB shadow");
-        for (auto& r : h.ubRead) {
-            if (!r) Fail("launch", "the race check could not allocate its UB shadow");
-        }
+    constexpr size_t kBlocks = kPhysicalUb / kHbBlock;
+    if (!h.blkWrite) {
+        auto words = [](size_t n) { return static_cast<uint32_t*>(std::calloc(n, sizeof(uint32_t))); };
+        h.blkWrite.reset(words(kBlocks));
+        for (auto& r : h.blkRead) r.reset(words(kBlocks));
+        h.blkSlot.reset(words(kBlocks));
+        bool ok = h.blkWrite && h.blkSlot;
+        for (uint32_t q = 0; q < kHbPipes; ++q) ok = ok && h.blkRead[q];
+        if (!ok) Fail("launch", "the race check could not allocate its UB shadow");
     } else if (h.ubDirty) {
-        std::memset(h.ubWrite.get(), 0, size_t{h.ubDirty} * sizeof(uint32_t));
-        for (auto& r : h.ubRead) std::memset(r.get(), 0, size_t{h.ubDirty} * sizeof(uint32_t));
+        const size_t blocks = (size_t{h.ubDirty} + kHbBlock - 1) >> kHbBlockShift;
+        std::memset(h.blkWrite.get(), 0, blocks * sizeof(uint32_t));
+        for (auto& r : h.blkRead) std::memset(r.get(), 0, blocks * sizeof(uint32_t));
+        std::memset(h.blkSlot.get(), 0, blocks * sizeof(uint32_t));
     }
+    h.bytes.clear();
+    h.freeSlots.clear();
     h.ubDirty = 0;
 }
 
@@ -162,7 +170,10 @@ inline void HbUb(CoreCtx* c, uint64_t off, uint64_t n, bool write) {
     a.off = off;
     a.n = n;
     a.write = write;
-    if (gHb.lag && write && off + n <= kPhysicalUb) a.old.assign(c->arena + off, c->arena + off + n);
+    if (gHb.lag && write && off + n <= kPhysicalUb && c->hb.olds.size() < 0xFFFF) {
+        c->hb.olds.emplace_back(c->arena + off, c->arena + off + n);
+        a.old = static_cast<uint16_t>(c->hb.olds.size());
+    }
     a.thread = c->inSimt ? c->simtLinear + 1 : 0;
     c->hb.pending.push_back(a);
 }
@@ -262,45 +273,141 @@ inline void HbLandWrites(CoreCtx* c) {
     h.inflight.erase(std::remove_if(h.inflight.begin(), h.inflight.end(), landed), h.inflight.end());
 }
 
+// Whether each of the `rows` rows of 32 per-byte records of a slot holds one value.
+template <class T>
+inline bool HbUniform(const T* r, uint32_t rows) {
+    for (uint32_t k = 0; k < rows; ++k, r += kHbBlock) {
+        for (uint32_t i = 1; i < kHbBlock; ++i) {
+            if (r[i] != r[0]) return false;
+        }
+    }
+    return true;
+}
+
+// A split block's per-byte records: its write records, then each pipe's read records (kHbBlock each).
+inline uint32_t* HbSlot(HbCore& h, uint64_t blk) {
+    return h.bytes.data() + size_t{h.blkSlot[blk] - 1} * kHbSlotWords;
+}
+inline const uint32_t* HbSlot(const HbCore& h, uint64_t blk) {
+    return h.bytes.data() + size_t{h.blkSlot[blk] - 1} * kHbSlotWords;
+}
+
+// The UB shadow's write record of byte b, and its read record for pipe q (block or byte, whichever holds it).
+inline uint32_t HbUbWriteAt(const HbCore& h, uint64_t b) {
+    const uint64_t blk = b >> kHbBlockShift;
+    return h.blkSlot[blk] ? HbSlot(h, blk)[b & (kHbBlock - 1)] : h.blkWrite[blk];
+}
+inline uint32_t HbUbReadAt(const HbCore& h, uint32_t q, uint64_t b) {
+    const uint64_t blk = b >> kHbBlockShift;
+    return h.blkSlot[blk] ? HbSlot(h, blk)[(1 + q) * kHbBlock + (b & (kHbBlock - 1))] : h.blkRead[q][blk];
+}
+
+// Where the run of bytes from b with the same write (q < 0) or pipe-q read record ends, at most `end`; the
+// byte range a race report names.
+inline uint64_t HbUbRunEnd(const HbCore& h, int q, uint32_t rec, uint64_t b, uint64_t end) {
+    while (b < end && (q < 0 ? HbUbWriteAt(h, b) : HbUbReadAt(h, static_cast<uint32_t>(q), b)) == rec) ++b;
+    return b;
+}
+
+// The records of block `blk` move to its bytes, in a slot: an access is about to cover part of it.
+inline uint32_t* HbSplitBlock(HbCore& h, uint64_t blk) {
+    uint32_t slot;
+    if (!h.freeSlots.empty()) {
+        slot = h.freeSlots.back();
+        h.freeSlots.pop_back();
+    } else {
+        slot = static_cast<uint32_t>(h.bytes.size() / kHbSlotWords);
+        h.bytes.resize(h.bytes.size() + kHbSlotWords);
+    }
+    h.blkSlot[blk] = slot + 1;
+    uint32_t* r = HbSlot(h, blk);
+    std::fill(r, r + kHbBlock, h.blkWrite[blk]);
+    for (uint32_t q = 0; q < kHbPipes; ++q) std::fill(r + (1 + q) * kHbBlock, r + (2 + q) * kHbBlock, h.blkRead[q][blk]);
+    return r;
+}
+
+// Checks bytes [lo, hi) of an access, whose write record is `wr` (one record for all of them), against the
+// accessing instruction: a race is reported, or in lag mode a read is served the bytes before the write.
+inline void HbCheckUbWrite(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t epoch, const char* api,
+                           uint32_t wr, uint64_t lo, uint64_t hi, uint64_t end) {
+    HbCore& h = c->hb;
+    if (!wr || wr == HbUbRecord(pipe, epoch) || HbOrderedUb(h.vc[pipe], wr)) return;
+    if (gHb.lag && h.readsAfter && !a.write && HbLagRead(c, wr, lo, hi)) return;
+    HbRace(c, api, pipe, epoch, a.write, "UB", lo, HbUbRunEnd(h, -1, wr, lo, end),
+           HbName(c, wr >> kHbEpochBits, wr & kHbEpochMask), wr >> kHbEpochBits, wr & kHbEpochMask, true, -1);
+}
+
+// A write of the bytes from `lo` against each pipe's last read of them, `rd(q)`.
+template <class ReadOf>
+inline void HbCheckUbReads(CoreCtx* c, uint32_t pipe, uint32_t epoch, const char* api, uint64_t lo, uint64_t end,
+                           ReadOf rd) {
+    const HbClock& vc = c->hb.vc[pipe];
+    for (uint32_t q = 0; q < kHbPipes; ++q) {
+        const uint32_t r = rd(q);
+        if (r && !(q == pipe && r == epoch) && vc.t[q] < r)
+            HbRace(c, api, pipe, epoch, true, "UB", lo, HbUbRunEnd(c->hb, static_cast<int>(q), r, lo, end),
+                   HbName(c, q, r), q, r, false, -1);
+    }
+}
+
 inline void HbCommitUb(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t epoch, const char* api) {
     HbCore& h = c->hb;
-    const HbClock& vc = h.vc[pipe];
     const uint32_t me = HbUbRecord(pipe, epoch);
-    uint32_t* w = h.ubWrite.get();
     const uint64_t end = std::min<uint64_t>(a.off + a.n, kPhysicalUb);
-    for (uint64_t b = a.off; b < end; ++b) {
-        const uint32_t wr = w[b];
-        if (wr && wr != me && !HbOrderedUb(vc, wr)) {
-            uint64_t e = b + 1;
-            while (e < end && w[e] == wr) ++e;
-            if (gHb.lag && c->hb.readsAfter && !a.write && HbLagRead(c, wr, b, e)) {
-                b = e - 1;
-                continue;
+    if (a.off >= end) return;
+    for (uint64_t blk = a.off >> kHbBlockShift; blk <= (end - 1) >> kHbBlockShift; ++blk) {
+        const uint64_t base = blk << kHbBlockShift;
+        const uint64_t lo = std::max(a.off, base), hi = std::min(end, base + kHbBlock);
+        const bool whole = lo == base && hi == base + kHbBlock;
+        if (whole && !h.blkSlot[blk]) {
+            // one record for the block's 32 bytes
+            HbCheckUbWrite(c, a, pipe, epoch, api, h.blkWrite[blk], lo, hi, end);
+            if (a.write) {
+                HbCheckUbReads(c, pipe, epoch, api, lo, end, [&](uint32_t q) { return h.blkRead[q][blk]; });
+                h.blkWrite[blk] = me;
+                for (uint32_t q = 0; q < kHbPipes; ++q) h.blkRead[q][blk] = 0;
+            } else {
+                h.blkRead[pipe][blk] = epoch;
             }
-            HbRace(c, api, pipe, epoch, a.write, "UB", b, e, HbName(c, wr >> kHbEpochBits, wr & kHbEpochMask),
-                   wr >> kHbEpochBits, wr & kHbEpochMask, true, -1);
+            continue;
+        }
+        uint32_t* r = h.blkSlot[blk] ? HbSlot(h, blk) : HbSplitBlock(h, blk);
+        const uint64_t i0 = lo - base, i1 = hi - base;
+        for (uint64_t i = i0; i < i1; ++i) {
+            uint64_t e = i + 1;
+            while (e < i1 && r[e] == r[i]) ++e;  // bytes of one write are checked together
+            HbCheckUbWrite(c, a, pipe, epoch, api, r[i], base + i, base + e, end);
+            i = e - 1;
         }
         if (a.write) {
-            for (uint32_t q = 0; q < kHbPipes; ++q) {
-                const uint32_t rd = h.ubRead[q][b];
-                if (rd && !(q == pipe && rd == epoch) && vc.t[q] < rd) {
-                    uint64_t e = b + 1;
-                    while (e < end && h.ubRead[q][e] == rd) ++e;
-                    HbRace(c, api, pipe, epoch, true, "UB", b, e, HbName(c, q, rd), q, rd, false, -1);
-                }
+            for (uint64_t i = i0; i < i1; ++i)
+                HbCheckUbReads(c, pipe, epoch, api, base + i, end,
+                               [&](uint32_t q) { return r[(1 + q) * kHbBlock + i]; });
+            if (whole) {  // the write covers the block: one record again
+                h.blkWrite[blk] = me;
+                for (uint32_t q = 0; q < kHbPipes; ++q) h.blkRead[q][blk] = 0;
+                h.freeSlots.push_back(h.blkSlot[blk] - 1);
+                h.blkSlot[blk] = 0;
+                continue;
             }
+            std::fill(r + i0, r + i1, me);
+            for (uint32_t q = 0; q < kHbPipes; ++q) std::fill(r + (1 + q) * kHbBlock + i0, r + (1 + q) * kHbBlock + i1, 0u);
+        } else {
+            std::fill(r + (1 + pipe) * kHbBlock + i0, r + (1 + pipe) * kHbBlock + i1, epoch);
+        }
+        // an access ending at the block's end (element-wise writes or reads in address order) may leave its
+        // bytes with one record each again
+        if (i1 == kHbBlock && HbUniform(r, 1 + kHbPipes)) {
+            h.blkWrite[blk] = r[0];
+            for (uint32_t q = 0; q < kHbPipes; ++q) h.blkRead[q][blk] = r[(1 + q) * kHbBlock];
+            h.freeSlots.push_back(h.blkSlot[blk] - 1);
+            h.blkSlot[blk] = 0;
         }
     }
-    if (a.write && gHb.lag && !a.old.empty()) {
+    if (a.write && a.old) {
         // bounded: a write dropped here is no longer lagged, and a read racing with it is reported instead
         if (h.inflight.size() >= kHbInFlightMax) h.inflight.erase(h.inflight.begin());
-        h.inflight.push_back(HbInFlight{me, a.off, a.old});
-    }
-    if (a.write) {
-        std::fill(w + a.off, w + end, me);
-        for (uint32_t q = 0; q < kHbPipes; ++q) std::memset(h.ubRead[q].get() + a.off, 0, (end - a.off) * 4);
-    } else {
-        std::fill(h.ubRead[pipe].get() + a.off, h.ubRead[pipe].get() + end, epoch);
+        h.inflight.push_back(HbInFlight{me, a.off, std::move(h.olds[a.old - 1])});
     }
     if (end > h.ubDirty) h.ubDirty = static_cast<uint32_t>(end);
 }
@@ -311,96 +418,203 @@ inline bool HbOrderedGm(const CoreCtx* c, const HbClock& vc, uint64_t rec) {
     return vc.t[HbGmPipe(rec)] >= HbGmEpoch(rec);
 }
 
+// A split GM block's per-byte records: its write records, then its read records (kHbBlock each).
+inline uint64_t* HbGmSlot(HbGmShadow& s, uint64_t blk) {
+    return s.bytes.data() + size_t{s.blkSlot[blk] - 1} * 2 * kHbBlock;
+}
+inline uint64_t HbGmAt(HbGmShadow& s, bool read, uint64_t b) {
+    const uint64_t blk = b >> kHbBlockShift;
+    if (!s.blkSlot[blk]) return read ? s.blkRead[blk] : s.blkWrite[blk];
+    return HbGmSlot(s, blk)[(read ? kHbBlock : 0) + (b & (kHbBlock - 1))];
+}
+inline uint64_t HbGmRunEnd(HbGmShadow& s, bool read, uint64_t rec, uint64_t b, uint64_t end) {
+    while (b < end && HbGmAt(s, read, b) == rec) ++b;
+    return b;
+}
+
+inline uint64_t* HbGmSplit(HbGmShadow& s, uint64_t blk) {
+    uint32_t slot;
+    if (!s.freeSlots.empty()) {
+        slot = s.freeSlots.back();
+        s.freeSlots.pop_back();
+    } else {
+        slot = static_cast<uint32_t>(s.bytes.size() / (2 * kHbBlock));
+        s.bytes.resize(s.bytes.size() + 2 * kHbBlock);
+    }
+    s.blkSlot[blk] = slot + 1;
+    uint64_t* r = HbGmSlot(s, blk);
+    std::fill(r, r + kHbBlock, s.blkWrite[blk]);
+    std::fill(r + kHbBlock, r + 2 * kHbBlock, s.blkRead[blk]);
+    return r;
+}
+
+// The caller holds the shadow's lock (cores run on threads of their own).
 inline void HbCommitGm(CoreCtx* c, const HbAccess& a, uint32_t pipe, uint32_t epoch, const char* api) {
     const GmAlloc* g = static_cast<const GmAlloc*>(a.gm);
     HbGmShadow* s = g->hb.get();
-    if (!s || !s->write) return;  // not shadowed (read-only, or too large to shadow)
+    if (!s || !s->blkWrite) return;  // not shadowed (read-only, or too large to shadow)
     HbCore& h = c->hb;
     const HbClock& vc = h.vc[pipe];
     const uint64_t me = HbGmRecord(static_cast<uint64_t>(c->idx) + 1, h.gen, pipe, epoch);
-    std::lock_guard<std::mutex> lock(s->mu);
-    const uint64_t end = std::min<uint64_t>(a.off + a.n, g->bytes);
-    for (uint64_t b = a.off; b < end; ++b) {
-        const uint64_t wr = s->write[b];
-        if (wr && wr != me && !HbOrderedGm(c, vc, wr)) {
-            uint64_t e = b + 1;
-            while (e < end && s->write[e] == wr) ++e;
-            const long long core = static_cast<long long>(HbGmCore1(wr)) - 1;
-            HbRace(c, api, pipe, epoch, a.write, ("GM '" + g->name + "'").c_str(), b, e,
-                   core == c->idx ? HbName(c, HbGmPipe(wr), HbGmEpoch(wr)) : "", HbGmPipe(wr), HbGmEpoch(wr), true,
-                   core);
-        }
-        if (a.write) {
-            const uint64_t rd = s->read[b];
-            if (rd && rd != me && !HbOrderedGm(c, vc, rd)) {
-                uint64_t e = b + 1;
-                while (e < end && s->read[e] == rd) ++e;
-                const uint64_t core1 = HbGmCore1(rd);
-                const long long core = core1 == kHbMany ? -2 : static_cast<long long>(core1) - 1;
-                HbRace(c, api, pipe, epoch, true, ("GM '" + g->name + "'").c_str(), b, e,
-                       core == c->idx ? HbName(c, HbGmPipe(rd), HbGmEpoch(rd)) : "", HbGmPipe(rd), HbGmEpoch(rd),
-                       false, core);
-            }
-        }
-    }
     if (h.gen > kHbGenMask) Fail("launch", "the race check orders at most %llu SyncAll barriers",
                                  static_cast<unsigned long long>(kHbGenMask));
     const uint64_t gen = h.gen;
-    for (uint64_t b = a.off; b < end; ++b) {
-        if (a.write) {
-            s->write[b] = me;
-            s->read[b] = 0;
+    const uint64_t myCore1 = static_cast<uint64_t>(c->idx) + 1;
+    // the read record after this instruction reads bytes whose read record was `rd`
+    auto readAfter = [&](uint64_t rd) {
+        const bool otherCoreNow = rd && HbGmCore1(rd) != myCore1 && HbGmGen(rd) == gen;
+        return otherCoreNow ? HbGmRecord(kHbMany, gen, 0, 0) : me;
+    };
+    auto checkWrite = [&](uint64_t wr, uint64_t lo, uint64_t end) {
+        if (!wr || wr == me || HbOrderedGm(c, vc, wr)) return;
+        const long long core = static_cast<long long>(HbGmCore1(wr)) - 1;
+        HbRace(c, api, pipe, epoch, a.write, ("GM '" + g->name + "'").c_str(), lo, HbGmRunEnd(*s, false, wr, lo, end),
+               core == c->idx ? HbName(c, HbGmPipe(wr), HbGmEpoch(wr)) : "", HbGmPipe(wr), HbGmEpoch(wr), true, core);
+    };
+    auto checkRead = [&](uint64_t rd, uint64_t lo, uint64_t end) {
+        if (!rd || rd == me || HbOrderedGm(c, vc, rd)) return;
+        const uint64_t core1 = HbGmCore1(rd);
+        const long long core = core1 == kHbMany ? -2 : static_cast<long long>(core1) - 1;
+        HbRace(c, api, pipe, epoch, true, ("GM '" + g->name + "'").c_str(), lo, HbGmRunEnd(*s, true, rd, lo, end),
+               core == c->idx ? HbName(c, HbGmPipe(rd), HbGmEpoch(rd)) : "", HbGmPipe(rd), HbGmEpoch(rd), false, core);
+    };
+    const uint64_t end = std::min<uint64_t>(a.off + a.n, g->bytes);
+    if (a.off >= end) return;
+    for (uint64_t blk = a.off >> kHbBlockShift; blk <= (end - 1) >> kHbBlockShift; ++blk) {
+        const uint64_t base = blk << kHbBlockShift;
+        const uint64_t lo = std::max(a.off, base), hi = std::min(end, base + kHbBlock);
+        const bool whole = lo == base && hi == base + kHbBlock;
+        if (whole && !s->blkSlot[blk]) {
+            checkWrite(s->blkWrite[blk], lo, end);
+            if (a.write) {
+                checkRead(s->blkRead[blk], lo, end);
+                s->blkWrite[blk] = me;
+                s->blkRead[blk] = 0;
+            } else {
+                s->blkRead[blk] = readAfter(s->blkRead[blk]);
+            }
             continue;
         }
-        const uint64_t rd = s->read[b];
-        const uint64_t core1 = HbGmCore1(rd);
-        const bool otherCoreNow = rd && core1 != static_cast<uint64_t>(c->idx) + 1 && HbGmGen(rd) == gen;
-        s->read[b] = otherCoreNow ? HbGmRecord(kHbMany, gen, 0, 0) : me;
+        uint64_t* r = s->blkSlot[blk] ? HbGmSlot(*s, blk) : HbGmSplit(*s, blk);
+        const uint64_t i0 = lo - base, i1 = hi - base;
+        for (uint64_t i = i0; i < i1; ++i) {
+            checkWrite(r[i], base + i, end);
+            if (a.write) checkRead(r[kHbBlock + i], base + i, end);
+        }
+        for (uint64_t i = i0; i < i1; ++i) {
+            if (a.write) {
+                r[i] = me;
+                r[kHbBlock + i] = 0;
+            } else {
+                r[kHbBlock + i] = readAfter(r[kHbBlock + i]);
+            }
+        }
+        if (i1 == kHbBlock && HbUniform(r, 2)) {  // the block's bytes hold one record again
+            s->blkWrite[blk] = r[0];
+            s->blkRead[blk] = r[kHbBlock];
+            s->freeSlots.push_back(s->blkSlot[blk] - 1);
+            s->blkSlot[blk] = 0;
+        }
     }
 }
 
 // SIMT threads of one VF_CALL: one byte touched by two threads, one of them writing, is a race. Each access is
-// an interval of host addresses; every interval is compared with the writes that may overlap it (the writes
-// sorted by start, and none longer than the longest), so the check costs O(n log n) in the accesses, not in
-// the bytes.
+// an interval of host addresses. The intervals are swept in address order, keeping the two earlier writes
+// (and the two earlier accesses) that reach furthest from two different threads: an interval that starts
+// before one of them ends overlaps it. So the check costs a sort (often none: threads run in address order)
+// and one pass over the accesses, not a pass over the bytes.
+struct HbSpan {
+    uintptr_t lo, hi;
+    const HbAccess* a;
+};
+// The SIMT accesses of the instruction being committed, in address order (HbCheckThreads); kept between calls:
+// a VF's accesses can be millions.
+inline thread_local std::vector<HbSpan> gHbSpans;
+
+// Sorts spans by start address, stably. Threads mostly touch interleaved arithmetic runs (thread t: elements t,
+// t + T, t + 2T, ...), which comparison sorts handle slowly; a two-pass radix sort over the start's offset from
+// the lowest start (when the spans lie within 4 GiB) takes linear time.
+inline void HbSortSpans(std::vector<HbSpan>& all) {
+    auto byLo = [](const HbSpan& x, const HbSpan& y) { return x.lo < y.lo; };
+    if (std::is_sorted(all.begin(), all.end(), byLo)) return;
+    uintptr_t lo = all.front().lo, hi = lo;
+    for (const HbSpan& s : all) {
+        lo = std::min(lo, s.lo);
+        hi = std::max(hi, s.lo);
+    }
+    if (hi - lo > 0xFFFFFFFFu || all.size() > 0xFFFFFFFFu) {
+        std::stable_sort(all.begin(), all.end(), byLo);
+        return;
+    }
+    static thread_local std::vector<HbSpan> tmp;
+    tmp.resize(all.size());
+    std::vector<uint32_t> count(1u << 16);
+    std::vector<HbSpan>* from = &all;
+    std::vector<HbSpan>* to = &tmp;
+    for (uint32_t shift = 0; shift < 32; shift += 16) {
+        std::fill(count.begin(), count.end(), 0u);
+        for (const HbSpan& s : *from) ++count[((s.lo - lo) >> shift) & 0xFFFF];
+        uint32_t sum = 0;
+        for (uint32_t& k : count) {
+            const uint32_t n = k;
+            k = sum;
+            sum += n;
+        }
+        for (const HbSpan& s : *from) (*to)[count[((s.lo - lo) >> shift) & 0xFFFF]++] = s;
+        std::swap(from, to);
+    }
+    // two passes: the sorted spans are back in `all`
+}
+
 inline void HbCheckThreads(CoreCtx* c, const char* api) {
-    struct Span {
-        uintptr_t lo, hi;
-        const HbAccess* a;
-    };
-    std::vector<Span> all, writes;
-    uintptr_t longest = 0;
+    using Span = HbSpan;
+    std::vector<Span>& all = gHbSpans;
+    all.clear();
+    bool anyWrite = false;
     for (const HbAccess& a : c->hb.pending) {
         if (a.thread == 0) continue;
         const GmAlloc* g = static_cast<const GmAlloc*>(a.gm);
         const uintptr_t base = (g ? g->base : reinterpret_cast<uintptr_t>(c->arena)) + a.off;
-        const Span span{base, base + a.n, &a};
-        all.push_back(span);
-        if (a.write) {
-            writes.push_back(span);
-            longest = std::max<uintptr_t>(longest, a.n);
-        }
+        all.push_back(Span{base, base + a.n, &a});
+        anyWrite = anyWrite || a.write;
     }
-    if (writes.empty()) return;
-    std::sort(writes.begin(), writes.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
+    HbSortSpans(all);
+    if (!anyWrite) return;
+    // the span reaching furthest, and the one reaching furthest among the other threads'
+    struct Reach {
+        const Span* first = nullptr;
+        const Span* second = nullptr;
+        void Add(const Span& s) {
+            if (first && s.a->thread == first->a->thread) {
+                if (s.hi > first->hi) first = &s;
+            } else if (!first || s.hi > first->hi) {
+                second = first;
+                first = &s;
+            } else if (!second || s.hi > second->hi) {
+                second = &s;
+            }
+        }
+        const Span* Other(const Span& s) const {  // the furthest-reaching span of another thread than s's
+            return first && first->a->thread != s.a->thread ? first : second;
+        }
+    } writes, any;
     for (const Span& s : all) {
-        auto it = std::lower_bound(writes.begin(), writes.end(), s.hi,
-                                   [](const Span& w, uintptr_t key) { return w.lo < key; });
-        while (it != writes.begin()) {
-            --it;
-            if (it->lo + longest <= s.lo) break;  // no earlier write reaches s
-            if (it->hi <= s.lo || it->a->thread == s.a->thread) continue;
+        const Span* o = writes.Other(s);
+        if (!(o && o->hi > s.lo) && s.a->write) o = any.Other(s);
+        if (o && o->hi > s.lo) {
             // report the access that ran later against the one before it
-            const HbAccess& later = *std::max(s.a, it->a);
-            const HbAccess& earlier = *std::min(s.a, it->a);
+            const HbAccess& later = *std::max(s.a, o->a);
+            const HbAccess& earlier = *std::min(s.a, o->a);
             const GmAlloc* g = static_cast<const GmAlloc*>(later.gm);
-            const uintptr_t at = std::max(it->lo, s.lo);
+            const uintptr_t at = std::max(o->lo, s.lo);
             const uintptr_t base = g ? g->base : reinterpret_cast<uintptr_t>(c->arena);
             Fail("race",
                  "%s: SIMT thread %u %s %s byte %llu that thread %u %s, and no barrier orders the two threads", api,
                  later.thread - 1, later.write ? "writes" : "reads", g ? ("GM '" + g->name + "'").c_str() : "UB",
                  static_cast<unsigned long long>(at - base), earlier.thread - 1, earlier.write ? "wrote" : "read");
         }
+        any.Add(s);
+        if (s.a->write) writes.Add(s);
     }
 }
 
@@ -436,15 +650,36 @@ inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter
     if (epoch > kHbEpochMask) Fail("launch", "the race check counts at most %u instructions a pipe", kHbEpochMask);
     if (h.names[pipe].size() < kHbNames) h.names[pipe].push_back(HbApiIndex(h, api));
     if (h.pending.empty()) return;
+    gHbSpans.clear();
     if (pipe == kPipeV) HbCheckThreads(c, api);
-    for (const HbAccess& a : h.pending) {
+    std::unique_lock<std::mutex> lock;  // the GM shadow last locked, held while accesses to it follow
+    const GmAlloc* locked = nullptr;
+    // SIMT threads' accesses are committed in address order (one instruction: the order changes no verdict),
+    // so the 32-byte blocks that threads write element by element are completed one after another and their
+    // shadow joins again at once; the other accesses in program order.
+    size_t next = 0;
+    for (size_t k = 0; k < h.pending.size() + gHbSpans.size(); ++k) {
+        const HbAccess* ap;
+        if (k < h.pending.size()) {
+            ap = &h.pending[k];
+            if (ap->thread != 0 && pipe == kPipeV) continue;  // in gHbSpans
+        } else {
+            ap = gHbSpans[next++].a;
+        }
+        const HbAccess& a = *ap;
         if (a.gm) {
+            const GmAlloc* g = static_cast<const GmAlloc*>(a.gm);
+            if (g != locked && g->hb) {
+                lock = std::unique_lock<std::mutex>(g->hb->mu);
+                locked = g;
+            }
             HbCommitGm(c, a, pipe, epoch, api);
         } else {
             HbCommitUb(c, a, pipe, epoch, api);
         }
     }
     h.pending.clear();
+    h.olds.clear();
 }
 
 // A scalar access (GetValue / SetValue) is a PIPE_S instruction of its own, except inside a SIMT or register
@@ -542,18 +777,25 @@ inline void HbCoreEnd(CoreCtx* c) {
 inline void HbLaunchGm() {
     for (auto& a : gState.gm) {
         HbGmShadow& s = *a->hb;
-        s.write.reset();
-        s.read.reset();
+        s.blkWrite.reset();
+        s.blkRead.reset();
+        s.blkSlot.reset();
+        s.bytes.clear();
+        s.freeSlots.clear();
         if (s.readOnly || !gHb.raceCheck || a->bytes == 0) continue;
-        auto* w = static_cast<uint64_t*>(std::calloc(a->bytes, sizeof(uint64_t)));
-        auto* r = static_cast<uint64_t*>(std::calloc(a->bytes, sizeof(uint64_t)));
-        if (!w || !r) {
+        const size_t blocks = (a->bytes + kHbBlock - 1) >> kHbBlockShift;
+        auto* w = static_cast<uint64_t*>(std::calloc(blocks, sizeof(uint64_t)));
+        auto* r = static_cast<uint64_t*>(std::calloc(blocks, sizeof(uint64_t)));
+        auto* k = static_cast<uint32_t*>(std::calloc(blocks, sizeof(uint32_t)));
+        if (!w || !r || !k) {
             std::free(w);
             std::free(r);
+            std::free(k);
             continue;
         }
-        s.write.reset(w);
-        s.read.reset(r);
+        s.blkWrite.reset(w);
+        s.blkRead.reset(r);
+        s.blkSlot.reset(k);
     }
 }
 

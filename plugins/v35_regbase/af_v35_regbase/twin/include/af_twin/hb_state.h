@@ -51,13 +51,14 @@ struct HbFlag {
 };
 
 // An access an API call made, waiting for the instruction it belongs to (HbCommit).
+// 32 bytes, copied as such: a SIMT VF records millions of them.
 struct HbAccess {
     const void* gm = nullptr;  // the GmAlloc for a GM access, nullptr for UB
     uint64_t off = 0;          // byte offset in the allocation / in UB
     uint64_t n = 0;
+    uint32_t thread = 0;       // SIMT thread + 1, 0 outside SIMT
+    uint16_t old = 0;          // lag mode: 1 + the index in HbCore::olds of the UB bytes a write replaces
     bool write = false;
-    uint32_t thread = 0;  // SIMT thread + 1, 0 outside SIMT
-    std::vector<uint8_t> old;  // lag mode: the UB bytes a write replaces, as they were before it
 };
 
 // Lag mode: a UB write whose effect has not yet landed for every pipe (the bytes it replaced), and bytes a
@@ -80,6 +81,7 @@ struct HbCore {
     uint8_t eventOccupy[kHbEvents] = {};        // TPipe::AllocEventID bitmaps
     uint32_t gen = 0;                           // SyncAll barriers this core passed
     std::vector<HbAccess> pending;              // accesses of the API call being emulated
+    std::vector<std::vector<uint8_t>> olds;     // lag mode: bytes pending UB writes replace (HbAccess::old)
     std::vector<HbInFlight> inflight;           // lag mode: writes not yet known complete by every pipe
     std::vector<HbSwapped> swapped;             // lag mode: bytes to put back before the next instruction
     uint64_t laggedReads = 0;                   // lag mode: reads that saw a write before it landed
@@ -88,23 +90,40 @@ struct HbCore {
     // bytes an instruction, where a pointer would take eight
     std::vector<uint16_t> names[kHbPipes];
     std::vector<const char*> apis;
-    // UB shadow: per byte, the last write (pipe << 30 | epoch, 0 = none) and the last read per pipe
+    // UB shadow: the last write (pipe << 30 | epoch, 0 = none) and the last read per pipe, kept per 32-byte
+    // block while one instruction's access covered the whole block (DataCopy and vector calls move whole
+    // blocks: one record stands for 32 bytes), and per byte in a block a partial access split (scalar
+    // GetValue / SetValue, unaligned register stores). A block is split when an access covers part of it
+    // (its records copied to each of its bytes, in a slot of `bytes`) and joined again when a write covers
+    // all of it (its slot freed). Few blocks are ever split, so the shadow stays small and its pages few.
     struct Free {
-        void operator()(uint32_t* p) const { std::free(p); }
+        void operator()(void* p) const { std::free(p); }
     };
-    std::unique_ptr<uint32_t[], Free> ubWrite;
-    std::unique_ptr<uint32_t[], Free> ubRead[kHbPipes];
-    uint32_t ubDirty = 0;  // shadow bytes [0, ubDirty) may be non-zero
+    std::unique_ptr<uint32_t[], Free> blkWrite;  // per block, valid in blocks not split
+    std::unique_ptr<uint32_t[], Free> blkRead[kHbPipes];
+    std::unique_ptr<uint32_t[], Free> blkSlot;   // 0: not split; else 1 + the block's slot in `bytes`
+    std::vector<uint32_t> bytes;                 // slots of (1 + kHbPipes) x 32 per-byte records: write, reads
+    std::vector<uint32_t> freeSlots;
+    uint32_t ubDirty = 0;  // blocks below ceil(ubDirty / 32) may hold records
 };
+constexpr uint32_t kHbBlockShift = 5;  // 32-byte blocks: the UB block of DataCopy and the vector calls
+constexpr uint32_t kHbBlock = 1u << kHbBlockShift;
+constexpr uint32_t kHbSlotWords = (1 + kHbPipes) * kHbBlock;  // a split block's records
 
-// Shadow of one GM allocation: per byte the last write and the last read, each packed by HbGmRecord.
+// Shadow of one GM allocation: the last write and the last read (each packed by HbGmRecord), per 32-byte block
+// while one access covered the whole block or all its bytes hold the same records, else per byte in a slot of
+// `bytes` (as the UB shadow: hb_state.h's HbCore). Under 1 byte of shadow per byte of GM when few blocks are
+// split, where a record per byte took 16.
 struct HbGmShadow {
     std::mutex mu;
     struct Free {
-        void operator()(uint64_t* p) const { std::free(p); }
+        void operator()(void* p) const { std::free(p); }
     };
-    std::unique_ptr<uint64_t[], Free> write;
-    std::unique_ptr<uint64_t[], Free> read;
+    std::unique_ptr<uint64_t[], Free> blkWrite;  // nullptr: not shadowed (read-only, empty, or too large)
+    std::unique_ptr<uint64_t[], Free> blkRead;
+    std::unique_ptr<uint32_t[], Free> blkSlot;  // 0: not split; else 1 + the block's slot in `bytes`
+    std::vector<uint64_t> bytes;                // slots of 2 x 32 per-byte records: writes, then reads
+    std::vector<uint32_t> freeSlots;
     bool readOnly = false;  // the harness declared it an input: a kernel never writes it
 };
 
