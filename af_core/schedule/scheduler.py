@@ -77,7 +77,12 @@ class ScheduleResult:
         return [v.symbol.name for v in self.normalized.sizes()]
 
     def case(self, tiling_key: int) -> Case:
-        return next(c for c in self.cases if c.tiling_key == tiling_key)
+        """The case of ``tiling_key``; a key no case has is a KeyError naming it and the keys there are."""
+        for c in self.cases:
+            if c.tiling_key == tiling_key:
+                return c
+        keys = ", ".join(str(c.tiling_key) for c in self.cases)
+        raise KeyError(f"no case of graph '{self.graph.name}' has tiling key {tiling_key} (keys: {keys})")
 
 
 def forced_template(options: AutofuserOptions) -> str | None:

@@ -19,6 +19,7 @@ from af_core.inputs import GraphInputs, pack_inputs, view
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.serialize import to_json
 from af_core.twin import TwinSession
+from af_core.twin.runner import NO_LAUNCH
 from af_torch.regions import Region
 
 _lock = threading.Lock()
@@ -49,6 +50,11 @@ def _to_numpy(tensor: torch.Tensor) -> np.ndarray:
 
 def _from_numpy(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(array)).to(dtype)
+
+
+#: What :class:`LastRun` names as the template of a call whose output is empty (a batch of 0): the twin
+#: launches no kernel for it, as a framework skips empty tensors (its tiling key is ``NO_LAUNCH``, -1).
+NO_LAUNCH_LABEL = "none (empty output, no launch)"
 
 
 @attrs.define
@@ -114,10 +120,10 @@ class RegionKernel:
         self.last_inputs = inputs
         self.last = LastRun(
             dict(sorted(sizes.items())),
-            session.scheduled.case(run.tiling_key).label,
+            session.scheduled.case(run.tiling_key).label if run.launched else NO_LAUNCH_LABEL,
             run.tiling_key,
             run.block_dim,
-            measured_bytes(run.counters),
+            measured_bytes(run.counters) if run.launched else 0,
             minimum_bytes(region.graph, inputs, run.outputs, info)[0],
         )
         return _from_numpy(out, region.out_dtype)
