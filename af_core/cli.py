@@ -688,7 +688,9 @@ def _npy_payload(handle: Any, size: int, what: str) -> int:
     except (OSError, ValueError, EOFError) as exc:
         raise UsageError(f"{what} is not a readable .npy array: {_first_line(exc)}") from None
     if dtype.hasobject:
-        raise UsageError(f"{what} is not a readable .npy array: it holds Python objects (pickles are refused)")
+        raise UsageError(
+            f"{what} is not a readable .npy array: it holds Python objects (pickles are refused)"
+        )
     count = 1
     for n in shape:
         count *= int(n)

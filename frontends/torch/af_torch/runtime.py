@@ -19,7 +19,6 @@ from af_core.inputs import GraphInputs, pack_inputs, view
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.serialize import to_json
 from af_core.twin import TwinSession
-from af_core.twin.runner import NO_LAUNCH
 from af_torch.regions import Region
 
 _lock = threading.Lock()
@@ -53,7 +52,7 @@ def _from_numpy(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
 
 
 #: What :class:`LastRun` names as the template of a call whose output is empty (a batch of 0): the twin
-#: launches no kernel for it, as a framework skips empty tensors (its tiling key is ``NO_LAUNCH``, -1).
+#: launches no kernel for it, as a framework skips empty tensors (its tiling key is -1, ``af_core.twin.runner.NO_LAUNCH``).
 NO_LAUNCH_LABEL = "none (empty output, no launch)"
 
 

@@ -90,6 +90,8 @@ def test_model_names_reach_the_kernel_through_the_naming_layer():
 def test_an_empty_batch_returns_an_empty_result_without_a_launch():
     """A batch of 0 empties the output: the twin launches nothing, and the call returns torch's empty result
     (it used to end in a StopIteration looking up the case of tiling key -1)."""
+    from af_core.twin.runner import NO_LAUNCH
+
     model = Gate(torch.float32).eval()
     program = af_torch.compile_exported(export(model, (torch.randint(1, 51, (4, 3)),)))
     empty = torch.zeros((0, 3), dtype=torch.int64)
@@ -97,8 +99,8 @@ def test_an_empty_batch_returns_an_empty_result_without_a_launch():
         got, expected = program(empty), model(empty)
         assert got.shape == expected.shape == (0, 3) and got.dtype == expected.dtype
         last = program.kernels[0].last
-        assert last.tiling_key == runtime.NO_LAUNCH and last.template == runtime.NO_LAUNCH_LABEL
+        assert last.tiling_key == NO_LAUNCH and last.template == runtime.NO_LAUNCH_LABEL
         assert (last.block_dim, last.measured_bytes) == (0, 0)
         ids = torch.randint(1, 51, (5, 3), generator=torch.Generator().manual_seed(5))
         torch.testing.assert_close(program(ids), model(ids))  # the next batch launches again
-    assert program.kernels[0].last.tiling_key != runtime.NO_LAUNCH
+    assert program.kernels[0].last.tiling_key != NO_LAUNCH
