@@ -29,7 +29,11 @@ if TYPE_CHECKING:
 class Role(enum.StrEnum):
     """A job an ApiCall does for the schedulers."""
 
-    #: Copy ``rows`` rows of a GM view (strided, possibly broadcast) into a UB tile.
+    #: Copy ``rows`` rows of a GM view (strided, possibly broadcast) into a UB tile. A row that is one
+    #: unit-stride block moves on MTE2 (its tile's VECIN queue orders it for the vector pipe); any other row
+    #: is read element by element by the scalar unit, and the call orders those writes itself: after the
+    #: vector reads of what the tile held (V_S) and before any later vector call (S_V). Such a row at every
+    #: shape (``rowtiles.never_dense``) gets a VECCALC tile, and its S_V covers the scalar writes before it.
     LOAD_ROWS = "load_rows"
     #: One elementwise op (or a cast) over a UB tile; capabilities per op and dtypes.
     VECTOR_OP = "vector_op"

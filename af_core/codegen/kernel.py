@@ -58,6 +58,8 @@ class KernelContext:
         self._format = CppFormatter(self._rename)
         self.vars: dict[str, str] = {}  # UB tensor -> C++ LocalTensor variable in scope
         self.queued: set[str] = set()  # UB tensors enqueued and not yet dequeued
+        self.dequeued: set[str] = set()  # UB tensors a queue handed out (DeQue)
+        self.aliases: dict[str, str] = {}  # a tensor written in place of another: that one
         self._counter = 0
 
     # -- names -------------------------------------------------------------
@@ -157,6 +159,7 @@ class KernelContext:
         queue's AllocTensor does)."""
         if like is not None:
             var = self.vars[like]
+            self.aliases[tensor] = like
             if self._ctype(like) != self._ctype(tensor):
                 alias = self.unique(f"{naming.ident(tensor)}_")
                 self.vars[tensor] = alias
@@ -179,11 +182,18 @@ class KernelContext:
 
     def finish(self, tensor: str) -> str:
         """Done writing: EnQue for queue tensors (the consumer DeQues); a TBuf at VECIN / VECOUT makes its
-        consumer pipe wait for the producer's writes (what EnQue / DeQue do); nothing for other TBufs."""
+        consumer pipe wait for the producer's writes (what EnQue / DeQue do); nothing for other TBufs.
+
+        A tensor written in place of one its queue handed out (DeQue) was written by the queue's consumer
+        pipe, which is the pipe that reads it next: EnQue / DeQue again would order nothing (their flags
+        run from the queue's producer pipe), so it stays live. A reader on another pipe owes its own flags
+        (:meth:`sync`)."""
         buf = self._buffer_of(tensor)
         if buf.kind != "que":
             if buf.position in POSITION_PIPES:
                 return self.flag_pair(*POSITION_PIPES[buf.position])
+            return ""
+        if self.aliases.get(tensor) in self.dequeued:
             return ""
         self.queued.add(tensor)
         return f"{self.buffer(buf.name)}.EnQue({self.vars[tensor]});"
@@ -192,6 +202,7 @@ class KernelContext:
         """Read a UB tensor: DeQue it once if it was enqueued, else its live variable."""
         if tensor in self.queued:
             self.queued.discard(tensor)
+            self.dequeued.add(tensor)
             buf = self._buffer_of(tensor)
             var = self.unique(f"{naming.ident(tensor)}_")
             ctype = self._ctype(tensor)
@@ -279,6 +290,8 @@ def _stage_body(stage: Stage, ctx: KernelContext) -> str:
     ctx.loops = {}
     ctx.vars = {}
     ctx.queued = set()
+    ctx.dequeued = set()
+    ctx.aliases = {}
     prologue = [n for n in stage.nodes if n.loop_axis is None]
     lines = ["const int64_t blockIdx = AscendC::GetBlockIdx();"]
     lines.append(f"if (blockIdx < {ctx.field(stage.used_cores)}) {{")

@@ -19,6 +19,8 @@ rejected here (the SIMT template gathers it element by element).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy
 
 from af_core import dtypes as dt
@@ -27,7 +29,7 @@ from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
 from af_core.schedule.impl_graph import ImplNode
-from af_core.schedule.rowtiles import TileBuilder, view_of
+from af_core.schedule.rowtiles import TileBuilder, never_dense, view_of
 from af_core.tiling.spec import FloorDiv
 
 # element indices a 1- or 2-byte Gather can address on SoC 3510 (its offsets are packed to uint16)
@@ -193,3 +195,16 @@ def add_gather(
             plan.pad(tensor, past)
     b.tensor_of[il.name] = gathered
     return gathered, prologue
+
+
+def settle_pattern_flag(prologue: ImplNode, nodes: Sequence[ImplNode]) -> None:
+    """Leave out the S_V pair after the gather's offset pattern (``attrs["pattern_flag"]`` False) when a row
+    load read element by element at every shape runs in the loop before the gather: that load's own S_V
+    (:attr:`af_core.backend.Role.LOAD_ROWS`) orders the scalar unit's pattern writes in every iteration,
+    and the pair would order nothing."""
+    for node in nodes:
+        if node.op_type == "IndirectLoad" and node.attrs.get("phase") == "gather":
+            return
+        if node.op_type == "Load" and "view" in node.attrs and never_dense(node.attrs["view"]):
+            prologue.attrs["pattern_flag"] = False
+            return

@@ -126,6 +126,13 @@ def dense(view: dict) -> bool:
     return True
 
 
+def never_dense(view: dict) -> bool:
+    """Whether a row is read element by element at every shape: its inner sizes and strides are numbers
+    and :func:`dense` fails (symbolic sizes could be 1 at run time, which AfRowIsDense skips)."""
+    numbers = all(sympy.sympify(v).is_number for v in [*view["inner_sizes"], *view["inner_strides"]])
+    return numbers and not dense(view)
+
+
 class TileBuilder:
     """Builds the ImplNodes of one row-tile stage.
 
@@ -176,15 +183,20 @@ class TileBuilder:
         source: str | None = None,
         dtype: dt.DType | None = None,
     ) -> str:
-        """Load ``rows`` rows of ``node`` (a Load, the last Broadcast over one, or a workspace) into VECIN."""
+        """Load ``rows`` rows of ``node`` (a Load, the last Broadcast over one, or a workspace) into VECIN.
+
+        A row read element by element at every shape (:func:`never_dense`) is written by the scalar unit,
+        which orders its writes for the vector pipe itself (S_V): its tile is a VECCALC buffer, not a VECIN
+        queue, whose MTE2 -> V flags would order nothing."""
         dtype = dtype or node.y.dtype
+        scalar = never_dense(view)
         name = self.plan.tile(
             f"{node.name}_tile",
             dtype,
             pitch,
-            position="VECIN",
-            que=True,
-            num=self.buffers,
+            position="VECCALC" if scalar else "VECIN",
+            que=not scalar,
+            num=1 if scalar else self.buffers,
             extra_bytes=extra_bytes,
         )
         if source is None:

@@ -60,9 +60,8 @@ def test_every_kind_of_sync_is_found_and_twin_only_code_is_left_out(tool):
         (tool.SyncKind.BARRIER, tool.MutantKind.MOVE),
     ]
     text = tool.instrument(KERNEL, mutants)
-    assert (
-        "if (AF_MUTANT(5)) { AscendC::SetFlag<AscendC::HardEvent::MTE3_V>" in text
-    )  # MTE2_V moved to MTE3_V
+    # MTE2_V moved to MTE3_V, the twin told to check that the move carries what the original did (MoveCovers)
+    assert "if (AF_MUTANT(5)) { AF_MOVE_COVERS(5, 2, 3); AscendC::SetFlag<AscendC::HardEvent::MTE3_V>" in text
     assert "if (AF_MUTANT(6)) { AscendC::PipeBarrier<PIPE_V>(); }" in text
     assert "AscendC::LocalTensor<half> a_2 = AF_MUTANT(2) ? a_1 : q.DeQue<half>();" in text
     assert text.index("#define AF_PROBE") > text.index('#include "kernel_operator.h"')

@@ -36,7 +36,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import CounterModel
-from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
+from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
 from af_core.schedule.measures import main_input
 from af_core.schedule.rewrite import sink_unary_ops
@@ -159,7 +159,7 @@ class SimdTemplate:
             pout=pout,
             full_index=full_index,
             index_axes=index_view["inner_axes"],
-            final=value is il,
+            final=an.reduce is None and value is il,  # a reduce reads the tile on V: no VECOUT queue
         )
         # 4. output-post chain, reduce, store
         for load in an.loads_of("post"):
@@ -181,6 +181,7 @@ class SimdTemplate:
         impl.add_gm(out)
         b.store(an.store.name, result, out.name, width, pitch, rows, out.y.dtype)
         b.fuse_chains()
+        settle_pattern_flag(prologue, b.nodes)
         stage.nodes = [prologue, *b.nodes]
         stage.nodes += [
             ImplNode(n.name, n.type, None, fused_into=il.name)

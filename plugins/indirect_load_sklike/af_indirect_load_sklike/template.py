@@ -26,7 +26,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, contiguous_strides, product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import CounterModel
-from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout
+from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor, Stage
 from af_core.schedule.rowtiles import (
     TileBuilder,
@@ -97,6 +97,8 @@ class StageBuilder:
         spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:
             spec.require(span[1], f"{k} stage: {span[2]}")
+        for prologue in self.prologue:
+            settle_pattern_flag(prologue, self.b.nodes)
         self.stage.nodes = [*self.prologue, *self.b.nodes]
         assign_releases(self.stage, impl)
 

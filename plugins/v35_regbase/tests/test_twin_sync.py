@@ -325,6 +325,24 @@ void CoresStore(uint32_t second) {
 void CoresSameElement() { CoresStore(0); }
 void CoresOwnElement() { CoresStore(1); }
 
+// mutation testing: after V_MTE2, MTE2 knows every vector call complete, so a flag moved from V to MTE2 here
+// carries what the original did (mutant 1, never weaker); MTE3 knows nothing of V (mutant 2, weaker)
+void MoveCoversCase() {
+    AfTwin::Launch(1, [&] {
+        Io io;
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> bx;
+        pipe.InitBuffer(bx, N * 4);
+        LocalTensor<float> x = bx.Get<float>();
+        Duplicate(x, 1.0f, N);
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID0);
+        WaitFlag<HardEvent::V_MTE2>(EVENT_ID0);
+        AfTwin::MoveCovers(1, AfTwin::kPipeV, AfTwin::kPipeMte2);
+        AfTwin::MoveCovers(2, AfTwin::kPipeV, AfTwin::kPipeMte3);
+    });
+    std::printf("uncovered %llu\n", static_cast<unsigned long long>(AfTwin::gState.moveUncovered[0].load()));
+}
+
 struct Case {
     const char* name;
     void (*fn)();
@@ -357,6 +375,7 @@ const Case kCases[] = {
     {"scalar_element_beside", ScalarElementBeside},
     {"cores_same_element", CoresSameElement},
     {"cores_own_element", CoresOwnElement},
+    {"move_covers", MoveCoversCase},
 };
 
 }  // namespace
@@ -485,3 +504,12 @@ def test_the_adversarial_schedule_turns_a_missing_flag_into_wrong_numbers(progra
     rc, out, err = program(broken, race="lag")
     assert rc == 0, err
     assert out.split()[0] == "out" and out.split()[1:] != ["1", "2", "3", "4"], out
+
+
+def test_a_moved_flag_is_equivalent_only_where_its_new_pipe_knows_what_the_old_one_carried(program):
+    """MoveCovers (tools/sync_mutants.py's equivalence check) records the mutants whose moved flag carries
+    less than the original: here mutant 2 (V -> MTE3, which never waited for V), not mutant 1 (V -> MTE2 after
+    a V_MTE2 wait)."""
+    rc, out, err = program("move_covers", race="on")
+    assert rc == 0, err
+    assert "uncovered 4" in out  # bit 2 only

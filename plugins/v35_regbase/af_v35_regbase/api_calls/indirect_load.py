@@ -637,7 +637,8 @@ class IndirectLoadRegApiCall(ApiCall):
             if a.get("select"):
                 make, fill = ctx.produce(a["select"])
                 lines += [make, f"AfGatherSelect({fill}, {geom});"]
-            lines.append(ctx.flag_pair("S", "V"))  # the scalar unit wrote the tiles the vector calls read
+            if a.get("pattern_flag", True):  # else a scalar row load's S_V orders them (settle_pattern_flag)
+                lines.append(ctx.flag_pair("S", "V"))  # the scalar unit wrote the tiles the vector calls read
             return "\n".join(lines)
         slice_name, index_name, pattern_name = self.node.inputs[:3]
         gathered_name = self.node.outputs[0]

@@ -755,6 +755,28 @@ inline void HbReleaseId(CoreCtx* c, uint32_t event, int32_t id, const char* name
     c->hb.eventOccupy[event] = static_cast<uint8_t>(c->hb.eventOccupy[event] & ~(1u << id));
 }
 
+// Mutation testing (tools/sync_mutants.py): a flag pair moved from source pipe `from` to `to` by mutant `id`
+// is about to be set. It orders at least what the original would have when `to` already knows complete every
+// instruction `from` would have carried (its own, and what it knew of the other pipes); where it does not,
+// the mutant's bit is recorded (report counter "uncovered<word>"). A surviving moved flag that was never
+// weaker is an equivalent mutant: it orders a superset of what the original ordered.
+inline void MoveCovers(uint32_t id, uint32_t from, uint32_t to) {
+    CoreCtx* c = tCore;
+    if (!c) return;
+    if (id >= kMaxProbes || from >= kHbPipes || to >= kHbPipes)
+        Fail("api-params", "MoveCovers(%u, %u, %u): at most %u mutants of %u pipes", id, from, to, kMaxProbes,
+             kHbPipes);
+    const HbCore& h = c->hb;
+    for (uint32_t q = 0; q < kHbPipes; ++q) {
+        const uint32_t was = q == from ? h.issued[from] : h.vc[from].t[q];
+        const uint32_t now = q == to ? h.issued[to] : h.vc[to].t[q];
+        if (now < was) {
+            gState.moveUncovered[id / 64].fetch_or(uint64_t{1} << (id % 64), std::memory_order_relaxed);
+            return;
+        }
+    }
+}
+
 // The core returns from the kernel: nothing may be left pending.
 inline void HbCoreEnd(CoreCtx* c) {
     HbCore& h = c->hb;

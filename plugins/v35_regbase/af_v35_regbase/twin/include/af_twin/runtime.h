@@ -315,6 +315,7 @@ struct GlobalState {
     std::atomic<uint32_t> stagesSeen{0};
     // sync probes of a kernel instrumented for mutation testing: which probes ran, the highest id + 1
     std::atomic<uint64_t> probeHits[kMaxProbes / 64] = {};
+    std::atomic<uint64_t> moveUncovered[kMaxProbes / 64] = {};  // MoveCovers found the moved flag weaker
     std::atomic<uint32_t> probesSeen{0};
 };
 
@@ -585,6 +586,10 @@ inline void WriteReportJson(FILE* f) {
     const uint32_t probes = gState.probesSeen.load();
     for (uint32_t w = 0; w * 64 < probes; ++w) {
         std::fprintf(f, ", \"probes%u\": %llu", w, static_cast<unsigned long long>(gState.probeHits[w].load()));
+    }
+    for (uint32_t w = 0; w < kMaxProbes / 64; ++w) {
+        const uint64_t bits = gState.moveUncovered[w].load();
+        if (bits) std::fprintf(f, ", \"uncovered%u\": %llu", w, static_cast<unsigned long long>(bits));
     }
     std::fprintf(f, "}\n");
     std::fflush(f);
