@@ -243,12 +243,14 @@ class Report:
         positions = {
             name: pos for pos, name in re.findall(r"TQue<AscendC::TPosition::(\w+), \d+> (\w+);", self.kernel)
         }
+        bound = r"TQueBind<AscendC::TPosition::(\w+), AscendC::TPosition::(\w+), \d+> (\w+);"
+        positions.update({name: f"{a}_{b}" for a, b, name in re.findall(bound, self.kernel)})
         enq, deq = m.sync.lines
         own = _ENQUE.match(lines[enq])
         assert own is not None
         for line in lines[enq + 1 : deq]:
             other = _ENQUE.match(line)
-            if other and positions.get(other["queue"]) == positions.get(own["queue"]):
+            if other and positions.get(other["queue"], "?") == positions.get(own["queue"], "!"):
                 return True
         return False
 

@@ -374,13 +374,20 @@ def case_function(
         if i > 0:
             block.append("pipe.Reset();")
         for buf in stage.buffers:
-            if buf.kind == "que":
+            src, _, dst = buf.position.partition("_")  # VECIN_VECOUT: a queue bound from VECIN to VECOUT
+            if buf.kind == "que" and dst:
+                block.append(
+                    f"AscendC::TQueBind<AscendC::TPosition::{src}, AscendC::TPosition::{dst}, {buf.num}> "
+                    f"{ctx.buffer(buf.name)};"
+                )
+                block.append(f"pipe.InitBuffer({ctx.buffer(buf.name)}, {buf.num}, {ctx.expr(buf.bytes)});")
+            elif buf.kind == "que":
                 block.append(
                     f"AscendC::TQue<AscendC::TPosition::{buf.position}, {buf.num}> {ctx.buffer(buf.name)};"
                 )
                 block.append(f"pipe.InitBuffer({ctx.buffer(buf.name)}, {buf.num}, {ctx.expr(buf.bytes)});")
-            else:
-                block.append(f"AscendC::TBuf<AscendC::TPosition::{buf.position}> {ctx.buffer(buf.name)};")
+            else:  # a TBuf of a bound position sits at its source position; codegen places its flags
+                block.append(f"AscendC::TBuf<AscendC::TPosition::{src}> {ctx.buffer(buf.name)};")
                 block.append(f"pipe.InitBuffer({ctx.buffer(buf.name)}, {ctx.expr(buf.bytes)});")
         block.append(_stage_body(stage, ctx))
         lines.append("{")

@@ -73,7 +73,14 @@ class ImplTensor:
 #: directions itself (EnQue / DeQue: producer -> consumer; FreeTensor / AllocTensor: consumer -> producer, as
 #: the official TQue does); codegen gives a TBuf of the position the same two flag pairs. A VECCALC buffer is
 #: V's alone: a call reading or writing it on another pipe owes its own flags.
-POSITION_PIPES: dict[str, tuple[str, str]] = {"VECIN": ("MTE2", "V"), "VECOUT": ("V", "MTE3")}
+#: A queue bound from VECIN to VECOUT (``TQueBind<VECIN, VECOUT>``): a tile MTE2 fills and MTE3 stores with no
+#: vector call reading it between, whose EnQue / DeQue order MTE2 -> MTE3 (kernel_event.h GetQueEvt, UB to UB).
+VECIN_VECOUT = "VECIN_VECOUT"
+POSITION_PIPES: dict[str, tuple[str, str]] = {
+    "VECIN": ("MTE2", "V"),
+    "VECOUT": ("V", "MTE3"),
+    VECIN_VECOUT: ("MTE2", "MTE3"),
+}
 #: Event ids per HardEvent a TPipe hands out (QUE_MAX_EVENT): a queue buffer holds one from its FreeTensor
 #: to the AllocTensor that reuses it, so the queues of one position hold at most this many buffers together.
 EVENT_IDS = 8
@@ -85,7 +92,7 @@ class Buffer:
 
     name: str
     kind: str  # "que" | "tbuf"
-    position: str  # VECIN | VECOUT | VECCALC
+    position: str  # VECIN | VECOUT | VECCALC | VECIN_VECOUT (a queue bound from VECIN to VECOUT)
     bytes: Expr  # bytes per buffer, 32-byte aligned by the formula
     num: int = 1  # buffers in a queue (2 = double buffering)
 

@@ -74,12 +74,16 @@ class DedupStoreApiCall(ApiCall):
         ctype = ctx.cpp_type(ctx.impl.tensor(src_name).dtype)
         take, src = ctx.use(src_name)
         _, ids_var = ctx.use(ids)
+        # the store waits for what V wrote (the chain's VECOUT tile carries that itself; a zero slot of the
+        # gathered tile does not); what MTE2 wrote comes through the tile's queue (VECIN_VECOUT). Nothing after
+        # the store: the next writer of the buffer waits for MTE3 through its AllocTensor (MTE3_V of a VECOUT
+        # queue, MTE3_MTE2 of the bound one, which the zero slot's Duplicate follows through AfDedupLoad's
+        # MTE2_V)
         lines = [
             take,
-            ctx.sync(src_name, "V", "MTE3"),
+            ctx.sync(src_name, "V", "MTE3") if a.get("vector_writes", True) else "",
             f"AfDedupStore<{ctype}>({ctx.gm(out)}, {src}, {ids_var}, {ctx.expr(a['hash_size'])}, "
             f"{ctx.expr(a['first_row'])}, {ctx.expr(a['rows'])}, {ctx.expr(a['width'])}, "
             f"{ctx.expr(a['column'])}, {ctx.expr(a['columns'])}, {ctx.expr(a['pitch'])});",
-            ctx.sync(src_name, "MTE3", "V"),
         ]
         return "\n".join(line for line in lines if line)

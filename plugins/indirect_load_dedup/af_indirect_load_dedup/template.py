@@ -61,7 +61,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import product
 from af_core.schedule.case import Case
 from af_core.schedule.cost import modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
+from af_core.schedule.impl_graph import VECIN_VECOUT, ImplAxis, ImplGraph, ImplNode, Stage
 from af_core.schedule.rowtiles import TileBuilder
 from af_core.schedule.template import ScheduleContext
 from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
@@ -173,8 +173,16 @@ class DedupGatherTemplate:
         b = TileBuilder(graph, impl, plan, loop, first_row, chunk, self.buffers)
 
         # 1-2. number the distinct rows, copy each distinct column tile once
+        # a post chain reads the tile on V (a VECIN queue); without one MTE3 stores what MTE2 copied (a queue
+        # bound from VECIN to VECOUT: its flags order MTE2 -> MTE3, and V writes only a zero slot, which the
+        # store orders itself)
         gathered = plan.tile(
-            f"{il.name}_rows", il.y.dtype, pitch, position="VECIN", que=True, num=self.buffers
+            f"{il.name}_rows",
+            il.y.dtype,
+            pitch,
+            position="VECIN" if an.post_chain else VECIN_VECOUT,
+            que=True,
+            num=self.buffers,
         )
         keys = plan.fixed(f"{il.name}_keys", dt.int64, hash_size + chunk)
         ids = plan.fixed(f"{il.name}_ids", dt.int32, hash_size + chunk)
@@ -221,6 +229,8 @@ class DedupGatherTemplate:
                     "columns": columns,
                     "pitch": pitch,
                     "hash_size": hash_size,
+                    # V writes the stored tile: the chain, or the zero slot of an index out of range
+                    "vector_writes": bool(an.post_chain) or bool(view["check_bound"]),
                 },
             )
         )

@@ -343,6 +343,29 @@ void MoveCoversCase() {
     std::printf("uncovered %llu\n", static_cast<unsigned long long>(AfTwin::gState.moveUncovered[0].load()));
 }
 
+// a tile MTE2 fills and MTE3 stores: a queue bound from VECIN to VECOUT carries MTE2_MTE3 / MTE3_MTE2, a VECIN
+// queue only MTE2_V / V_MTE2, which leave the store unordered
+template <class Q>
+void CopyThroughQueue() {
+    AfTwin::Launch(1, [&] {
+        Io io;
+        TPipe pipe;
+        Q q;
+        pipe.InitBuffer(q, 2, N * 4);
+        for (int round = 0; round < 3; ++round) {
+            LocalTensor<float> x = q.template AllocTensor<float>();
+            DataCopy(x, io.in[round * 16], 16);
+            q.EnQue(x);
+            x = q.template DeQue<float>();
+            DataCopy(io.out[round * 16], x, 16);
+            q.FreeTensor(x);
+        }
+    });
+}
+
+void CopyBound() { CopyThroughQueue<TQueBind<TPosition::VECIN, TPosition::VECOUT, 2>>(); }
+void CopyVecin() { CopyThroughQueue<TQue<TPosition::VECIN, 2>>(); }
+
 struct Case {
     const char* name;
     void (*fn)();
@@ -376,6 +399,8 @@ const Case kCases[] = {
     {"cores_same_element", CoresSameElement},
     {"cores_own_element", CoresOwnElement},
     {"move_covers", MoveCoversCase},
+    {"copy_bound", CopyBound},
+    {"copy_vecin", CopyVecin},
 };
 
 }  // namespace
@@ -401,6 +426,8 @@ CONTROLS = [
     # one element of a 32-byte block: the shadow keeps that block's records per byte
     ("scalar_element_read", "race", "SetFlag<HardEvent::S_V>", "scalar_element_beside", [1, 2, 3, 4]),
     ("cores_same_element", "race", "a SyncAll between them is missing", "cores_own_element", [1, 2, 0, 0]),
+    # a tile copied GM -> UB -> GM through a queue: bound from VECIN to VECOUT, not a VECIN queue
+    ("copy_vecin", "race", "SetFlag<HardEvent::MTE2_MTE3>", "copy_bound", [0, 1, 2, 3]),
 ]
 
 

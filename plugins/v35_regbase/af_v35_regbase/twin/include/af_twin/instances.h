@@ -32,14 +32,14 @@
 
 // The member templates of one queue for one element type.
 #define AF_TWIN_QUE_TYPE(P, D, T)                                                          \
-    AF_TWIN_INSTANCE AscendC::LocalTensor<T> AscendC::TQue<P, D>::AllocTensor<T>();        \
-    AF_TWIN_INSTANCE bool AscendC::TQue<P, D>::EnQue<T>(const AscendC::LocalTensor<T>&);   \
-    AF_TWIN_INSTANCE AscendC::LocalTensor<T> AscendC::TQue<P, D>::DeQue<T>();              \
-    AF_TWIN_INSTANCE void AscendC::TQue<P, D>::FreeTensor<T>(AscendC::LocalTensor<T>&);
+    AF_TWIN_INSTANCE AscendC::LocalTensor<T> AscendC::TQueBind<P, P, D>::AllocTensor<T>();        \
+    AF_TWIN_INSTANCE bool AscendC::TQueBind<P, P, D>::EnQue<T>(const AscendC::LocalTensor<T>&);   \
+    AF_TWIN_INSTANCE AscendC::LocalTensor<T> AscendC::TQueBind<P, P, D>::DeQue<T>();              \
+    AF_TWIN_INSTANCE void AscendC::TQueBind<P, P, D>::FreeTensor<T>(AscendC::LocalTensor<T>&);
 
 #define AF_TWIN_QUE(P, D)                                                                      \
-    AF_TWIN_INSTANCE class AscendC::TQue<P, D>;                                                \
-    AF_TWIN_INSTANCE void AscendC::TPipe::InitBuffer(AscendC::TQue<P, D>&, uint8_t, uint32_t); \
+    AF_TWIN_INSTANCE class AscendC::TQueBind<P, P, D>;                                                \
+    AF_TWIN_INSTANCE void AscendC::TPipe::InitBuffer(AscendC::TQueBind<P, P, D>&, uint8_t, uint32_t); \
     AF_TWIN_QUE_TYPE(P, D, half)                                                               \
     AF_TWIN_QUE_TYPE(P, D, bfloat16_t)                                                         \
     AF_TWIN_QUE_TYPE(P, D, float)                                                              \

@@ -42,8 +42,12 @@ inline bool UbAllocAlive(const CoreCtx* c, uint64_t id) {
 
 namespace AscendC {
 
+template <TPosition src, TPosition dst, int32_t depth>
+class TQueBind;
+// A queue of one position is the queue bound from that position to itself (kernel_tque.h: TQue derives from
+// TQueBind<pos, pos, depth>); its flags are the position's (AfQueEnqEvent).
 template <TPosition pos, int32_t depth>
-class TQue;
+using TQue = TQueBind<pos, pos, depth>;
 template <TPosition pos>
 class TBuf;
 
@@ -168,6 +172,19 @@ constexpr HardEvent AfQueEnqEvent(TPosition pos) {
 constexpr HardEvent AfQueFreeEvent(TPosition pos) {
     return pos == TPosition::VECIN ? HardEvent::V_MTE2 : pos == TPosition::VECOUT ? HardEvent::MTE3_V : HardEvent::MAX;
 }
+// A queue bound from VECIN to VECOUT (TQueBind<VECIN, VECOUT, depth>) hands a tile MTE2 filled straight to
+// MTE3: UB to UB, so EnQue sets MTE2_MTE3 and FreeTensor MTE3_MTE2 (kernel_event.h GetQueEvt, UB -> UB). Other
+// bindings of two different positions carry no flags here.
+constexpr HardEvent AfQueBindEnqEvent(TPosition src, TPosition dst) {
+    return src == dst                                                ? AfQueEnqEvent(src)
+           : src == TPosition::VECIN && dst == TPosition::VECOUT ? HardEvent::MTE2_MTE3
+                                                                   : HardEvent::MAX;
+}
+constexpr HardEvent AfQueBindFreeEvent(TPosition src, TPosition dst) {
+    return src == dst                                                ? AfQueFreeEvent(src)
+           : src == TPosition::VECIN && dst == TPosition::VECOUT ? HardEvent::MTE3_MTE2
+                                                                   : HardEvent::MAX;
+}
 
 inline int32_t AfQueSet(HardEvent e) {
     AfTwin::CoreCtx* c = AfTwin::RequireCore("TQue");
@@ -184,17 +201,17 @@ inline void AfQueWait(HardEvent e, int32_t id) {
     AfTwin::HbReleaseId(c, ev, id, AfTwin::kHbEventNames[ev]);
 }
 
-template <TPosition pos, int32_t depth>
-class TQue {
+template <TPosition src, TPosition dst, int32_t depth>
+class TQueBind {
 public:
-    static constexpr HardEvent kEnqEvent = AfQueEnqEvent(pos);
-    static constexpr HardEvent kFreeEvent = AfQueFreeEvent(pos);
+    static constexpr HardEvent kEnqEvent = AfQueBindEnqEvent(src, dst);
+    static constexpr HardEvent kFreeEvent = AfQueBindFreeEvent(src, dst);
 
-    TQue() = default;
-    TQue(const TQue&) = delete;
-    TQue& operator=(const TQue&) = delete;
+    TQueBind() = default;
+    TQueBind(const TQueBind&) = delete;
+    TQueBind& operator=(const TQueBind&) = delete;
     // As TPipe::Destroy does: wait for the flags of buffers freed and never allocated again.
-    ~TQue() {
+    ~TQueBind() {
         if (!AfTwin::tCore || !arena_ || arena_ != AfTwin::tCore->arena) return;
         for (uint32_t s = 0; s < num_; ++s) {
             if (freeId_[s] >= 0) AfQueWait(kFreeEvent, freeId_[s]);
