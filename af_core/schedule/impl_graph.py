@@ -68,14 +68,14 @@ class ImplTensor:
             raise ValueError(f"tensor '{self.name}': location {self.location} not in {LOCATIONS}")
 
 
+#: A queue bound from VECIN to VECOUT (``TQueBind<VECIN, VECOUT>``): a tile MTE2 fills and MTE3 stores with no
+#: vector call reading it between, whose EnQue / DeQue order MTE2 -> MTE3 (kernel_event.h GetQueEvt, UB to UB).
+VECIN_VECOUT = "VECIN_VECOUT"
 #: The pipes a UB buffer's position sits between, (producer, consumer): a VECIN buffer is filled by MTE2 and
 #: read by V, a VECOUT buffer filled by V and read by MTE3. A queue of the position carries the flags of both
 #: directions itself (EnQue / DeQue: producer -> consumer; FreeTensor / AllocTensor: consumer -> producer, as
 #: the official TQue does); codegen gives a TBuf of the position the same two flag pairs. A VECCALC buffer is
 #: V's alone: a call reading or writing it on another pipe owes its own flags.
-#: A queue bound from VECIN to VECOUT (``TQueBind<VECIN, VECOUT>``): a tile MTE2 fills and MTE3 stores with no
-#: vector call reading it between, whose EnQue / DeQue order MTE2 -> MTE3 (kernel_event.h GetQueEvt, UB to UB).
-VECIN_VECOUT = "VECIN_VECOUT"
 POSITION_PIPES: dict[str, tuple[str, str]] = {
     "VECIN": ("MTE2", "V"),
     "VECOUT": ("V", "MTE3"),
