@@ -10,7 +10,9 @@ second mutant per pair and barrier that moves it to another pipe, and runs:
 - each case at each shape with no mutant: the probes say which syncs the case executes, and the run must
   match the reference;
 - each executed mutant: it is *killed* when the twin reports it (a race, a flag misuse, a queue misuse)
-  or the output no longer matches the reference; otherwise it *survives*.
+  or the output no longer matches the reference, on the platform's cores or, tried next, on one core
+  (every tile on one core: a sync between consecutive tiles has something to order); otherwise it
+  *survives*.
 
 A surviving removal is a sync that orders nothing at the shapes tried: codegen should stop emitting it (or
 a shape that needs it should be added). Usage::
@@ -329,17 +331,23 @@ def mutate_graph(graph, shapes: Sequence[Mapping[str, int]], *, template: str | 
             ran = [m for m in mutants if _remove_id(mutants, m) in hit]
             executed |= {m.id for m in ran}
             for m in ran:
-                os.environ[MUTANT_ENV] = str(m.id)
-                weaker = True
-                try:
-                    run = session.check(inputs=inputs, tiling_key=case.tiling_key)
-                    killed, how = (not run.ok), ("" if run.ok else "mismatch")
-                    weaker = m.id in _bits(run.twin.counters, "uncovered")
-                except TwinError as exc:
-                    killed, how = True, str(exc).splitlines()[0][:200]
-                finally:
-                    os.environ.pop(MUTANT_ENV, None)
-                outcomes.append(Outcome(m, case.label, dict(sizes), killed, how, weaker))
+                # on the platform's cores, then, for a survivor, on one core: every tile of the shape then runs
+                # on that core one after another, so a sync ordering one tile's accesses after the previous
+                # tile's (a buffer reused) has a previous tile to order
+                for cores in (None, 1):
+                    os.environ[MUTANT_ENV] = str(m.id)
+                    weaker = True
+                    try:
+                        run = session.check(inputs=inputs, tiling_key=case.tiling_key, core_num=cores)
+                        killed, how = (not run.ok), ("" if run.ok else "mismatch")
+                        weaker = m.id in _bits(run.twin.counters, "uncovered")
+                    except TwinError as exc:
+                        killed, how = True, str(exc).splitlines()[0][:200]
+                    finally:
+                        os.environ.pop(MUTANT_ENV, None)
+                    outcomes.append(Outcome(m, case.label, dict(sizes), killed, how, weaker))
+                    if killed:
+                        break
     return Report(
         graph.name, tuple(syncs), tuple(mutants), frozenset(executed), tuple(outcomes), tuple(tried), kernel
     )
