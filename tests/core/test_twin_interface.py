@@ -34,6 +34,7 @@ SKELETON = {
     "SyncAll",
     "TPipe",
     "TQue",
+    "TQueBind",
     "TPosition",
     "TBuf",
     "LocalTensor",

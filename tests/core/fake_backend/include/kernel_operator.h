@@ -273,6 +273,10 @@ private:
     std::vector<int> queued_;
 };
 
+// A queue bound from one position to another (the skeleton's VECIN_VECOUT buffers): the same queue here.
+template <TPosition Src, TPosition Dst, int32_t Depth>
+class TQueBind : public TQue<Src, Depth> {};
+
 template <TPosition Pos>
 class TBuf {
 public:
@@ -285,7 +289,7 @@ private:
 };
 
 // The flags codegen places for a TBuf standing in for a queue (a sequential back end needs none of them).
-enum class HardEvent { MTE2_V, V_MTE2, MTE3_V, V_MTE3 };
+enum class HardEvent { MTE2_V, V_MTE2, MTE3_V, V_MTE3, MTE2_MTE3, MTE3_MTE2 };
 
 template <HardEvent E>
 inline void SetFlag(int32_t /*id*/) {}
