@@ -8,15 +8,34 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import torch
 import torch.fx as fx
 
+from af_core.errors import AfError
 from af_torch.regions import Partition, partition
 from af_torch.runtime import RegionKernel
 
 log = logging.getLogger("af_torch")
+
+
+class TorchFailure(AfError):
+    """Torch itself failed on the model (export, or its aten decompositions) before af saw a graph.
+
+    The message names the torch call, so that a user looks for the cause in
+    the model or in torch: the same call fails without af installed.
+    """
+
+    def __init__(self, call: str, model: str, cause: BaseException) -> None:
+        self.call = call
+        self.model = model
+        first = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+        super().__init__(
+            f"{call} failed on {model} inside torch, before af saw a graph (the same call fails without af): "
+            f"{type(cause).__name__}: {first}"
+        )
 
 
 @attrs.define
@@ -58,42 +77,59 @@ def fuse_graph_module(gm: fx.GraphModule, name: str = "torch") -> FusedGraph:
 
 
 class CompiledProgram:
-    """A ``torch.export`` program with its regions fused: call it like the module it came from."""
+    """A ``torch.export`` program with its regions fused: call it like the module it came from.
+
+    A call goes through the exported program's own input checks before any
+    kernel runs: the inputs must have the tree structure (tuples, lists, dicts
+    of tensors), the ranks and the sizes the program was exported for (a static
+    size is a guard; a dynamic one must stay inside its range). Torch checks
+    no dtype, and a region kernel built for float32 would read float64 bytes
+    as float32, so the call also refuses a tensor whose dtype is not the
+    exported one. Each refusal is torch's RuntimeError naming the input path.
+    """
 
     def __init__(self, exported: torch.export.ExportedProgram, name: str = "torch") -> None:
         from torch.export.graph_signature import InputKind, OutputKind
 
-        program = exported.run_decompositions()
+        try:
+            program = exported.run_decompositions()
+        except Exception as exc:  # noqa: BLE001 - torch's own failure, re-raised naming torch as its source
+            raise TorchFailure("ExportedProgram.run_decompositions", name, exc) from exc
         self.program = program
         self.graph_module = program.graph_module
-        self.fused = fuse_graph_module(self.graph_module, name)
-        state = {**program.state_dict, **program.constants}
-        self._lifted: list[torch.Tensor | None] = []
-        for spec in program.graph_signature.input_specs:
+        # the exported dtype of each user input, read before fusion rewrites the graph
+        placeholders = [n for n in self.graph_module.graph.nodes if n.op == "placeholder"]
+        self._user_dtypes: list[torch.dtype | None] = []
+        for node, spec in zip(placeholders, program.graph_signature.input_specs, strict=True):
             if spec.kind == InputKind.USER_INPUT:
-                self._lifted.append(None)
-            elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
-                self._lifted.append(state[spec.target])
-            else:
+                val = node.meta.get("val")
+                self._user_dtypes.append(val.dtype if isinstance(val, torch.Tensor) else None)
+            elif spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                 raise NotImplementedError(f"exported programs with {spec.kind} inputs are not supported")
         outputs = program.graph_signature.output_specs
         if any(o.kind != OutputKind.USER_OUTPUT for o in outputs):
             raise NotImplementedError("exported programs that mutate buffers are not supported")
+        self.fused = fuse_graph_module(self.graph_module, name)
 
     @property
     def kernels(self) -> list[RegionKernel]:
         return self.fused.kernels
 
-    def __call__(self, *args: torch.Tensor):
-        user = iter(args)
-        flat = [next(user) if t is None else t for t in self._lifted]
-        rest = list(user)
-        if rest:
-            raise TypeError(f"{len(rest)} more arguments than the exported program takes")
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from torch.utils import _pytree as pytree
+
+        # the exported program's checks: tree structure, input count, rank, static sizes, ranges
+        flat = self.program._graph_module_flat_inputs(args, kwargs)
+        user = flat[len(flat) - len(self._user_dtypes) :]
+        for position, (arg, dtype) in enumerate(zip(user, self._user_dtypes, strict=True)):
+            if dtype is not None and isinstance(arg, torch.Tensor) and arg.dtype != dtype:
+                raise RuntimeError(
+                    f"Expected input {position} (in flattened order) to have dtype {dtype}, but got "
+                    f"{arg.dtype}: the program was exported, and its kernels built, for {dtype}"
+                )
         with torch.no_grad():
             out = self.graph_module(*flat)
-        out = tuple(out) if isinstance(out, (list, tuple)) else (out,)
-        return out[0] if len(out) == 1 else out
+        return pytree.tree_unflatten(list(out), self.program.call_spec.out_spec)
 
 
 def compile_exported(exported: torch.export.ExportedProgram, name: str = "torch") -> CompiledProgram:
@@ -105,18 +141,28 @@ def compile_exported(exported: torch.export.ExportedProgram, name: str = "torch"
     return CompiledProgram(exported, name)
 
 
-def export(model: torch.nn.Module, inputs: Sequence[torch.Tensor], dynamic_batch: bool = True):
-    """``torch.export`` with dimension 0 of every input left to torch to keep dynamic (when ``dynamic_batch``).
+def export(model: torch.nn.Module, inputs: Sequence[Any], dynamic_batch: bool = True):
+    """``torch.export`` with dimension 0 of every input tensor left to torch to keep dynamic (when ``dynamic_batch``).
 
+    ``inputs`` are the model's positional arguments; each may be a tensor or
+    a list, tuple or dict of tensors (as DLRM and torchrec models take them).
     ``Dim.AUTO``: torch keeps the dimension a symbol unless the model makes
     it a constant (``take_along_dim`` does), in which case that region's
     kernel is specialised to the traced value.
     """
+    from torch.utils import _pytree as pytree
+
     shapes = None
     if dynamic_batch:
         shapes = tuple(
-            {0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None
-            for t in inputs
+            pytree.tree_map(
+                lambda t: {0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None,
+                arg,
+            )
+            for arg in inputs
         )
-    with torch.no_grad():
-        return torch.export.export(model, tuple(inputs), dynamic_shapes=shapes)
+    try:
+        with torch.no_grad():
+            return torch.export.export(model, tuple(inputs), dynamic_shapes=shapes)
+    except Exception as exc:  # noqa: BLE001 - torch's own failure, re-raised naming torch as its source
+        raise TorchFailure("torch.export.export", type(model).__name__, exc) from exc

@@ -14,9 +14,11 @@ gather, and a modelled figure would not be a measurement.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import torch
+from torch.utils import _pytree as pytree
 
 from af_core import naming
 from af_torch.compile import CompiledProgram, compile_exported, export
@@ -134,7 +136,7 @@ def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
 
 
 def explain(
-    model: torch.nn.Module, *inputs: torch.Tensor, dynamic_batch: bool = True, batches: Sequence[int] = ()
+    model: torch.nn.Module, *inputs: Any, dynamic_batch: bool = True, batches: Sequence[int] = ()
 ) -> Explanation:
     """Partition ``model`` for ``inputs``, run every region once and report.
 
@@ -147,11 +149,13 @@ def explain(
     with torch.no_grad():
         got = program(*inputs)
         expected = model(*inputs)
-    got_t = got if isinstance(got, tuple) else (got,)
-    exp_t = expected if isinstance(expected, tuple) else (expected,)
-    same = all(
+    got_t, got_spec = pytree.tree_flatten(got)
+    exp_t, exp_spec = pytree.tree_flatten(expected)
+    same = got_spec == exp_spec and all(
         torch.allclose(a.float(), b.float(), rtol=3.2e-2 if b.dtype == torch.bfloat16 else 4e-3, atol=1e-4)
-        for a, b in zip(got_t, exp_t)
+        if isinstance(b, torch.Tensor)
+        else a == b
+        for a, b in zip(got_t, exp_t, strict=True)
     )
     part = program.fused.partition
     reports = []

@@ -99,3 +99,53 @@ def test_afc_torch_prints_the_region_table_of_every_example(tmp_path, capsys, na
         int(least) <= int(fused) and int(least) <= int(unfused) for fused, least, unfused in traffic
     ), out
     assert "fused result equals eager: yes" in out
+
+
+LIST_INPUT_MODEL = """\
+import torch
+
+class Tower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tables = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(30, 4)) for _ in range(2)])
+
+    def forward(self, dense, sparse):
+        return dense.sum(1, keepdim=True) + sum(t[ids].sum(1) for t, ids in zip(self.tables, sparse))
+
+model = Tower()
+example_inputs = (torch.randn(4, 4), [torch.randint(0, 30, (4, 5)), torch.randint(0, 30, (4, 3))])
+"""
+
+
+def test_afc_torch_takes_a_model_whose_inputs_are_a_list_of_tensors(tmp_path, capsys):
+    path = tmp_path / "tower.py"
+    path.write_text(LIST_INPUT_MODEL)
+    assert cli.main(["torch", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("model Tower: 2 fused region(s)"), out
+    assert "fused result equals eager: yes" in out
+
+
+TORCH_FAILS_MODEL = """\
+import torch
+
+class DataDependent(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # control flow on a value: torch.export cannot trace it
+            return x * 2
+        return x
+
+model = DataDependent()
+example_inputs = (torch.randn(4, 3),)
+"""
+
+
+def test_a_failure_inside_torch_export_is_named_as_torchs_with_a_user_error_exit(tmp_path, capsys):
+    path = tmp_path / "datadep.py"
+    path.write_text(TORCH_FAILS_MODEL)
+    assert cli.main(["torch", str(path)]) == cli.EXIT_ERROR
+    # torch may log warnings of its own before it fails; afc's message is the last line
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith("afc: error: ")
+    assert "torch.export.export failed on DataDependent inside torch, before af saw a graph" in line, line
+    assert "internal error" not in line
