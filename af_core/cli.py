@@ -914,8 +914,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     checker = AscendcChecker(find_source(args.ascendc))  # AscendcSourceError (an AfError) -> exit 2
     fuser = Autofuser(_options(args))
-    kernels = [fuser.generate(fuser.schedule(_load(path))).kernel for path in args.graph]
-    results = checker.check_many(kernels, jobs=args.jobs)
+    generated = [fuser.generate(fuser.schedule(_load(path))) for path in args.graph]
+    results = checker.check_many(
+        [g.kernel for g in generated], jobs=args.jobs, headers=[g.kernel_headers() for g in generated]
+    )
     for path, result in zip(args.graph, results):
         say(
             f"{'ok  ' if result.ok else 'FAIL'} {one_line(path)}"

@@ -21,7 +21,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -160,34 +160,55 @@ class AscendcChecker:
             raise _PchFailed
 
     # -- checking -----------------------------------------------------------------------------------------
-    def key(self, text: str) -> str:
-        return digest(self.identity, "pch" if self.use_pch else "plain", text)
+    def key(self, text: str, headers: Mapping[str, str] | None = None) -> str:
+        parts = [part for name in sorted(headers or {}) for part in (name, (headers or {})[name])]
+        return digest(self.identity, "pch" if self.use_pch else "plain", text, *parts)
 
-    def check(self, text: str) -> KernelCheck:
-        key = self.key(text)
+    def check(self, text: str, headers: Mapping[str, str] | None = None) -> KernelCheck:
+        """Type-check one kernel; ``headers`` (file name -> text) are the files it includes by name beside it
+        (a generated kernel includes its ``autofuse_tiling_data.h``)."""
+        key = self.key(text, headers)
         stored = self.cache_dir / "results" / f"{key}.json"
         if stored.is_file():
             try:
                 return _from_json(json.loads(stored.read_text(encoding="utf-8")), key)
             except (ValueError, KeyError, TypeError):
                 pass  # a damaged entry is recomputed
-        result = self._compile(text, key)
+        result = self._compile(text, key, headers or {})
         write_atomic(stored, json.dumps(_to_json(result), sort_keys=True))
         return result
 
-    def check_many(self, texts: Sequence[str], *, jobs: int | None = None) -> list[KernelCheck]:
-        """Check ``texts`` with ``jobs`` g++ processes at once (default 2); results in order."""
+    def check_many(
+        self,
+        texts: Sequence[str],
+        *,
+        jobs: int | None = None,
+        headers: Sequence[Mapping[str, str] | None] | None = None,
+    ) -> list[KernelCheck]:
+        """Check ``texts`` with ``jobs`` g++ processes at once (default 2); results in order.
+
+        ``headers``: per text, the files it includes beside it (see :meth:`check`).
+        """
         workers = max(1, jobs or 2)
+        beside = list(headers) if headers is not None else [None] * len(texts)
+        if len(beside) != len(texts):
+            raise ValueError(f"{len(texts)} kernels but {len(beside)} header sets")
         if len(texts) > 1:
             self.precompiled_header()  # once, before the workers start
         if workers == 1 or len(texts) <= 1:
-            return [self.check(t) for t in texts]
+            return [self.check(t, h) for t, h in zip(texts, beside, strict=True)]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(self.check, texts))
+            return list(pool.map(self.check, texts, beside))
 
-    def _compile(self, text: str, key: str) -> KernelCheck:
+    def _compile(self, text: str, key: str, headers: Mapping[str, str]) -> KernelCheck:
         pch = self.precompiled_header()
         with tempfile.TemporaryDirectory(prefix="af-ascendc-") as tmp:
+            for name, header in sorted(headers.items()):
+                if Path(name).name != name or not name.endswith(".h"):
+                    raise ValueError(
+                        f"a header beside the kernel must be a plain '.h' file name, not {name!r}"
+                    )
+                (Path(tmp) / name).write_text(header, encoding="utf-8")
             kernel = Path(tmp) / "kernel.cpp"
             kernel.write_text(text, encoding="utf-8")
             cmd = [self.cxx, "-fsyntax-only", *FLAGS, *self.include_flags()]
@@ -214,6 +235,7 @@ def _from_json(data: dict, key: str) -> KernelCheck:
 def check_kernels(
     texts: Sequence[str],
     *,
+    headers: Sequence[Mapping[str, str] | None] | None = None,
     src: AscendcSource | str | Path | None = None,
     jobs: int | None = None,
     cache_dir: Path | None = None,
@@ -222,8 +244,10 @@ def check_kernels(
     """Type-check each kernel text; results in the order of ``texts``.
 
     ``src`` is an :class:`AscendcSource` or a location for :func:`find_source`
-    (default ``AF_ASCENDC_SRC``); ``jobs`` g++ processes run at once (default 2).
+    (default ``AF_ASCENDC_SRC``); ``jobs`` g++ processes run at once (default 2);
+    ``headers``: per text, the files it includes beside it (a generated kernel's
+    ``CodegenResult.kernel_headers()``).
     """
     source = src if isinstance(src, AscendcSource) else find_source(src, cache_dir=cache_dir)
     checker = AscendcChecker(source, cache_dir=cache_dir, pch=pch)
-    return checker.check_many(texts, jobs=jobs)
+    return checker.check_many(texts, jobs=jobs, headers=headers)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from af_core.ascendc.check import AscendcChecker
@@ -87,15 +88,18 @@ def _shared_checker(mode: str) -> AscendcChecker | None:
         return _checker
 
 
-def require_official(kernel: str, kernel_name: str) -> None:
-    """Raise :class:`OfficialCheckError` when the check is on and the official headers reject ``kernel``."""
+def require_official(kernel: str, kernel_name: str, headers: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`OfficialCheckError` when the check is on and the official headers reject ``kernel``.
+
+    ``headers``: the files the kernel includes beside it (its tiling-data header).
+    """
     mode = _mode()
     if not mode:
         return
     checker = _shared_checker(mode)
     if checker is None:
         return
-    result = checker.check(kernel)
+    result = checker.check(kernel, headers)
     if not result.ok:
         raise OfficialCheckError(
             f"kernel '{kernel_name}' fails the official AscendC check "

@@ -59,6 +59,10 @@ class CodegenResult:
     outputs: tuple[KernelIO, ...]
     struct_fields: tuple[str, ...]
 
+    def kernel_headers(self) -> dict[str, str]:
+        """The generated headers ``kernel`` includes by name (the tiling data it shares with the host)."""
+        return {"autofuse_tiling_data.h": self.tiling_data}
+
     def files(self) -> dict[str, str]:
         """Artifact file names -> contents (what ``afc compile`` writes)."""
         return {

@@ -300,9 +300,8 @@ class TwinRunner:
     def build(self, result: CodegenResult) -> TwinBuild:
         cache = self._cache()  # a cache that cannot be used is refused before any work
         bound = max_cache_bytes()  # as is a bad bound
-        require_official(
-            result.kernel, result.kernel_name
-        )  # AF_ASCENDC_CHECK: the real API must accept it too
+        # AF_ASCENDC_CHECK: the real API must accept it too
+        require_official(result.kernel, result.kernel_name, result.kernel_headers())
         dirs = self.include_dirs()
         sources = {
             "kernel.cpp": result.kernel,

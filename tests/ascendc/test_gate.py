@@ -135,3 +135,22 @@ def test_report_md_names_the_skipped_check(monkeypatch, tmp_path):
     monkeypatch.setenv(gate.CHECK_ENV, "0")
     assert cli.main(["compile", str(_graph_file(tmp_path)), "-o", str(tmp_path / "off")]) == 0
     assert "Official AscendC check" not in (tmp_path / "off" / "report.md").read_text()
+
+
+def test_the_kernel_reads_its_tiling_data_from_the_shared_header(generated, checker):
+    """The kernel includes ``autofuse_tiling_data.h`` and copies it with GET_TILING_DATA_WITH_STRUCT."""
+    assert '#include "autofuse_tiling_data.h"' in generated.kernel
+    assert "struct AutofuseTilingData" not in generated.kernel  # one definition, in the header
+    assert checker.check(generated.kernel, generated.kernel_headers()).ok
+    missing = checker.check(generated.kernel)
+    assert not missing.ok and "autofuse_tiling_data.h" in missing.log
+    misnamed = generated.kernel.replace(
+        "GET_TILING_DATA_WITH_STRUCT(AutofuseTilingData,", "GET_TILING_DATA_WITH_STRUCT(AutofuseTiling,"
+    )
+    assert misnamed != generated.kernel
+    assert not checker.check(misnamed, generated.kernel_headers()).ok
+    unregistered = generated.kernel.replace(
+        "REGISTER_TILING_DEFAULT(AutofuseTilingData)", "REGISTER_TILING_DEFAULT(AfNoSuchTilingData)"
+    )
+    assert unregistered != generated.kernel
+    assert not checker.check(unregistered, generated.kernel_headers()).ok

@@ -15,6 +15,7 @@ import pytest
 from kernel_set import kernel_cases
 
 from af_core.autofuser import Autofuser
+from af_core.codegen.codegen import CodegenResult
 from af_core.platform import reset_platform
 
 CASES = {c.name: c for c in kernel_cases()}
@@ -23,11 +24,11 @@ CASES = {c.name: c for c in kernel_cases()}
 KNOWN_FAILING: dict[str, str] = {}
 
 
-def _generate(name: str) -> str:
+def _generate(name: str) -> CodegenResult:
     case = CASES[name]
     try:
         fuser = Autofuser(case.options())
-        return fuser.generate(fuser.schedule(case.build())).kernel
+        return fuser.generate(fuser.schedule(case.build()))
     finally:
         reset_platform()  # the seed script sets a platform of its own
 
@@ -49,7 +50,10 @@ def verdicts(request, checker):
         except Exception as exc:  # reported by the kernel's own test
             failures[name] = exc
     names = sorted(texts)
-    return dict(zip(names, checker.check_many([texts[n] for n in names]))), failures
+    checked = checker.check_many(
+        [texts[n].kernel for n in names], headers=[texts[n].kernel_headers() for n in names]
+    )
+    return dict(zip(names, checked)), failures
 
 
 def _result(name, verdicts):

@@ -67,6 +67,15 @@ extern int64_t sub_block_idx;
 extern int64_t g_taskRation;
 extern uint64_t g_fixpipeNdNzParam;
 
+// ---- tiling data: no header defines GET_TILING_DATA*; the device compiler's tiling pass generates them
+// from the struct a kernel registers (REGISTER_TILING_DEFAULT, which is official). A copy of the bytes
+// is what they do; the struct type and the argument still have to be right for this to compile.
+#ifndef GET_TILING_DATA_WITH_STRUCT
+#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, var, tiling) \
+    tiling_struct var;                                         \
+    std::memcpy(&var, (tiling), sizeof(tiling_struct))
+#endif
+
 #include "stub_fun.h"
 
 #endif

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -33,6 +34,11 @@
 #define __gm__
 #define GM_ADDR __gm__ uint8_t*
 #define TILING_KEY_IS(key) (::AfTwin::State().tilingKey == static_cast<int64_t>(key))
+#define KERNEL_TASK_TYPE_DEFAULT(kind)
+#define REGISTER_TILING_DEFAULT(tiling_struct)
+#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, var, tiling) \
+    tiling_struct var;                                         \
+    std::memcpy(&var, (tiling), sizeof(tiling_struct))
 
 namespace AfTwin {
 

@@ -30,6 +30,12 @@
 #define KERNEL_TASK_TYPE_DEFAULT(t)
 #define GM_ADDR __gm__ uint8_t*
 #define TILING_KEY_IS(k) (AfTwin::CurrentTilingKey() == (k))
+// Tiling data: the kernel registers its standard C++ struct and copies it from the tiling argument
+// (on the device, the compiler expands GET_TILING_DATA_WITH_STRUCT; here it is a plain copy).
+#define REGISTER_TILING_DEFAULT(tiling_struct) static_assert(sizeof(tiling_struct) > 0, "a complete type")
+#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, var, tiling) \
+    tiling_struct var;                                         \
+    std::memcpy(&var, (tiling), sizeof(tiling_struct))
 
 namespace AfTwin {
 
