@@ -926,6 +926,33 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else EXIT_MISMATCH
 
 
+def cmd_package(args: argparse.Namespace) -> int:
+    """Write a CANN custom-operator package for one graph (:mod:`af_core.package`)."""
+    from af_core.autofuser import Autofuser
+    from af_core.output_dir import check_output_dir
+    from af_core.package import build_package, write_package
+
+    out = Path(args.output)
+    check_output_dir(out)
+    fuser = Autofuser(_options(args))
+    package = build_package(fuser.schedule(_load(args.graph)))  # PackageError (an AfError) -> exit 2
+    written = write_package(package, out)
+    console = _console()
+    console.print(
+        _t(
+            f"packaged operator {package.names.op_type} (kernel {package.names.kernel}): "
+            f"{len(written)} file(s) -> {out}"
+        )
+    )
+    for binding in package.sizes.bindings:
+        console.print(
+            _t(
+                f"  size {binding.size} = input {binding.input_index} ({binding.input_node}) dim {binding.dim}"
+            )
+        )
+    return EXIT_OK
+
+
 def cmd_cache(args: argparse.Namespace) -> int:
     """``afc cache info``: where the twin build cache is and how full; ``afc cache clear``: empty it."""
     from af_core.twin.cache import cache_info, clear_cache, default_cache_dir, open_cache
@@ -1095,6 +1122,14 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)
     p.set_defaults(func=cmd_compile)
 
+    p = add("package", "write a CANN custom-operator package (op_host, op_kernel, launch, build files)")
+    p.add_argument("graph", help="a .json graph (data) or a .py program defining `graph` (code)")
+    p.add_argument("-o", "--output", required=True, help="the package directory")
+    p.add_argument("--force-template", default=None, help="keep only this template's cases")
+    p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
+    p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)
+    p.set_defaults(func=cmd_package)
+
     p = add("graph", "draw the graph and each case (stages, workspaces)")
     graph_args(p)
     p.add_argument("--format", choices=("mermaid", "dot", "svg"), default="mermaid")
@@ -1208,7 +1243,7 @@ def _stdout_gone() -> bool:
 
 
 #: afc's own commands; any other command word is looked up among the plugins' (af_register_commands)
-BUILTIN_COMMANDS = ("plugins", "compile", "graph", "explain", "run", "check", "cache", "demo")
+BUILTIN_COMMANDS = ("plugins", "compile", "package", "graph", "explain", "run", "check", "cache", "demo")
 
 
 def _command_word(argv: list[str]) -> str | None:
