@@ -7,6 +7,7 @@ does it for a ``torch.export`` program after decomposing it to core aten ops.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ import torch
 import torch.fx as fx
 
 from af_core.errors import AfError
+from af_torch.aten_ops import ANCHORS
 from af_torch.regions import Partition, partition
 from af_torch.runtime import RegionKernel
 
@@ -50,6 +52,15 @@ def fuse_graph_module(gm: fx.GraphModule, name: str = "torch") -> FusedGraph:
     """Rewrite ``gm`` in place: each region becomes one call; everything else is left as it was."""
     graph = gm.graph
     found = partition(graph, name)
+    for node in graph.nodes:  # a gather af could not fuse is never dropped silently
+        if node.op == "call_function" and node.target in ANCHORS and node.name in found.left:
+            log.warning(
+                "%s: %s (%s) is not fused and runs in torch: %s",
+                name,
+                node.name,
+                found.left_ops.get(node.name, "?"),
+                found.left[node.name],
+            )
     kernels = []
     for region in found.regions:
         kernel = RegionKernel(region)
@@ -92,7 +103,11 @@ class CompiledProgram:
         from torch.export.graph_signature import InputKind, OutputKind
 
         try:
-            program = exported.run_decompositions()
+            with (
+                warnings.catch_warnings()
+            ):  # torch's own deprecation inside run_decompositions, not the user's
+                warnings.filterwarnings("ignore", r".*isinstance\(treespec, LeafSpec\)", FutureWarning)
+                program = exported.run_decompositions()
         except Exception as exc:  # noqa: BLE001 - torch's own failure, re-raised naming torch as its source
             raise TorchFailure("ExportedProgram.run_decompositions", name, exc) from exc
         self.program = program

@@ -71,8 +71,15 @@ class Explanation:
             lines.extend(f"    note: {p(n)}" for n in r.notes)
         if self.left:
             lines.append("  left to torch:")
+            groups: dict[tuple[str, str], list[str]] = {}
             for node, (op, why) in sorted(self.left.items()):
-                lines.append(f"    {p(node)} ({p(op)}): {p(why)}")
+                groups.setdefault((op, why), []).append(node)
+            for (op, why), nodes in sorted(groups.items(), key=lambda item: item[1][0]):
+                if len(nodes) == 1:
+                    lines.append(f"    {p(nodes[0])} ({p(op)}): {p(why)}")
+                else:  # one line per op and reason: 60 views of T5Attention are one line
+                    shown = ", ".join(p(n) for n in nodes[:3]) + (", ..." if len(nodes) > 3 else "")
+                    lines.append(f"    {p(op)} x{len(nodes)} ({shown}): {p(why)}")
         lines.append(f"  fused result equals eager: {'yes' if self.matches_eager else 'NO'}")
         return "\n".join(lines)
 
@@ -121,7 +128,9 @@ def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
     region, last = kernel.region, kernel.last
     if last is None:
         return {}
-    batch_symbols = {s for _p, d, s in region.bindings if d == 0}
+    batch_symbols = {s for _p, d, s in region.bindings if d == 0} | {
+        x.symbol for x in region.derived if x.dim == 0
+    }
     if not batch_symbols:
         return {}
     scheduled = session_for(region).scheduled

@@ -47,6 +47,41 @@ class RegionInput:
 
 
 @attrs.define
+class DerivedSize:
+    """A size torch traced only inside an input dimension: ``dim == scale * symbol + offset``.
+
+    ``scale`` and ``offset`` are polynomials of sizes bound before it (or
+    integers); at run time ``symbol = (dim - offset) / scale``, which must
+    divide exactly (Mixtral's batched experts index ``8*s47`` rows). The two
+    polynomials are compiled once (``sympy.lambdify``), not substituted per call.
+    """
+
+    position: int
+    dim: int
+    symbol: str
+    scale: sympy.Expr
+    offset: sympy.Expr
+    _names: tuple[str, ...] = attrs.field(init=False)
+    _scale_fn: Any = attrs.field(init=False)
+    _offset_fn: Any = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        symbols = sorted(self.scale.free_symbols | self.offset.free_symbols, key=lambda x: x.name)
+        self._names = tuple(x.name for x in symbols)
+        self._scale_fn = sympy.lambdify(symbols, self.scale, modules=[])
+        self._offset_fn = sympy.lambdify(symbols, self.offset, modules=[])
+
+    def solve(self, dim_value: int, sizes: dict[str, int]) -> int | None:
+        """The symbol's value, or None when ``dim_value`` is not ``scale * s + offset`` for a positive ``s``."""
+        args = [sizes[n] for n in self._names]
+        scale, offset = int(self._scale_fn(*args)), int(self._offset_fn(*args))
+        rest = dim_value - offset
+        if scale <= 0 or rest <= 0 or rest % scale:
+            return None
+        return rest // scale
+
+
+@attrs.define
 class Region:
     """A fusible part of the FX graph and its HintGraph."""
 
@@ -56,6 +91,7 @@ class Region:
     graph: HintGraph
     inputs: list[RegionInput]
     bindings: list[tuple[int, int, str]]  # (input position, dim, size symbol) read at run time
+    derived: list[DerivedSize]  # sizes solved from an input dimension after the bindings
     squeeze: tuple[int, ...]  # reduced dims torch drops (keepdim=False)
     out_dtype: torch.dtype
     notes: list[str]  # why the region stops where it does
@@ -280,10 +316,13 @@ def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
 class _Translator:
     """Builds the HintGraph of a selection with af_core's builders."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, opaque: dict[sympy.Expr, str] | None = None) -> None:
         self.g = GraphBuilder(name)
+        # torch size expressions the region treats as one size of its own (a product read whole)
+        self.opaque = dict(opaque or {})
         self.inputs: list[RegionInput] = []
         self.bindings: list[tuple[int, int, str]] = []
+        self.input_dims: list[tuple[int, int, sympy.Expr]] = []  # (position, dim, torch's expression)
         self.symbols: dict[str, sympy.Expr] = {}
         self.values: dict[tuple[fx.Node, str], TensorRef] = {}
         self._data_names: set[str] = set()
@@ -293,6 +332,8 @@ class _Translator:
         if isinstance(dim, int):
             return dim
         expr = dim.node.expr
+        for product, fresh in self.opaque.items():
+            expr = expr.subs(product, sympy.Symbol(fresh, integer=True, positive=True))
         if not all(isinstance(a, (sympy.Symbol, sympy.Integer)) for a in expr.atoms()):
             raise Unfusible(f"size {dim} is not a polynomial of torch's size symbols")
         for node in sympy.preorder_traversal(expr):
@@ -357,8 +398,12 @@ class _Translator:
             self.inputs.append(RegionInput(name, node, None, dtype))
             for d, dim in enumerate(src):
                 expr = dim.node.expr if isinstance(dim, torch.SymInt) else None
-                if isinstance(expr, sympy.Symbol):
+                if expr in self.opaque:
+                    self.bindings.append((position, d, self.opaque[expr]))
+                elif isinstance(expr, sympy.Symbol):
                     self.bindings.append((position, d, expr.name))
+                elif expr is not None:
+                    self.input_dims.append((position, d, expr))
         if key is not None:
             self.values[key] = ref
         return ref
@@ -410,8 +455,39 @@ class _Translator:
 
 
 def translate(sel: Selection, name: str) -> Region:
-    """The Region of a selection (raises Unfusible or an AfError when the builders refuse it)."""
-    tr = _Translator(name)
+    """The Region of a selection (raises Unfusible or an AfError when the builders refuse it).
+
+    When some of torch's size symbols can be read from no input dimension
+    (``s0*s1`` rows after a reshape, with neither size alone anywhere), each
+    input dimension whose expression holds them becomes a size of the region
+    on its own, and the selection is translated once more with those
+    products read whole.
+    """
+    try:
+        return _translate(sel, name, {})
+    except _Unbound as exc:
+        if not exc.products:
+            raise Unfusible(str(exc)) from None
+        opaque = {
+            expr: "n" + "x".join(sorted(str(s) for s in expr.free_symbols)) + f"x{i}"
+            for i, expr in enumerate(exc.products)
+        }
+        try:
+            return _translate(sel, name, opaque)
+        except _Unbound as again:
+            raise Unfusible(str(again)) from None
+
+
+class _Unbound(Unfusible):
+    """Sizes no input dimension gives; ``products``: input dimension expressions that hold them."""
+
+    def __init__(self, message: str, products: list[sympy.Expr]) -> None:
+        super().__init__(message)
+        self.products = products
+
+
+def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Region:
+    tr = _Translator(name, opaque)
     g = tr.g
     anchor = sel.anchor
     t = anchor.target
@@ -459,10 +535,19 @@ def translate(sel: Selection, name: str) -> Region:
         local[node] = value
     g.output(value, "y")
     graph = g.build()
-    bound = {s for _p, _d, s in tr.bindings}
+    derived = _derive(tr)
+    bound = {s for _p, _d, s in tr.bindings} | {d.symbol for d in derived}
     free = sorted(set(tr.symbols) - bound)
     if free:
-        raise Unfusible(f"sizes {free} are not a dimension of any region input")
+        products = sorted(
+            {expr for _p, _d, expr in tr.input_dims if {s.name for s in expr.free_symbols} & set(free)},
+            key=str,
+        )
+        raise _Unbound(
+            f"sizes {free} cannot be read from the region's input shapes: no input dimension is such a size "
+            "alone or a multiple of it (mark the dimensions that carry them dynamic, or give them static sizes)",
+            products,
+        )
     nodes = sorted({*sel.index_nodes, *sel.input_nodes, anchor, *sel.extra, *sel.post_nodes}, key=order)
     return Region(
         anchor,
@@ -471,10 +556,37 @@ def translate(sel: Selection, name: str) -> Region:
         graph,
         tr.inputs,
         tr.bindings,
+        derived,
         squeeze,
         _val(sel.output).dtype,
         list(sel.notes),
     )
+
+
+def _derive(tr: _Translator) -> list[DerivedSize]:
+    """Sizes solved from input dimensions ``scale * s + offset`` once the bare ones are bound.
+
+    Repeats until nothing new is solved, so a size may be solved through one
+    solved before it. ``scale`` and ``offset`` may use only sizes already known.
+    """
+    known = {s for _p, _d, s in tr.bindings}
+    derived: list[DerivedSize] = []
+    progress = True
+    while progress:
+        progress = False
+        for position, d, expr in tr.input_dims:
+            unknown = sorted((sym for sym in expr.free_symbols if sym.name not in known), key=str)
+            if len(unknown) != 1:
+                continue
+            sym = unknown[0]
+            expanded = sympy.expand(expr)
+            scale, offset = expanded.coeff(sym, 1), expanded.coeff(sym, 0)
+            if sympy.expand(scale * sym + offset - expanded) != 0 or sym in scale.free_symbols:
+                continue  # not linear in the unknown size
+            derived.append(DerivedSize(position, d, sym.name, scale, offset))
+            known.add(sym.name)
+            progress = True
+    return derived
 
 
 def _order_of(graph: fx.Graph):
@@ -547,7 +659,7 @@ def partition(fx_graph: fx.Graph, name: str = "torch") -> Partition:
         if node.target is A.SCALAR_TENSOR and all(u in taken for u in node.users):
             continue  # a constant a region reads
         reasons[node.name] = (
-            "no fused form next to a gather"
+            "fusible, but no region reaches it (a region grows from a gather through ops used only inside it)"
             if _pointwise_kind(node) or node.target in A.REDUCE
             else "not an op a region takes"
         )

@@ -88,6 +88,15 @@ class RegionKernel:
                     f"size {symbol} is {sizes[symbol]} and {value} in one call of region "
                     f"'{self.region.graph.name}'"
                 )
+        for derived in self.region.derived:
+            value = int(args[derived.position].shape[derived.dim])
+            solved = derived.solve(value, sizes)
+            if solved is None or sizes.setdefault(derived.symbol, solved) != solved:
+                raise ValueError(
+                    f"dimension {derived.dim} of input {derived.position} of region '{self.region.graph.name}' "
+                    f"is {value}, which is not {derived.scale}*{derived.symbol} + {derived.offset} for one "
+                    f"positive {derived.symbol}"
+                )
         return sizes
 
     def __call__(self, *args: torch.Tensor) -> torch.Tensor:
