@@ -282,7 +282,11 @@ def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
             users = list(cur.users)
             if len(users) != 1:
                 if len(users) > 1:
-                    notes.append(f"'{cur.name}' is used {len(users)} times; the region ends there")
+                    consumers = ", ".join(sorted(u.name for u in users))
+                    notes.append(
+                        f"'{cur.name}' feeds {len(users)} ops ({consumers}); a region has one output, so it "
+                        "ends there and the consumers run in torch on its result"
+                    )
                 break
             user = users[0]
             if user.op != "call_function" or user in taken:

@@ -100,3 +100,25 @@ def test_the_left_to_torch_list_gives_one_line_per_op_and_reason():
     assert "div (aten.div): fusible, but no region reaches it" in lines
     assert "view_x (aten.view): another reason" in lines
     assert len([line for line in lines if "aten.view" in line]) == 2
+
+
+def test_a_gather_feeding_sin_and_cos_ends_its_region_and_the_note_names_both_consumers():
+    class Rotary(torch.nn.Module):
+        """GPT-J: embed_positions[position_ids] feeds both sin and cos."""
+
+        def __init__(self):
+            super().__init__()
+            self.embed_positions = torch.nn.Parameter(torch.randn(32, 8))
+
+        def forward(self, position_ids):
+            sincos = self.embed_positions[position_ids]
+            return torch.sin(sincos) + torch.cos(sincos)
+
+    model = Rotary().eval()
+    ids = torch.randint(0, 32, (3, 5))
+    program = af_torch.compile_exported(export(model, (ids,), dynamic_batch=False))
+    [region] = program.fused.partition.regions
+    [note] = [n for n in region.notes if "feeds 2 ops" in n]
+    assert "cos" in note and "sin" in note and "one output" in note
+    with torch.no_grad():
+        torch.testing.assert_close(program(ids), model(ids))
