@@ -183,3 +183,21 @@ def test_afc_package_refuses_an_unrecoverable_size_with_a_user_error(tmp_path, c
     assert cli.main(["package", str(graph), "-o", str(tmp_path / "pkg")]) == cli.EXIT_ERROR
     assert "size 'K' cannot be recovered" in capsys.readouterr().err
     assert not (tmp_path / "pkg").exists()
+
+
+def _workloads():
+    from af_core.workloads import load_workloads
+
+    return load_workloads()
+
+
+@pytest.mark.parametrize("workload", [w.name for w in _workloads()])
+def test_every_corpus_workload_packages_and_its_host_files_type_check(workload, host_checker):
+    """Every corpus workload: each size bound or each dimension checked, and the host sources compile."""
+    [w] = [w for w in _workloads() if w.name == workload]
+    package = build_package(Autofuser().schedule(w.graph))
+    result = host_checker.check(package.host_check_files())
+    assert result.ok, result.describe()
+    data = json.loads(package.files[""]["size_map.json"])
+    assert {e["size"] for e in data["sizes"]} == {v.symbol.name for v in w.graph.sizes()}
+    assert len(data["sizes"]) + len(data["checked_dims"]) == sum(data["input_ranks"])
