@@ -30,6 +30,7 @@ from af_core import __version__
 from af_core.codegen.cexpr import INT_HELPERS, to_cpp
 from af_core.codegen.codegen import MAX_RANK, Codegen, CodegenResult, KernelIO
 from af_core.codegen.jinja import render
+from af_core.errors import CodegenError
 from af_core.package.binding import PackageError, SizeMap, size_map
 from af_core.package.names import OperatorNames, operator_names
 from af_core.package.resources import PackageResources, resources_for
@@ -81,6 +82,24 @@ class OperatorPackage:
         }
 
 
+#: What a kernel entry must state for the op framework, which g++ cannot check: in CPU-debug mode
+#: KERNEL_TASK_TYPE_DEFAULT expands to nothing, so the official check passes a kernel without it.
+KERNEL_ENTRY_MACROS = (
+    ("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)", "the kernel type (vector cores only)"),
+    ("REGISTER_TILING_DEFAULT(AutofuseTilingData)", "the tiling struct the framework parses"),
+    ("GET_TILING_DATA_WITH_STRUCT(AutofuseTilingData,", "the tiling data read from the tiling argument"),
+)
+
+
+def kernel_entry_problems(kernel: str, entry: str) -> list[str]:
+    """What the entry ``entry`` of ``kernel`` lacks of :data:`KERNEL_ENTRY_MACROS` (empty: nothing)."""
+    start = kernel.find(f'extern "C" __global__ __aicore__ void {entry}(')
+    if start < 0:
+        return [f"no kernel entry {entry}"]
+    body = kernel[start:]
+    return [f"{entry} lacks {macro}: {why}" for macro, why in KERNEL_ENTRY_MACROS if macro not in body]
+
+
 def _ge_dtype(io: KernelIO) -> str:
     try:
         return GE_DTYPES[io.dtype]
@@ -94,6 +113,9 @@ def build_package(scheduled: ScheduleResult) -> OperatorPackage:
     result: CodegenResult = Codegen(names.kernel).generate(scheduled)
     if result.kernel_name != names.kernel:  # the naming layer kept the entry the OpType maps to
         raise PackageError(f"kernel entry {result.kernel_name} is not the snake case of {names.op_type}")
+    problems = kernel_entry_problems(result.kernel, names.kernel)
+    if problems:
+        raise CodegenError("the generated kernel cannot be packaged: " + "; ".join(problems))
     sizes = size_map(result.size_names, result.inputs)
     refs = [CaseRef.of(c) for c in scheduled.cases]
     resources = resources_for(scheduled, refs)

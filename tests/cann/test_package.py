@@ -192,8 +192,10 @@ def _workloads():
 
 
 @pytest.mark.parametrize("workload", [w.name for w in _workloads()])
-def test_every_corpus_workload_packages_and_its_host_files_type_check(workload, host_checker):
-    """Every corpus workload: each size bound or each dimension checked, and the host sources compile."""
+def test_every_corpus_workload_packages_and_its_host_files_type_check(
+    workload, host_checker, ascendc_checker
+):
+    """Every corpus workload: sizes bound or dimensions checked, host sources and kernel pass the checks."""
     [w] = [w for w in _workloads() if w.name == workload]
     package = build_package(Autofuser().schedule(w.graph))
     result = host_checker.check(package.host_check_files())
@@ -201,3 +203,45 @@ def test_every_corpus_workload_packages_and_its_host_files_type_check(workload, 
     data = json.loads(package.files[""]["size_map.json"])
     assert {e["size"] for e in data["sizes"]} == {v.symbol.name for v in w.graph.sizes()}
     assert len(data["sizes"]) + len(data["checked_dims"]) == sum(data["input_ranks"])
+    if ascendc_checker is not None:
+        kernel = package.files["op_kernel"][f"{package.names.kernel}.cpp"]
+        verdict = ascendc_checker.check(
+            kernel, {"autofuse_tiling_data.h": package.files["op_kernel"]["autofuse_tiling_data.h"]}
+        )
+        assert verdict.ok, verdict.describe()
+
+
+@pytest.fixture(scope="module")
+def ascendc_checker():
+    """The official AscendC kernel check, or None where the asc-devkit headers are absent."""
+    from af_core.ascendc import AscendcChecker, find_source
+    from af_core.ascendc.gate import skip_reason
+
+    if skip_reason() is not None or not os.environ.get("AF_ASCENDC_SRC"):
+        return None
+    return AscendcChecker(find_source())
+
+
+def test_a_kernel_without_the_task_type_macro_is_flagged(monkeypatch):
+    """The official check cannot see it (the macro is empty in CPU-debug mode); the package refuses it."""
+    import attrs
+
+    from af_core.codegen.codegen import Codegen
+    from af_core.errors import CodegenError
+    from af_core.package.operator import kernel_entry_problems
+
+    generate = Codegen.generate
+
+    def without(self, scheduled):
+        result = generate(self, scheduled)
+        return attrs.evolve(
+            result, kernel=result.kernel.replace("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);", "")
+        )
+
+    fuser = Autofuser()
+    scheduled = fuser.schedule(samples.lookup("gather_rows").build())
+    good = fuser.generate(scheduled)
+    assert kernel_entry_problems(good.kernel, good.kernel_name) == []
+    monkeypatch.setattr(Codegen, "generate", without)
+    with pytest.raises(CodegenError, match=r"lacks KERNEL_TASK_TYPE_DEFAULT\(KERNEL_TYPE_AIV_ONLY\)"):
+        build_package(scheduled)

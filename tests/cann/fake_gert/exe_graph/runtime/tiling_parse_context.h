@@ -1,0 +1,2 @@
+// fake: see af_fake_gert.h
+#include "af_fake_gert.h"
