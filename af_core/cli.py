@@ -928,14 +928,22 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_package(args: argparse.Namespace) -> int:
     """Write a CANN custom-operator package for one graph (:mod:`af_core.package`)."""
+    import attrs
+
     from af_core.autofuser import Autofuser
     from af_core.output_dir import check_output_dir
     from af_core.package import build_package, write_package
+    from af_core.platform import Platform
 
     out = Path(args.output)
     check_output_dir(out)
-    fuser = Autofuser(_options(args))
-    package = build_package(fuser.schedule(_load(args.graph)))  # PackageError (an AfError) -> exit 2
+    options = _options(args)
+    if args.ub:  # the UB the tiling is solved for (baked into a static kernel)
+        plat = options.platform
+        options = attrs.evolve(options, platform=Platform(plat.soc, plat.core_num, args.ub))
+    fuser = Autofuser(options)
+    # PackageError (an AfError) -> exit 2
+    package = build_package(fuser.schedule(_load(args.graph)), static=args.static)
     written = write_package(package, out)
     console = _console()
     console.print(
@@ -1125,6 +1133,13 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
     p = add("package", "write a CANN custom-operator package (op_host, op_kernel, launch, build files)")
     p.add_argument("graph", help="a .json graph (data) or a .py program defining `graph` (code)")
     p.add_argument("-o", "--output", required=True, help="the package directory")
+    p.add_argument(
+        "--static",
+        action="store_true",
+        help="static shapes (a graph without size symbols): solve the tiling now for --cores and --ub "
+        "and bake it into the kernel",
+    )
+    p.add_argument("--ub", type=_positive_int, default=None, help="usable UB bytes (default: the platform's)")
     p.add_argument("--force-template", default=None, help="keep only this template's cases")
     p.add_argument("--cores", type=_positive_int, default=None, help="core count (default: the platform's)")
     p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)

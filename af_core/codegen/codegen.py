@@ -18,14 +18,15 @@ from af_core.codegen.api_source import resolve_order
 from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, CppFormatter, to_cpp
 from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
+from af_core.errors import UsageError
 from af_core.ir.sizes import Expr, expr_text, to_text
 from af_core.ir.validate import MAX_RANK
 from af_core.policy import better_than_best, cpp_names
 from af_core.registry import get_registry
 from af_core.schedule.scheduler import ScheduleResult
-from af_core.tiling.solve import CaseRef, struct_field_names
+from af_core.tiling.solve import CaseRef, solve_scheduled, struct_field_names
 
-__all__ = ["MAX_RANK", "Codegen", "CodegenResult", "KernelIO", "cpp_ident"]
+__all__ = ["MAX_RANK", "Codegen", "CodegenResult", "KernelIO", "StaticTiling", "cpp_ident"]
 
 
 def cpp_ident(name: str) -> str:
@@ -58,6 +59,7 @@ class CodegenResult:
     inputs: tuple[KernelIO, ...]
     outputs: tuple[KernelIO, ...]
     struct_fields: tuple[str, ...]
+    static: StaticTiling | None = None  # the baked tiling of a static kernel (Codegen(static=True))
 
     def kernel_headers(self) -> dict[str, str]:
         """The generated headers ``kernel`` includes by name (the tiling data it shares with the host)."""
@@ -74,11 +76,36 @@ class CodegenResult:
         }
 
 
-class Codegen:
-    """Generates all artifacts of a ScheduleResult."""
+@attrs.frozen
+class StaticTiling:
+    """The tiling of a graph without size symbols, solved when the kernel is generated.
 
-    def __init__(self, kernel_name: str | None = None) -> None:
+    Autofuse's static-shape path (seed 004): with every size known at compile
+    time, the kernel holds its tiling data and tiling key as constants and
+    reads nothing from the tiling argument. They are valid for the platform
+    they were solved for (``core_num``, ``ub_size``); the host tiling checks it.
+    """
+
+    tiling_key: int
+    block_dim: int
+    workspace_size: int
+    core_num: int
+    ub_size: int
+    values: tuple[int, ...]  # every AutofuseTilingData field, in struct order
+
+
+class Codegen:
+    """Generates all artifacts of a ScheduleResult.
+
+    ``static=True`` takes Autofuse's static-shape path for a graph without
+    size symbols: the tiling is solved now for the schedule's platform and
+    baked into the kernel (:class:`StaticTiling`); a graph with sizes is
+    refused.
+    """
+
+    def __init__(self, kernel_name: str | None = None, *, static: bool = False) -> None:
         self.kernel_name = kernel_name
+        self.static = static
 
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         graph = scheduled.normalized
@@ -90,7 +117,8 @@ class Codegen:
         refs = [CaseRef.of(c) for c in scheduled.cases]
         fields = struct_field_names(size_names, refs)
         tiling_data = render("tiling_data.h.j2", name=name, fields=fields, version=__version__)
-        kernel = self._kernel(scheduled, name, size_names, inputs, outputs, fields)
+        baked = self._static(scheduled, fields) if self.static else None
+        kernel = self._kernel(scheduled, name, size_names, inputs, outputs, fields, baked)
         tiling = self._tiling(scheduled, name, size_names, refs)
         slots = {n: f"sizes[{i}]" for i, n in enumerate(size_names)}
         infer_shape = render(
@@ -114,9 +142,29 @@ class Codegen:
             tuple(inputs),
             tuple(outputs),
             tuple(fields),
+            baked,
         )
 
     # -- pieces ------------------------------------------------------------
+    @staticmethod
+    def _static(scheduled: ScheduleResult, fields: list[str]) -> StaticTiling:
+        sizes = [v.name for v in scheduled.normalized.sizes()]
+        if sizes:
+            raise UsageError(
+                f"static tiling needs every size known when the kernel is generated; graph "
+                f"'{naming.printable(scheduled.graph.name)}' has size(s) {', '.join(map(naming.printable, sizes))}"
+            )
+        plat = scheduled.platform
+        solved = solve_scheduled(scheduled, {}, plat.core_num, plat.ub_size)  # TilingError: no case fits
+        return StaticTiling(
+            solved.tiling_key,
+            solved.block_dim,
+            solved.workspace_size,
+            plat.core_num,
+            plat.ub_size,
+            tuple(int(solved.struct[f]) for f in fields),
+        )
+
     @staticmethod
     def _io(scheduled: ScheduleResult, kind: str) -> list[KernelIO]:
         graph = scheduled.normalized
@@ -146,13 +194,16 @@ class Codegen:
         inputs: list[KernelIO],
         outputs: list[KernelIO],
         fields: list[str],
+        baked: StaticTiling | None = None,
     ) -> str:
         definitions: dict[str, str] = {}
         sources: set[str] = set()
         params = [io.param for io in inputs + outputs]
         param_of = {io.node: io.param for io in inputs + outputs}
         functions = []
-        for case in scheduled.cases:
+        # a static kernel holds the chosen case only: the others can never run
+        cases = [c for c in scheduled.cases if baked is None or c.tiling_key == baked.tiling_key]
+        for case in cases:
             functions.append(case_function(case, size_names, params, param_of, definitions, sources))
         registry = get_registry()
         api_sources = resolve_order(sources, lambda n: registry.get("api_source", n))
@@ -165,8 +216,10 @@ class Codegen:
             sources=api_sources,
             definitions=[definitions[k] for k in sorted(definitions)],
             functions=functions,
-            cases=scheduled.cases,
+            cases=cases,
             params=params,
+            static=baked,
+            static_fields=list(zip(fields, baked.values)) if baked else [],
             int_helpers=INT_HELPERS.replace("static inline", "__aicore__ inline"),
         )
 

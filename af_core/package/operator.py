@@ -91,13 +91,21 @@ KERNEL_ENTRY_MACROS = (
 )
 
 
+#: A static kernel (:class:`af_core.codegen.codegen.StaticTiling`) holds its tiling data instead of reading it.
+STATIC_TILING_DATA = "constexpr AutofuseTilingData t = {"
+
+
 def kernel_entry_problems(kernel: str, entry: str) -> list[str]:
     """What the entry ``entry`` of ``kernel`` lacks of :data:`KERNEL_ENTRY_MACROS` (empty: nothing)."""
     start = kernel.find(f'extern "C" __global__ __aicore__ void {entry}(')
     if start < 0:
         return [f"no kernel entry {entry}"]
     body = kernel[start:]
-    return [f"{entry} lacks {macro}: {why}" for macro, why in KERNEL_ENTRY_MACROS if macro not in body]
+    return [
+        f"{entry} lacks {macro}: {why}"
+        for macro, why in KERNEL_ENTRY_MACROS
+        if macro not in body and not (macro.startswith("GET_TILING_DATA") and STATIC_TILING_DATA in body)
+    ]
 
 
 def _ge_dtype(io: KernelIO) -> str:
@@ -107,10 +115,14 @@ def _ge_dtype(io: KernelIO) -> str:
         raise PackageError(f"{io.node}: dtype {io.dtype} has no ge::DataType in this package") from None
 
 
-def build_package(scheduled: ScheduleResult) -> OperatorPackage:
-    """Generate the package of ``scheduled`` (raises :class:`PackageError` naming what cannot be packaged)."""
+def build_package(scheduled: ScheduleResult, *, static: bool = False) -> OperatorPackage:
+    """Generate the package of ``scheduled`` (raises :class:`PackageError` naming what cannot be packaged).
+
+    ``static``: the static-shape path for a graph without size symbols (the tiling solved now for the
+    schedule's platform and baked into the kernel and the tiling function).
+    """
     names = operator_names(scheduled.graph.name)
-    result: CodegenResult = Codegen(names.kernel).generate(scheduled)
+    result: CodegenResult = Codegen(names.kernel, static=static).generate(scheduled)
     if result.kernel_name != names.kernel:  # the naming layer kept the entry the OpType maps to
         raise PackageError(f"kernel entry {result.kernel_name} is not the snake case of {names.op_type}")
     problems = kernel_entry_problems(result.kernel, names.kernel)
@@ -134,6 +146,8 @@ def build_package(scheduled: ScheduleResult) -> OperatorPackage:
         "resources": resources,
         "int_helpers": INT_HELPERS,
         "local_memory": _local_memory_cases(refs, result.size_names),
+        "static": result.static,
+        "static_fields": list(zip(result.struct_fields, result.static.values)) if result.static else [],
         "max_rank": MAX_RANK,  # the row stride of AutofuseInferShape's dims
     }
     kernel_dir = {
