@@ -933,13 +933,13 @@ def cmd_package(args: argparse.Namespace) -> int:
     from af_core.autofuser import Autofuser
     from af_core.output_dir import check_output_dir
     from af_core.package import build_package, write_package
-    from af_core.platform import Platform
+    from af_core.platform import Platform, current_platform
 
     out = Path(args.output)
     check_output_dir(out)
     options = _options(args)
     if args.ub:  # the UB the tiling is solved for (baked into a static kernel)
-        plat = options.platform
+        plat = options.platform or current_platform()
         options = attrs.evolve(options, platform=Platform(plat.soc, plat.core_num, args.ub))
     fuser = Autofuser(options)
     # PackageError (an AfError) -> exit 2
