@@ -245,3 +245,24 @@ def test_a_kernel_without_the_task_type_macro_is_flagged(monkeypatch):
     monkeypatch.setattr(Codegen, "generate", without)
     with pytest.raises(CodegenError, match=r"lacks KERNEL_TASK_TYPE_DEFAULT\(KERNEL_TYPE_AIV_ONLY\)"):
         build_package(scheduled)
+
+
+def test_afc_package_static_bakes_the_given_platform_and_refuses_a_graph_with_sizes(tmp_path, capsys):
+    from af_core.workloads import load_workloads
+
+    [w] = [w for w in load_workloads() if w.name == "dlrm_kaggle_d16"]
+    graph = tmp_path / "dlrm.json"
+    graph.write_text(to_json(w.graph))
+    out = tmp_path / "pkg"
+    assert (
+        cli.main(["package", str(graph), "-o", str(out), "--static", "--cores", "8", "--ub", "200000"]) == 0
+    )
+    [kernel] = (out / "op_kernel").glob("autofuse_*.cpp")
+    assert "for 8 cores and 200000 B of UB" in kernel.read_text()
+    tiling = next((out / "op_host").glob("*_tiling.cpp")).read_text()
+    assert "info->core_num != 8 || info->ub_size != 200000" in tiling
+    capsys.readouterr()
+    dynamic = tmp_path / "rows.json"
+    dynamic.write_text(to_json(samples.lookup("gather_rows").build()))
+    assert cli.main(["package", str(dynamic), "-o", str(tmp_path / "p2"), "--static"]) == cli.EXIT_ERROR
+    assert "static tiling needs every size known" in capsys.readouterr().err
