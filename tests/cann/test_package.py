@@ -259,7 +259,7 @@ def test_afc_package_static_bakes_the_given_platform_and_refuses_a_graph_with_si
     )
     [kernel] = (out / "op_kernel").glob("autofuse_*.cpp")
     assert "for 8 cores and 200000 B of UB" in kernel.read_text()
-    tiling = next((out / "op_host").glob("*_tiling.cpp")).read_text()
+    tiling = (out / "op_host" / f"{kernel.stem}_tiling.cpp").read_text()
     assert "info->core_num != 8 || info->ub_size != 200000" in tiling
     capsys.readouterr()
     dynamic = tmp_path / "rows.json"
