@@ -122,6 +122,8 @@ def test_the_kernel_is_compiled_with_the_precompiled_headers(tmp_path):
     session = TwinSession(chain_graph(rank=2, dim=1), runner=runner)
     parts = runner.parts()
     (tmp_path / "kernel.cpp").write_text(session.result.kernel)
+    for name, text in session.result.kernel_headers().items():
+        (tmp_path / name).write_text(text)
     unit = toolchain.Unit(
         ("kernel.cpp",),
         "kernel",
