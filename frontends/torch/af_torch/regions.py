@@ -211,15 +211,34 @@ def _grow_back(start: Any, anchor: fx.Node, taken: set[fx.Node], ref: fx.Node | 
     return chosen
 
 
-def _bag_parts(anchor: fx.Node) -> tuple[fx.Node, list[fx.Node], fx.Node, str]:
-    """For ``_embedding_bag(w, ids2d.view(-1), arange(0, n, L), ...)``: (ids2d, extra nodes, result, kind)."""
+@attrs.frozen
+class BagParts:
+    """An ``_embedding_bag`` over 2-D ids, as a region takes it."""
+
+    ids2d: fx.Node
+    extra: list[fx.Node]  # the view, arange and getitem nodes the region also replaces
+    result: fx.Node
+    kind: str  # af reduce kind
+    weights2d: fx.Node | None  # per_sample_weights, viewed back to the ids' shape (sum only)
+    padding_idx: int | None  # rows with this id contribute nothing (sum only)
+
+
+def _bag_parts(anchor: fx.Node) -> BagParts:
+    """For ``_embedding_bag(w, ids2d.view(-1), arange(0, n, L), ...)`` (raises Unfusible with the reason)."""
     args = list(anchor.args) + [None] * 10
     _w, flat, offsets = args[0], args[1], args[2]
     mode = anchor.kwargs.get("mode", args[4] if args[4] is not None else 0)
     psw = anchor.kwargs.get("per_sample_weights", args[6])
     last = anchor.kwargs.get("include_last_offset", args[7] if args[7] is not None else False)
-    if mode not in A.BAG_MODES or psw is not None or last:
-        raise Unfusible("embedding_bag with per-sample weights, include_last_offset or an unknown mode")
+    padding = anchor.kwargs.get("padding_idx", args[8] if args[8] is not None else -1)
+    if mode not in A.BAG_MODES or last:
+        raise Unfusible("embedding_bag with include_last_offset or an unknown mode")
+    if padding is not None and padding >= 0 and A.BAG_MODES[mode] != "Sum":
+        # mean divides by the bag's non-padding entries and max skips them: a second reduction
+        raise Unfusible(
+            f"embedding_bag {A.BAG_MODES[mode].lower()} with padding_idx: the count of non-padding "
+            "entries is a second reduction, which a region does not take"
+        )
     if not (isinstance(flat, fx.Node) and flat.target is A.aten.view.default and len(_shape(flat)) == 1):
         raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
     ids2d = flat.args[0]
@@ -242,9 +261,28 @@ def _bag_parts(anchor: fx.Node) -> tuple[fx.Node, list[fx.Node], fx.Node, str]:
     others = [u for u in results if u.args[1] != 0 and u.users]
     if len(used) != 1 or others:
         raise Unfusible("embedding_bag's offsets / bag sizes outputs are used")
+    weights2d = None
+    if psw is not None:  # torch takes them in sum mode only, flattened like the ids
+        if not (
+            isinstance(psw, fx.Node)
+            and psw.target is A.aten.view.default
+            and isinstance(psw.args[0], fx.Node)
+            and _same_shape(psw.args[0], ids2d)
+        ):
+            raise Unfusible("embedding_bag per_sample_weights are not the ids' 2-D shape flattened")
+        weights2d = psw.args[0]
     extra = [n for n in (flat, offsets) if len(n.users) == 1]
+    if weights2d is not None and len(psw.users) == 1:
+        extra.append(psw)
     extra += [u for u in results]
-    return ids2d, extra, used[0], A.BAG_MODES[mode]
+    return BagParts(
+        ids2d,
+        extra,
+        used[0],
+        A.BAG_MODES[mode],
+        weights2d,
+        padding if padding is not None and padding >= 0 else None,
+    )
 
 
 def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
@@ -268,7 +306,8 @@ def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
             raise Unfusible("x[idx] with a multi-dimensional index on a table of rank other than 2")
     elif t is A.EMBEDDING_BAG:
         table = anchor.args[0]
-        index, extra, out, _kind = _bag_parts(anchor)
+        bag = _bag_parts(anchor)
+        index, extra, out = bag.ids2d, bag.extra, bag.result
     else:  # pragma: no cover - the caller only passes anchors
         raise Unfusible("not a gather")
     if not isinstance(index, fx.Node) or not isinstance(table, fx.Node):
@@ -400,17 +439,42 @@ class _Translator:
                 1 for i in self.inputs if i.source is not None
             )  # its place among the call's tensors
             self.inputs.append(RegionInput(name, node, None, dtype))
-            for d, dim in enumerate(src):
-                expr = dim.node.expr if isinstance(dim, torch.SymInt) else None
-                if expr in self.opaque:
-                    self.bindings.append((position, d, self.opaque[expr]))
-                elif isinstance(expr, sympy.Symbol):
-                    self.bindings.append((position, d, expr.name))
-                elif expr is not None:
-                    self.input_dims.append((position, d, expr))
+            self._bind(position, src)
         if key is not None:
             self.values[key] = ref
         return ref
+
+    def external_strided(self, node: fx.Node, sizes: list, strides: list, role: str) -> TensorRef:
+        """A Data reading ``node`` with explicit ``sizes`` and element ``strides`` (a 2-D tensor along 3-D rows)."""
+        key = (node, role)
+        if key in self.values:
+            return self.values[key]
+        name = self._data_name(f"{node.name}_{role}")
+        dtype = _val(node).dtype
+        ref = self.g.data(name, sizes, self.dtype(dtype), strides=strides)
+        position = sum(1 for i in self.inputs if i.source is not None)
+        self.inputs.append(RegionInput(name, node, None, dtype))
+        self._bind(position, _shape(node))
+        self.values[key] = ref
+        return ref
+
+    def constant_strided(self, value: float | int, sizes: list, tdtype: torch.dtype) -> TensorRef:
+        """A constant broadcast to ``sizes`` (stride 0), of torch dtype ``tdtype``."""
+        name = self._data_name("const")
+        ref = self.g.data(name, sizes, self.dtype(tdtype), strides=[0] * len(sizes))
+        self.inputs.append(RegionInput(name, None, value, tdtype))
+        return ref
+
+    def _bind(self, position: int, src: tuple) -> None:
+        """Record how the sizes of an input at ``position`` are read at run time."""
+        for d, dim in enumerate(src):
+            expr = dim.node.expr if isinstance(dim, torch.SymInt) else None
+            if expr in self.opaque:
+                self.bindings.append((position, d, self.opaque[expr]))
+            elif isinstance(expr, sympy.Symbol):
+                self.bindings.append((position, d, expr.name))
+            elif expr is not None:
+                self.input_dims.append((position, d, expr))
 
     @staticmethod
     def dtype(tdtype: torch.dtype) -> str:
@@ -496,9 +560,9 @@ def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Regi
     anchor = sel.anchor
     t = anchor.target
     local: dict[fx.Node, TensorRef] = {}
-    if t is A.EMBEDDING_BAG:
-        ids2d, _extra, _out, kind = _bag_parts(anchor)
-        table_node, index_node = anchor.args[0], ids2d
+    bag = _bag_parts(anchor) if t is A.EMBEDDING_BAG else None
+    if bag is not None:
+        table_node, index_node = anchor.args[0], bag.ids2d
     elif t is A.EMBEDDING:
         table_node, index_node = anchor.args[0], anchor.args[1]
     elif t is A.INDEX:
@@ -522,7 +586,17 @@ def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Regi
     elif t is A.GATHER:
         value = gather(table, int(anchor.args[1]), index)
     else:
-        value = g.reduce(kind, embedding(table, index), [1])
+        assert bag is not None
+        rows = embedding(table, index)  # (bags, bag length, D)
+        sizes = list(rows.shape)
+        by_row = [sizes[1], 1, 0]  # a (bags, bag length) tensor seen along the rows' D
+        if bag.weights2d is not None:
+            rows = g.op("Mul", rows, tr.external_strided(bag.weights2d, sizes, by_row, "weights"))
+        if bag.padding_idx is not None:
+            ids = tr.external_strided(bag.ids2d, sizes, by_row, "padding")
+            zero = tr.constant_strided(0, sizes, _val(table_node).dtype)
+            rows = g.op("Where", g.op("Eqs", ids, value=bag.padding_idx), zero, rows)
+        value = g.reduce(bag.kind, rows, [1])
         squeeze = (1,)
     local[sel.output if t is A.EMBEDDING_BAG else anchor] = value
     for node in sel.post_nodes:
