@@ -156,19 +156,22 @@ def compile_exported(exported: torch.export.ExportedProgram, name: str = "torch"
     return CompiledProgram(exported, name)
 
 
-def export(model: torch.nn.Module, inputs: Sequence[Any], dynamic_batch: bool = True):
+def export(
+    model: torch.nn.Module, inputs: Sequence[Any], dynamic_batch: bool = True, dynamic_shapes: Any = None
+):
     """``torch.export`` with dimension 0 of every input tensor left to torch to keep dynamic (when ``dynamic_batch``).
 
     ``inputs`` are the model's positional arguments; each may be a tensor or
     a list, tuple or dict of tensors (as DLRM and torchrec models take them).
     ``Dim.AUTO``: torch keeps the dimension a symbol unless the model makes
     it a constant (``take_along_dim`` does), in which case that region's
-    kernel is specialised to the traced value.
+    kernel is specialised to the traced value. ``dynamic_shapes`` (torch.export's
+    own argument) replaces that default when given.
     """
     from torch.utils import _pytree as pytree
 
-    shapes = None
-    if dynamic_batch:
+    shapes = dynamic_shapes
+    if shapes is None and dynamic_batch:
         shapes = tuple(
             pytree.tree_map(
                 lambda t: {0: torch.export.Dim.AUTO} if isinstance(t, torch.Tensor) and t.dim() > 0 else None,

@@ -145,15 +145,21 @@ def templates_for_batches(kernel, batches: Sequence[int]) -> dict[int, str]:
 
 
 def explain(
-    model: torch.nn.Module, *inputs: Any, dynamic_batch: bool = True, batches: Sequence[int] = ()
+    model: torch.nn.Module,
+    *inputs: Any,
+    dynamic_batch: bool = True,
+    batches: Sequence[int] = (),
+    dynamic_shapes: Any = None,
 ) -> Explanation:
     """Partition ``model`` for ``inputs``, run every region once and report.
 
     ``batches``: other batch sizes to show the host tiling's template choice for.
+    ``dynamic_shapes``: torch.export's argument (default: dimension 0 of every input dynamic).
     """
     model = model.eval()
     program: CompiledProgram = compile_exported(
-        export(model, inputs, dynamic_batch=dynamic_batch), type(model).__name__
+        export(model, inputs, dynamic_batch=dynamic_batch, dynamic_shapes=dynamic_shapes),
+        type(model).__name__,
     )
     with torch.no_grad():
         got = program(*inputs)

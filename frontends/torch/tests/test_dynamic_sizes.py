@@ -122,3 +122,15 @@ def test_a_gather_feeding_sin_and_cos_ends_its_region_and_the_note_names_both_co
     assert "cos" in note and "sin" in note and "one output" in note
     with torch.no_grad():
         torch.testing.assert_close(program(ids), model(ids))
+
+
+def test_explain_takes_torch_exports_dynamic_shapes():
+    model = TopKExperts().eval()
+    ids = torch.randint(0, 64, (5, 8))
+    batch = torch.export.Dim("batch")
+    report = af_torch.explain(model, ids, dynamic_shapes=({0: batch},))
+    [region] = report.regions
+    assert region.sizes and all(value == 5 for value in region.sizes.values())
+    static = af_torch.explain(model, ids, dynamic_shapes=({},))
+    [region] = static.regions
+    assert region.sizes == {}  # every size static: the kernel is specialised
