@@ -98,7 +98,7 @@ def test_core_module_names_no_plugin_thing(path):
 
 def test_core_code_templates_name_no_plugin_thing():
     pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")\b")
-    for path in sorted((CORE / "codegen" / "templates").glob("*")):
+    for path in sorted(p for p in (CORE / "codegen" / "templates").rglob("*") if p.is_file()):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             hit = pattern.search(line)
             assert hit is None, (
