@@ -31,10 +31,7 @@ pytestmark = pytest.mark.twin
 #: twin run each, and a smaller core count where the pick and the block dim differ
 RUNS = [
     ("dlrm_kaggle_d16", 48),
-    ("tbe_default_bag20", 48),
     ("moe_unpermute_dsv3_k8", 48),
-    ("nll_ignore_index", 48),
-    ("gather_dim_mid_small_rows", 48),
     ("gather_last_axis_negative", 48),
     ("dlrm_kaggle_d16", 8),
     ("dsv3_gate_gather_sum", 8),
