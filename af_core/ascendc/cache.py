@@ -71,3 +71,35 @@ def build_in_cache(final: Path, fill: Callable[[Path], None], usable: Callable[[
     final.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new cache is private
     owned_dirs.clean_stale(final.parent, SCRATCH_NAME)
     return owned_dirs.build_dir(final, fill, usable)
+
+
+def unpack_once(tarball: Path, cache_dir: Path) -> tuple[Path, str]:
+    """``tarball`` unpacked into ``cache_dir/src-<content hash>`` once (the source is only read; a tree
+    unpacked meanwhile by another process is used as it is); the directory and the hash."""
+    import tarfile
+
+    key = file_digest(tarball)
+    final = cache_dir / f"src-{key}"
+    if not final.is_dir():
+
+        def fill(work: Path) -> None:
+            with tarfile.open(tarball) as tar:
+                tar.extractall(work, filter="data")
+
+        final = build_in_cache(final, fill, Path.is_dir)
+    return final, key
+
+
+def tarballs(directory: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """The files of ``directory`` matching any of ``patterns``, sorted."""
+    return sorted({p for pattern in patterns for p in directory.glob(pattern)})
+
+
+def files_digest(directory: Path, pattern: str) -> tuple[list[Path], str]:
+    """The files under ``directory`` matching ``pattern`` (sorted) and a hash of their relative paths and
+    contents (the stand-ins' part of every cached verdict's key)."""
+    files = sorted(p for p in directory.rglob(pattern) if p.is_file())
+    parts: list[str | bytes] = []
+    for p in files:
+        parts += [p.relative_to(directory).as_posix(), p.read_bytes()]
+    return files, digest(*parts)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 
-from af_core.ascendc.cache import build_in_cache, default_cache_dir, digest, file_digest
+from af_core.ascendc.cache import default_cache_dir, digest, file_digest, tarballs, unpack_once
 from af_core.errors import AfError
 
 SOURCE_ENV = "AF_ASCENDC_SRC"
@@ -134,15 +134,7 @@ def _tree_identity(root: Path, stubs: Path) -> str:
 
 def _unpack(tarball: Path, cache_dir: Path) -> tuple[Path, str]:
     """Unpack ``tarball`` into ``cache_dir/src-<hash>`` once; return the tree and the hash."""
-    key = file_digest(tarball)
-    final = cache_dir / f"src-{key}"
-    if not final.is_dir():
-
-        def fill(work: Path) -> None:
-            with tarfile.open(tarball) as tar:
-                tar.extractall(work, filter="data")
-
-        final = build_in_cache(final, fill, Path.is_dir)  # a tree unpacked meanwhile is used as it is
+    final, key = unpack_once(tarball, cache_dir)
     return _find_root(final) or final, key
 
 
@@ -158,10 +150,7 @@ def _find_root(path: Path) -> Path | None:
 
 
 def _tarballs(directory: Path) -> list[Path]:
-    found: set[Path] = set()
-    for pattern in _TARBALL_PATTERNS:
-        found.update(directory.glob(pattern))
-    return sorted(found)
+    return tarballs(directory, _TARBALL_PATTERNS)
 
 
 def find_source(location: str | Path | None = None, *, cache_dir: Path | None = None) -> AscendcSource:

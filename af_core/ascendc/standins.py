@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from af_core.ascendc.cache import build_in_cache, digest
+from af_core.ascendc.cache import build_in_cache, files_digest
 from af_core.ascendc.source import AscendcSource, AscendcSourceError
 
 STANDIN_DIR = Path(__file__).resolve().parent / "standins"
@@ -27,14 +27,12 @@ TILING_SCRIPT = Path("impl") / "adv_api" / "cmake" / "scripts" / "gen_kernel_til
 
 
 def standin_files() -> list[Path]:
-    return sorted(p for p in STANDIN_DIR.rglob("*.h") if p.is_file())
+    return files_digest(STANDIN_DIR, "*.h")[0]
 
 
 def standins_digest() -> str:
-    parts: list[str | bytes] = []
-    for p in standin_files():
-        parts += [p.relative_to(STANDIN_DIR).as_posix(), p.read_bytes()]
-    return digest(*parts)
+    """A hash of every stand-in's relative path and content: part of every cached verdict's key."""
+    return files_digest(STANDIN_DIR, "*.h")[1]
 
 
 def generate_tiling_header(source: AscendcSource, cache_dir: Path) -> Path | None:

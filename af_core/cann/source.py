@@ -25,7 +25,7 @@ from pathlib import Path
 import attrs
 
 from af_core import toolchain
-from af_core.ascendc.cache import build_in_cache, default_cache_dir, digest, file_digest
+from af_core.ascendc.cache import default_cache_dir, digest, tarballs, unpack_once
 from af_core.errors import AfError
 
 SOURCE_ENV = "AF_CANN_SRC"
@@ -87,15 +87,7 @@ def _find_root(path: Path) -> Path | None:
 
 def _unpack(tarball: Path, cache_dir: Path) -> MetadefSource:
     """``tarball`` unpacked into ``cache_dir/src-<hash>`` (once)."""
-    key = file_digest(tarball)
-    final = cache_dir / f"src-{key}"
-    if not final.is_dir():
-
-        def fill(work: Path) -> None:
-            with tarfile.open(tarball) as tar:
-                tar.extractall(work, filter="data")
-
-        final = build_in_cache(final, fill, Path.is_dir)
+    final, key = unpack_once(tarball, cache_dir)
     root = _find_root(final)
     if root is None:
         raise CannSourceError(f"CANN headers: the tarball '{tarball}' holds no inc/external")
@@ -103,7 +95,7 @@ def _unpack(tarball: Path, cache_dir: Path) -> MetadefSource:
 
 
 def _tarballs(directory: Path) -> list[Path]:
-    return sorted({p for pattern in _TARBALL_PATTERNS for p in directory.glob(pattern)})
+    return tarballs(directory, _TARBALL_PATTERNS)
 
 
 def _given(location: str | Path | None) -> Path:

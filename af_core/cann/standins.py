@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from af_core.ascendc.cache import digest
+from af_core.ascendc.cache import files_digest
 
 STANDIN_DIR = Path(__file__).resolve().parent / "standins"
 
 
 def standin_files() -> list[Path]:
-    return sorted(p for p in STANDIN_DIR.rglob("*.h") if p.is_file())
+    return files_digest(STANDIN_DIR, "*.h")[0]
 
 
 def standins_digest() -> str:
     """A hash of every stand-in's relative path and content: part of every cached verdict's key."""
-    parts: list[str | bytes] = []
-    for p in standin_files():
-        parts += [p.relative_to(STANDIN_DIR).as_posix(), p.read_bytes()]
-    return digest(*parts)
+    return files_digest(STANDIN_DIR, "*.h")[1]
