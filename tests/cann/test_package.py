@@ -62,8 +62,8 @@ def test_the_package_kernel_is_the_twin_kernel_and_passes_the_official_check(pac
     reset_platform()
     twin = fuser.generate(scheduled)
     kernel = package.files["op_kernel"][f"{package.names.kernel}.cpp"]
-    if twin.kernel_name == package.names.kernel:
-        assert kernel == twin.kernel
+    assert twin.kernel_name == package.names.kernel  # the samples' names are ordinary: the same entry
+    assert kernel == twin.kernel
     assert package.files["op_kernel"]["autofuse_tiling_data.h"] == twin.tiling_data
     assert package.files["op_host"]["autofuse_tiling.cpp"] == twin.tiling
     if skip_reason() is not None or not os.environ.get("AF_ASCENDC_SRC"):
@@ -120,7 +120,7 @@ def test_the_size_map_binds_each_size_once_and_checks_the_other_dimensions():
     _fuser, package = _package("embedding_post")
     data = json.loads(package.files[""]["size_map.json"])
     bound = {entry["size"] for entry in data["sizes"]}
-    assert bound == set(package.sizes.bindings[i].size for i in range(len(package.sizes.bindings)))
+    assert bound == {b.size for b in package.sizes.bindings}
     # every input dimension is either a binding or a check, never neither
     dims = {(e["input"], e["dim"]) for e in data["sizes"]} | {
         (e["input"], e["dim"]) for e in data["checked_dims"]
@@ -191,8 +191,7 @@ def _workloads():
     return load_workloads()
 
 
-#: corpus workloads of every family the default policy sends to a different template (the corpus has 26;
-#: each costs a host check of five files and a kernel check)
+#: 8 of the 26 corpus workloads (each costs a host check of five files and a kernel check)
 CORPUS = [
     "dlrm_kaggle_d16",
     "tbe_default_bag20",
