@@ -64,7 +64,7 @@ def fuse_graph_module(gm: fx.GraphModule, name: str = "torch") -> FusedGraph:
     kernels = []
     for region in found.regions:
         kernel = RegionKernel(region)
-        args = tuple(spec.source for spec in region.inputs if spec.source is not None)
+        args = tuple(region.call_sources)
         with graph.inserting_before(region.output):
             call = graph.call_function(kernel, args)
         call.meta.update({k: v for k, v in region.output.meta.items() if k in ("val", "tensor_meta")})

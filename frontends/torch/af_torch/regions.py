@@ -30,6 +30,7 @@ from af_core.builders import GraphBuilder, TensorRef, embedding, gather, index_s
 from af_core.errors import AfError
 from af_core.ir.graph import HintGraph
 from af_torch import aten_ops as A  # noqa: N812 - the table module, short
+from af_torch.bags import BagMode, RaggedBags
 
 
 class Unfusible(Exception):
@@ -44,6 +45,7 @@ class RegionInput:
     source: fx.Node | None
     constant: float | int | bool | None = None
     torch_dtype: torch.dtype | None = None
+    prepared: bool = False  # filled by the region's layout from its sources, not passed as ``source``
 
 
 @attrs.define
@@ -95,6 +97,14 @@ class Region:
     squeeze: tuple[int, ...]  # reduced dims torch drops (keepdim=False)
     out_dtype: torch.dtype
     notes: list[str]  # why the region stops where it does
+    layout: RaggedBags | None = None  # ragged bags laid out on each call from ``layout_sources``
+    layout_sources: list[fx.Node] = attrs.Factory(list)
+
+    @property
+    def call_sources(self) -> list[fx.Node]:
+        """The FX nodes a region call takes, in order: direct inputs, then the layout's sources."""
+        direct = [i.source for i in self.inputs if i.source is not None and not i.prepared]
+        return direct + list(self.layout_sources)
 
     @property
     def fused_ops(self) -> list[str]:
@@ -213,47 +223,62 @@ def _grow_back(start: Any, anchor: fx.Node, taken: set[fx.Node], ref: fx.Node | 
 
 @attrs.frozen
 class BagParts:
-    """An ``_embedding_bag`` over 2-D ids, as a region takes it."""
+    """An ``_embedding_bag`` as a region takes it: regular bags of 2-D ids, or ragged ones (``ragged``).
 
-    ids2d: fx.Node
+    Regular bags (``ids2d.view(-1)`` with offsets ``arange(0, n, L)``) are
+    read in place. Every other form (1-D ids with data offsets, either
+    ``include_last_offset``, and a mean or max with ``padding_idx``) is
+    ``ragged``: each call lays the bags out first (:mod:`af_torch.bags`), and
+    ``ids`` / ``offsets`` / ``weights`` are the call arguments of that layout.
+    """
+
+    ids2d: fx.Node | None  # regular bags: the 2-D ids
     extra: list[fx.Node]  # the view, arange and getitem nodes the region also replaces
     result: fx.Node
-    kind: str  # af reduce kind
-    weights2d: fx.Node | None  # per_sample_weights, viewed back to the ids' shape (sum only)
-    padding_idx: int | None  # rows with this id contribute nothing (sum only)
+    mode: BagMode
+    weights2d: fx.Node | None  # regular sum bags: per_sample_weights viewed back to the ids' shape
+    padding_idx: int | None  # rows with this id contribute nothing
+    ragged: bool = False
+    ids: fx.Node | None = None  # ragged bags: the 1-D ids, the offsets and per_sample_weights
+    offsets: fx.Node | None = None
+    weights: fx.Node | None = None
+    include_last_offset: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.mode.reduce_kind if self.ragged else A.BAG_MODES[self.mode.value]
 
 
-def _bag_parts(anchor: fx.Node) -> BagParts:
-    """For ``_embedding_bag(w, ids2d.view(-1), arange(0, n, L), ...)`` (raises Unfusible with the reason)."""
-    args = list(anchor.args) + [None] * 10
-    _w, flat, offsets = args[0], args[1], args[2]
-    mode = anchor.kwargs.get("mode", args[4] if args[4] is not None else 0)
-    psw = anchor.kwargs.get("per_sample_weights", args[6])
-    last = anchor.kwargs.get("include_last_offset", args[7] if args[7] is not None else False)
-    padding = anchor.kwargs.get("padding_idx", args[8] if args[8] is not None else -1)
-    if mode not in A.BAG_MODES or last:
-        raise Unfusible("embedding_bag with include_last_offset or an unknown mode")
-    if padding is not None and padding >= 0 and A.BAG_MODES[mode] != "Sum":
-        # mean divides by the bag's non-padding entries and max skips them: a second reduction
-        raise Unfusible(
-            f"embedding_bag {A.BAG_MODES[mode].lower()} with padding_idx: the count of non-padding "
-            "entries is a second reduction, which a region does not take"
-        )
+def _regular_ids(flat: Any, offsets: Any) -> fx.Node | None:
+    """The 2-D ids when ``flat`` is their view(-1) and ``offsets`` is ``arange(0, n, L)``, else None."""
     if not (isinstance(flat, fx.Node) and flat.target is A.aten.view.default and len(_shape(flat)) == 1):
-        raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
+        return None
     ids2d = flat.args[0]
     if not isinstance(ids2d, fx.Node) or len(_shape(ids2d)) != 2:
-        raise Unfusible("embedding_bag ids are not a flattened 2-D tensor")
-    bag_len = _shape(ids2d)[1]
+        return None
     step = offsets.args[2] if isinstance(offsets, fx.Node) and len(offsets.args) > 2 else None
     step = _val(step) if isinstance(step, fx.Node) else step  # a SymInt placeholder under dynamo
-    if not (
+    regular = (
         isinstance(offsets, fx.Node)
         and offsets.target is A.aten.arange.start_step
         and offsets.args[0] == 0
-        and str(step) == str(bag_len)
-    ):
-        raise Unfusible("embedding_bag offsets are not the regular bags of 2-D ids")
+        and str(step) == str(_shape(ids2d)[1])
+    )
+    return ids2d if regular else None
+
+
+def _bag_parts(anchor: fx.Node) -> BagParts:
+    """An ``_embedding_bag(w, ids, offsets, ...)`` split into what a region reads (raises Unfusible with the reason)."""
+    args = list(anchor.args) + [None] * 10
+    _w, flat, offsets = args[0], args[1], args[2]
+    code = anchor.kwargs.get("mode", args[4] if args[4] is not None else 0)
+    psw = anchor.kwargs.get("per_sample_weights", args[6])
+    last = bool(anchor.kwargs.get("include_last_offset", args[7] if args[7] is not None else False))
+    padding = anchor.kwargs.get("padding_idx", args[8] if args[8] is not None else -1)
+    padding = padding if padding is not None and padding >= 0 else None
+    if code not in A.BAG_MODES:
+        raise Unfusible(f"embedding_bag mode {code} is none of torch's sum / mean / max")
+    mode = BagMode(code)
     results = [u for u in anchor.users]
     if not all(u.target.__name__ == "getitem" for u in results if callable(u.target)):
         raise Unfusible("embedding_bag's results are used as a whole")
@@ -261,27 +286,38 @@ def _bag_parts(anchor: fx.Node) -> BagParts:
     others = [u for u in results if u.args[1] != 0 and u.users]
     if len(used) != 1 or others:
         raise Unfusible("embedding_bag's offsets / bag sizes outputs are used")
+    ids2d = _regular_ids(flat, offsets)
     weights2d = None
-    if psw is not None:  # torch takes them in sum mode only, flattened like the ids
-        if not (
+    if ids2d is not None and psw is not None:  # torch takes them in sum mode only, flattened like the ids
+        if (
             isinstance(psw, fx.Node)
             and psw.target is A.aten.view.default
             and isinstance(psw.args[0], fx.Node)
             and _same_shape(psw.args[0], ids2d)
         ):
-            raise Unfusible("embedding_bag per_sample_weights are not the ids' 2-D shape flattened")
-        weights2d = psw.args[0]
-    extra = [n for n in (flat, offsets) if len(n.users) == 1]
-    if weights2d is not None and len(psw.users) == 1:
-        extra.append(psw)
-    extra += [u for u in results]
+            weights2d = psw.args[0]
+        else:
+            ids2d = None  # weights of another layout: laid out with the ids
+    if ids2d is not None and not last and (padding is None or mode is BagMode.SUM):
+        extra = [n for n in (flat, offsets) if len(n.users) == 1]
+        if weights2d is not None and len(psw.users) == 1:
+            extra.append(psw)
+        return BagParts(ids2d, extra + results, used[0], mode, weights2d, padding)
+    for port, node in (("ids", flat), ("offsets", offsets), ("per_sample_weights", psw)):
+        if node is not None and (not isinstance(node, fx.Node) or len(_shape(node)) != 1):
+            raise Unfusible(f"embedding_bag {port} are not a 1-D tensor")
     return BagParts(
-        ids2d,
-        extra,
+        None,
+        list(results),
         used[0],
-        A.BAG_MODES[mode],
-        weights2d,
-        padding if padding is not None and padding >= 0 else None,
+        mode,
+        None,
+        padding,
+        ragged=True,
+        ids=flat,
+        offsets=offsets,
+        weights=psw,
+        include_last_offset=last,
     )
 
 
@@ -307,7 +343,7 @@ def select(anchor: fx.Node, taken: set[fx.Node]) -> Selection:
     elif t is A.EMBEDDING_BAG:
         table = anchor.args[0]
         bag = _bag_parts(anchor)
-        index, extra, out = bag.ids2d, bag.extra, bag.result
+        index, extra, out = (bag.ids if bag.ragged else bag.ids2d), bag.extra, bag.result
     else:  # pragma: no cover - the caller only passes anchors
         raise Unfusible("not a gather")
     if not isinstance(index, fx.Node) or not isinstance(table, fx.Node):
@@ -369,6 +405,7 @@ class _Translator:
         self.symbols: dict[str, sympy.Expr] = {}
         self.values: dict[tuple[fx.Node, str], TensorRef] = {}
         self._data_names: set[str] = set()
+        self.layout_sources: list[fx.Node] = []
 
     # sizes
     def size(self, dim: Any) -> sympy.Expr | int:
@@ -457,6 +494,31 @@ class _Translator:
         self._bind(position, _shape(node))
         self.values[key] = ref
         return ref
+
+    def prepared(
+        self, source: fx.Node, role: str, dims: list[Any], strides: list, tdtype: torch.dtype
+    ) -> tuple[str, TensorRef]:
+        """A Data the region's layout fills on each call: its name and value.
+
+        ``dims`` are torch sizes (int or SymInt, bound like any input's) or
+        names from :meth:`fresh_size`, read from this input's dimension.
+        """
+        sizes = [self.symbols[d] if isinstance(d, str) else self.size(d) for d in dims]
+        name = self._data_name(f"{source.name}_{role}")
+        ref = self.g.data(name, sizes, self.dtype(tdtype), strides=strides)
+        position = sum(1 for i in self.inputs if i.source is not None)
+        self.inputs.append(RegionInput(name, source, None, tdtype, prepared=True))
+        self._bind(position, tuple(None if isinstance(d, str) else d for d in dims))
+        self.bindings += [(position, d, dim) for d, dim in enumerate(dims) if isinstance(dim, str)]
+        return name, ref
+
+    def fresh_size(self, base: str) -> str:
+        """A size of the region's own (no torch symbol): its name, unused by torch's sizes."""
+        name, n = base, 1
+        while name in self.symbols:
+            name, n = f"{base}_{n}", n + 1
+        self.symbols[name] = self.g.size(name)
+        return name
 
     def constant_strided(self, value: float | int, sizes: list, tdtype: torch.dtype) -> TensorRef:
         """A constant broadcast to ``sizes`` (stride 0), of torch dtype ``tdtype``."""
@@ -554,6 +616,57 @@ class _Unbound(Unfusible):
         self.products = products
 
 
+def _bag_value(
+    tr: _Translator, bag: BagParts, table: TensorRef, table_node: fx.Node, local: dict[fx.Node, TensorRef]
+) -> tuple[RaggedBags | None, TensorRef]:
+    """The bag's (bags, 1, D) sums / maxima, and the layout a ragged bag's calls run first."""
+    g = tr.g
+    dtype = _val(table_node).dtype
+    if not bag.ragged:
+        assert bag.ids2d is not None
+        rows = embedding(table, local.get(bag.ids2d) or tr.external(bag.ids2d, "index", bag.ids2d))
+        sizes = list(rows.shape)  # (bags, bag length, D)
+        by_row = [sizes[1], 1, 0]  # a (bags, bag length) tensor seen along the rows' D
+        if bag.weights2d is not None:
+            rows = g.op("Mul", rows, tr.external_strided(bag.weights2d, sizes, by_row, "weights"))
+        if bag.padding_idx is not None:
+            ids = tr.external_strided(bag.ids2d, sizes, by_row, "padding")
+            zero = tr.constant_strided(0, sizes, dtype)
+            rows = g.op("Where", g.op("Eqs", ids, value=bag.padding_idx), zero, rows)
+        return None, g.reduce(bag.kind, rows, [1])
+    assert bag.ids is not None and bag.offsets is not None
+    table_rows = _shape(table_node)[0]
+    if not isinstance(table_rows, int):
+        raise Unfusible("a ragged embedding_bag over a table whose row count is dynamic")
+    bags = _shape(bag.result)[0]
+    if isinstance(bags, torch.SymInt) and not isinstance(bags.node.expr, sympy.Symbol):
+        bags = tr.fresh_size("bags")  # offsets' length - 1 (include_last_offset): a size of its own
+    longest = tr.fresh_size("bag_len")
+    step = tr.symbols[longest]
+    ids_name, ids = tr.prepared(bag.ids, "bag_ids", [bags, longest], [step, 1], _val(bag.ids).dtype)
+    # a filler id is past the table: it gathers a zero row without a read
+    rows = embedding(table, ids, need_check_bound=True)
+    weights_name = None
+    if RaggedBags.needs_weights(bag.mode, bag.weights is not None):
+        width = _shape(table_node)[1]
+        weights_name, weights = tr.prepared(
+            bag.ids, "bag_weights", [bags, longest, width], [step, 1, 0], dtype
+        )
+        rows = g.op("Mul", rows, weights)
+    layout = RaggedBags(
+        bag.mode,
+        bag.include_last_offset,
+        bag.padding_idx,
+        bag.weights is not None,
+        table_rows,
+        ids_name,
+        weights_name,
+        dtype,
+    )
+    tr.layout_sources = [bag.ids, bag.offsets] + ([bag.weights] if bag.weights is not None else [])
+    return layout, g.reduce(bag.kind, rows, [1])
+
+
 def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Region:
     tr = _Translator(name, opaque)
     g = tr.g
@@ -561,8 +674,9 @@ def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Regi
     t = anchor.target
     local: dict[fx.Node, TensorRef] = {}
     bag = _bag_parts(anchor) if t is A.EMBEDDING_BAG else None
+    layout: RaggedBags | None = None
     if bag is not None:
-        table_node, index_node = anchor.args[0], bag.ids2d
+        table_node, index_node = anchor.args[0], (bag.ids if bag.ragged else bag.ids2d)
     elif t is A.EMBEDDING:
         table_node, index_node = anchor.args[0], anchor.args[1]
     elif t is A.INDEX:
@@ -575,29 +689,20 @@ def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Regi
     table = local.get(table_node) or tr.external(table_node, "input", table_node)
     for node in sorted(sel.index_nodes, key=order):
         local[node] = tr.pointwise(node, "index", local)
-    index = local.get(index_node) or tr.external(index_node, "index", index_node)
     squeeze: tuple[int, ...] = ()
-    if t is A.EMBEDDING or (t is A.INDEX and table.rank == 2 and index.rank != 1):
-        value = embedding(table, index)
-    elif t is A.INDEX:
-        value = index_select(table, 0, index)
-    elif t is A.INDEX_SELECT:
-        value = index_select(table, int(anchor.args[1]), index)
-    elif t is A.GATHER:
-        value = gather(table, int(anchor.args[1]), index)
-    else:
-        assert bag is not None
-        rows = embedding(table, index)  # (bags, bag length, D)
-        sizes = list(rows.shape)
-        by_row = [sizes[1], 1, 0]  # a (bags, bag length) tensor seen along the rows' D
-        if bag.weights2d is not None:
-            rows = g.op("Mul", rows, tr.external_strided(bag.weights2d, sizes, by_row, "weights"))
-        if bag.padding_idx is not None:
-            ids = tr.external_strided(bag.ids2d, sizes, by_row, "padding")
-            zero = tr.constant_strided(0, sizes, _val(table_node).dtype)
-            rows = g.op("Where", g.op("Eqs", ids, value=bag.padding_idx), zero, rows)
-        value = g.reduce(bag.kind, rows, [1])
+    if bag is not None:
+        layout, value = _bag_value(tr, bag, table, table_node, local)
         squeeze = (1,)
+    else:
+        index = local.get(index_node) or tr.external(index_node, "index", index_node)
+        if t is A.EMBEDDING or (t is A.INDEX and table.rank == 2 and index.rank != 1):
+            value = embedding(table, index)
+        elif t is A.INDEX:
+            value = index_select(table, 0, index)
+        elif t is A.INDEX_SELECT:
+            value = index_select(table, int(anchor.args[1]), index)
+        else:
+            value = gather(table, int(anchor.args[1]), index)
     local[sel.output if t is A.EMBEDDING_BAG else anchor] = value
     for node in sel.post_nodes:
         if node.target in A.REDUCE:
@@ -638,6 +743,8 @@ def _translate(sel: Selection, name: str, opaque: dict[sympy.Expr, str]) -> Regi
         squeeze,
         _val(sel.output).dtype,
         list(sel.notes),
+        layout,
+        tr.layout_sources,
     )
 
 

@@ -79,7 +79,22 @@ class RegionKernel:
         self.last_inputs: GraphInputs | None = None  # the inputs of the most recent call (for explain)
         self.calls = 0
 
-    def sizes(self, args: tuple) -> dict[str, int]:
+    def tensors(self, args: tuple) -> list[torch.Tensor]:
+        """The region's tensor inputs in order (``Region.inputs`` with a source) from a call's arguments.
+
+        A region with a layout (ragged bags) takes the layout's sources after
+        its direct inputs and lays them out first.
+        """
+        region = self.region
+        if region.layout is None:
+            return list(args)
+        direct = sum(1 for i in region.inputs if i.source is not None and not i.prepared)
+        sources = list(args[direct:])
+        laid = region.layout.prepare(sources[0], sources[1], sources[2] if region.layout.weighted else None)
+        given = iter(args[:direct])
+        return [laid[i.data] if i.prepared else next(given) for i in region.inputs if i.source is not None]
+
+    def sizes(self, args: tuple | list) -> dict[str, int]:
         sizes: dict[str, int] = {}
         for position, dim, symbol in self.region.bindings:
             value = int(args[position].shape[dim])
@@ -104,6 +119,7 @@ class RegionKernel:
 
         region = self.region
         session = session_for(region)
+        args = tuple(self.tensors(args))
         sizes = self.sizes(args)
         env = region.graph.size_env(sizes)
         info = session.scheduled.info
