@@ -7,6 +7,7 @@ does it for a ``torch.export`` program after decomposing it to core aten ops.
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -30,14 +31,27 @@ class TorchFailure(AfError):
     the model or in torch: the same call fails without af installed.
     """
 
-    def __init__(self, call: str, model: str, cause: BaseException) -> None:
+    def __init__(
+        self, call: str, model: str, cause: BaseException, without_af: str = "the same call fails without af"
+    ) -> None:
         self.call = call
         self.model = model
+        self.model_line = model_line(cause)
         first = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+        at = f" (model line: {self.model_line})" if self.model_line else ""
         super().__init__(
-            f"{call} failed on {model} inside torch, before af saw a graph (the same call fails without af): "
-            f"{type(cause).__name__}: {first}"
+            f"{call} failed on {model} inside torch, before af saw a graph ({without_af}): "
+            f"{type(cause).__name__}: {first}{at}"
         )
+
+
+def model_line(cause: BaseException) -> str | None:
+    """The innermost ``file:line`` of the model code torch names in its error ("Original traceback"), if any."""
+    text = str(cause)
+    if "Original traceback" in text:
+        text = text[text.index("Original traceback") :]
+    found = re.findall(r'File "([^"]+)", line (\d+)', text)
+    return f"{found[-1][0]}:{found[-1][1]}" if found else None
 
 
 @attrs.define
