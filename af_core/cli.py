@@ -350,6 +350,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         )
     if registry.manager.disabled:
         console.print(_t(f"disabled: {', '.join(registry.manager.disabled)}"))
+    for w in registry.load_warnings:
+        console.print(_t(f"load warning: {w.error}"))
     errors = registry.load_errors
     if errors:
         console.print("[bold red]load errors:[/bold red]")
@@ -1283,7 +1285,8 @@ def warn_load_errors() -> None:
     """One stderr line per plugin that failed to load or register (every command shows them)."""
     from af_core.registry import get_registry
 
-    for e in get_registry().load_errors:
+    registry = get_registry()
+    for e in registry.load_errors:
         say(
             one_line(
                 f"afc: warning: plugin '{e.plugin}' ({e.distribution}) failed to load: "
@@ -1291,6 +1294,8 @@ def warn_load_errors() -> None:
             ),
             err=True,
         )
+    for w in registry.load_warnings:
+        say(one_line(f"afc: warning: {w.error}"), err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

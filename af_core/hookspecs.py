@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from af_core.schedule.template import ScheduleContext, Template
 
 #: The version of this contract. A plugin module states the version it was written against as
-#: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses to load one that states another
-#: version (or none), so an incompatible core and plugin fail at load with both named instead of
-#: misbehaving later. Raised on any incompatible change to the hooks below or to what they pass.
+#: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses one that does not fit (af_core.contract:
+#: another version, or none, except one version behind when no change since touches the plugin), so an
+#: incompatible core and plugin fail at load with both named instead of misbehaving later. Raised on any
+#: incompatible change to the hooks below, to what they pass, to a core module plugins import or to a
+#: default they rely on; each raise adds its entry to ``af_core.contract.CHANGES``.
 CONTRACT_VERSION = 1
 
 hookspec = pluggy.HookspecMarker("af_core")

@@ -17,13 +17,14 @@ import importlib.metadata as md
 import os
 import sys
 import traceback
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 import pluggy
 
-from af_core import hookspecs
+from af_core import contract, hookspecs
 from af_core.errors import PluginError
 from af_core.naming import terminal
 
@@ -56,19 +57,20 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def _check_contract(plugin: str, dist: str, module: object) -> None:
-    """Refuse a plugin module written against another hook contract version (or none stated)."""
-    stated = getattr(module, "AF_CONTRACT_VERSION", None)
-    if type(stated) is int and stated == hookspecs.CONTRACT_VERSION:
-        return
-    found = (
-        "states no AF_CONTRACT_VERSION"
-        if stated is None
-        else f"was built for hook contract version {stated!r}"
-    )
+def _check_contract(plugin: str, dist: str, module: types.ModuleType) -> str | None:
+    """Refuse a plugin module written against a contract version that does not fit (see af_core.contract).
+
+    Returns the warning for a plugin loaded inside the compatibility window, else None.
+    """
+    verdict = contract.check(getattr(module, "AF_CONTRACT_VERSION", None), hookspecs.CONTRACT_VERSION, module)
+    changed = f". {verdict.changed}" if verdict.changed else ""
+    if verdict.error is None:
+        return (
+            None if verdict.warning is None else f"plugin '{plugin}' from '{dist}' {verdict.warning}{changed}"
+        )
     raise PluginError(
-        f"plugin '{plugin}' from '{dist}' {found}; af-core {_core_version()} provides hook contract "
-        f"version {hookspecs.CONTRACT_VERSION} (install a release of '{dist}' built for it)"
+        f"plugin '{plugin}' from '{dist}' {verdict.error}; af-core {_core_version()} provides hook contract "
+        f"version {hookspecs.CONTRACT_VERSION} (install a release of '{dist}' built for it){changed}"
     )
 
 
@@ -93,6 +95,7 @@ class AfPluginManager:
         self.pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
         self.pm.add_hookspecs(hookspecs)
         self.load_errors: list[LoadError] = []
+        self.load_warnings: list[LoadError] = []  # plugins loaded inside the contract's compatibility window
         self.disabled: list[str] = []
         self._dist: dict[str, tuple[str, str]] = {}
         self.strict = _env_flag(self.env, "AF_STRICT_PLUGINS")
@@ -138,7 +141,9 @@ class AfPluginManager:
                 continue
             try:
                 module = ep.load()
-                _check_contract(ep.name, dist_name, module)
+                warning = _check_contract(ep.name, dist_name, module)
+                if warning is not None:
+                    self.load_warnings.append(LoadError(ep.name, dist_name, warning))
                 self._register(ep.name, module, dist_name, version)
             except (Exception, SystemExit) as exc:  # a broken plugin must not take the host down
                 self._fail(ep.name, dist_name, f"{type(exc).__name__}: {exc}", traceback.format_exc(), exc)

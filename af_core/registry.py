@@ -119,6 +119,11 @@ class Registry:
     def load_errors(self) -> list[LoadError]:
         return list(self.manager.load_errors) + list(self.hook_errors)
 
+    @property
+    def load_warnings(self) -> list[LoadError]:
+        """Plugins loaded one contract version behind (af_core.contract's compatibility window)."""
+        return list(self.manager.load_warnings)
+
 
 def _stamp_op(value: Any, dist: str) -> Any:
     from af_core.ops.opdef import OpDef  # here: loading the registry module stays light (numpy, sympy)

@@ -407,3 +407,150 @@ def test_a_registration_hook_calling_sys_exit_is_a_load_error(site):
     registry = Registry(AfPluginManager(env={}))
     errors = [e for e in registry.load_errors if e.plugin == "af_exithook_mod"]
     assert len(errors) == 1 and "af_register_ops: SystemExit: no ops for you" in errors[0].error
+
+
+# -- the contract's changelog and its compatibility window (af_core.contract) ---------------------------------
+
+TEMPLATE_PLUGIN = """
+from af_core import hookimpl
+import af_core.schedule.case
+
+@hookimpl
+def af_register_templates(register):
+    pass
+"""
+
+
+@pytest.fixture
+def version_two(monkeypatch):
+    """A core one contract version ahead: version 2 changed a hook, moved a module and changed a default."""
+    from af_core import contract, hookspecs
+
+    change = contract.ContractChange(
+        2,
+        (
+            contract.Touch(
+                contract.Surface.HOOK, "af_register_templates", "Template.propose takes a graph view"
+            ),
+            contract.Touch(contract.Surface.MODULE, "af_core.schedule.case", "moved to af_core.template_api"),
+            contract.Touch(contract.Surface.DEFAULT, "selection", "the default policy is cost, not seed"),
+        ),
+    )
+    monkeypatch.setattr(hookspecs, "CONTRACT_VERSION", 2)
+    monkeypatch.setattr(contract, "CHANGES", (change,))
+    return change
+
+
+def test_the_changelog_has_one_entry_per_version_after_the_first():
+    from af_core import contract, hookspecs
+
+    assert [c.version for c in contract.CHANGES] == list(range(2, hookspecs.CONTRACT_VERSION + 1))
+    for change in contract.CHANGES:
+        assert change.touches
+        for touch in change.touches:
+            assert touch.surface is not contract.Surface.MODULE or touch.name.startswith("af_core")
+
+
+def test_a_plugin_one_version_behind_that_no_change_touches_loads_with_a_warning_saying_what_changed(
+    site, version_two
+):
+    make_dist(
+        site,
+        "af-old-ops",
+        "af_old_ops_mod",
+        OP_PLUGIN.format(op="OldOp"),
+        contract="AF_CONTRACT_VERSION = 1\n",
+    )
+    manager = AfPluginManager(env={})
+    assert not [e for e in manager.load_errors if e.plugin == "af_old_ops_mod"]
+    [warning] = [w for w in manager.load_warnings if w.plugin == "af_old_ops_mod"]
+    assert "hook contract version 1, 1 behind; loaded" in warning.error
+    assert (
+        "What changed: version 1 -> 2: hook af_register_templates: Template.propose takes a graph view; "
+        "module af_core.schedule.case: moved to af_core.template_api; "
+        "default selection: the default policy is cost, not seed"
+    ) in warning.error
+    assert Registry(manager).entry("op", "OldOp").distribution == "af-old-ops"
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (TEMPLATE_PLUGIN, "hook af_register_templates: Template.propose takes a graph view"),
+        (
+            OP_PLUGIN.format(op="CaseUser") + "from af_core.schedule.case import Case\n",
+            "module af_core.schedule.case",
+        ),
+        (
+            OP_PLUGIN.format(op="LazyUser") + "def later():\n    from af_core.schedule import case\n",
+            "module af_core.schedule.case",
+        ),
+    ],
+    ids=["implements-a-changed-hook", "imports-a-moved-module", "imports-it-inside-a-function"],
+)
+def test_a_plugin_one_version_behind_that_a_change_touches_is_refused_naming_the_change(
+    site, version_two, source, said
+):
+    module = f"af_touched_mod_{len(source)}"
+    make_dist(site, "af-touched", module, source, contract="AF_CONTRACT_VERSION = 1\n")
+    manager = AfPluginManager(env={})
+    [error] = [e for e in manager.load_errors if e.plugin == module]
+    assert not [w for w in manager.load_warnings if w.plugin == module]
+    assert "changes since touch it (" in error.error and said in error.error
+    assert "provides hook contract version 2" in error.error and "What changed: version 1 -> 2" in error.error
+
+
+def test_a_plugin_two_versions_behind_is_refused_listing_every_change(site, version_two, monkeypatch):
+    from af_core import contract, hookspecs
+
+    three = contract.ContractChange(
+        3, (contract.Touch(contract.Surface.HOOK, "af_register_samples", "takes kw"),)
+    )
+    monkeypatch.setattr(hookspecs, "CONTRACT_VERSION", 3)
+    monkeypatch.setattr(contract, "CHANGES", (version_two, three))
+    make_dist(
+        site, "af-older", "af_older_mod", OP_PLUGIN.format(op="Older"), contract="AF_CONTRACT_VERSION = 1\n"
+    )
+    [error] = [e for e in AfPluginManager(env={}).load_errors if e.plugin == "af_older_mod"]
+    assert "more than 1 behind" in error.error
+    assert (
+        "version 1 -> 2: " in error.error
+        and "| version 2 -> 3: hook af_register_samples: takes kw" in error.error
+    )
+
+
+def test_a_version_the_changelog_does_not_cover_is_refused(site, monkeypatch):
+    from af_core import hookspecs
+
+    monkeypatch.setattr(hookspecs, "CONTRACT_VERSION", 2)  # a bump without a changelog entry
+    make_dist(
+        site,
+        "af-unsaid",
+        "af_unsaid_mod",
+        OP_PLUGIN.format(op="Unsaid"),
+        contract="AF_CONTRACT_VERSION = 1\n",
+    )
+    [error] = [e for e in AfPluginManager(env={}).load_errors if e.plugin == "af_unsaid_mod"]
+    assert "does not say what changed since" in error.error
+
+
+def test_every_command_warns_about_a_plugin_loaded_inside_the_window(site, version_two, capsys):
+    from af_core import cli
+    from af_core.registry import reset_registry
+
+    make_dist(
+        site,
+        "af-old-cli",
+        "af_old_cli_mod",
+        OP_PLUGIN.format(op="OldCli"),
+        contract="AF_CONTRACT_VERSION = 1\n",
+    )
+    previous = reset_registry()
+    try:
+        cli.warn_load_errors()
+    finally:
+        reset_registry(previous)
+    err = capsys.readouterr().err
+    assert (
+        "afc: warning: plugin 'af_old_cli_mod' from 'af-old-cli' was built for hook contract version 1" in err
+    )
