@@ -3,7 +3,7 @@
 Public entry points::
 
     from af_core import ascir, Autofuser, AutofuserOptions   # pyautofuse-compatible
-    from af_core import hookimpl                              # for plugin authors
+    from af_core import hookimpl, deferred                    # for plugin authors
     from af_core.builders import GraphBuilder, gather, index_select, embedding
 
 The names are resolved on first use (module ``__getattr__``): ``import af_core``
@@ -29,6 +29,7 @@ _LAZY = {
     "AscirError": "af_core.errors",
     "ScheduleError": "af_core.errors",
     "hookimpl": "af_core.hookspecs",
+    "deferred": "af_core.registry",
 }
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ScheduleError",
     "__version__",
     "ascir",
+    "deferred",
     "hookimpl",
 ]
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.autofuser import Autofuser, AutofuserOptions
     from af_core.errors import AfError, AscirError, ScheduleError
     from af_core.hookspecs import hookimpl
+    from af_core.registry import deferred
 
 
 def __getattr__(name: str) -> object:

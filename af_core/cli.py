@@ -353,13 +353,15 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     for w in registry.load_warnings:
         console.print(_t(f"load warning: {w.error}"))
     errors = registry.load_errors
+    if getattr(args, "load", False):
+        errors = errors + registry.build_deferred()
     if errors:
         console.print("[bold red]load errors:[/bold red]")
         for e in errors:
             console.print(_t(f"  {e.plugin} ({e.distribution}): {e.error}"))
     else:
         console.print("load errors: none")
-    return 0
+    return 1 if errors and getattr(args, "load", False) else 0
 
 
 def _compile_one(job: tuple[str, str, dict, str | None, int | None, str, bool]) -> dict:
@@ -1098,6 +1100,12 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, parents=[common])
 
     p = add("plugins", "list plugins, versions, hooks and load errors")
+    p.add_argument(
+        "--load",
+        action="store_true",
+        help="also build every deferred registration (templates, ApiCalls, samples) and report those that "
+        "fail (exit 1); by default they are built on first use",
+    )
     p.set_defaults(func=cmd_plugins)
 
     def graph_args(p: argparse.ArgumentParser, shape_required: bool = False) -> None:

@@ -28,14 +28,72 @@ if TYPE_CHECKING:
     from af_core.policy import SelectionPolicy
 
 
+#: Held while a deferred entry is built (re-entrant: building one may look up another).
+_resolving = threading.RLock()
+
+
 @attrs.frozen
-class Entry:
-    """A registered value and who registered it."""
+class Deferred:
+    """A registration whose value is built on first use: ``register(deferred("simd", make_template))``.
+
+    A plugin registers its templates, ApiCalls and samples this way so that
+    loading it imports none of the core's heavy layers (sympy, jinja2, numpy):
+    ``afc plugins`` lists names, and a template's module is imported when the
+    scheduler first asks for the template. ``load`` takes no arguments and
+    returns what the plugin would have registered directly; it runs once,
+    the value is checked like a direct registration and must carry ``name``.
+    A ``load`` that fails raises :class:`PluginError` naming the plugin, at
+    that first use (``afc plugins --load`` resolves every entry up front).
+    """
 
     name: str
-    value: Any
+    load: Callable[[], Any]
+
+
+def deferred(name: str, load: Callable[[], Any]) -> Deferred:
+    """A :class:`Deferred` registration of ``name``, built by ``load()`` on first use."""
+    return Deferred(name, load)
+
+
+@attrs.define
+class Entry:
+    """A registered value and who registered it; a :class:`Deferred` one is built on first ``value``."""
+
+    name: str
+    _value: Any
     plugin: str
     distribution: str
+    kind: str = ""
+    _check: Callable[[Any, str], Any] | None = attrs.field(default=None, repr=False)
+
+    @property
+    def value(self) -> Any:
+        if isinstance(self._value, Deferred):
+            with _resolving:
+                if isinstance(self._value, Deferred):
+                    self._value = self._resolve(self._value)
+        return self._value
+
+    @property
+    def resolved(self) -> bool:
+        return not isinstance(self._value, Deferred)
+
+    def _resolve(self, pending: Deferred) -> Any:
+        where = f"{self.kind} '{self.name}' of plugin '{self.plugin}' ({self.distribution})"
+        try:
+            value = pending.load()
+        except Exception as exc:  # noqa: BLE001 - a plugin's failure, re-raised naming the plugin
+            raise PluginError(f"{where} failed to load: {type(exc).__name__}: {exc}") from exc
+        if self._check is not None:
+            try:
+                value = self._check(value, self.distribution)
+            except PluginError as exc:
+                raise PluginError(f"{where} is malformed: {exc}") from exc
+        if getattr(value, "name", None) != self.name:
+            raise PluginError(
+                f"{where} loaded a value named {getattr(value, 'name', None)!r}, not {self.name!r}"
+            )
+        return value
 
 
 class Registry:
@@ -68,14 +126,15 @@ class Registry:
             def register(
                 value: Any, _plugin: str = plugin, _dist: str = dist, _staged: list[Entry] = staged
             ) -> None:
-                value = check(value, _dist)
+                if not isinstance(value, Deferred):
+                    value = check(value, _dist)
                 name = value.name
                 if not isinstance(name, str) or not name:
                     raise PluginError(f"{kind} registered by '{_dist}' has no name: {value!r}")
                 previous = table.get(name) or next((e for e in _staged if e.name == name), None)
                 if previous is not None:
                     raise DuplicateRegistrationError(kind, name, previous.distribution, _dist)
-                _staged.append(Entry(name, value, _plugin, _dist))
+                _staged.append(Entry(name, value, _plugin, _dist, kind, check))
 
             try:
                 self.manager.call_one(hook, impl, register=register)
@@ -118,6 +177,17 @@ class Registry:
     @property
     def load_errors(self) -> list[LoadError]:
         return list(self.manager.load_errors) + list(self.hook_errors)
+
+    def build_deferred(self) -> list[LoadError]:
+        """Build every deferred registration now; one load error per entry whose build fails."""
+        failed = []
+        for kind in self.KINDS:
+            for entry in self.entries_in_order(kind):
+                try:
+                    entry.value  # noqa: B018 - building it is the point
+                except PluginError as exc:
+                    failed.append(LoadError(entry.plugin, entry.distribution, str(exc)))
+        return failed
 
     @property
     def load_warnings(self) -> list[LoadError]:

@@ -1,4 +1,4 @@
-"""``afc --help``, ``afc --version`` and (core only) ``afc plugins`` start without the heavy libraries.
+"""``afc --help``, ``afc --version`` and ``afc plugins`` start without the heavy libraries.
 
 ``--version`` lists every distribution.
 """
@@ -128,3 +128,21 @@ def test_version_reads_plugin_metadata_without_importing_the_plugin(tmp_path):
 
 def test_version_reads_the_plugin_managers_entry_point_group():
     assert VERSION_ENTRY_POINT_GROUP == ENTRY_POINT_GROUP
+
+
+def test_plugins_with_every_installed_plugin_loads_nothing_heavy_but_the_table_printer():
+    """Plugins register their templates, ApiCalls and samples deferred: listing them imports no sympy."""
+    installed = {ep.name for ep in md.entry_points(group=ENTRY_POINT_GROUP)}
+    proc, loaded = run_afc("plugins")
+    assert proc.returncode == 0, proc.stderr
+    assert loaded == {"rich"}
+    assert "load errors: none" in proc.stdout
+    for name in sorted(installed):
+        assert name in proc.stdout
+
+
+def test_plugins_load_builds_every_deferred_registration_and_then_loads_the_heavy_layers():
+    proc, loaded = run_afc("plugins", "--load")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "load errors: none" in proc.stdout
+    assert "sympy" in loaded  # the templates were built: their modules use the formula engine

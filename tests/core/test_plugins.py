@@ -554,3 +554,81 @@ def test_every_command_warns_about_a_plugin_loaded_inside_the_window(site, versi
     assert (
         "afc: warning: plugin 'af_old_cli_mod' from 'af-old-cli' was built for hook contract version 1" in err
     )
+
+
+# -- deferred registrations (af_core.deferred) -----------------------------------------------------------------
+
+DEFERRED_PLUGIN = """
+import sys
+from af_core import deferred, hookimpl
+
+class Template:
+    name = "{name}"
+    def propose(self, graph, il, ctx):
+        return []
+
+def make():
+    {body}
+
+@hookimpl
+def af_register_templates(register):
+    register(deferred("{name}", make))
+"""
+
+
+def test_a_deferred_template_is_built_on_first_use_only(site):
+    (site / "af_lazy_heavy.py").write_text("BUILT = True\n")
+    body = "import af_lazy_heavy\n    return Template()"
+    make_dist(site, "af-lazy", "af_lazy_mod", DEFERRED_PLUGIN.format(name="lazy_one", body=body))
+    import sys
+
+    registry = Registry(AfPluginManager(env={}))
+    entry = registry.entry("template", "lazy_one")
+    assert entry.distribution == "af-lazy" and not entry.resolved
+    assert "af_lazy_heavy" not in sys.modules  # listing it built nothing
+    template = registry.get("template", "lazy_one")
+    assert template.name == "lazy_one" and entry.resolved and "af_lazy_heavy" in sys.modules
+    assert registry.get("template", "lazy_one") is template  # built once
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "said"),
+    [
+        (
+            "lazy_fails",
+            "raise ImportError('no module named heavy_dep')",
+            "failed to load: ImportError: no module",
+        ),
+        ("lazy_named", "t = Template(); t.name = 'other'; return t", "loaded a value named 'other', not"),
+        ("lazy_shape", "return object()", "lacks a text 'name' or a 'propose' method"),
+    ],
+)
+def test_a_deferred_registration_that_fails_is_an_error_naming_the_plugin_at_first_use(
+    site, name, body, said
+):
+    module = f"af_{name}_mod"
+    make_dist(site, "af-lazy-bad", module, DEFERRED_PLUGIN.format(name=name, body=body))
+    registry = Registry(AfPluginManager(env={}))
+    assert not [e for e in registry.load_errors if e.plugin == module]  # loading builds nothing
+    with pytest.raises(PluginError) as err:
+        registry.get("template", name)
+    text = str(err.value)
+    assert said in text and f"template '{name}' of plugin '{module}' (af-lazy-bad)" in text
+
+
+def test_afc_plugins_load_reports_a_deferred_registration_that_fails(site, capsys):
+    from af_core import cli
+    from af_core.registry import reset_registry
+
+    body = "raise RuntimeError('template module is broken')"
+    make_dist(site, "af-lazy-cli", "af_lazy_cli_mod", DEFERRED_PLUGIN.format(name="lazy_cli", body=body))
+    previous = reset_registry()
+    try:
+        listed = cli.main(["plugins"])
+        out = capsys.readouterr().out
+        loaded = cli.main(["plugins", "--load"])
+        out_load = capsys.readouterr().out
+    finally:
+        reset_registry(previous)
+    assert listed == 0 and "lazy_cli" in out and "template module is broken" not in out
+    assert loaded == 1 and "template module is broken" in out_load.replace("\n", " ")

@@ -17,9 +17,7 @@ from typing import ClassVar
 from af_v35_regbase.row_select import render_row_select
 
 from af_core.codegen.api_call import ApiCall
-
-#: The API source the call inlines (registered by this distribution's plugin module).
-ROW_COPY_SOURCE = "af_row_copy"
+from af_template_rowcopy.plugin import ROW_COPY_SOURCE  # the API source the call inlines
 
 
 class RowCopyApiCall(ApiCall):

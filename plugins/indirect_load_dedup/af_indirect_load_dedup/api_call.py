@@ -22,9 +22,7 @@ from typing import ClassVar
 from af_v35_regbase.row_select import render_row_select
 
 from af_core.codegen.api_call import ApiCall
-
-#: The API source both calls inline (registered by this distribution's plugin module).
-DEDUP_SOURCE = "af_dedup_gather"
+from af_indirect_load_dedup.plugin import DEDUP_SOURCE  # the API source both calls inline
 
 
 class DedupGatherApiCall(ApiCall):

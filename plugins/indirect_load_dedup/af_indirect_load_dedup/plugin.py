@@ -1,27 +1,46 @@
-"""The plugin module the ``af_core`` entry point names: one template, two ApiCalls, their C++ source."""
+"""The plugin module the ``af_core`` entry point names: one template, two ApiCalls, their C++ source.
+
+The template and the ApiCalls are registered deferred (``af_core.deferred``):
+loading this module imports none of the core's heavy layers.
+"""
 
 from __future__ import annotations
 
+from functools import partial
+
 from af_v35_regbase.row_select import ROW_SELECT_SOURCE
 
-from af_core import hookimpl
+from af_core import deferred, hookimpl
 from af_core.codegen.api_source import ApiSource
-from af_indirect_load_dedup.api_call import DEDUP_SOURCE, DedupGatherApiCall, DedupStoreApiCall
-from af_indirect_load_dedup.template import DedupGatherTemplate
 
 # The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
 AF_CONTRACT_VERSION = 1
 
+#: The API source both ApiCalls inline.
+DEDUP_SOURCE = "af_dedup_gather"
+
+
+def _template():
+    from af_indirect_load_dedup.template import DedupGatherTemplate
+
+    return DedupGatherTemplate()
+
+
+def _api_call(name: str):
+    from af_indirect_load_dedup import api_call
+
+    return getattr(api_call, name)
+
 
 @hookimpl
 def af_register_templates(register):
-    register(DedupGatherTemplate())
+    register(deferred("dedup", _template))
 
 
 @hookimpl
 def af_register_api_calls(register):
-    register(DedupGatherApiCall)
-    register(DedupStoreApiCall)
+    for name in ("DedupGatherApiCall", "DedupStoreApiCall"):
+        register(deferred(name, partial(_api_call, name)))
 
 
 @hookimpl

@@ -1,14 +1,24 @@
-"""Hook implementations of the SIMD template plugin."""
+"""Hook implementations of the SIMD template plugin.
+
+The template is registered deferred (``af_core.deferred``): loading this
+module imports none of the core's heavy layers, and the template's module
+is imported when the scheduler first asks for the template.
+"""
 
 from __future__ import annotations
 
-from af_core import hookimpl
-from af_indirect_load_simd.template import SimdTemplate
+from af_core import deferred, hookimpl
 
 # The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
 AF_CONTRACT_VERSION = 1
 
 
+def _template():
+    from af_indirect_load_simd.template import SimdTemplate
+
+    return SimdTemplate()
+
+
 @hookimpl
 def af_register_templates(register):
-    register(SimdTemplate())
+    register(deferred("simd", _template))

@@ -1,14 +1,24 @@
-"""Hook implementations of the SK-like template plugin."""
+"""Hook implementations of the SK-like template plugin.
+
+The template is registered deferred (``af_core.deferred``): loading this
+module imports none of the core's heavy layers, and the template's module
+is imported when the scheduler first asks for the template.
+"""
 
 from __future__ import annotations
 
-from af_core import hookimpl
-from af_indirect_load_sklike.template import SkLikeTemplate
+from af_core import deferred, hookimpl
 
 # The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
 AF_CONTRACT_VERSION = 1
 
 
+def _template():
+    from af_indirect_load_sklike.template import SkLikeTemplate
+
+    return SkLikeTemplate()
+
+
 @hookimpl
 def af_register_templates(register):
-    register(SkLikeTemplate())
+    register(deferred("sklike", _template))

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
+from functools import partial
 from pathlib import Path
 
-from af_core import hookimpl
+from af_core import deferred, hookimpl
 from af_core.codegen.api_source import ApiSource
-from af_v35_regbase.api_calls.datacopy import StoreRegApiCall
-from af_v35_regbase.api_calls.indirect_load import IndirectLoadRegApiCall
-from af_v35_regbase.api_calls.reduce import ReduceRegApiCall
-from af_v35_regbase.api_calls.tile_io import LoadRowsRegApiCall
-from af_v35_regbase.api_calls.vector import VecElementwiseRegApiCall
-from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 TWIN_INCLUDE = Path(__file__).parent / "twin" / "include"
 
-API_CALLS = (
-    IndirectLoadRegApiCall,
-    LoadRowsRegApiCall,
-    ReduceRegApiCall,
-    StoreRegApiCall,
-    VecElementwiseRegApiCall,
-    VfChainRegApiCall,
-)
+#: ApiCall name -> the module of ``af_v35_regbase.api_calls`` that defines it (registered deferred:
+#: loading this plugin imports none of the core's heavy layers, a module is imported on first use)
+API_CALLS = {
+    "IndirectLoadRegApiCall": "indirect_load",
+    "LoadRowsRegApiCall": "tile_io",
+    "ReduceRegApiCall": "reduce",
+    "StoreRegApiCall": "datacopy",
+    "VecElementwiseRegApiCall": "vector",
+    "VfChainRegApiCall": "vf_chain",
+}
 API_SOURCES = (
     ("af_simt_common", "af_simt_common.h", ()),
     ("af_reduce", "af_reduce.h", ()),
@@ -35,10 +33,15 @@ API_SOURCES = (
 AF_CONTRACT_VERSION = 1
 
 
+def _api_call(name: str):
+    module = importlib.import_module(f"af_v35_regbase.api_calls.{API_CALLS[name]}")
+    return getattr(module, name)
+
+
 @hookimpl
 def af_register_api_calls(register):
-    for cls in API_CALLS:
-        register(cls)
+    for name in API_CALLS:
+        register(deferred(name, partial(_api_call, name)))
 
 
 @hookimpl
