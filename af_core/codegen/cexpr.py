@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 import sympy
 
 from af_core.errors import CodegenError
-from af_core.tiling.int64 import INT64_MIN, Program, lower
+from af_core.tiling.int64 import INT64_MIN, Op, Program, lower
 
 #: The flag the checked helpers clear; declared by the generated host tiling.
 CHECK_FLAG = "af_ok"
@@ -119,71 +119,119 @@ def _wrap(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
+#: The printer of one operation kind: (the operation, its operands' texts, whether to print the checked form,
+#: the flag the checked helpers clear) -> the operation's C++ text.
+_OpPrinter = Callable[[Op, list[str], bool, str], str]
+
+
+def _fold(name: str, operands: list[str], tail: str = "") -> str:
+    """``name(name(a, b)<tail>, c)<tail>``: a binary helper applied left to right over the operands.
+
+    The checked form must fold in the order :func:`af_core.tiling.int64.run` evaluates, so that both sides
+    check the same partial results; ``tail`` carries the flag argument of a checked helper.
+    """
+    text = operands[0]
+    for operand in operands[1:]:
+        text = f"{name}({text}, {operand}{tail})"
+    return text
+
+
+def _print_add(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """A signed sum: checked, every partial sum is an ``AfCkAdd`` / ``AfCkSub`` (a leading minus subtracts
+    from 0); plain, one parenthesized ``+ -`` chain."""
+    signs = op.signs
+    if checked:
+        text = a[0] if signs[0] > 0 else f"AfCkSub(0, {a[0]}, {flag})"
+        for sign, term in zip(signs[1:], a[1:]):
+            helper = "AfCkAdd" if sign > 0 else "AfCkSub"
+            text = f"{helper}({text}, {term}, {flag})"
+        return text
+    text = a[0] if signs[0] > 0 else f"-{_wrap(a[0])}"
+    for sign, term in zip(signs[1:], a[1:]):
+        text += f" {'+' if sign > 0 else '-'} {_wrap(term) if sign < 0 else term}"
+    return f"({text})"
+
+
+def _print_mul(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """A product: checked, every partial product is an ``AfCkMul``; plain, one parenthesized ``*`` chain
+    (a single factor, as ``x**1`` lowers, prints alone)."""
+    if checked:
+        return _fold("AfCkMul", a, f", {flag}")
+    return a[0] if len(a) == 1 else "(" + " * ".join(_wrap(f) for f in a) + ")"
+
+
+def _print_division(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """Floored division, ceiling division, align-up and modulo: a call of the helper of that form."""
+    if checked:
+        return f"{_CHECKED_CALL[op.kind]}({a[0]}, {a[1]}, {flag})"
+    return f"{_PLAIN_CALL[op.kind]}({a[0]}, {a[1]})"
+
+
+def _print_extremum(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """Min / Max of any number of operands, folded through the binary helper (it cannot overflow)."""
+    return _fold("AfMin" if op.kind == "min" else "AfMax", a)
+
+
+def _print_abs(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """The absolute value; only the checked helper fails (``|INT64_MIN|`` is outside int64)."""
+    return f"AfCkAbs({a[0]}, {flag})" if checked else f"AfIntAbs({a[0]})"
+
+
+def _print_relation(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """A comparison; it cannot fail, so both forms use the C++ operator."""
+    return f"({a[0]} {_RELATION_TEXT[op.kind]} {a[1]})"
+
+
+def _print_logic(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """And / Or: checked, a call per operand so every operand is evaluated (no short-circuit, as in
+    :func:`af_core.tiling.int64.run`); plain, the C++ operator."""
+    if checked:
+        return _fold("AfAll" if op.kind == "and" else "AfAny", a)
+    return "(" + (" && " if op.kind == "and" else " || ").join(a) + ")"
+
+
+def _print_select(op: Op, a: list[str], checked: bool, flag: str) -> str:
+    """The branches of a Piecewise, the first true condition winning, the last operand the default:
+    checked, nested ``AfSelect`` calls (every branch evaluated); plain, nested conditional operators."""
+    text = a[-1]
+    for k in reversed(range(op.number)):
+        cond, value = a[2 * k], a[2 * k + 1]
+        text = f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
+    return text
+
+
+#: The printer of each operation kind :func:`~af_core.tiling.int64.lower` emits but ``sym`` (a size
+#: symbol, which :func:`print_program` renames).
+_PRINTERS: dict[str, _OpPrinter] = {
+    "int": lambda op, a, checked, flag: _literal(op.number),
+    "bool": lambda op, a, checked, flag: "true" if op.payload else "false",
+    "add": _print_add,
+    "mul": _print_mul,
+    **dict.fromkeys(_CHECKED_CALL, _print_division),
+    "min": _print_extremum,
+    "max": _print_extremum,
+    "abs": _print_abs,
+    **dict.fromkeys(_RELATION_TEXT, _print_relation),
+    "and": _print_logic,
+    "or": _print_logic,
+    "not": lambda op, a, checked, flag: f"(!{a[0]})",
+    "select": _print_select,
+}
+
+
 def print_program(
     program: Program, rename: Callable[[str], str], checked: bool = False, flag: str = CHECK_FLAG
 ) -> str:
     """C++ text of a lowered formula (see the module docstring for the two forms)."""
     texts: list[str] = []
     for op in program.ops:
-        a = [texts[i] for i in op.args]
-        kind = op.kind
-        if kind == "sym":
-            text = rename(op.symbol)
-        elif kind == "int":
-            text = _literal(op.number)
-        elif kind == "bool":
-            text = "true" if op.payload else "false"
-        elif kind == "add":
-            signs = op.signs
-            if checked:
-                text = a[0] if signs[0] > 0 else f"AfCkSub(0, {a[0]}, {flag})"
-                for sign, term in zip(signs[1:], a[1:]):
-                    helper = "AfCkAdd" if sign > 0 else "AfCkSub"
-                    text = f"{helper}({text}, {term}, {flag})"
-            else:
-                text = a[0] if signs[0] > 0 else f"-{_wrap(a[0])}"
-                for sign, term in zip(signs[1:], a[1:]):
-                    text += f" {'+' if sign > 0 else '-'} {_wrap(term) if sign < 0 else term}"
-                text = f"({text})"
-        elif kind == "mul":
-            if checked:
-                text = a[0]
-                for factor in a[1:]:
-                    text = f"AfCkMul({text}, {factor}, {flag})"
-            else:
-                text = a[0] if len(a) == 1 else "(" + " * ".join(_wrap(f) for f in a) + ")"
-        elif kind in _CHECKED_CALL:
-            name = (_CHECKED_CALL if checked else _PLAIN_CALL)[kind]
-            text = f"{name}({a[0]}, {a[1]}, {flag})" if checked else f"{name}({a[0]}, {a[1]})"
-        elif kind in ("min", "max"):
-            name = "AfMin" if kind == "min" else "AfMax"
-            text = a[0]
-            for arg in a[1:]:
-                text = f"{name}({text}, {arg})"
-        elif kind == "abs":
-            text = f"AfCkAbs({a[0]}, {flag})" if checked else f"AfIntAbs({a[0]})"
-        elif kind in _RELATION_TEXT:
-            text = f"({a[0]} {_RELATION_TEXT[kind]} {a[1]})"
-        elif kind in ("and", "or"):
-            if checked:
-                name = "AfAll" if kind == "and" else "AfAny"
-                text = a[0]
-                for arg in a[1:]:
-                    text = f"{name}({text}, {arg})"
-            else:
-                text = "(" + (" && " if kind == "and" else " || ").join(a) + ")"
-        elif kind == "not":
-            text = f"(!{a[0]})"
-        elif kind == "select":
-            text = a[-1]
-            for k in reversed(range(op.number)):
-                cond, value = a[2 * k], a[2 * k + 1]
-                text = (
-                    f"AfSelect({cond}, {value}, {text})" if checked else f"(({cond}) ? ({value}) : ({text}))"
-                )
-        else:  # pragma: no cover - lower() emits only the kinds above
-            raise CodegenError(f"no C++ form for the operation '{kind}'")
-        texts.append(text)
+        if op.kind == "sym":  # the one kind printed through the caller's names
+            texts.append(rename(op.symbol))
+            continue
+        printer = _PRINTERS.get(op.kind)
+        if printer is None:  # pragma: no cover - lower() emits only the kinds above
+            raise CodegenError(f"no C++ form for the operation '{op.kind}'")
+        texts.append(printer(op, [texts[i] for i in op.args], checked, flag))
     return texts[-1]
 
 

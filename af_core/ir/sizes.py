@@ -149,89 +149,132 @@ def _call(name: str, args: list[Expr]) -> Expr:
     return sympy.ceiling(args[0])
 
 
-def _parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
-    """Shunting-yard over :func:`_tokens`; explicit stacks, no recursion."""
-    values: list[Expr] = []
-    # operator stack: ("op", sym, prec) binary, ("unary", "neg"|"pos", prec), ("(", "", 0) grouping,
-    # ("call", name, 0) an open function call (its argument count is on ``argc``)
-    ops: list[tuple[str, str, int]] = []
-    argc: list[int] = []
-    tokens = list(_tokens(text))
+#: An entry of the operator stack: ("op", sym, prec) a binary operator, ("unary", "neg"|"pos", prec),
+#: ("(", "", 0) a grouping, ("call", name, 0) an open function call (its argument count is on ``argc``).
+_StackEntry: TypeAlias = tuple[str, str, int]
 
-    def reduce_one() -> None:
-        kind, op, _prec = ops.pop()
-        if kind == "unary":
-            values.append(_apply(op, [values.pop()]))
-        else:
-            b = values.pop()
-            a = values.pop()
-            values.append(_apply(op, [a, b]))
 
-    def push(entry: tuple[str, str, int]) -> None:
-        if len(ops) >= MAX_DEPTH:
-            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-        ops.append(entry)
+class _ShuntingYard:
+    """The state of one :func:`_parse`: the token list, the operand and operator stacks, and whether the
+    next token must start an operand.
 
-    expect_operand = True
-    i = 0
-    while i < len(tokens):
-        kind, value, pos = tokens[i]
-        i += 1
-        if expect_operand:
-            if kind == "int":
-                values.append(sympy.Integer(value))
-                expect_operand = False
-            elif kind == "name" and i < len(tokens) and tokens[i][0] == "(":
-                if value not in _FUNCTIONS:
-                    raise ValueError(
-                        f"calls '{value}', which is not allowed (functions: {', '.join(sorted(_FUNCTIONS))})"
-                    )
-                push(("call", value, 0))
-                argc.append(1)
-                i += 1  # the call's '('
-            elif kind == "name":
-                symbol = symbols.get(value)
-                values.append(symbol if symbol is not None else size_symbol(value))
-                expect_operand = False
-            elif kind == "(":
-                push(("(", "", 0))
-            elif kind == "op" and value in "+-":
-                push(("unary", "neg" if value == "-" else "pos", _UNARY_PREC))
+    Every nesting level is an entry of an explicit stack (bounded by ``MAX_DEPTH``), never a Python call,
+    so no text can exhaust the interpreter's recursion limit.
+    """
+
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol]) -> None:
+        self.symbols = symbols
+        self.tokens = list(_tokens(text))  # tokenized first: a bad character is reported before the grammar
+        self.next = 0  # index of the next token
+        self.values: list[Expr] = []
+        self.ops: list[_StackEntry] = []
+        self.argc: list[int] = []
+        self.expect_operand = True
+
+    def parse(self) -> Expr:
+        """The expression of the whole text."""
+        while self.next < len(self.tokens):
+            kind, value, pos = self.tokens[self.next]
+            self.next += 1
+            if self.expect_operand:
+                self._operand(kind, value, pos)
+            elif kind == "op":
+                self._binary(value)
+            elif kind in (")", ","):
+                self._close(kind, value, pos)
             else:
-                raise ValueError(f"expected a number, a name or '(' at position {pos}")
-            continue
-        if kind == "op":
-            prec = _BINARY[value]
-            while ops and ops[-1][0] in ("op", "unary") and ops[-1][2] >= prec:
-                reduce_one()
-            push(("op", value, prec))
-            expect_operand = True
-            continue
-        if kind not in (")", ","):
-            raise ValueError(f"expected an operator, ')' or ',' at position {pos}")
-        while ops and ops[-1][0] in ("op", "unary"):
-            reduce_one()
-        if not ops:
+                raise ValueError(f"expected an operator, ')' or ',' at position {pos}")
+        return self._finish()
+
+    def _push(self, entry: _StackEntry) -> None:
+        if len(self.ops) >= MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        self.ops.append(entry)
+
+    def _reduce_one(self) -> None:
+        """Apply the operator on top of the stack to the operands on top of theirs."""
+        kind, op, _prec = self.ops.pop()
+        if kind == "unary":
+            self.values.append(_apply(op, [self.values.pop()]))
+        else:
+            b = self.values.pop()
+            a = self.values.pop()
+            self.values.append(_apply(op, [a, b]))
+
+    def _reduce_operators(self, above: int = 0) -> None:
+        """Apply the pending unary and binary operators of precedence ``above`` or more (every precedence is
+        at least 1, so all of them by default)."""
+        while self.ops and self.ops[-1][0] in ("op", "unary") and self.ops[-1][2] >= above:
+            self._reduce_one()
+
+    def _operand(self, kind: str, value: Any, pos: int) -> None:
+        """A token where an operand starts: a number, a name, a call, a '(' or a unary sign."""
+        if kind == "int":
+            self.values.append(sympy.Integer(value))
+            self.expect_operand = False
+        elif kind == "name" and self.next < len(self.tokens) and self.tokens[self.next][0] == "(":
+            self._open_call(value)
+        elif kind == "name":
+            symbol = self.symbols.get(value)
+            self.values.append(symbol if symbol is not None else size_symbol(value))
+            self.expect_operand = False
+        elif kind == "(":
+            self._push(("(", "", 0))
+        elif kind == "op" and value in "+-":
+            self._push(("unary", "neg" if value == "-" else "pos", _UNARY_PREC))
+        else:
+            raise ValueError(f"expected a number, a name or '(' at position {pos}")
+
+    def _open_call(self, name: str) -> None:
+        """``name(``: a call of an allowed function, its first argument next."""
+        if name not in _FUNCTIONS:
+            raise ValueError(
+                f"calls '{name}', which is not allowed (functions: {', '.join(sorted(_FUNCTIONS))})"
+            )
+        self._push(("call", name, 0))
+        self.argc.append(1)
+        self.next += 1  # the call's '('
+
+    def _binary(self, op: str) -> None:
+        """A binary operator after an operand: the pending ones binding at least as tightly go first (all
+        operators are left-associative)."""
+        prec = _BINARY[op]
+        self._reduce_operators(prec)
+        self._push(("op", op, prec))
+        self.expect_operand = True
+
+    def _close(self, kind: str, value: str, pos: int) -> None:
+        """A ')' or ',' after an operand: it completes the operand of the innermost group or call."""
+        self._reduce_operators()
+        if not self.ops:
             raise ValueError(f"unbalanced {value!r} at position {pos}")
         if kind == ",":
-            if ops[-1][0] != "call":
+            if self.ops[-1][0] != "call":
                 raise ValueError(f"',' outside a function call at position {pos}")
-            argc[-1] += 1
-            expect_operand = True
-            continue
-        entry = ops.pop()
+            self.argc[-1] += 1
+            self.expect_operand = True
+            return
+        entry = self.ops.pop()
         if entry[0] == "call":
-            count = argc.pop()
-            args = values[len(values) - count :]
-            del values[len(values) - count :]
-            values.append(_call(entry[1], args))
-    if expect_operand:
-        raise ValueError("the text ends where a number or a name is expected")
-    while ops:
-        if ops[-1][0] not in ("op", "unary"):
-            raise ValueError("unbalanced '('")
-        reduce_one()
-    return values[0]
+            count = self.argc.pop()
+            args = self.values[len(self.values) - count :]
+            del self.values[len(self.values) - count :]
+            self.values.append(_call(entry[1], args))
+
+    def _finish(self) -> Expr:
+        """The end of the text: it must end an operand, and every '(' must be closed."""
+        if self.expect_operand:
+            raise ValueError("the text ends where a number or a name is expected")
+        while self.ops:
+            if self.ops[-1][0] not in ("op", "unary"):
+                raise ValueError("unbalanced '('")
+            self._reduce_one()
+        return self.values[0]
+
+
+def _parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
+    """Shunting-yard over :func:`_tokens`; explicit stacks, no recursion."""
+    return _ShuntingYard(text, symbols).parse()
 
 
 def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:

@@ -110,44 +110,40 @@ def _chain_and_loads(
     return ops, loads
 
 
-def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
-    """Classify the nodes of ``graph`` around its IndirectLoad."""
+def _the_indirect_load(graph: HintGraph, il: Node | None) -> Node:
+    """``il``, or the graph's one IndirectLoad: the fused kernel is built around exactly one."""
+    if il is not None:
+        return il
     ils = graph.nodes_of_type("IndirectLoad")
-    if il is None:
-        if len(ils) != 1:
-            raise FusionError(
-                f"graph '{graph.name}' has {len(ils)} IndirectLoad nodes; the fused kernel "
-                "supports exactly one (split the graph)"
-            )
-        il = ils[0]
-    order = {n.name: i for i, n in enumerate(graph.topo_order())}
-
-    def chain(port: str) -> tuple[list[Node], list[Node]]:
-        inner, loads = _chain_and_loads(
-            graph,
-            graph.producer(il, port),
-            lambda node: (
-                f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
-                "Load, Broadcast and elementwise ops may precede an IndirectLoad"
-            ),
-        )
-        inner.sort(key=lambda n: order[n.name])
-        loads.sort(key=lambda n: order[n.name])
-        return inner, loads
-
-    input_chain, input_loads = chain("x1")
-    index_chain, index_loads = chain("x2")
-    shared = {n.name for n in input_chain} & {n.name for n in index_chain}
-    if shared:
+    if len(ils) != 1:
         raise FusionError(
-            f"nodes {sorted(shared)} feed both the input and the index of '{il.name}'; "
-            "the input and index chains must be disjoint"
+            f"graph '{graph.name}' has {len(ils)} IndirectLoad nodes; the fused kernel "
+            "supports exactly one (split the graph)"
         )
+    return ils[0]
 
-    # everything downstream of the IndirectLoad: elementwise/broadcast ops (a DAG), at most one
-    # reduce, feeding exactly one Store
-    post: list[Node] = []
-    post_loads: list[Node] = []
+
+def _feeding_chain(
+    graph: HintGraph, il: Node, port: str, order: dict[str, int]
+) -> tuple[list[Node], list[Node]]:
+    """The chain ops and the Loads feeding IndirectLoad ``port``, each in topological order."""
+    inner, loads = _chain_and_loads(
+        graph,
+        graph.producer(il, port),
+        lambda node: (
+            f"node '{node.name}' ({node.type}) feeds IndirectLoad port {port}; only "
+            "Load, Broadcast and elementwise ops may precede an IndirectLoad"
+        ),
+    )
+    inner.sort(key=lambda n: order[n.name])
+    loads.sort(key=lambda n: order[n.name])
+    return inner, loads
+
+
+def _downstream(graph: HintGraph, il: Node) -> tuple[dict[str, Node], Node | None, dict[str, Node]]:
+    """Everything the IndirectLoad's result flows into up to the Stores: (the chain ops and the reduce
+    by name, the reduce or None, the Stores reached by name). Only elementwise / broadcast ops (a DAG)
+    and at most one reduce may follow it."""
     reduce = None
     down: dict[str, Node] = {}
     frontier = [il]
@@ -171,6 +167,12 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
                 )
             down[nxt.name] = nxt
             frontier.append(nxt)
+    return down, reduce, stores
+
+
+def _the_store(graph: HintGraph, il: Node, stores: dict[str, Node], reduce: Node | None) -> Node:
+    """The one Store the IndirectLoad's result reaches; a reduce must feed it directly (nothing after a
+    reduce is fused)."""
     if len(stores) != 1:
         raise FusionError(
             f"the output of '{il.name}' reaches {len(stores)} Stores; the fused kernel has one output"
@@ -181,6 +183,14 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
             raise FusionError(
                 f"reduce '{reduce.name}' must feed the Store directly; ops after a reduce are not fused"
             )
+    return store
+
+
+def _side_inputs(graph: HintGraph, il: Node, down: dict[str, Node]) -> tuple[list[Node], list[Node]]:
+    """The chain ops and the Loads feeding the downstream ops from outside the IndirectLoad's result (a
+    binary op's second operand)."""
+    ops: list[Node] = []
+    loads: list[Node] = []
     for node in list(down.values()):
         for port in node.op.inputs:
             producer = graph.producer(node, port)
@@ -193,15 +203,23 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
                     "Load, Broadcast or elementwise op"
                 )
 
-            ops, loads = _chain_and_loads(graph, producer, misplaced)
-            post += ops
-            post_loads += loads
-    post += [n for n in down.values() if n is not reduce]
+            side_ops, side_loads = _chain_and_loads(graph, producer, misplaced)
+            ops += side_ops
+            loads += side_loads
+    return ops, loads
+
+
+def _the_output(graph: HintGraph, store: Node) -> Node:
+    """The Output node the Store feeds, its only consumer."""
     output_consumers = graph.consumers(store)
     if len(output_consumers) != 1 or output_consumers[0][0].op.compute_type != "output":
         raise FusionError(f"Store '{store.name}' must feed exactly one Output")
-    output = output_consumers[0][0]
-    post = sorted({n.name: n for n in post}.values(), key=lambda n: order[n.name])
+    return output_consumers[0][0]
+
+
+def _load_roles(input_loads: list[Node], index_loads: list[Node], post_loads: list[Node]) -> dict[str, str]:
+    """Load name -> the chain it feeds ("input", "index" or "post"); a Load feeding two chains is refused
+    (each chain reads its own Load)."""
     roles: dict[str, str] = {}
     for role, loads in (("input", input_loads), ("index", index_loads), ("post", post_loads)):
         for load in loads:
@@ -211,15 +229,45 @@ def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
                     "give each chain its own Load"
                 )
             roles[load.name] = role
-    covered = set(roles) | {n.name for n in input_chain + index_chain + post}
-    covered |= {il.name, store.name, output.name} | ({reduce.name} if reduce else set())
-    covered |= {graph.producer(graph.node(n), "x").name for n in roles}
-    stray = [n.name for n in graph.nodes() if n.name not in covered]
+    return roles
+
+
+def _check_covered(graph: HintGraph, il: Node, fused: set[str]) -> None:
+    """Refuse a graph with nodes outside the fusion (``fused``): the kernel would leave them uncomputed."""
+    stray = [n.name for n in graph.nodes() if n.name not in fused]
     if stray:
         raise FusionError(
             f"nodes {stray} are not part of the IndirectLoad fusion around '{il.name}' "
             "(only vertical fusion with one output is supported)"
         )
+
+
+def analyze(graph: HintGraph, il: Node | None = None) -> FusionAnalysis:
+    """Classify the nodes of ``graph`` around its IndirectLoad."""
+    il = _the_indirect_load(graph, il)
+    order = {n.name: i for i, n in enumerate(graph.topo_order())}
+    input_chain, input_loads = _feeding_chain(graph, il, "x1", order)
+    index_chain, index_loads = _feeding_chain(graph, il, "x2", order)
+    shared = {n.name for n in input_chain} & {n.name for n in index_chain}
+    if shared:
+        raise FusionError(
+            f"nodes {sorted(shared)} feed both the input and the index of '{il.name}'; "
+            "the input and index chains must be disjoint"
+        )
+
+    # everything downstream of the IndirectLoad: elementwise/broadcast ops (a DAG), at most one
+    # reduce, feeding exactly one Store
+    down, reduce, stores = _downstream(graph, il)
+    store = _the_store(graph, il, stores, reduce)
+    post, post_loads = _side_inputs(graph, il, down)
+    post += [n for n in down.values() if n is not reduce]
+    output = _the_output(graph, store)
+    post = sorted({n.name: n for n in post}.values(), key=lambda n: order[n.name])
+    roles = _load_roles(input_loads, index_loads, post_loads)
+    covered = set(roles) | {n.name for n in input_chain + index_chain + post}
+    covered |= {il.name, store.name, output.name} | ({reduce.name} if reduce else set())
+    covered |= {graph.producer(graph.node(n), "x").name for n in roles}
+    _check_covered(graph, il, covered)
     return FusionAnalysis(
         graph=graph,
         indirect_load=il,

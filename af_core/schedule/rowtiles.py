@@ -21,7 +21,7 @@ never hard-coded here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import sympy
 
@@ -485,24 +485,140 @@ def _edge_crossings(
     return found
 
 
+#: A run of fused nodes with whether a reduce ends it.
+_Run: TypeAlias = tuple[list[ImplNode], bool]
+
+
 def _plan_runs(
     nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
-) -> tuple[list[ImplNode], list[str], list[tuple[list[ImplNode], bool]]]:
+) -> tuple[list[ImplNode], list[str], list[_Run]]:
     """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs;
     returns the new node list, the notes and the runs, each with whether a reduce ends it."""
-    vector = api_call_for(Role.VECTOR_OP).name
-    reducer = api_call_for(Role.REDUCE).name if installed(Role.REDUCE) else None
-    notes: list[str] = []
-    out: list[ImplNode] = []
-    run: list[ImplNode] = []
-    signatures: list[tuple[str, tuple[dt.DType, ...], dt.DType]] = []  # of ``run``'s nodes, kept as it grows
-    runs: list[tuple[list[ImplNode], bool]] = []
+    return _RunPlanner(nodes, impl, chain, held_out).plan()
 
-    def flush(rest: list[ImplNode], reduce: ImplNode | None = None) -> None:
-        if not run and reduce is None:
+
+def _chain_steps(run: list[ImplNode]) -> list[dict]:
+    """The ``steps`` attribute of a chain node: each fused vector op's name, op, tiles and scalar options."""
+    return [
+        {
+            "name": n.name,
+            "op": n.op_type,
+            "inputs": list(n.inputs),
+            "output": n.outputs[0],
+            **({"value": n.attrs["value"]} if "value" in n.attrs else {}),
+            **({"inplace": n.attrs["inplace"]} if "inplace" in n.attrs else {}),
+        }
+        for n in run
+    ]
+
+
+class _RunPlanner:
+    """The state of one :func:`_plan_runs` pass: the run being grown, the node list and notes written so far.
+
+    The nodes are visited once, in order: a vector op joins the current run or ends it, a reduce ends it
+    (inside the chain or not), any other node ends it and is kept as it is.
+    """
+
+    def __init__(
+        self, nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
+    ) -> None:
+        self.nodes = nodes
+        self.impl = impl
+        self.chain = chain
+        self.held_out = held_out
+        self.vector = api_call_for(Role.VECTOR_OP).name
+        self.reducer = api_call_for(Role.REDUCE).name if installed(Role.REDUCE) else None
+        self.notes: list[str] = []
+        self.out: list[ImplNode] = []
+        self.runs: list[_Run] = []
+        #: the vector ops of the run being grown, and their signatures (kept as it grows, refreshed by
+        #: :meth:`_sync_signatures` after a flush empties the run)
+        self.run: list[ImplNode] = []
+        self.signatures: list[tuple[str, tuple[dt.DType, ...], dt.DType]] = []
+
+    def plan(self) -> tuple[list[ImplNode], list[str], list[_Run]]:
+        """The new node list, the notes and the runs of the whole pass."""
+        for i, node in enumerate(self.nodes):
+            if self.reducer is not None and node.api_call == self.reducer and "kind" in node.attrs:
+                self._take_reduce(i, node)
+            elif node.api_call == self.vector and len(node.outputs) == 1:
+                self._take_vector(i, node)
+            else:
+                self._flush(self.nodes[i:])
+                self.out.append(node)
+        self._flush([])
+        return self.out, self.notes, self.runs
+
+    def _sync_signatures(self) -> None:
+        """Recompute the run's signatures when the run was flushed and started again since they were taken."""
+        if len(self.signatures) != len(self.run):
+            self.signatures[:] = [_signature(n, self.impl) for n in self.run]
+
+    def _take_vector(self, i: int, node: ImplNode) -> None:
+        """Add the vector op ``node`` (at ``nodes[i]``) to the run, first ending the run when the chain
+        cannot hold them together; or keep it a single vector call, with a note saying why."""
+        reason = self.held_out.get(node.name) or self.chain.rejection(*_signature(node, self.impl))
+        if reason is not None:
+            self._flush(self.nodes[i:])
+            self.notes.append(f"{node.op_type} ({node.name!r}) stays a single vector call: {reason}")
+            self.out.append(node)
             return
-        if run:
-            runs.append((list(run), reduce is not None))
+        if self.run:
+            self._sync_signatures()
+            together = self.chain.run_rejection([*self.signatures, _signature(node, self.impl)])
+            if together is not None or self.run[0].attrs["count"] != node.attrs["count"]:
+                self._flush(self.nodes[i:])
+                self.notes.append(
+                    f"{node.op_type} ({node.name!r}) starts a new run: {together or 'another count'}"
+                )
+        self._sync_signatures()
+        self.run.append(node)
+        self.signatures.append(_signature(node, self.impl))
+
+    def _reduce_rejection(self, node: ImplNode, ops: list[ImplNode]) -> str | None:
+        """Why the chain cannot end the ops ``ops`` with the reduce ``node`` (None: it can)."""
+        dtype = self.impl.tensor(node.outputs[0]).dtype
+        view = (node.attrs["rows"], node.attrs["group"], node.attrs["inner"])
+        return self.chain.reduce_rejection(
+            node.attrs["kind"], dtype, view, [_signature(n, self.impl) for n in ops]
+        )
+
+    def _join_rejection(self, node: ImplNode, rest: list[ImplNode]) -> str | None:
+        """Why the reduce ``node`` cannot end the current (non-empty) run (None: it can): it must reduce the
+        run's last value, no node of ``rest`` may read a value of the run, and the chain must accept the
+        reduce after the run's ops."""
+        read_later = {t for n in rest for t in n.inputs}
+        made = [o for n in self.run for o in n.outputs]
+        if self.run[-1].outputs[0] != node.inputs[0]:
+            return "it does not reduce the run's last value"
+        if any(o in read_later for o in made):
+            return "a later node reads a value of the run"
+        return self._reduce_rejection(node, self.run)
+
+    def _take_reduce(self, i: int, node: ImplNode) -> None:
+        """Put the reduce ``node`` (at ``nodes[i]``) into the run before it, into a chain of its own, or leave it."""
+        rest = self.nodes[i + 1 :]
+        joined = None
+        if self.run:
+            joined = self._join_rejection(node, rest)
+            if joined is None:
+                self._flush(rest, node)
+                return
+            self._flush(self.nodes[i:])
+        alone = self._reduce_rejection(node, [])
+        if alone is None:
+            if joined is not None:
+                self.notes.append(f"{node.op_type} ({node.name!r}) does not end the run before it: {joined}")
+            self._flush(rest, node)
+            return
+        self.notes.append(f"{node.op_type} ({node.name!r}) stays a reduce call: {alone}")
+        self.out.append(node)
+
+    def _chain_io(self, rest: list[ImplNode], reduce: ImplNode | None) -> tuple[list[str], list[str], dict]:
+        """The chain node's input tiles (read by the run and made outside it, in first-read order), output
+        tiles (the run's values a node of ``rest`` reads, but the reduce's input, then the reduce's result)
+        and attributes (the run's ``count``, the reduce's attributes under ``reduce``)."""
+        run = self.run
         made = {o for n in run for o in n.outputs}
         read_later = {t for n in rest for t in n.inputs}
         ins: list[str] = []
@@ -521,104 +637,47 @@ def _plan_runs(
                 "input": src,
                 "output": reduce.outputs[0],
             }
+        return ins, outs, attrs
+
+    def _chain_note(self, reduce: ImplNode | None) -> str:
+        """The note that says which ops (and which reduce) one chain holds."""
+        what = ", ".join(f"{n.op_type} ({n.name!r})" for n in self.run)
+        if reduce is None:
+            return f"{len(self.run)} op(s) {what} in one {self.chain.name}"
+        if self.run:
+            return f"{len(self.run)} op(s) {what} and the {reduce.op_type} ({reduce.name!r}) in one {self.chain.name}"
+        return f"the {reduce.op_type} ({reduce.name!r}) alone in one {self.chain.name}"
+
+    def _flush(self, rest: list[ImplNode], reduce: ImplNode | None = None) -> None:
+        """End the current run (with ``reduce`` at its end, if given) as one chain node followed by the nodes it
+        replaces (``fused_into`` the chain); ``rest``: the nodes after it, whose reads decide what the chain
+        stores. Nothing happens without a run or a reduce."""
+        run = self.run
+        if not run and reduce is None:
+            return
+        if run:
+            self.runs.append((list(run), reduce is not None))
+        ins, outs, attrs = self._chain_io(rest, reduce)
         last = reduce if reduce is not None else run[-1]
         name = f"{last.name}_chain"
-        steps = [
-            {
-                "name": n.name,
-                "op": n.op_type,
-                "inputs": list(n.inputs),
-                "output": n.outputs[0],
-                **({"value": n.attrs["value"]} if "value" in n.attrs else {}),
-                **({"inplace": n.attrs["inplace"]} if "inplace" in n.attrs else {}),
-            }
-            for n in run
-        ]
         members = [*run, *([reduce] if reduce is not None else [])]
-        out.append(
+        self.out.append(
             ImplNode(
                 name,
                 "VectorChain",
-                chain.name,
+                self.chain.name,
                 tuple(ins),
                 tuple(outs),
                 loop_axis=members[0].loop_axis,
-                attrs={**attrs, "steps": steps},
+                attrs={**attrs, "steps": _chain_steps(run)},
             )
         )
-        out.extend(
+        self.out.extend(
             ImplNode(n.name, n.op_type, None, n.inputs, n.outputs, loop_axis=n.loop_axis, fused_into=name)
             for n in members
         )
-        what = ", ".join(f"{n.op_type} ({n.name!r})" for n in run)
-        if reduce is None:
-            notes.append(f"{len(run)} op(s) {what} in one {chain.name}")
-        elif run:
-            notes.append(
-                f"{len(run)} op(s) {what} and the {reduce.op_type} ({reduce.name!r}) in one {chain.name}"
-            )
-        else:
-            notes.append(f"the {reduce.op_type} ({reduce.name!r}) alone in one {chain.name}")
+        self.notes.append(self._chain_note(reduce))
         run.clear()
-
-    def reduce_reason(node: ImplNode, ops: list[ImplNode]) -> str | None:
-        dtype = impl.tensor(node.outputs[0]).dtype
-        view = (node.attrs["rows"], node.attrs["group"], node.attrs["inner"])
-        return chain.reduce_rejection(node.attrs["kind"], dtype, view, [_signature(n, impl) for n in ops])
-
-    def take_reduce(i: int, node: ImplNode) -> None:
-        """Put the reduce ``node`` (at ``nodes[i]``) into the run before it, into a chain of its own, or leave it."""
-        rest = nodes[i + 1 :]
-        joined = None
-        if run:
-            read_later = {t for n in rest for t in n.inputs}
-            made = [o for n in run for o in n.outputs]
-            if run[-1].outputs[0] != node.inputs[0]:
-                joined = "it does not reduce the run's last value"
-            elif any(o in read_later for o in made):
-                joined = "a later node reads a value of the run"
-            else:
-                joined = reduce_reason(node, run)
-            if joined is None:
-                flush(rest, node)
-                return
-            flush(nodes[i:])
-        alone = reduce_reason(node, [])
-        if alone is None:
-            if joined is not None:
-                notes.append(f"{node.op_type} ({node.name!r}) does not end the run before it: {joined}")
-            flush(rest, node)
-            return
-        notes.append(f"{node.op_type} ({node.name!r}) stays a reduce call: {alone}")
-        out.append(node)
-
-    for i, node in enumerate(nodes):
-        if reducer is not None and node.api_call == reducer and "kind" in node.attrs:
-            take_reduce(i, node)
-            continue
-        if node.api_call == vector and len(node.outputs) == 1:
-            reason = held_out.get(node.name) or chain.rejection(*_signature(node, impl))
-            if reason is None and run:
-                if len(signatures) != len(run):  # the run was flushed and started again since
-                    signatures[:] = [_signature(n, impl) for n in run]
-                together = chain.run_rejection([*signatures, _signature(node, impl)])
-                if together is not None or run[0].attrs["count"] != node.attrs["count"]:
-                    flush(nodes[i:])
-                    notes.append(
-                        f"{node.op_type} ({node.name!r}) starts a new run: {together or 'another count'}"
-                    )
-            if reason is None:
-                if len(signatures) != len(run):
-                    signatures[:] = [_signature(n, impl) for n in run]
-                run.append(node)
-                signatures.append(_signature(node, impl))
-                continue
-            flush(nodes[i:])
-            notes.append(f"{node.op_type} ({node.name!r}) stays a single vector call: {reason}")
-        flush(nodes[i:])
-        out.append(node)
-    flush([])
-    return out, notes, runs
 
 
 def add_reduce(

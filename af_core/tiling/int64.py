@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
-from typing import cast
+from collections.abc import Callable, Mapping
+from typing import TypeAlias, cast
 
 import attrs
 import sympy
@@ -86,11 +86,25 @@ class Program:
     ops: tuple[Op, ...]
 
 
-def _decompose(expr: sympy.Basic) -> tuple[str, bool | int | str | tuple[int, ...] | None, list]:
-    """(kind, payload, operand expressions) of one sympy node, in printing order.
+#: What an op's payload holds, by kind (see :class:`Op`).
+_Payload: TypeAlias = bool | int | str | tuple[int, ...] | None
+#: (kind, payload, operand expressions) of one sympy node, the operands in printing order.
+_Decomposition: TypeAlias = tuple[str, _Payload, list]
 
-    Operands keep sympy's canonical ``args`` order (sorted at construction, independent
-    of hash seeds); sympy's own sort keys recurse and fail on deep formulas.
+#: The operation of each division-like node type (looked up by exact type).
+_DIVISIONS = {CeilDiv: "ceildiv", FloorDiv: "floordiv", AlignUp: "alignup", sympy.Mod: "mod"}
+
+
+def _no_int64_form(expr: sympy.Basic) -> CodegenError:
+    """The error for a node the int64 contract has no operation for."""
+    return CodegenError(f"integer formula contains {type(expr).__name__} ({expr}), which has no int64 form")
+
+
+def _decompose_leaf(expr: sympy.Basic) -> _Decomposition | None:
+    """A boolean, a size symbol or an int64 literal; None when ``expr`` is none of those.
+
+    A fraction or a float is refused here: the contract is integer arithmetic, and a literal outside
+    int64 could not be printed as one.
     """
     if expr is sympy.true or expr is sympy.false:
         return "bool", expr is sympy.true, []
@@ -105,56 +119,127 @@ def _decompose(expr: sympy.Basic) -> tuple[str, bool | int | str | tuple[int, ..
         raise CodegenError(f"integer formula contains the fraction {expr}; use CeilDiv/FloorDiv")
     if expr.is_Float:
         raise CodegenError(f"integer formula contains the float {expr}")
-    if isinstance(expr, sympy.Add):
-        signs, terms = [], []
-        for term in expr.args:
-            negative = term.could_extract_minus_sign()
-            signs.append(-1 if negative else 1)
-            terms.append(-term if negative else term)
-        return "add", tuple(signs), terms
-    if isinstance(expr, sympy.Mul):
-        coeff, _rest = expr.as_coeff_Mul()
-        if coeff.is_Rational and not coeff.is_Integer:
-            raise CodegenError(f"integer formula contains the fraction {coeff} in {expr}")
-        return "mul", None, list(expr.args)
-    if isinstance(expr, sympy.Pow):
-        base, exp = expr.as_base_exp()
-        if exp.is_Integer and 0 < int(exp) <= MAX_POWER:
-            return "mul", None, [base] * int(exp)
-        raise CodegenError(f"integer formula contains the power {expr}")
-    if isinstance(expr, (CeilDiv, FloorDiv, AlignUp, sympy.Mod)):
-        kind = {CeilDiv: "ceildiv", FloorDiv: "floordiv", AlignUp: "alignup", sympy.Mod: "mod"}[type(expr)]
-        return kind, None, list(expr.args)
-    if isinstance(expr, (sympy.floor, sympy.ceiling)):
-        numer, denom = sympy.fraction(sympy.together(expr.args[0]))
-        if denom == 1:
-            return "mul", None, [numer]
-        return ("floordiv" if isinstance(expr, sympy.floor) else "ceildiv"), None, [numer, denom]
-    if isinstance(expr, (sympy.Min, sympy.Max)):
-        kind = "min" if isinstance(expr, sympy.Min) else "max"
-        return kind, None, list(expr.args)
-    if isinstance(expr, sympy.Abs):
-        return "abs", None, [expr.args[0]]
-    if isinstance(expr, Relational) and expr.rel_op in _RELATIONS:
-        return _RELATIONS[expr.rel_op], None, list(_integral_sides(expr.lhs, expr.rhs))
-    if isinstance(expr, (sympy.And, sympy.Or)):
-        kind = "and" if isinstance(expr, sympy.And) else "or"
-        return kind, None, list(expr.args)
-    if isinstance(expr, sympy.Not):
-        return "not", None, [expr.args[0]]
-    if isinstance(expr, sympy.ITE):  # sympy's boolean if-then-else (Piecewise simplifies into it)
-        return "select", 1, list(expr.args)
-    if isinstance(expr, sympy.Piecewise):
-        parts = list(expr.args)
-        if parts[-1][1] == sympy.true:
-            default, parts = parts[-1][0], parts[:-1]
-        else:
-            default = sympy.Integer(0)  # no branch taken: 0 on both sides
-        operands = []
-        for value, cond in parts:
-            operands += [cond, value]
-        return "select", len(parts), [*operands, default]
-    raise CodegenError(f"integer formula contains {type(expr).__name__} ({expr}), which has no int64 form")
+    return None
+
+
+def _decompose_add(expr: sympy.Basic) -> _Decomposition:
+    """A sum as its terms with their signs: a term sympy holds as a negative one (``-b`` of ``a - b``) is
+    subtracted as its negation, so ``a - b`` evaluates and prints as a subtraction, not as ``a + (-1)*b``."""
+    signs, terms = [], []
+    for term in expr.args:
+        negative = term.could_extract_minus_sign()
+        signs.append(-1 if negative else 1)
+        terms.append(-term if negative else term)
+    return "add", tuple(signs), terms
+
+
+def _decompose_mul(expr: sympy.Basic) -> _Decomposition:
+    """A product of its factors; a fractional coefficient has no integer meaning."""
+    coeff, _rest = expr.as_coeff_Mul()
+    if coeff.is_Rational and not coeff.is_Integer:
+        raise CodegenError(f"integer formula contains the fraction {coeff} in {expr}")
+    return "mul", None, list(expr.args)
+
+
+def _decompose_pow(expr: sympy.Basic) -> _Decomposition:
+    """``x**k`` for a small positive ``k`` as the product of ``k`` factors (C++ has no integer power)."""
+    base, exp = expr.as_base_exp()
+    if exp.is_Integer and 0 < int(exp) <= MAX_POWER:
+        return "mul", None, [base] * int(exp)
+    raise CodegenError(f"integer formula contains the power {expr}")
+
+
+def _decompose_division(expr: sympy.Basic) -> _Decomposition:
+    """CeilDiv, FloorDiv, AlignUp and Mod: each its own operation of two operands."""
+    return _DIVISIONS[type(expr)], None, list(expr.args)
+
+
+def _decompose_rounding(expr: sympy.Basic) -> _Decomposition:
+    """``floor(a/b)`` / ``ceiling(a/b)`` as a floored / ceiling division of the fraction's two sides (the
+    identity when the argument has no denominator)."""
+    numer, denom = sympy.fraction(sympy.together(expr.args[0]))
+    if denom == 1:
+        return "mul", None, [numer]
+    return ("floordiv" if isinstance(expr, sympy.floor) else "ceildiv"), None, [numer, denom]
+
+
+def _decompose_extremum(expr: sympy.Basic) -> _Decomposition:
+    """Min / Max over all their arguments."""
+    return ("min" if isinstance(expr, sympy.Min) else "max"), None, list(expr.args)
+
+
+def _decompose_abs(expr: sympy.Basic) -> _Decomposition:
+    """The absolute value of the one argument."""
+    return "abs", None, [expr.args[0]]
+
+
+def _decompose_relation(expr: sympy.Basic) -> _Decomposition:
+    """A comparison, both sides scaled to integer coefficients (:func:`_integral_sides`)."""
+    if expr.rel_op not in _RELATIONS:
+        raise _no_int64_form(expr)
+    return _RELATIONS[expr.rel_op], None, list(_integral_sides(expr.lhs, expr.rhs))
+
+
+def _decompose_logic(expr: sympy.Basic) -> _Decomposition:
+    """And / Or over all their arguments (each evaluated: no short-circuit)."""
+    return ("and" if isinstance(expr, sympy.And) else "or"), None, list(expr.args)
+
+
+def _decompose_not(expr: sympy.Basic) -> _Decomposition:
+    """The negation of the one argument."""
+    return "not", None, [expr.args[0]]
+
+
+def _decompose_ite(expr: sympy.Basic) -> _Decomposition:
+    """sympy's boolean if-then-else (a Piecewise simplifies into it): a select of one branch."""
+    return "select", 1, list(expr.args)
+
+
+def _decompose_piecewise(expr: sympy.Basic) -> _Decomposition:
+    """A select over the (condition, value) branches, the default last: the ``True`` branch, or 0 when
+    there is none (no branch taken: 0 on both sides)."""
+    parts = list(expr.args)
+    if parts[-1][1] == sympy.true:
+        default, parts = parts[-1][0], parts[:-1]
+    else:
+        default = sympy.Integer(0)
+    operands = []
+    for value, cond in parts:
+        operands += [cond, value]
+    return "select", len(parts), [*operands, default]
+
+
+#: The decomposer of each compound node type, tried in this order: the first entry whose types ``expr`` is
+#: an instance of decides.
+_COMPOUND_FORMS: tuple[tuple[type | tuple[type, ...], Callable[[sympy.Basic], _Decomposition]], ...] = (
+    (sympy.Add, _decompose_add),
+    (sympy.Mul, _decompose_mul),
+    (sympy.Pow, _decompose_pow),
+    ((CeilDiv, FloorDiv, AlignUp, sympy.Mod), _decompose_division),
+    ((sympy.floor, sympy.ceiling), _decompose_rounding),
+    ((sympy.Min, sympy.Max), _decompose_extremum),
+    (sympy.Abs, _decompose_abs),
+    (Relational, _decompose_relation),
+    ((sympy.And, sympy.Or), _decompose_logic),
+    (sympy.Not, _decompose_not),
+    (sympy.ITE, _decompose_ite),
+    (sympy.Piecewise, _decompose_piecewise),
+)
+
+
+def _decompose(expr: sympy.Basic) -> _Decomposition:
+    """(kind, payload, operand expressions) of one sympy node, in printing order.
+
+    Operands keep sympy's canonical ``args`` order (sorted at construction, independent
+    of hash seeds); sympy's own sort keys recurse and fail on deep formulas.
+    """
+    leaf = _decompose_leaf(expr)
+    if leaf is not None:
+        return leaf
+    for types, decompose in _COMPOUND_FORMS:
+        if isinstance(expr, types):
+            return decompose(expr)
+    raise _no_int64_form(expr)
 
 
 def _integral_sides(lhs: sympy.Basic, rhs: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
@@ -224,71 +309,77 @@ def _divisor(b: int) -> int:
     return b
 
 
+#: The evaluator of one operation kind: (the operation, its operands' values, the int64 check) -> its value.
+_Evaluator: TypeAlias = Callable[[Op, list[int], Callable[[int], int]], int]
+
+
+def _run_add(op: Op, a: list[int], check: Callable[[int], int]) -> int:
+    """A signed sum folded left to right, each partial sum checked (as the C++ ``AfCkAdd`` / ``AfCkSub``)."""
+    value = check(a[0] * op.signs[0])
+    for sign, term in zip(op.signs[1:], a[1:]):
+        value = check(value + term if sign > 0 else value - term)
+    return value
+
+
+def _run_mul(op: Op, a: list[int], check: Callable[[int], int]) -> int:
+    """A product folded left to right, each partial product checked (as the C++ ``AfCkMul``)."""
+    value = a[0]
+    for factor in a[1:]:
+        value = check(value * factor)
+    return value
+
+
+def _run_select(op: Op, a: list[int], check: Callable[[int], int]) -> int:
+    """The value of the first branch whose condition holds, else the default (the last operand)."""
+    for k in range(op.number):
+        if a[2 * k]:
+            return a[2 * k + 1]
+    return a[-1]
+
+
+#: The evaluator of each operation kind :func:`_decompose` emits but ``sym`` (a size, which :func:`run`
+#: reads from its environment). Min, Max, Mod, the relations and the logical ops cannot leave int64.
+_EVALUATORS: dict[str, _Evaluator] = {
+    "int": lambda op, a, check: op.number,
+    "bool": lambda op, a, check: int(op.payload is True),
+    "add": _run_add,
+    "mul": _run_mul,
+    "floordiv": lambda op, a, check: check(a[0] // _divisor(a[1])),
+    "ceildiv": lambda op, a, check: check(-(-a[0] // _divisor(a[1]))),
+    "alignup": lambda op, a, check: check(check(-(-a[0] // _divisor(a[1]))) * a[1]),
+    "mod": lambda op, a, check: a[0] % _divisor(a[1]),
+    "min": lambda op, a, check: min(a),
+    "max": lambda op, a, check: max(a),
+    "abs": lambda op, a, check: check(abs(a[0])),
+    "eq": lambda op, a, check: int(a[0] == a[1]),
+    "ne": lambda op, a, check: int(a[0] != a[1]),
+    "lt": lambda op, a, check: int(a[0] < a[1]),
+    "le": lambda op, a, check: int(a[0] <= a[1]),
+    "gt": lambda op, a, check: int(a[0] > a[1]),
+    "ge": lambda op, a, check: int(a[0] >= a[1]),
+    "and": lambda op, a, check: int(all(a)),
+    "or": lambda op, a, check: int(any(a)),
+    "not": lambda op, a, check: int(not a[0]),
+    "select": _run_select,
+}
+
+
 def run(program: Program, env: Mapping[str, int], checked: bool = True) -> int:
     """The value of ``program`` (booleans as 0/1); :class:`Int64Failure` when the contract fails.
 
     ``checked=False`` computes exact integers (no int64 bound) for reporting only;
     a zero divisor still fails.
     """
-    check = _check if checked else int
+    check: Callable[[int], int] = _check if checked else int
     values: list[int] = []
     for op in program.ops:
-        kind, a = op.kind, [values[i] for i in op.args]
-        if kind == "sym":
-            value = int(env[op.symbol])
-        elif kind == "int":
-            value = op.number
-        elif kind == "bool":
-            value = int(op.payload is True)
-        elif kind == "add":
-            value = check(a[0] * op.signs[0])
-            for sign, term in zip(op.signs[1:], a[1:]):
-                value = check(value + term if sign > 0 else value - term)
-        elif kind == "mul":
-            value = a[0]
-            for factor in a[1:]:
-                value = check(value * factor)
-        elif kind == "floordiv":
-            value = check(a[0] // _divisor(a[1]))
-        elif kind == "ceildiv":
-            value = check(-(-a[0] // _divisor(a[1])))
-        elif kind == "alignup":
-            value = check(check(-(-a[0] // _divisor(a[1]))) * a[1])
-        elif kind == "mod":
-            value = a[0] % _divisor(a[1])
-        elif kind == "min":
-            value = min(a)
-        elif kind == "max":
-            value = max(a)
-        elif kind == "abs":
-            value = check(abs(a[0]))
-        elif kind == "eq":
-            value = int(a[0] == a[1])
-        elif kind == "ne":
-            value = int(a[0] != a[1])
-        elif kind == "lt":
-            value = int(a[0] < a[1])
-        elif kind == "le":
-            value = int(a[0] <= a[1])
-        elif kind == "gt":
-            value = int(a[0] > a[1])
-        elif kind == "ge":
-            value = int(a[0] >= a[1])
-        elif kind == "and":
-            value = int(all(a))
-        elif kind == "or":
-            value = int(any(a))
-        elif kind == "not":
-            value = int(not a[0])
-        elif kind == "select":
-            value = a[-1]
-            for k in range(op.number):
-                if a[2 * k]:
-                    value = a[2 * k + 1]
-                    break
-        else:  # pragma: no cover - _decompose emits only the kinds above
-            raise AssertionError(kind)
-        values.append(value)
+        if op.kind == "sym":  # the one kind read from the caller's environment
+            values.append(int(env[op.symbol]))
+            continue
+        evaluator = _EVALUATORS.get(op.kind)
+        if evaluator is None:  # pragma: no cover - _decompose emits only the kinds above
+            raise AssertionError(op.kind)
+        values.append(evaluator(op, [values[i] for i in op.args], check))
     return values[-1]
 
 

@@ -501,6 +501,63 @@ def _is_int(value: object) -> bool:
     return type(value) is int  # JSON numbers with a fraction or exponent, and true / false, are not
 
 
+def _malformed(kernel: str, what: str) -> TwinError:
+    """The error for a ``result.json`` that was read but does not say what the runner expects."""
+    return _no_result(kernel, f"{RESULT_FILE} {what}")
+
+
+def _load_report(run_dir: Path, kernel: str) -> Any:
+    """The JSON value of the run's ``result.json``, whatever it is; a missing, unreadable, oversized,
+    non-UTF-8 or non-JSON file is a :class:`TwinError` saying which."""
+    try:
+        raw = _read_regular(run_dir / RESULT_FILE, MAX_RESULT_BYTES)
+    except FileNotFoundError:
+        raise _no_result(kernel, f"{RESULT_FILE} is missing") from None
+    except OSError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        more = f", more than the {MAX_RESULT_BYTES} a result may hold" if "bytes" in str(exc) else ""
+        raise _no_result(kernel, f"{RESULT_FILE} {exc}{more}") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} is not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:
+        raise _no_result(kernel, f"{RESULT_FILE} is not JSON ({exc})") from None
+    except RecursionError:
+        raise _no_result(kernel, f"{RESULT_FILE} is nested too deeply") from None
+
+
+def _check_struct(struct: object, result: CodegenResult, kernel: str) -> None:
+    """``struct`` must hold exactly the kernel's tiling data fields (and the ones the runner reads), each
+    an integer: the runner builds the :class:`TwinRun` from them."""
+    if not isinstance(struct, dict):
+        raise _malformed(kernel, f"has no 'struct' object (got {type(struct).__name__})")
+    expected = set(result.struct_fields) | set(REQUIRED_FIELDS)
+    missing, extra = sorted(expected - set(struct)), sorted(set(struct) - expected)
+    if missing:
+        raise _malformed(kernel, f"'struct' lacks tiling data field(s) {', '.join(missing)}")
+    if extra:
+        raise _malformed(
+            kernel, f"'struct' has field(s) {', '.join(map(repr, extra))} the kernel's tiling data has not"
+        )
+    bad = sorted(k for k, v in struct.items() if not _is_int(v))
+    if bad:
+        raise _malformed(kernel, f"'struct' field {bad[0]} is {struct[bad[0]]!r}, not an integer")
+
+
+def _check_counters(counters: object, kernel: str) -> None:
+    """``counters`` must map names to integers, but ``stage_cores``, a list of integers."""
+    if not isinstance(counters, dict):
+        raise _malformed(kernel, f"has no 'counters' object (got {type(counters).__name__})")
+    for name, value in counters.items():
+        if name == "stage_cores":
+            if not isinstance(value, list) or not all(_is_int(v) for v in value):
+                raise _malformed(kernel, f"counter 'stage_cores' is {value!r}, not a list of integers")
+        elif not _is_int(value):
+            raise _malformed(kernel, f"counter {name!r} is {value!r}, not an integer")
+
+
 def read_result(run_dir: Path, result: CodegenResult) -> dict[str, Any]:
     """``result.json`` of a run of ``result``'s kernel, checked against what the runner reads.
 
@@ -512,57 +569,20 @@ def read_result(run_dir: Path, result: CodegenResult) -> dict[str, Any]:
     what is wrong with it.
     """
     kernel = result.kernel_name
-    try:
-        raw = _read_regular(run_dir / RESULT_FILE, MAX_RESULT_BYTES)
-    except FileNotFoundError:
-        raise _no_result(kernel, f"{RESULT_FILE} is missing") from None
-    except OSError as exc:
-        raise _no_result(kernel, f"{RESULT_FILE} cannot be read ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        more = f", more than the {MAX_RESULT_BYTES} a result may hold" if "bytes" in str(exc) else ""
-        raise _no_result(kernel, f"{RESULT_FILE} {exc}{more}") from None
-    try:
-        report = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise _no_result(kernel, f"{RESULT_FILE} is not UTF-8 text (byte {exc.start})") from None
-    except ValueError as exc:
-        raise _no_result(kernel, f"{RESULT_FILE} is not JSON ({exc})") from None
-    except RecursionError:
-        raise _no_result(kernel, f"{RESULT_FILE} is nested too deeply") from None
-
-    def wrong(what: str) -> TwinError:
-        return _no_result(kernel, f"{RESULT_FILE} {what}")
-
+    report = _load_report(run_dir, kernel)
     if not isinstance(report, dict):
-        raise wrong(f"holds a JSON {type(report).__name__}, not an object")
+        raise _malformed(kernel, f"holds a JSON {type(report).__name__}, not an object")
     status = report.get("status")
     if status == "tiling":
         if not _is_int(report.get("code")):
-            raise wrong(f"has status 'tiling' without an integer 'code' (got {report.get('code')!r})")
+            raise _malformed(
+                kernel, f"has status 'tiling' without an integer 'code' (got {report.get('code')!r})"
+            )
         return report
     if status != "ok":
-        raise wrong(f"has status {status!r}; expected 'ok' or 'tiling'")
-    struct = report.get("struct")
-    if not isinstance(struct, dict):
-        raise wrong(f"has no 'struct' object (got {type(struct).__name__})")
-    expected = set(result.struct_fields) | set(REQUIRED_FIELDS)
-    missing, extra = sorted(expected - set(struct)), sorted(set(struct) - expected)
-    if missing:
-        raise wrong(f"'struct' lacks tiling data field(s) {', '.join(missing)}")
-    if extra:
-        raise wrong(f"'struct' has field(s) {', '.join(map(repr, extra))} the kernel's tiling data has not")
-    bad = sorted(k for k, v in struct.items() if not _is_int(v))
-    if bad:
-        raise wrong(f"'struct' field {bad[0]} is {struct[bad[0]]!r}, not an integer")
-    counters = report.get("counters")
-    if not isinstance(counters, dict):
-        raise wrong(f"has no 'counters' object (got {type(counters).__name__})")
-    for name, value in counters.items():
-        if name == "stage_cores":
-            if not isinstance(value, list) or not all(_is_int(v) for v in value):
-                raise wrong(f"counter 'stage_cores' is {value!r}, not a list of integers")
-        elif not _is_int(value):
-            raise wrong(f"counter {name!r} is {value!r}, not an integer")
+        raise _malformed(kernel, f"has status {status!r}; expected 'ok' or 'tiling'")
+    _check_struct(report.get("struct"), result, kernel)
+    _check_counters(report.get("counters"), kernel)
     return report
 
 

@@ -16,12 +16,12 @@ import logging
 import pytest
 
 torch = pytest.importorskip("torch")
-
-import torch._decomp  # noqa: E402
+decomp = pytest.importorskip("torch._decomp")
 
 import af_torch.compile  # noqa: E402
-from af_core.errors import AfError  # noqa: E402
 from af_torch.compile import TorchFailure  # noqa: E402
+
+from af_core.errors import AfError  # noqa: E402
 
 pytestmark = [pytest.mark.torch]
 
@@ -48,13 +48,13 @@ def fresh_dynamo():
 
 @pytest.fixture
 def broken_decomposition(monkeypatch):
-    table = dict(torch._decomp.core_aten_decompositions())
+    table = dict(decomp.core_aten_decompositions())
 
     def fails(*_args, **_kwargs):
         raise RuntimeError("planted failure in the hardswish decomposition")
 
     table[torch.ops.aten.hardswish.default] = fails
-    monkeypatch.setattr(torch._decomp, "core_aten_decompositions", lambda: table)
+    monkeypatch.setattr(decomp, "core_aten_decompositions", lambda: table)
 
 
 def test_a_torch_failure_is_logged_as_torchs_and_the_model_runs_unfused(broken_decomposition, caplog):
@@ -88,7 +88,11 @@ def test_a_failure_inside_af_is_not_passed_off_as_torchs(monkeypatch, caplog):
 
     monkeypatch.setattr(af_torch.compile, "fuse_graph_module", ours)
     compiled = torch.compile(Model().eval(), backend="af")
-    with torch.no_grad(), caplog.at_level(logging.WARNING, logger="af_torch"), pytest.raises(Exception) as err:
+    with (
+        torch.no_grad(),
+        caplog.at_level(logging.WARNING, logger="af_torch"),
+        pytest.raises(Exception) as err,
+    ):
         compiled(IDS)
     assert "planted failure inside af" in str(err.value)
     assert not [r for r in caplog.records if "inside torch" in r.getMessage()]

@@ -1183,6 +1183,24 @@ def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
     return reg_cost.mix(fn.instrs), fn.lanes
 
 
+@attrs.frozen
+class _StepOperands:
+    """What the register code of one value step reads: the step, its op and memory-path form, the dtypes of
+    its inputs and output, and the registers holding its inputs."""
+
+    step: dict
+    op: str
+    form: Form
+    ins: list[dt.DType]
+    out: dt.DType
+    srcs: list[str]
+
+    @property
+    def value(self) -> object:
+        """The step's scalar operand (a tensor-scalar op's), or None."""
+        return self.step.get("value")
+
+
 class _Function:
     """The body of one vector function: registers, the per-step instructions, the loop around them.
 
@@ -1829,104 +1847,153 @@ class _Function:
         self.emit(RegInstr(api, self.mask_dtype, MASK), f"AscendC::Reg::{api}({m}, {srcs}, mask);")
 
     def step(self, step: dict) -> None:
-        call = self.call
+        """One step of the run in registers: a comparison or a logical op into a mask register, a Where as a
+        Select by one, any other op into the register of its output."""
         op = step["op"]
         if _compares(op):
             self.compare(step)
-            return
-        if op == "Where":
+        elif op == "Where":
             self.select(step)
-            return
-        if op in LOGICAL:
+        elif op in LOGICAL:
             self.logical(step)
-            return
+        else:
+            self.regs[step["output"]] = self._value(self._operands(step))
+
+    def _operands(self, step: dict) -> _StepOperands:
+        """The dtypes, input registers and memory-path form of a value step, read once for its register code."""
+        call = self.call
         ins = [call._dtype(t) for t in step["inputs"]]
         out = call._dtype(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
-        form = call_form(call, step)
+        return _StepOperands(step, step["op"], call_form(call, step), ins, out, srcs)
+
+    def _value(self, s: _StepOperands) -> str:
+        """The register of a value step's result, the same bits as its memory form computes (the module
+        docstring lists the forms). Three cases come before the form's own register code: Reciprocal /
+        Rsqrt (no register instruction of their own), a ``direct`` float16 / bfloat16 op the registers
+        compute in float32, and a 64-bit op whose register instruction is not its memory form's."""
+        op, out, form = s.op, s.out, s.form
         if op in RECIPROCALS:
-            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
-            t = self.reg(_F32)
-            one = self.reg(_F32)
-            if op == "Rsqrt":
-                self.emit(RegInstr("Sqrt", _F32.name), f"AscendC::Reg::Sqrt({t}, {x}, mask);")
-                x = t
-            self.emit(
-                RegInstr("Duplicate", _F32.name),
-                f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-            )
-            self.emit(RegInstr("Div", _F32.name), f"AscendC::Reg::Div({t}, {one}, {x}, mask);")
-            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
-        elif (
+            return self._reciprocal(s)
+        if (
             form.kind == "direct"
             and _promotable(op, out)
             and (self.mixed or not reg_accepts(REG_API[op], out))
         ):
-            wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
-            r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif out.itemsize == 8 and form.kind != "cast" and b64_api(op, out) != REG_API.get(op):
-            r = self.b64_unary(b64_api(op, out), srcs[0], out)
-        elif form.kind in ("direct", "bits", *UNSIGNED_FORMS):
-            r = self.apply(op, srcs, out, step.get("value"))
-        elif form.kind == "widen" and _neg_in_own_type(op, out):
-            r = self.reg(out)
-            self.emit(RegInstr("Neg", out.name), f"AscendC::Reg::Neg({r}, {srcs[0]}, mask);")
-        elif _widened_bytes(op, form, out):
-            r = self.widened_bytes(op, srcs, ins, out, step.get("value"))
-        elif form.kind == "relu_maxs":
-            r = self.reg(out)
-            self.emit(
-                RegInstr("Maxs", out.name),
-                f"AscendC::Reg::Maxs({r}, {srcs[0]}, static_cast<{out.cpp}>(0), mask);",
-            )
-        elif form.kind == "promote":
-            wide = [self.cast(s, _F32, d, "CAST_NONE") for s, d in zip(srcs, ins)]
-            r = self.cast(self.apply(op, wide, _F32, step.get("value")), out, _F32, "CAST_RINT")
-        elif form.kind == "cast":
-            route = register_route(form)
-            if isinstance(route, str):
-                raise CodegenError(f"node '{call.node.name}': {route}")
-            r = srcs[0]
-            for to, frm, mode in route:
-                if mode == LOW_BYTE:  # the 4-byte register itself; its store keeps the low bytes
-                    self.low_bytes[step["output"]] = frm
-                    continue
-                if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
-                    continue
-                if mode == PAIR_FLOAT:  # the tile's register pair, converted by the pair's Cast
-                    r = self.pair_cast(step["inputs"][0])
-                    continue
-                if mode == FLOAT_WORDS:  # both words of the truncated float, stored as a pair
-                    low, high = self.float_words(r)
-                    self.words[step["output"]] = (low, high)
-                    r = low
-                    continue
-                if mode == SIGN_WORDS:  # r is the low words; the high words are its sign; stored as a pair
-                    self.words[step["output"]] = (r, self.sign_words(r))
-                    continue
-                if mode == "VIEW" and step["output"] in self.words:
-                    continue  # int64 -> uint64 of the words: the same bits
-                r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
-        elif form.kind == "composite" and op == "Sigmoid":
-            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
-            t = self.reg(_F32)
-            one = self.reg(_F32)
-            f32 = _F32.name
-            self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);")
-            self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({t}, {t}, mask);")
-            self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);")
-            self.emit(
-                RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);"
-            )
-            self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
-            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
-        elif form.kind == "composite" and op == "Exp2":
-            x = srcs[0] if out == _F32 else self.cast(srcs[0], _F32, out, "CAST_NONE")
-            t = self.exp2(x)
-            r = t if out == _F32 else self.cast(t, out, _F32, "CAST_RINT")
-        else:
-            raise CodegenError(f"node '{call.node.name}': step {op} ({form.kind}) has no register form")
-        self.regs[step["output"]] = r
+            return self._in_float32(s)
+        if out.itemsize == 8 and form.kind != "cast" and b64_api(op, out) != REG_API.get(op):
+            return self.b64_unary(b64_api(op, out), s.srcs[0], out)
+        compute = _VALUE_FORMS.get(form.kind)
+        if compute is None:
+            raise self._no_register_form(s)
+        return compute(self, s)
+
+    def _no_register_form(self, s: _StepOperands) -> CodegenError:
+        """The error for a step whose memory-path form has no register code here."""
+        return CodegenError(f"node '{self.call.node.name}': step {s.op} ({s.form.kind}) has no register form")
+
+    def _to_float32(self, src: str, dtype: dt.DType) -> str:
+        """``src`` of ``dtype`` as a float32 register (itself when it is one; the Cast up is exact)."""
+        return src if dtype == _F32 else self.cast(src, _F32, dtype, "CAST_NONE")
+
+    def _from_float32(self, src: str, dtype: dt.DType) -> str:
+        """The float32 register ``src`` as ``dtype`` (itself for float32), rounded once (CAST_RINT)."""
+        return src if dtype == _F32 else self.cast(src, dtype, _F32, "CAST_RINT")
+
+    def _reciprocal(self, s: _StepOperands) -> str:
+        """Reciprocal (and Rsqrt, after a Sqrt) as a Div of a register of ones, in float32."""
+        x = self._to_float32(s.srcs[0], s.out)
+        t = self.reg(_F32)
+        one = self.reg(_F32)
+        if s.op == "Rsqrt":
+            self.emit(RegInstr("Sqrt", _F32.name), f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+            x = t
+        self.emit(
+            RegInstr("Duplicate", _F32.name),
+            f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
+        )
+        self.emit(RegInstr("Div", _F32.name), f"AscendC::Reg::Div({t}, {one}, {x}, mask);")
+        return self._from_float32(t, s.out)
+
+    def _in_float32(self, s: _StepOperands) -> str:
+        """The op in float32: the inputs cast up (exact), the result cast back with CAST_RINT (``promote``,
+        and the ``direct`` ops of ROUNDS_ONCE)."""
+        wide = [self.cast(src, _F32, d, "CAST_NONE") for src, d in zip(s.srcs, s.ins)]
+        return self.cast(self.apply(s.op, wide, _F32, s.value), s.out, _F32, "CAST_RINT")
+
+    def _in_own_type(self, s: _StepOperands) -> str:
+        """The register instruction in the op's dtype (``direct``, ``bits``, :data:`UNSIGNED_FORMS`)."""
+        return self.apply(s.op, s.srcs, s.out, s.value)
+
+    def _widen(self, s: _StepOperands) -> str:
+        """An 8-bit op the memory path computes in int16: int8 Neg as the register Neg in its own type
+        (:func:`_neg_in_own_type`), 8-bit Mul / Muls in int16 lanes (:func:`_widened_bytes`)."""
+        if _neg_in_own_type(s.op, s.out):
+            r = self.reg(s.out)
+            self.emit(RegInstr("Neg", s.out.name), f"AscendC::Reg::Neg({r}, {s.srcs[0]}, mask);")
+            return r
+        if _widened_bytes(s.op, s.form, s.out):
+            return self.widened_bytes(s.op, s.srcs, s.ins, s.out, s.value)
+        raise self._no_register_form(s)
+
+    def _relu_maxs(self, s: _StepOperands) -> str:
+        """Relu as the memory path computes it: Maxs with 0."""
+        r = self.reg(s.out)
+        self.emit(
+            RegInstr("Maxs", s.out.name),
+            f"AscendC::Reg::Maxs({r}, {s.srcs[0]}, static_cast<{s.out.cpp}>(0), mask);",
+        )
+        return r
+
+    def _cast_route(self, s: _StepOperands) -> str:
+        """A Cast as the register steps of its route (:func:`register_route`); the route's special modes
+        leave the value in a register the function already holds, or in a pair of word registers."""
+        route = register_route(s.form)
+        if isinstance(route, str):
+            raise CodegenError(f"node '{self.call.node.name}': {route}")
+        output = s.step["output"]
+        r = s.srcs[0]
+        for to, frm, mode in route:
+            if mode == LOW_BYTE:  # the 4-byte register itself; its store keeps the low bytes
+                self.low_bytes[output] = frm
+                continue
+            if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
+                continue
+            if mode == PAIR_FLOAT:  # the tile's register pair, converted by the pair's Cast
+                r = self.pair_cast(s.step["inputs"][0])
+                continue
+            if mode == FLOAT_WORDS:  # both words of the truncated float, stored as a pair
+                low, high = self.float_words(r)
+                self.words[output] = (low, high)
+                r = low
+                continue
+            if mode == SIGN_WORDS:  # r is the low words; the high words are its sign; stored as a pair
+                self.words[output] = (r, self.sign_words(r))
+                continue
+            if mode == "VIEW" and output in self.words:
+                continue  # int64 -> uint64 of the words: the same bits
+            r = _view(r, to) if mode == "VIEW" else self.cast(r, to, frm, mode)
+        return r
+
+    def _composite(self, s: _StepOperands) -> str:
+        """Sigmoid and Exp2, the memory path's composite forms, in float32."""
+        if s.op == "Sigmoid":
+            return self._from_float32(self._sigmoid(self._to_float32(s.srcs[0], s.out)), s.out)
+        if s.op == "Exp2":
+            return self._from_float32(self.exp2(self._to_float32(s.srcs[0], s.out)), s.out)
+        raise self._no_register_form(s)
+
+    def _sigmoid(self, x: str) -> str:
+        """1 / (1 + exp(-x)) of a float32 register, the reciprocal as a Div of a register of ones."""
+        t = self.reg(_F32)
+        one = self.reg(_F32)
+        f32 = _F32.name
+        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);")
+        self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({t}, {t}, mask);")
+        self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);")
+        self.emit(RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);")
+        self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
+        return t
 
     def _declarations(self, *masks: str) -> str:
         """The function's register declarations: its value registers, the step mask ``mask``, the extra
@@ -2090,6 +2157,20 @@ class _Function:
             + "    }\n"
             + "}\n"
         )
+
+
+#: The register code of each memory-path form of a value step (:meth:`_Function._value` takes three cases
+#: before these); a form missing here has no register form.
+_VALUE_FORMS: dict[str, Callable[[_Function, _StepOperands], str]] = {
+    "direct": _Function._in_own_type,
+    "bits": _Function._in_own_type,
+    **dict.fromkeys(UNSIGNED_FORMS, _Function._in_own_type),
+    "widen": _Function._widen,
+    "relu_maxs": _Function._relu_maxs,
+    "promote": _Function._in_float32,
+    "cast": _Function._cast_route,
+    "composite": _Function._composite,
+}
 
 
 #: Reduce kinds a vector function computes.
