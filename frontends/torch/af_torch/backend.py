@@ -12,7 +12,9 @@ before af sees an aten graph: the same graph fails with
 and the model line torch reports, and the graph runs unfused as dynamo
 captured it. ``options={"strict": True}`` raises
 :class:`~af_torch.compile.TorchFailure` instead. A failure inside af is
-never passed off as torch's: it propagates.
+never passed off as torch's: it propagates; so do dynamo's own signals
+(``RestartAnalysis`` when dynamo retraces a graph, ``SkipFrame``), which
+dynamo handles as it does for every backend.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def af_backend(
 ):
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.exc import TorchDynamoException
     from torch._functorch.aot_autograd import make_boxed_func
 
     from af_torch.compile import TorchFailure, fuse_graph_module
@@ -67,6 +70,8 @@ def af_backend(
         )
     except _AfFailed as ours:
         raise ours.error from None
+    except TorchDynamoException:
+        raise  # dynamo's own signals (restart the analysis, skip the frame): dynamo acts on them, as for any backend
     except Exception as exc:  # noqa: BLE001 - torch's own failure: reported as torch's, then the fallback
         failure = TorchFailure(
             "AOTAutograd with the core aten decompositions",

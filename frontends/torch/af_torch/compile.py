@@ -123,7 +123,7 @@ class CompiledProgram:
                 warnings.filterwarnings("ignore", r".*isinstance\(treespec, LeafSpec\)", FutureWarning)
                 program = exported.run_decompositions()
         except Exception as exc:  # noqa: BLE001 - torch's own failure, re-raised naming torch as its source
-            raise TorchFailure("ExportedProgram.run_decompositions", name, exc) from exc
+            raise TorchFailure("ExportedProgram.run_decompositions", "the exported program", exc) from exc
         self.program = program
         self.graph_module = program.graph_module
         # the exported dtype of each user input, read before fusion rewrites the graph
