@@ -37,7 +37,9 @@ class Surface(enum.Enum):
     """What part of the contract a change touched."""
 
     HOOK = "hook"  # a hook's signature, or what it passes or expects back (name: the hook)
-    MODULE = "module"  # a core module plugins import moved or went away (name: the module)
+    # a core module or name plugins import moved or went away (name: the module, or for a name of the
+    # declared plugin API ``af_core.template_api.<Name>``, which is how plugins import it)
+    MODULE = "module"
     DEFAULT = "default"  # a default plugins may rely on (name: the setting)
 
 

@@ -1,4 +1,5 @@
-"""Fail when a module of af_core imports a higher layer, takes part in an import cycle or imports a plugin.
+"""Fail when a module of af_core imports a higher layer, takes part in an import cycle or imports a plugin,
+or when a plugin imports the core other than through its template API.
 
 The layers are declared once, in ``[[tool.af.layer]]`` of pyproject.toml, from
 the lowest to the highest; each names the modules and packages it holds (a
@@ -24,6 +25,17 @@ resolves its public names (``Autofuser``, ``ascir``, ...) on first use with
 so modules may import from the top-level package itself only the names in
 ``[tool.af].package-names`` (``__version__``), everything else from the
 module that defines it.
+
+Plugins meet the core through a declared facade (``[tool.af.plugin-api]``):
+every ``.py`` file of the packages matching its ``roots`` (``plugins/*/af_*``;
+their ``tests`` and ``build`` folders are not the plugin) may import of the core
+only the modules in ``modules`` (the template API, the hook specifications)
+and, from the top-level package, only the names in ``package-names``
+(``hookimpl``, ``deferred``). Every import form counts, inside functions and
+under ``TYPE_CHECKING`` too: a deep import there ties the plugin to the core's
+module layout all the same. Within the core, no module imports the facade
+(``facade``), not even for types: it is for plugins, and each of its names is
+defined by a module the core imports directly.
 
 The checker uses only the standard library (the lint environment installs
 nothing else) and never imports the code it checks.
@@ -59,25 +71,48 @@ class Import:
 
 
 @dataclass(frozen=True)
+class PluginApi:
+    """What plugin packages may import of the core (``[tool.af.plugin-api]``)."""
+
+    roots: tuple[str, ...]  # glob patterns, relative to the root, of the plugin packages
+    facade: str  # the module plugins import the core through; the core itself never imports it
+    modules: tuple[str, ...]  # the core modules plugins may import (the facade among them)
+    package_names: tuple[str, ...]  # the names plugins may import from the top-level package
+
+
+@dataclass(frozen=True)
 class Config:
     package: str
     layers: tuple[Layer, ...]
     forbidden: tuple[str, ...]
     package_names: tuple[str, ...] = ()  # names modules may import from the top-level package itself
+    plugin_api: PluginApi | None = None  # None: no plugin rule (a tree without plugins)
 
 
 def load_config(root: Path) -> Config:
-    """The layer table and the forbidden packages from ``root/pyproject.toml``."""
+    """The layer table, the forbidden packages and the plugin API from ``root/pyproject.toml``."""
     with (root / "pyproject.toml").open("rb") as handle:
         table = tomllib.load(handle)["tool"]["af"]
     layers = tuple(
         Layer(entry["name"], rank, tuple(entry["modules"])) for rank, entry in enumerate(table["layer"])
+    )
+    api = table.get("plugin-api")
+    plugin_api = (
+        PluginApi(
+            tuple(api["roots"]),
+            api["facade"],
+            tuple(api["modules"]),
+            tuple(api.get("package-names", ())),
+        )
+        if api is not None
+        else None
     )
     return Config(
         table.get("package", "af_core"),
         layers,
         tuple(table.get("forbidden", ())),
         tuple(table.get("package-names", ())),
+        plugin_api,
     )
 
 
@@ -89,6 +124,32 @@ def module_files(root: Path, package: str) -> dict[str, Path]:
         if parts[-1] == "__init__":
             parts = parts[:-1]
         found[".".join(parts)] = path
+    return found
+
+
+#: Folders inside a plugin package that are not the plugin's code (its tests, a build's copies).
+SKIPPED_DIRS = frozenset({"tests", "build", "__pycache__"})
+
+
+def plugin_files(root: Path, roots: Iterable[str]) -> dict[str, Path]:
+    """Every module of the plugin packages matching ``roots``: dotted name -> file.
+
+    A match counts only when it is a package (it has an ``__init__.py``), so
+    the ``af_x.egg-info`` folder beside ``af_x`` is no plugin.
+    """
+    found: dict[str, Path] = {}
+    for pattern in roots:
+        for package in sorted(root.glob(pattern)):
+            if not (package / "__init__.py").is_file():
+                continue
+            for path in sorted(package.rglob("*.py")):
+                inner = path.relative_to(package).with_suffix("").parts
+                if SKIPPED_DIRS.intersection(inner[:-1]):
+                    continue
+                parts = (package.name, *inner)
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                found[".".join(parts)] = path
     return found
 
 
@@ -228,11 +289,47 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
+def check_plugins(root: Path, config: Config, modules: set[str]) -> list[str]:
+    """Every import of the core by a plugin module that goes past the plugin API, one message each.
+
+    ``modules`` are the core's modules; what a plugin imports of its own or of
+    other plugins is not this rule's business.
+    """
+    api = config.plugin_api
+    if api is None:
+        return []
+    problems = [
+        f"[tool.af.plugin-api] allows {name}, which is not a module of {config.package}"
+        for name in (api.facade, *api.modules)
+        if name not in modules
+    ]
+    files = plugin_files(root, api.roots)
+    if not files:
+        problems.append(f"no plugin package matches [tool.af.plugin-api] roots {list(api.roots)}")
+    for name, path in files.items():
+        shown = path.relative_to(root).as_posix()
+        for imp in imports_of(name, path, modules):
+            if imp.target.split(".")[0] != config.package or imp.target in api.modules:
+                continue
+            if imp.target == config.package and imp.attribute in api.package_names:
+                continue
+            what = (
+                f"{imp.target}.{imp.attribute}"
+                if imp.target == config.package and imp.attribute
+                else imp.target
+            )
+            problems.append(
+                f"{shown}:{imp.line}: imports {what}; plugins import the core only through {api.facade}"
+            )
+    return problems
+
+
 def check(root: Path) -> list[str]:
     """Every violation under ``root``, one message each (empty when the tree is clean)."""
     config = load_config(root)
     files = module_files(root, config.package)
     modules = set(files)
+    facade = config.plugin_api.facade if config.plugin_api else None
     problems: list[str] = []
     for name in sorted(modules):
         if layer_of(name, config.layers) is None:
@@ -246,6 +343,12 @@ def check(root: Path) -> list[str]:
                 problems.append(
                     f"{name}:{imp.line} imports the plugin package {imp.target}; "
                     f"{config.package} never imports a plugin"
+                )
+                continue
+            if imp.target == facade and name != facade:
+                problems.append(
+                    f"{name}:{imp.line} imports {facade}, which is for plugins; "
+                    f"import the name from the module that defines it"
                 )
                 continue
             if imp.target not in modules or imp.type_only:
@@ -272,6 +375,7 @@ def check(root: Path) -> list[str]:
                 )
     for component in _cycles(edges):
         problems.append("import cycle among " + ", ".join(component))
+    problems += check_plugins(root, config, modules)
     return list(dict.fromkeys(problems))  # one message per import, however many names it takes
 
 
@@ -282,8 +386,8 @@ def main(argv: list[str]) -> int:
         print(problem)
     if problems:
         print(
-            f"{len(problems)} layering problem(s); the layers are [[tool.af.layer]] in pyproject.toml, "
-            f"described in docs/architecture.md"
+            f"{len(problems)} layering problem(s); the layers are [[tool.af.layer]] and what plugins may "
+            f"import is [tool.af.plugin-api], both in pyproject.toml and described in docs/architecture.md"
         )
         return 1
     return 0

@@ -215,6 +215,128 @@ def test_the_longest_declared_name_decides_the_layer(tmp_path):
     ]
 
 
+# the synthetic tree with a plugin API: pkg.api is the facade (its own top layer), pkg.hooks the hook specs
+PLUGIN_PYPROJECT = (
+    PYPROJECT.replace('"pkg.other"]', '"pkg.other", "pkg.hooks"]')
+    + """
+[[tool.af.layer]]
+name = "api"
+modules = ["pkg.api"]
+
+[tool.af.plugin-api]
+roots = ["plugins/*/af_*"]
+facade = "pkg.api"
+modules = ["pkg.api", "pkg.hooks"]
+package-names = ["hookimpl"]
+"""
+)
+PLUGIN_BASE = {"pkg/api.py": "", "pkg/hooks.py": "", "plugins/demo/af_demo/__init__.py": ""}
+
+
+def test_the_plugin_rule_reads_every_plugin_and_example_package_of_the_real_tree():
+    """The real tree passes the plugin rule because it was read, not because no file matched."""
+    config = check_layers.load_config(ROOT)
+    assert config.plugin_api is not None and config.plugin_api.facade == "af_core.template_api"
+    files = check_layers.plugin_files(ROOT, config.plugin_api.roots)
+    assert {name.split(".")[0] for name in files} == {
+        "af_elementwise",
+        "af_v35_regbase",
+        "af_indirect_load_simt",
+        "af_indirect_load_simd",
+        "af_indirect_load_sklike",
+        "af_indirect_load_dedup",
+        "af_template_scalar",
+        "af_template_rowcopy",
+    }
+    assert {
+        "af_v35_regbase.row_select",
+        "af_v35_regbase.api_calls.vf_chain",
+        "af_template_rowcopy.plugin",
+    } <= set(files)
+    assert not any({"tests", "build"} & set(path.relative_to(ROOT).parts) for path in files.values())
+    modules = set(check_layers.module_files(ROOT, "af_core"))
+    assert check_layers.check_plugins(ROOT, config, modules) == []
+
+
+def test_a_plugin_importing_the_core_past_its_api_is_reported_in_every_form(tmp_path):
+    plugin = """
+    import importlib
+    from typing import TYPE_CHECKING
+
+    import pkg
+    import pkg.api as api
+    import pkg.low
+    from af_other.helpers import helper
+    from pkg import api as facade, hookimpl, other, Thing
+    from pkg.api import Case
+    from pkg.hooks import spec
+
+    from . import sibling
+
+    if TYPE_CHECKING:
+        from pkg.high.top import Top
+
+
+    def late():
+        from pkg.high import top
+
+        return importlib.import_module("pkg.other"), top
+    """
+    not_the_plugin = "import pkg.low\n"  # the plugin's tests and a build's copy are not checked
+    root = make_tree(
+        tmp_path,
+        {
+            **PLUGIN_BASE,
+            "plugins/demo/af_demo/template.py": plugin,
+            "plugins/demo/af_demo/tests/test_demo.py": not_the_plugin,
+            "plugins/demo/tests/test_demo.py": not_the_plugin,
+            "plugins/demo/build/lib/af_demo/template.py": not_the_plugin,
+            "plugins/demo/af_demo.egg-info/stray.py": not_the_plugin,
+        },
+        PLUGIN_PYPROJECT,
+    )
+    rule = "plugins import the core only through pkg.api"
+    path = "plugins/demo/af_demo/template.py"
+    assert check_layers.check(root) == [
+        f"{path}:5: imports pkg; {rule}",
+        f"{path}:7: imports pkg.low; {rule}",
+        f"{path}:9: imports pkg.other; {rule}",
+        f"{path}:9: imports pkg.Thing; {rule}",
+        f"{path}:16: imports pkg.high.top; {rule}",
+        f"{path}:20: imports pkg.high.top; {rule}",
+        f"{path}:22: imports pkg.other; {rule}",
+    ]
+    assert check_layers.main(["check_layers.py", str(root)]) == 1
+
+
+def test_a_core_module_importing_the_facade_is_reported_even_for_types(tmp_path):
+    root = make_tree(
+        tmp_path,
+        {
+            **PLUGIN_BASE,
+            "pkg/low.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.api import Case\n",
+            "pkg/high/top.py": "import pkg.api\n",
+        },
+        PLUGIN_PYPROJECT,
+    )
+    advice = "which is for plugins; import the name from the module that defines it"
+    assert check_layers.check(root) == [
+        f"pkg.high.top:1 imports pkg.api, {advice}",
+        f"pkg.low:4 imports pkg.api, {advice}",
+    ]
+
+
+def test_a_plugin_api_that_names_no_module_or_matches_no_plugin_is_reported(tmp_path):
+    pyproject = PLUGIN_PYPROJECT.replace('"pkg.hooks"]\npackage', '"pkg.hookspecs"]\npackage').replace(
+        'roots = ["plugins/*/af_*"]', 'roots = ["plugin/*/af_*"]'
+    )
+    root = make_tree(tmp_path, PLUGIN_BASE, pyproject)
+    assert check_layers.check(root) == [
+        "[tool.af.plugin-api] allows pkg.hookspecs, which is not a module of pkg",
+        "no plugin package matches [tool.af.plugin-api] roots ['plugin/*/af_*']",
+    ]
+
+
 def test_the_command_exits_non_zero_and_prints_each_problem(tmp_path, capsys):
     root = make_tree(tmp_path, {"pkg/low.py": "import pkg.high.top\n"})
     assert check_layers.main(["check_layers.py", str(root)]) == 1

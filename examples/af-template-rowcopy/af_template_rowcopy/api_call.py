@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from af_v35_regbase.row_select import render_row_select
 
-from af_core.codegen.api_call import ApiCall
+from af_core.template_api import ApiCall
 from af_template_rowcopy.plugin import ROW_COPY_SOURCE  # the API source the call inlines
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from af_v35_regbase.row_select import ROW_SELECT_SOURCE
 
 from af_core import deferred, hookimpl
-from af_core.codegen.api_source import ApiSource
+from af_core.template_api import ApiSource
 
 # The af_core hook contract this plugin is written against (af_core.hookspecs.CONTRACT_VERSION).
 AF_CONTRACT_VERSION = 1

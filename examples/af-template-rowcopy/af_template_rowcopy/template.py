@@ -33,17 +33,35 @@ from __future__ import annotations
 import sympy
 from af_v35_regbase.row_select import RowSelect, row_select
 
-from af_core import dtypes as dt
-from af_core.errors import Unsupported
-from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import product
-from af_core.schedule.case import Case
-from af_core.schedule.cost import modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
-from af_core.schedule.rowtiles import TileBuilder, add_reduce, view_head, view_of
-from af_core.schedule.template import ScheduleContext
-from af_core.schedule.tiles import TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, AlignUp, CeilDiv, Max, Min, TilingSpec, field
+from af_core.template_api import (
+    CORE_NUM,
+    UB_SIZE,
+    AlignUp,
+    Case,
+    CeilDiv,
+    HintGraph,
+    ImplAxis,
+    ImplGraph,
+    ImplNode,
+    Max,
+    Min,
+    Node,
+    ScheduleContext,
+    Stage,
+    TileBuilder,
+    TilePlan,
+    TilingSpec,
+    Unsupported,
+    add_reduce,
+    assign_releases,
+    field,
+    modelled_cost,
+    pitch_for,
+    product,
+    view_head,
+    view_of,
+)
+from af_core.template_api import dtypes as dt
 from af_template_rowcopy.api_call import RowCopyApiCall
 
 #: Rows of at least this many bytes are the template's region under the seed policy.

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.codegen.api_call import ApiCall
-from af_core.codegen.kernel import KernelContext
-from af_core.codegen.scalar import Mask, ScalarEmitter, value_type
-from af_core.ir.graph import Node
+from af_core.template_api import ApiCall, KernelContext, Mask, Node, ScalarEmitter, value_type
 
 
 class _Emitter(ScalarEmitter):

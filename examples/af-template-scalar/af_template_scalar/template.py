@@ -17,14 +17,25 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.errors import Unsupported
-from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import product
-from af_core.schedule.case import Case
-from af_core.schedule.cost import gather_read_bytes, modelled_cost
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
-from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.tiling.spec import CORE_NUM, CeilDiv, Max, TilingSpec
+from af_core.template_api import (
+    CORE_NUM,
+    Case,
+    CeilDiv,
+    HintGraph,
+    ImplAxis,
+    ImplGraph,
+    ImplNode,
+    Max,
+    Node,
+    Rejected,
+    ScheduleContext,
+    Stage,
+    TilingSpec,
+    Unsupported,
+    gather_read_bytes,
+    modelled_cost,
+    product,
+)
 
 TINY = 64
 MIN_PER_CORE = 1024

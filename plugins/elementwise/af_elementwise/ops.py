@@ -27,11 +27,10 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from af_core import dtypes as dt
-from af_core.errors import DTypeError
-from af_core.ops.opdef import (
+from af_core.template_api import (
     CAST,
     AttrSpec,
+    DTypeError,
     InferContext,
     OpDef,
     OutSpec,
@@ -40,6 +39,7 @@ from af_core.ops.opdef import (
     require_dtype_in,
     require_same_dtype,
 )
+from af_core.template_api import dtypes as dt
 
 if TYPE_CHECKING:
     import numpy as np

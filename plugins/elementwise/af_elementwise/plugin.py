@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from af_core import deferred, hookimpl
-from af_core.codegen.api_source import ApiSource
+from af_core.template_api import ApiSource
 from af_elementwise.ops import OPS, SCALAR_SOURCE
 
 #: The samples ``af_elementwise.samples`` defines, by name.

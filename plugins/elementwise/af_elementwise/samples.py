@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from af_core.builders import GraphBuilder, embedding, gather
-from af_core.ir.graph import HintGraph
-from af_core.samples import Sample
+from af_core.template_api import GraphBuilder, HintGraph, Sample, embedding, gather
 
 
 def embedding_post() -> HintGraph:

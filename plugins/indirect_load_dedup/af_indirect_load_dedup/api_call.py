@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from af_v35_regbase.row_select import render_row_select
 
-from af_core.codegen.api_call import ApiCall
+from af_core.template_api import ApiCall
 from af_indirect_load_dedup.plugin import DEDUP_SOURCE  # the API source both calls inline
 
 

@@ -30,27 +30,39 @@ from __future__ import annotations
 
 import sympy
 
-from af_core import dtypes as dt
-from af_core.errors import Unsupported
-from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import product
-from af_core.schedule.case import Case
-from af_core.schedule.cost import CounterModel
-from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
-from af_core.schedule.impl_graph import ImplGraph, ImplNode, Stage
-from af_core.schedule.measures import main_input
-from af_core.schedule.rewrite import sink_unary_ops
-from af_core.schedule.rowtiles import (
+from af_core.template_api import (
+    UB_SIZE,
+    Case,
+    CounterModel,
+    HintGraph,
+    ImplGraph,
+    ImplNode,
+    Min,
+    Node,
+    Rejected,
+    RowTiles,
+    ScheduleContext,
+    Stage,
     TileBuilder,
+    TilePlan,
+    TilingSpec,
+    Unsupported,
+    add_gather,
     add_reduce,
+    assign_releases,
     dense,
     fold_view,
+    gather_span_limit,
+    index_layout,
+    main_input,
+    pitch_for,
+    product,
+    settle_pattern_flag,
+    sink_unary_ops,
     view_head,
     view_of,
 )
-from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
-from af_core.tiling.spec import UB_SIZE, Min, TilingSpec
+from af_core.template_api import dtypes as dt
 
 T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
 

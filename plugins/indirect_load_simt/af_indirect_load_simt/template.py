@@ -39,20 +39,41 @@ from __future__ import annotations
 
 import sympy
 
-from af_core import dtypes as dt
-from af_core.backend import GatherMode, Role, api_call_for
-from af_core.errors import Unsupported
-from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides, product
-from af_core.ops.core_ops import reduced_axes
-from af_core.schedule.case import Case
-from af_core.schedule.cost import LINE_BYTES, CounterModel, gather_read_bytes, storage_bytes
-from af_core.schedule.impl_graph import ImplAxis, ImplGraph, ImplNode, Stage
-from af_core.schedule.rewrite import hoist_input_chain
-from af_core.schedule.rowtiles import reduce_calls_per_group
-from af_core.schedule.template import Rejected, ScheduleContext
-from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases
-from af_core.tiling.spec import CORE_NUM, UB_SIZE, CeilDiv, FloorDiv, Max, Min, TilingSpec
+from af_core.template_api import (
+    CORE_NUM,
+    LINE_BYTES,
+    UB_SIZE,
+    Case,
+    CeilDiv,
+    CounterModel,
+    FloorDiv,
+    GatherMode,
+    HintGraph,
+    ImplAxis,
+    ImplGraph,
+    ImplNode,
+    Max,
+    Min,
+    Node,
+    Rejected,
+    Role,
+    RowTiles,
+    ScheduleContext,
+    Stage,
+    TilePlan,
+    TilingSpec,
+    Unsupported,
+    api_call_for,
+    assign_releases,
+    contiguous_strides,
+    gather_read_bytes,
+    hoist_input_chain,
+    product,
+    reduce_calls_per_group,
+    reduced_axes,
+    storage_bytes,
+)
+from af_core.template_api import dtypes as dt
 
 MIN_LANES_PER_CORE = 256
 SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)

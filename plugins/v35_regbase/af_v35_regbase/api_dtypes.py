@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from af_core import dtypes as dt
+from af_core.template_api import dtypes as dt
 
 # ASCIR dtype names, short.
 F16, BF16, F32 = "float16", "bfloat16", "float32"

@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from af_core import deferred, hookimpl
-from af_core.codegen.api_source import ApiSource
+from af_core.template_api import ApiSource
 
 TWIN_INCLUDE = Path(__file__).parent / "twin" / "include"
 

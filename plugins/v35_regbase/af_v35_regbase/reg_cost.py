@@ -76,9 +76,8 @@ from collections.abc import Iterable
 
 import attrs
 
-from af_core import dtypes as dt
-from af_core.ir.sizes import Expr
-from af_core.tiling.spec import CeilDiv
+from af_core.template_api import CeilDiv, Expr
+from af_core.template_api import dtypes as dt
 
 #: The asc-devkit document the figures come from.
 SOURCE = "docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md"

@@ -16,12 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from af_core.errors import Unsupported
+from af_core.template_api import Unsupported
 
 if TYPE_CHECKING:
-    from af_core.codegen.kernel import KernelContext
-    from af_core.ir.graph import HintGraph, Node
-    from af_core.schedule.analysis import FusionAnalysis
+    from af_core.template_api import FusionAnalysis, HintGraph, KernelContext, Node
 
 #: The API source name of ``af_row_select.h`` (registered by this plugin); list it in an API source's
 #: ``requires`` to use ``AfRowSelectView`` / ``AfRowSelectSource`` there.
@@ -90,8 +88,7 @@ def row_select(graph: HintGraph, gather: Node, an: FusionAnalysis, who: str) -> 
     """
     import sympy
 
-    from af_core.ir.sizes import product
-    from af_core.schedule.rowtiles import dense
+    from af_core.template_api import dense, product
 
     if gather.y.dtype.is_bool:
         raise Unsupported("bool tables are not supported")

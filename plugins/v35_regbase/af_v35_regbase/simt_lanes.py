@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.codegen.kernel import KernelContext
-from af_core.codegen.scalar import Mask, ScalarEmitter, value_type
-from af_core.errors import CodegenError
-from af_core.ir.graph import HintGraph, Node
+from af_core.template_api import CodegenError, HintGraph, KernelContext, Mask, Node, ScalarEmitter, value_type
 
 SIMT_SOURCE = "af_simt_common"
 
@@ -58,7 +55,7 @@ class LanePointers:
 
 def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
     """The Data node under a view (Load or Broadcasts of a Load), with the axes masked on the way."""
-    from af_core.codegen.scalar import broadcast_mask
+    from af_core.template_api import broadcast_mask
 
     while node.op.compute_type == "broadcast":
         src = graph.producer(node, "x")

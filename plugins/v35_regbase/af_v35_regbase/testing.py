@@ -14,12 +14,16 @@ from typing import Any
 
 import attrs
 
-from af_core.autofuser import AutofuserOptions
-from af_core.inputs import GraphInputs
-from af_core.ir.graph import HintGraph
-from af_core.schedule.cost import twin_counters
-from af_core.tiling.solve import CaseRef, solve
-from af_core.twin import GraphRun, TwinSession
+from af_core.template_api import (
+    AutofuserOptions,
+    CaseRef,
+    GraphInputs,
+    GraphRun,
+    HintGraph,
+    TwinSession,
+    solve,
+    twin_counters,
+)
 from af_v35_regbase.api_calls.vf_chain import VfChainRegApiCall
 
 #: The reason a refused op gives (``afc explain`` shows it under the vector chains).

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from af_core.backend import Role
-from af_core.codegen.api_call import ApiCall
+from af_core.template_api import ApiCall, Role
 
 
 class StoreRegApiCall(ApiCall):

@@ -27,13 +27,17 @@ from typing import Any
 
 import sympy
 
-from af_core import dtypes
-from af_core.backend import GatherMode, Role
-from af_core.codegen.api_call import ApiCall
-from af_core.errors import CodegenError
-from af_core.ir.evaluate import FloorDiv
-from af_core.ir.sizes import product
-from af_core.schedule.impl_graph import ImplGraph, ImplNode
+from af_core.template_api import (
+    ApiCall,
+    CodegenError,
+    FloorDiv,
+    GatherMode,
+    ImplGraph,
+    ImplNode,
+    Role,
+    dtypes,
+    product,
+)
 from af_v35_regbase import reg_cost
 from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
 from af_v35_regbase.simt_lanes import SIMT_SOURCE, simt_lanes

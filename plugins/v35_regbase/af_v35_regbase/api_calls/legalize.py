@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import attrs
 
-from af_core import dtypes as dt
-from af_core.errors import CodegenError
+from af_core.template_api import CodegenError
+from af_core.template_api import dtypes as dt
 from af_v35_regbase import api_dtypes as tab
 
 UNARY = {"Abs": "Abs", "Exp": "Exp", "Log": "Ln", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Relu": "Relu"}

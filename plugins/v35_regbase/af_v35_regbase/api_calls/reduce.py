@@ -12,9 +12,8 @@ like the reference's integer accumulation.
 
 from __future__ import annotations
 
-from af_core import dtypes as dt
-from af_core.backend import Role
-from af_core.codegen.api_call import ApiCall
+from af_core.template_api import ApiCall, Role
+from af_core.template_api import dtypes as dt
 from af_v35_regbase import api_dtypes
 
 REDUCE_SOURCE = "af_reduce"

@@ -6,12 +6,7 @@ from typing import Any
 
 import sympy
 
-from af_core.backend import Role
-from af_core.codegen.api_call import ApiCall
-from af_core.ir.sizes import product
-from af_core.schedule.impl_graph import ImplGraph, ImplNode
-from af_core.schedule.rowtiles import dense
-from af_core.tiling.spec import CeilDiv
+from af_core.template_api import ApiCall, CeilDiv, ImplGraph, ImplNode, Role, dense, product
 
 TILE_IO_SOURCE = "af_tile_io"
 #: rows one ``DataCopyPad`` of ``AfLoadRows`` moves at most (its block count is 12 bits)

@@ -22,11 +22,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from af_core import dtypes as dt
-from af_core.backend import Role
-from af_core.codegen.api_call import ApiCall
-from af_core.codegen.scalar import literal
-from af_core.errors import CodegenError
+from af_core.template_api import ApiCall, CodegenError, Role, literal
+from af_core.template_api import dtypes as dt
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
     COMPARE,

@@ -124,14 +124,18 @@ from collections.abc import Callable, Sequence
 import attrs
 import sympy
 
-from af_core import dtypes as dt
-from af_core.backend import Role
-from af_core.codegen.api_call import ApiCall
-from af_core.codegen.scalar import literal
-from af_core.errors import CodegenError
-from af_core.ir.sizes import Expr
-from af_core.schedule.impl_graph import ImplGraph, ImplNode
-from af_core.tiling.spec import CeilDiv, FloorDiv
+from af_core.template_api import (
+    ApiCall,
+    CeilDiv,
+    CodegenError,
+    Expr,
+    FloorDiv,
+    ImplGraph,
+    ImplNode,
+    Role,
+    literal,
+)
+from af_core.template_api import dtypes as dt
 from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.legalize import (
     BINARY,

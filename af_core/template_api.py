@@ -1,0 +1,300 @@
+"""The template API: the one core module a plugin imports, besides ``af_core.hookspecs``.
+
+A template, an ApiCall or an op plugin needs a few dozen names spread over
+the graph IR, the schedule, the tiling spec and the code generator. Importing
+them from where they are defined ties every plugin to the core's module
+layout, so moving a helper between two core modules would break plugins that
+never used anything it changed. This facade declares what plugins may rely
+on: each name below is re-exported from the module that defines it (the
+single source; nothing is redefined here), and a plugin imports it from
+here::
+
+    from af_core import deferred, hookimpl               # the plugin contract
+    from af_core.template_api import Case, TilingSpec, Unsupported
+
+``tools/check_layers.py`` holds the built-in plugins and examples to this
+(``[tool.af.plugin-api]`` in pyproject.toml), and no core module imports this
+one: it sits above every layer of the core.
+
+The names resolve on first use, as in the top-level ``af_core`` package:
+``afc plugins`` imports every plugin module, and a plugin module importing
+``ApiSource`` from here must load the code generator's source table, not
+sympy with the schedule layer. Each name loads only its defining module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
+
+# public name -> the module that defines it; a name whose module is af_core.<name> is that module itself
+_LAZY = {
+    # graph IR and sizes: the graph a template is given, its nodes, dtypes and size expressions
+    "HintGraph": "af_core.ir.graph",
+    "Node": "af_core.ir.graph",
+    "dtypes": "af_core.dtypes",
+    "Expr": "af_core.ir.sizes",
+    "contiguous_strides": "af_core.ir.sizes",
+    "product": "af_core.ir.sizes",
+    # ops: what an op plugin registers (af_register_ops) and the core ops' shared rules
+    "OpDef": "af_core.ops.opdef",
+    "AttrSpec": "af_core.ops.opdef",
+    "InferContext": "af_core.ops.opdef",
+    "OutSpec": "af_core.ops.opdef",
+    "RefContext": "af_core.ops.opdef",
+    "CAST": "af_core.ops.opdef",
+    "broadcast_sizes": "af_core.ops.opdef",
+    "require_dtype_in": "af_core.ops.opdef",
+    "require_same_dtype": "af_core.ops.opdef",
+    "reduced_axes": "af_core.ops.core_ops",
+    # errors: what a template raises to reject a graph, what an ApiCall or an op raises on bad input
+    "Unsupported": "af_core.errors",
+    "CodegenError": "af_core.errors",
+    "DTypeError": "af_core.errors",
+    # schedule: the template contract, cases and the fusion analysis
+    "ScheduleContext": "af_core.schedule.template",
+    "Rejected": "af_core.schedule.template",
+    "Case": "af_core.schedule.case",
+    "FusionAnalysis": "af_core.schedule.analysis",
+    # schedule: the ImplGraph a case carries
+    "ImplGraph": "af_core.schedule.impl_graph",
+    "ImplNode": "af_core.schedule.impl_graph",
+    "ImplAxis": "af_core.schedule.impl_graph",
+    "ImplTensor": "af_core.schedule.impl_graph",
+    "Stage": "af_core.schedule.impl_graph",
+    "VECIN_VECOUT": "af_core.schedule.impl_graph",
+    # schedule: graph rewrites and the seed's measures
+    "hoist_input_chain": "af_core.schedule.rewrite",
+    "sink_unary_ops": "af_core.schedule.rewrite",
+    "main_input": "af_core.schedule.measures",
+    # schedule: the row-tile machinery and tile plans (UB tiles, views, reduces, releases)
+    "TileBuilder": "af_core.schedule.rowtiles",
+    "add_reduce": "af_core.schedule.rowtiles",
+    "dense": "af_core.schedule.rowtiles",
+    "fold_view": "af_core.schedule.rowtiles",
+    "reduce_calls_per_group": "af_core.schedule.rowtiles",
+    "view_head": "af_core.schedule.rowtiles",
+    "view_of": "af_core.schedule.rowtiles",
+    "workspace_view": "af_core.schedule.rowtiles",
+    "RowTiles": "af_core.schedule.tiles",
+    "TilePlan": "af_core.schedule.tiles",
+    "assign_releases": "af_core.schedule.tiles",
+    "pitch_for": "af_core.schedule.tiles",
+    # schedule: the gather stage of the tile-gathering templates
+    "add_gather": "af_core.schedule.gather_stage",
+    "gather_span_limit": "af_core.schedule.gather_stage",
+    "index_layout": "af_core.schedule.gather_stage",
+    "settle_pattern_flag": "af_core.schedule.gather_stage",
+    # tiling spec: the fields, constraints and integer helpers a case's tiling is written in
+    "TilingSpec": "af_core.tiling.spec",
+    "field": "af_core.tiling.spec",
+    "CORE_NUM": "af_core.tiling.spec",
+    "UB_SIZE": "af_core.tiling.spec",
+    "Max": "af_core.tiling.spec",
+    "Min": "af_core.tiling.spec",
+    "AlignUp": "af_core.ir.evaluate",
+    "CeilDiv": "af_core.ir.evaluate",
+    "FloorDiv": "af_core.ir.evaluate",
+    # cost: the modelled GM traffic of a case and the twin's counters it is checked against
+    "modelled_cost": "af_core.schedule.cost",
+    "gather_read_bytes": "af_core.schedule.cost",
+    "storage_bytes": "af_core.schedule.cost",
+    "CounterModel": "af_core.schedule.cost",
+    "LINE_BYTES": "af_core.schedule.cost",
+    # codegen: ApiCalls, the kernel context they generate in, scalar code and C++ sources
+    "ApiCall": "af_core.codegen.api_call",
+    "ApiSource": "af_core.codegen.api_source",
+    "KernelContext": "af_core.codegen.kernel",
+    "ScalarEmitter": "af_core.codegen.scalar",
+    "Mask": "af_core.codegen.scalar",
+    "broadcast_mask": "af_core.codegen.scalar",
+    "literal": "af_core.codegen.scalar",
+    "value_type": "af_core.codegen.scalar",
+    # backend roles: the parts of a kernel an ApiCall fills, and the installed ApiCall of a role
+    "Role": "af_core.backend",
+    "GatherMode": "af_core.backend",
+    "api_call_for": "af_core.backend",
+    # samples: the graphs a plugin registers (af_register_samples) and the builders they are written with
+    "Sample": "af_core.samples",
+    "GraphBuilder": "af_core.builders",
+    "embedding": "af_core.builders",
+    "gather": "af_core.builders",
+    # selection: what af_register_selection_policies and af_case_contributions take (docs/hooks.md)
+    "SelectionPolicy": "af_core.policy",
+    "ScoreTerm": "af_core.schedule.contributions",
+    "ResourceFormula": "af_core.schedule.contributions",
+    # twin and testing helpers a plugin ships for its own tests: runs, inputs, the Python tiling, counters
+    "TwinSession": "af_core.twin",
+    "GraphRun": "af_core.twin",
+    "GraphInputs": "af_core.inputs",
+    "AutofuserOptions": "af_core.options",
+    "CaseRef": "af_core.tiling.solve",
+    "solve": "af_core.tiling.solve",
+    "twin_counters": "af_core.schedule.cost",
+}
+
+__all__ = [
+    "AlignUp",
+    "ApiCall",
+    "ApiSource",
+    "AttrSpec",
+    "AutofuserOptions",
+    "CAST",
+    "CORE_NUM",
+    "Case",
+    "CaseRef",
+    "CeilDiv",
+    "CodegenError",
+    "CounterModel",
+    "DTypeError",
+    "Expr",
+    "FloorDiv",
+    "FusionAnalysis",
+    "GatherMode",
+    "GraphBuilder",
+    "GraphInputs",
+    "GraphRun",
+    "HintGraph",
+    "ImplAxis",
+    "ImplGraph",
+    "ImplNode",
+    "ImplTensor",
+    "InferContext",
+    "KernelContext",
+    "LINE_BYTES",
+    "Mask",
+    "Max",
+    "Min",
+    "Node",
+    "OpDef",
+    "OutSpec",
+    "RefContext",
+    "Rejected",
+    "ResourceFormula",
+    "Role",
+    "RowTiles",
+    "Sample",
+    "ScalarEmitter",
+    "ScheduleContext",
+    "ScoreTerm",
+    "SelectionPolicy",
+    "Stage",
+    "TileBuilder",
+    "TilePlan",
+    "TilingSpec",
+    "TwinSession",
+    "UB_SIZE",
+    "Unsupported",
+    "VECIN_VECOUT",
+    "add_gather",
+    "add_reduce",
+    "api_call_for",
+    "assign_releases",
+    "broadcast_mask",
+    "broadcast_sizes",
+    "contiguous_strides",
+    "dense",
+    "dtypes",
+    "embedding",
+    "field",
+    "fold_view",
+    "gather",
+    "gather_read_bytes",
+    "gather_span_limit",
+    "hoist_input_chain",
+    "index_layout",
+    "literal",
+    "main_input",
+    "modelled_cost",
+    "pitch_for",
+    "product",
+    "reduce_calls_per_group",
+    "reduced_axes",
+    "require_dtype_in",
+    "require_same_dtype",
+    "settle_pattern_flag",
+    "sink_unary_ops",
+    "solve",
+    "storage_bytes",
+    "twin_counters",
+    "value_type",
+    "view_head",
+    "view_of",
+    "workspace_view",
+]
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from af_core import dtypes
+    from af_core.backend import GatherMode, Role, api_call_for
+    from af_core.builders import GraphBuilder, embedding, gather
+    from af_core.codegen.api_call import ApiCall
+    from af_core.codegen.api_source import ApiSource
+    from af_core.codegen.kernel import KernelContext
+    from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, literal, value_type
+    from af_core.errors import CodegenError, DTypeError, Unsupported
+    from af_core.inputs import GraphInputs
+    from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
+    from af_core.ir.graph import HintGraph, Node
+    from af_core.ir.sizes import Expr, contiguous_strides, product
+    from af_core.ops.core_ops import reduced_axes
+    from af_core.ops.opdef import (
+        CAST,
+        AttrSpec,
+        InferContext,
+        OpDef,
+        OutSpec,
+        RefContext,
+        broadcast_sizes,
+        require_dtype_in,
+        require_same_dtype,
+    )
+    from af_core.options import AutofuserOptions
+    from af_core.policy import SelectionPolicy
+    from af_core.samples import Sample
+    from af_core.schedule.analysis import FusionAnalysis
+    from af_core.schedule.case import Case
+    from af_core.schedule.contributions import ResourceFormula, ScoreTerm
+    from af_core.schedule.cost import (
+        LINE_BYTES,
+        CounterModel,
+        gather_read_bytes,
+        modelled_cost,
+        storage_bytes,
+        twin_counters,
+    )
+    from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
+    from af_core.schedule.impl_graph import VECIN_VECOUT, ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+    from af_core.schedule.measures import main_input
+    from af_core.schedule.rewrite import hoist_input_chain, sink_unary_ops
+    from af_core.schedule.rowtiles import (
+        TileBuilder,
+        add_reduce,
+        dense,
+        fold_view,
+        reduce_calls_per_group,
+        view_head,
+        view_of,
+        workspace_view,
+    )
+    from af_core.schedule.template import Rejected, ScheduleContext
+    from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
+    from af_core.tiling.solve import CaseRef, solve
+    from af_core.tiling.spec import CORE_NUM, UB_SIZE, Max, Min, TilingSpec, field
+    from af_core.twin import GraphRun, TwinSession
+
+
+def __getattr__(name: str) -> object:
+    """Import the module defining ``name`` on first use, and keep the value so the next lookup is direct."""
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'af_core.template_api' has no attribute '{name}'")
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"af_core.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The declared names (resolved or not), so that ``dir()`` and completion show the whole API."""
+    return sorted({*__all__, "__doc__", "__file__", "__name__", "__spec__"})
