@@ -175,6 +175,9 @@ def test_gptj_attention_fuses_the_sin_cos_table_gather():
     model = lm.gptj_attention()
     program = compiled(model)
     assert fused_ops(program) == [["aten.index"]]
+    [region] = program.fused.partition.regions
+    [note] = region.notes  # why the rotate math stays in torch, as explain shows it
+    assert "'index' feeds 2 ops" in note and "split_with_sizes" in note and "a region has one output" in note
     assert gathers_left(program) == {}
     assert_equals_eager(program, model)
 
