@@ -314,7 +314,7 @@ def _why_chosen(policy: SelectionPolicy, best: CaseEvaluation, evaluations: list
 
 
 def _contributions(
-    scheduled: ScheduleResult, evaluations: list[CaseEvaluation], env
+    scheduled: ScheduleResult, evaluations: list[CaseEvaluation], env: Mapping[str, int]
 ) -> tuple[ContributionRow, ...]:
     rows = []
     for case, ev in zip(scheduled.cases, evaluations):

@@ -20,6 +20,8 @@ from af_core.naming import demangle, size_ident
 
 # sympy ships no type information, so to the checker this alias is Any; it still documents intent
 Expr: TypeAlias = sympy.Expr
+#: A size, an extent or a pitch: an expression over the graph's sizes and tiling fields, or a plain int.
+Size: TypeAlias = Expr | int
 
 
 def size_symbol(name: str) -> sympy.Symbol:

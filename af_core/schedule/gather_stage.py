@@ -27,7 +27,7 @@ from af_core import dtypes as dt
 from af_core.backend import GATHER_SCRATCH, GatherMode, Role, api_call_for
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import contiguous_strides
+from af_core.ir.sizes import Size, contiguous_strides
 from af_core.schedule.impl_graph import ImplNode
 from af_core.schedule.rowtiles import TileBuilder, never_dense, view_of
 from af_core.tiling.spec import FloorDiv
@@ -45,7 +45,7 @@ def check_gather_dtype(dtype: dt.DType) -> None:
         )
 
 
-def gather_span_limit(dtype: dt.DType, pin) -> tuple[sympy.Expr, sympy.Expr, str] | None:
+def gather_span_limit(dtype: dt.DType, pin: Size) -> tuple[sympy.Expr, sympy.Expr, str] | None:
     """(most tile rows, constraint, reason) bounding the Gather source of a tile, or None when unbounded.
 
     The zero slot sits at element ``tile * pin`` of the source, the highest element the Gather reads, so
@@ -62,7 +62,12 @@ def gather_span_limit(dtype: dt.DType, pin) -> tuple[sympy.Expr, sympy.Expr, str
 
 
 def index_layout(
-    graph: HintGraph, index_loads: list[Node], heads: dict[str, Node], outer, dim: int, index_sizes
+    graph: HintGraph,
+    index_loads: list[Node],
+    heads: dict[str, Node],
+    outer: Sequence[Size],
+    dim: int,
+    index_sizes: Sequence[Size],
 ) -> tuple[bool, dict]:
     """(full_index, view of the index load) — compact when the index row is broadcast."""
     head = heads[index_loads[0].name]
@@ -78,7 +83,7 @@ def index_layout(
     return False, compact
 
 
-def compact_strides(index_sizes, dim: int, inner_axes: list[int]) -> list:
+def compact_strides(index_sizes: Sequence[Size], dim: int, inner_axes: list[int]) -> list:
     """Position of each row coordinate in the compact index row (0 for broadcast axes)."""
     strides = {}
     acc = sympy.Integer(1)
@@ -92,9 +97,9 @@ def add_gather(
     b: TileBuilder,
     il: Node,
     *,
-    pin,
-    pidx,
-    pout,
+    pin: Size,
+    pidx: Size,
+    pout: Size,
     full_index: bool,
     index_axes: list[int],
     final: bool,

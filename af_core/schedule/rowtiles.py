@@ -21,6 +21,7 @@ never hard-coded here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 import sympy
@@ -29,7 +30,7 @@ from af_core import dtypes as dt
 from af_core.backend import Role, api_call_for, installed
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ir.sizes import Expr, expand_polynomial, product
+from af_core.ir.sizes import Expr, Size, expand_polynomial, product
 from af_core.ops.opdef import CAST
 from af_core.registry import get_registry, op_with_role
 from af_core.schedule.cost import COUNTER_NAMES, LINE_BYTES, storage_bytes
@@ -76,7 +77,9 @@ def view_head(graph: HintGraph, load: Node) -> Node:
             return node
 
 
-def view_of(graph: HintGraph, node: Node, outer_sizes, split: int, *, compact: bool = False) -> dict:
+def view_of(
+    graph: HintGraph, node: Node, outer_sizes: Sequence[Size], split: int, *, compact: bool = False
+) -> dict:
     """Row view of a loaded tensor: rows over axes ``< split``, a row over the rest.
 
     ``outer_sizes`` number the rows (they may be smaller than the tensor's own
@@ -99,7 +102,9 @@ def view_of(graph: HintGraph, node: Node, outer_sizes, split: int, *, compact: b
     }
 
 
-def workspace_view(sizes, split: int, name: str, outer_sizes=None) -> dict:
+def workspace_view(
+    sizes: Sequence[Size], split: int, name: str, outer_sizes: Sequence[Size] | None = None
+) -> dict:
     """Row view of a contiguous workspace tensor."""
     from af_core.ir.sizes import contiguous_strides
 
@@ -144,7 +149,14 @@ class TileBuilder:
     """
 
     def __init__(
-        self, graph: HintGraph, impl: ImplGraph, plan: TilePlan, loop: str, start, actual, buffers: int = 1
+        self,
+        graph: HintGraph,
+        impl: ImplGraph,
+        plan: TilePlan,
+        loop: str,
+        start: Size,
+        actual: Size,
+        buffers: int = 1,
     ) -> None:
         self.graph = graph
         self.impl = impl
@@ -176,10 +188,10 @@ class TileBuilder:
         self,
         node: Node,
         view: dict,
-        pitch,
+        pitch: Size,
         rows: Expr,
         *,
-        extra_bytes=0,
+        extra_bytes: Size = 0,
         source: str | None = None,
         dtype: dt.DType | None = None,
     ) -> str:
@@ -229,7 +241,7 @@ class TileBuilder:
             self.tensor_of[below.name] = name
         return name
 
-    def compute(self, node: Node, pitch, *, final: bool = False, extra_bytes=0) -> str:
+    def compute(self, node: Node, pitch: Size, *, final: bool = False, extra_bytes: Size = 0) -> str:
         """An elementwise node over the whole tile; ``final`` puts the result in a VECOUT queue."""
         if node.op.compute_type == "broadcast":
             if node.name not in self.tensor_of:
@@ -284,7 +296,7 @@ class TileBuilder:
         self.tensor_of[node.name] = out
         return out
 
-    def scratch_tiles(self, dtypes, pitch) -> list[str]:
+    def scratch_tiles(self, dtypes: Sequence[dt.DType], pitch: Size) -> list[str]:
         """Scratch tiles of the given dtypes and row pitch, shared by the stage's nodes (they run one after another)."""
         names = []
         seen: dict[str, int] = {}
@@ -297,7 +309,7 @@ class TileBuilder:
             names.append(self.scratch[key])
         return names
 
-    def cast(self, name: str, src: str, dtype: dt.DType, pitch, *, final: bool = False) -> str:
+    def cast(self, name: str, src: str, dtype: dt.DType, pitch: Size, *, final: bool = False) -> str:
         """Cast the tile ``src`` to ``dtype`` into a new tile ``name`` (a VECOUT queue when ``final``)."""
         out = self.plan.tile(
             name,
@@ -368,7 +380,7 @@ class TileBuilder:
         return notes
 
     def store(
-        self, name: str, src: str, target: str, width: Expr, pitch, rows: Expr, dtype: dt.DType
+        self, name: str, src: str, target: str, width: Expr, pitch: Size, rows: Expr, dtype: dt.DType
     ) -> None:
         """Store the tile ``src`` (``width`` elements per row, rows ``pitch`` apart) to contiguous rows of GM
         tensor ``target``; ``rows`` (all rows of the stage) only feeds the modelled GM traffic."""
@@ -685,9 +697,9 @@ def add_reduce(
     reduce: Node,
     src: str,
     value_dtype: dt.DType,
-    row_sizes,
+    row_sizes: Sequence[Size],
     axes_in_row: tuple[int, int],
-    pitch,
+    pitch: Size,
 ) -> tuple[str, Expr, Expr]:
     """Reduce axes ``[lo, hi)`` of each tile row; returns (result tensor, result row width, its pitch).
 

@@ -17,6 +17,7 @@ the same one.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -61,7 +62,7 @@ class ScheduleResult:
     policy: SelectionPolicy = SEED
     diagnostics: list[ContributionDiagnostic] = attrs.Factory(list)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Case]:
         return iter(self.cases)
 
     def __len__(self) -> int:

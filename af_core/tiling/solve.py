@@ -31,8 +31,9 @@ from af_core.registry import lookup_policy
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
 
-if TYPE_CHECKING:  # a type only: schedule is the layer above tiling
+if TYPE_CHECKING:  # types only: schedule is the layer above tiling
     from af_core.schedule.case import Case
+    from af_core.schedule.scheduler import ScheduleResult
 
 INT64_MAX = (1 << 63) - 1
 UINT32_MAX = (1 << 32) - 1
@@ -204,7 +205,9 @@ def evaluate_case(case: CaseRef, env: Mapping[str, int], ranked: Sequence[str] =
     )
 
 
-def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
+def _struct(
+    cases: Sequence[CaseRef], size_names: Sequence[str], env: Mapping[str, int], ev: CaseEvaluation
+) -> dict[str, int]:
     assert ev.block_dim is not None and ev.workspace is not None, "only a fitting case gets a struct"
     struct = {name: 0 for name in struct_field_names(size_names, cases)}
     struct.update({"block_dim": ev.block_dim, "tiling_key": ev.tiling_key, "workspace_size": ev.workspace})
@@ -213,7 +216,13 @@ def _struct(cases, size_names, env, ev: CaseEvaluation) -> dict[str, int]:
     return struct
 
 
-def _environment(size_names, sizes, core_num, ub_size, guards) -> dict[str, int]:
+def _environment(
+    size_names: Sequence[str],
+    sizes: Mapping[str, int],
+    core_num: int,
+    ub_size: int,
+    guards: Sequence[Guard],
+) -> dict[str, int]:
     env: dict[str, int] = {}
     for name in size_names:
         if name not in sizes:
@@ -298,7 +307,7 @@ def solve_for_case(
 
 
 def solve_scheduled(
-    scheduled,
+    scheduled: ScheduleResult,
     sizes: Mapping[str, int],
     core_num: int | None = None,
     ub_size: int | None = None,

@@ -48,7 +48,7 @@ import numpy as np
 from af_core import dtypes as dt
 from af_core import owned_dirs, toolchain
 from af_core.ascendc.gate import require_official
-from af_core.codegen.codegen import CodegenResult
+from af_core.codegen.codegen import CodegenResult, KernelIO
 from af_core.errors import ToolchainError, TwinError
 from af_core.inputs import GraphInputs
 from af_core.naming import demangle
@@ -628,7 +628,7 @@ def no_launch(result: CodegenResult, sizes: Mapping[str, int]) -> TwinRun:
     return TwinRun(outputs, NO_LAUNCH, 0, 0, {}, {}, (), launched=False)
 
 
-def _shape(io, sizes: Mapping[str, int]) -> list[int]:
+def _shape(io: KernelIO, sizes: Mapping[str, int]) -> list[int]:
     from af_core.ir.evaluate import eval_int
 
     return [eval_int(s, sizes) for s in io.shape]
