@@ -165,3 +165,16 @@ def test_bad_offsets_and_ids_are_refused_not_zeroed(sum_and_max, ids, starts, me
     with pytest.raises(RuntimeError) as err:
         program(torch.tensor(ids), torch.tensor(starts))
     assert message in str(err.value)
+
+
+def test_int32_ids_and_offsets_fuse_and_equal_eager():
+    """The filler of int32 ids is int32's largest value: past the table, read as a zero row."""
+    torch.manual_seed(2)
+    model = OffsetBag(mode="max", include_last_offset=True).eval()
+    ids = FLAT.to(torch.int32)
+    offsets = offsets_for(STARTS, len(FLAT), True).to(torch.int32)
+    program = af_torch.compile_exported(export(model, (ids, offsets)))
+    [region] = program.fused.partition.regions
+    assert region.layout is not None
+    with torch.no_grad():
+        torch.testing.assert_close(program(ids, offsets), model(ids, offsets))
