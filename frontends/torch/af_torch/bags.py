@@ -6,9 +6,9 @@ to the end unless ``include_last_offset``). The fused kernels reduce a
 ``(bags, bag length)`` id matrix along its second axis, so each call lays the
 bags out as one: row ``b`` holds bag ``b``'s ids, and the slots past its end
 (and its ``padding_idx`` entries) hold a *filler*, an id past every table
-row. The gather reads the filler as a zero row without touching memory
-(``need_check_bound``), so a slot costs an index element, not a table row:
-the kernel still reads each bag entry's row once.
+row. The gather is bound-checked (``need_check_bound``): an id outside the
+table gives a zero row and selects no table row, so a free slot adds an
+index element to the kernel's input, not a row of the table to gather.
 
 What each mode needs from the layout:
 
