@@ -48,10 +48,11 @@ _LAZY = {
     "require_dtype_in": "af_core.ops.opdef",
     "require_same_dtype": "af_core.ops.opdef",
     "reduced_axes": "af_core.ops.core_ops",
-    # errors: what a template raises to reject a graph, what an ApiCall or an op raises on bad input
+    # errors: a template's rejection, an ApiCall's or an op's bad input, and no case proposed for a graph
     "Unsupported": "af_core.errors",
     "CodegenError": "af_core.errors",
     "DTypeError": "af_core.errors",
+    "ScheduleError": "af_core.errors",
     # schedule: the template contract, cases and the fusion analysis
     "ScheduleContext": "af_core.schedule.template",
     "Rejected": "af_core.schedule.template",
@@ -130,7 +131,9 @@ _LAZY = {
     "GraphInputs": "af_core.inputs",
     "AutofuserOptions": "af_core.options",
     "CaseRef": "af_core.tiling.solve",
+    "evaluate_case": "af_core.tiling.solve",
     "solve": "af_core.tiling.solve",
+    "solve_scheduled": "af_core.tiling.solve",
     "twin_counters": "af_core.schedule.cost",
 }
 
@@ -177,6 +180,7 @@ __all__ = [
     "Sample",
     "ScalarEmitter",
     "ScheduleContext",
+    "ScheduleError",
     "ScoreTerm",
     "SelectionPolicy",
     "Stage",
@@ -197,6 +201,7 @@ __all__ = [
     "dense",
     "dtypes",
     "embedding",
+    "evaluate_case",
     "field",
     "fold_view",
     "gather",
@@ -216,6 +221,7 @@ __all__ = [
     "settle_pattern_flag",
     "sink_unary_ops",
     "solve",
+    "solve_scheduled",
     "storage_bytes",
     "twin_counters",
     "value_type",
@@ -232,7 +238,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.codegen.api_source import ApiSource
     from af_core.codegen.kernel import KernelContext
     from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, literal, value_type
-    from af_core.errors import CodegenError, DTypeError, Unsupported
+    from af_core.errors import CodegenError, DTypeError, ScheduleError, Unsupported
     from af_core.inputs import GraphInputs
     from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
     from af_core.ir.graph import HintGraph, Node
@@ -279,7 +285,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from af_core.schedule.template import Rejected, ScheduleContext
     from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
-    from af_core.tiling.solve import CaseRef, solve
+    from af_core.tiling.solve import CaseRef, evaluate_case, solve, solve_scheduled
     from af_core.tiling.spec import CORE_NUM, UB_SIZE, Max, Min, TilingSpec, field
     from af_core.twin import GraphRun, TwinSession
 
