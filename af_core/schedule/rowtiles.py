@@ -28,7 +28,7 @@ import sympy
 
 from af_core import dtypes as dt
 from af_core.backend import Role, api_call_for, installed
-from af_core.errors import Unsupported
+from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
 from af_core.ops.opdef import CAST
@@ -363,9 +363,29 @@ class TileBuilder:
         A reduce a chain takes in issues none of the calls :func:`add_reduce` counted per row (the chain's
         one launch per tile replaces them). The buffer of every tile a chain node reads or writes grows by
         the bytes its ApiCall may read or write past the tile (``read_past_tile``, :meth:`TilePlan.pad`):
-        call it before the stage's UB fit is computed."""
+        call it before the stage's UB fit is computed.
+
+        Called out of order it raises :class:`ScheduleError` at once, naming the call: after
+        :func:`~af_core.schedule.tiles.assign_releases` (a release on a node the fusion replaces would never
+        be rendered, so that tile would never be freed), or before the node that reads a chain's result (the
+        chain would write nothing, and code generation would fail far from the cause)."""
+        released = sorted(n.name for n in self.nodes if n.attrs.get("release"))
+        if released:
+            raise ScheduleError(
+                f"TileBuilder.fuse_chains() called after assign_releases(): node(s) {released} already "
+                "carry releases, which fusing would lose; call fuse_chains() after the stage's last compute, "
+                "reduce and store, and before assign_releases() and the UB fit"
+            )
         before = {n.name: n for n in self.nodes if "row_calls" in n.attrs}
         self.nodes, notes = fuse_vector_chains(self.nodes, self.impl)
+        chain_name = api_call_for(Role.VECTOR_CHAIN).name if notes else None
+        silent = [n for n in self.nodes if n.api_call == chain_name and n.api_call and not n.outputs]
+        if silent:
+            fused = [m.name for m in self.nodes if m.fused_into == silent[0].name]
+            raise ScheduleError(
+                f"TileBuilder.fuse_chains(): the chain of {fused} writes no tile, since no node built so far "
+                "reads its result; call fuse_chains() after the stage's last compute, reduce and store"
+            )
         for n in self.nodes:
             if n.fused_into is not None and n.name in before:
                 self.calls_per_row = self.calls_per_row - before[n.name].attrs["row_calls"]
