@@ -142,7 +142,11 @@ def test_plugins_with_every_installed_plugin_loads_nothing_heavy_but_the_table_p
 
 
 def test_plugins_load_builds_every_deferred_registration_and_then_loads_the_heavy_layers():
+    templates = {ep.name for ep in md.entry_points(group=ENTRY_POINT_GROUP)} - {"elementwise", "v35_regbase"}
     proc, loaded = run_afc("plugins", "--load")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "load errors: none" in proc.stdout
-    assert "sympy" in loaded  # the templates were built: their modules use the formula engine
+    if templates:  # a template was built: its module uses the formula engine
+        assert "sympy" in loaded
+    else:  # af-core alone (the core env): nothing is deferred, so nothing heavy is built
+        assert loaded == {"rich"}
