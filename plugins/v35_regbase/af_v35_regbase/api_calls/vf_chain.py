@@ -115,6 +115,7 @@ the memory-based ``ReduceRegApiCall``, with the reason in ``afc explain``.
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import math
@@ -151,7 +152,7 @@ from af_v35_regbase.api_calls.legalize import (
 )
 from af_v35_regbase.api_calls.vector import compare_scalar, scalar_literal
 from af_v35_regbase.api_dtypes import reg_accepts
-from af_v35_regbase.reg_cost import LOAD, MASK, STORE, RegInstr
+from af_v35_regbase.reg_cost import COMPUTE, LOAD, MASK, STORE, RegInstr
 
 #: Bytes of one vector register.
 VECTOR_BYTES = 256
@@ -182,6 +183,30 @@ _F32, _I32 = dt.float32, dt.int32
 #: element size -> the dtype name of the UpdateMask of a step (the mask type of text())
 _MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
 _NARROW_FLOATS = ("float16", "bfloat16")
+
+
+class FormKind(enum.Enum):
+    """The kinds of memory-path form :func:`~af_v35_regbase.api_calls.legalize.op_form` gives an op (its
+    ``Form.kind`` strings, which the memory path keeps), named once here so the register code matches on
+    members rather than on spelled-out strings; each kind with a register form has a row of
+    :data:`REGISTER_FORMS`."""
+
+    DIRECT = "direct"
+    PROMOTE = "promote"
+    WIDEN = "widen"
+    REINTERPRET = "reinterpret"
+    SPLAT = "splat"
+    RELU_MAXS = "relu_maxs"
+    CAST = "cast"
+    BITS = "bits"
+    COMPOSITE = "composite"
+    REJECT = "reject"
+
+
+def form_kind(form: Form) -> FormKind:
+    """The :class:`FormKind` of a memory-path form (a kind ``op_form`` does not make is an error here, not a
+    silent miss of every table row)."""
+    return FormKind(form.kind)
 
 
 #: Why a run of 64-bit values keeps a predicate read outside it (:meth:`VfChainRegApiCall.edge_rejection`).
@@ -287,7 +312,11 @@ def _promotable(op_type: str, out: dt.DType) -> bool:
 def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
     """Whether a ``direct`` op has a register form in float32 only (e.g. Neg on bfloat16: register Muls
     takes no bfloat16)."""
-    return form.kind == "direct" and _promotable(op_type, out) and not reg_accepts(REG_API[op_type], out)
+    return (
+        form_kind(form) is FormKind.DIRECT
+        and _promotable(op_type, out)
+        and not reg_accepts(REG_API[op_type], out)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -304,13 +333,13 @@ def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], boo
     # a word route holds its 64-bit values as int32 words (or a register pair): 4-byte registers only
     words = _word_route(form)
     sizes = {d.itemsize for d in (*ins, out) if not (words and d.itemsize == 8)}
-    in_f32 = form.kind in ("promote", "composite") or op_type in RECIPROCALS
+    in_f32 = _computes_in_float32(form) or op_type in RECIPROCALS
     if in_f32 or _f32_only(op_type, form, out):
         sizes.add(4)
     sizes |= _route_sizes(form)
     if _widened_bytes(op_type, form, out):
         sizes.add(2)
-    narrow = form.kind in ("direct", "relu_maxs", "bits", *UNSIGNED_FORMS) and out.itemsize == 2
+    narrow = _in_own_lanes(form) and out.itemsize == 2
     narrow = narrow or _same_size_2b_cast(form)
     return False, frozenset(sizes), narrow and not in_f32 and not _promotable(op_type, out)
 
@@ -436,7 +465,7 @@ def _logical_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -
 #: multiplication give the same bits whatever the signedness, and the scalar (wrapped into the unsigned
 #: type) is the bits the memory path's wrapped signed scalar has; Maxs / Mins of the scalar pick the value the
 #: memory path's Max / Min with a register of it picks.
-UNSIGNED_FORMS = ("reinterpret", "splat")
+UNSIGNED_FORMS = (FormKind.REINTERPRET, FormKind.SPLAT)
 
 
 def _unsigned_rejection(op_type: str, out: dt.DType) -> str | None:
@@ -460,7 +489,7 @@ def _widened_bytes(op_type: str, form: Form, out: dt.DType) -> bool:
     values sit unpacked in the even byte lanes next to the 2-byte ones (``DIST_UNPACK_B8`` /
     ``DIST_PACK_B16``). Only the even byte lanes are read and written (``RegLayout::ZERO``), so no
     narrowing Cast's other byte lanes matter."""
-    return form.kind == "widen" and op_type in ("Mul", "Muls") and out.itemsize == 1
+    return form_kind(form) is FormKind.WIDEN and op_type in ("Mul", "Muls") and out.itemsize == 1
 
 
 def _makes_mask(op: str) -> bool:
@@ -469,12 +498,6 @@ def _makes_mask(op: str) -> bool:
 
 
 # -- 64-bit integer ops over a register pair ----------------------------------------
-#: Memory forms a 64-bit op of a run may take: the instruction in its dtype (``direct``) or a bitwise op
-#: (``bits``: the memory path's calls on the int16 view of the same bytes; the register And / Or / Xor / Not
-#: in the 64-bit type give the same bits).
-B64_FORMS = ("direct", "bits")
-
-
 def b64_api(op_type: str, out: dt.DType) -> str:
     """The register instruction of a 64-bit op: its :data:`REG_API` one, except Neg on int64 -- the register
     ``Neg`` (NegImpl takes int64: Duplicate of 0 and the pair Sub, five calls) rather than the memory path's
@@ -492,15 +515,36 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
     go through :func:`_mask_rejection`). A Cast between int64 and uint64 is a register view (the memory path
     copies the same bits); the other Casts to and from 64 bits hold the 64-bit values as int32 words or a
-    RegTraitNumTwo register in a run of 4-byte values (:data:`_WORD_MODES`)."""
-    if form.kind == "cast" and form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
+    RegTraitNumTwo register in a run of 4-byte values (:data:`_WORD_MODES`). Each is the 64-bit legality
+    (``wide``) of its form's row of :data:`REGISTER_FORMS`; a form with no such row has no 64-bit form."""
+    row = REGISTER_FORMS.get(form_kind(form))
+    if row is None or row.wide is None:
+        return _b64_reason(op_type, out)
+    return row.wide(op_type, form, ins, out)
+
+
+def _b64_reason(op_type: str, out: dt.DType) -> str:
+    """Why a 64-bit op has no register form here (the reason :data:`MEMORY_CALL_REASONS` ``gap: 64-bit op``
+    matches)."""
+    return f"{op_type} on 64-bit data: the 3510 register {b64_api(op_type, out)} has no {out.name} form generated here"
+
+
+def _b64_pair_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """The 64-bit legality of the :data:`B64_FORMS` rows: the op's register instruction (:func:`b64_api`) in
+    its own 64-bit type, one sequence over a register pair."""
+    if any(d != out for d in ins) or not reg_accepts(b64_api(op_type, out), out):
+        return _b64_reason(op_type, out)
+    return None
+
+
+def _b64_cast_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """The 64-bit legality of the ``cast`` row: int64 <-> uint64 as a register view, or a route holding its
+    64-bit values as words or a register pair in a run of 4-byte values."""
+    if form.steps and all(mode == "VIEW" for _to, _frm, mode in form.steps):
         return None  # int64 <-> uint64: the register read as the other type, no instruction
     if _word_route(form):
         return None  # 64-bit values as words (or a register pair), in a run of 4-byte values
-    api = b64_api(op_type, out)
-    if form.kind not in B64_FORMS or any(d != out for d in ins) or not reg_accepts(api, out):
-        return f"{op_type} on 64-bit data: the 3510 register {api} has no {out.name} form generated here"
-    return None
+    return _b64_reason(op_type, out)
 
 
 # -- Cast routes in registers -------------------------------------------------------
@@ -614,7 +658,7 @@ def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] 
 def _modes(form: Form) -> frozenset[str]:
     """The modes of a ``cast`` form's register route (empty for other forms or a route with no register
     form)."""
-    if form.kind != "cast":
+    if form_kind(form) is not FormKind.CAST:
         return frozenset()
     route = register_route(form)
     return frozenset() if isinstance(route, str) else frozenset(mode for _to, _frm, mode in route)
@@ -711,7 +755,7 @@ def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]])
         if all(d.itemsize != 1 for d in (*ins_t, out_t)):
             continue
         form = op_form(op_type, ins_t, out_t)
-        if form.kind != "cast" and not _widened_bytes(op_type, form, out_t):
+        if form_kind(form) is not FormKind.CAST and not _widened_bytes(op_type, form, out_t):
             return (
                 f"{op_type} on 1-byte data next to 2-byte values: the 1-byte values sit unpacked in the even "
                 "byte lanes, which only a Cast (or an 8-bit Mul / Muls, cast up and back) reads"
@@ -732,7 +776,7 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
         if all(d.itemsize != 1 for d in (*ins_t, out_t)):
             continue
         form = op_form(op_type, ins_t, out_t)
-        route = register_route(form) if form.kind == "cast" else None
+        route = register_route(form) if form_kind(form) is FormKind.CAST else None
         if isinstance(route, tuple) and _widens_from_bytes(route):
             reads = True
         elif isinstance(route, tuple) and _low_byte(route):
@@ -753,7 +797,7 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
 def _route_sizes(form: Form) -> frozenset[int]:
     """Element sizes the register steps of a ``cast`` form hold (its intermediates too, e.g. the float32 of
     int16 -> float32 -> bfloat16); empty for other forms or a route with no register form."""
-    if form.kind != "cast" or not form.steps:
+    if form_kind(form) is not FormKind.CAST or not form.steps:
         return frozenset()
     route = register_route(form)
     if isinstance(route, str):
@@ -766,7 +810,7 @@ def _route_sizes(form: Form) -> frozenset[int]:
 def _same_size_2b_cast(form: Form) -> bool:
     """Whether a ``cast`` form holds a register Cast between two 2-byte types (int16 <-> float16, float16 <->
     bfloat16): it takes a mask and registers of 2-byte lanes, so its run holds no unpacked 2-byte values."""
-    if form.kind != "cast" or not form.steps:
+    if form_kind(form) is not FormKind.CAST or not form.steps:
         return False
     route = register_route(form)
     return not isinstance(route, str) and any(
@@ -779,6 +823,108 @@ def _view(reg: str, to: dt.DType) -> str:
     implementation reinterprets registers; no instruction."""
     base = reg.rsplit(")", 1)[-1]
     return f"(AscendC::Reg::RegTensor<{to.cpp}>&){base}"
+
+
+# -- the legality of each register form (the ``accepts`` of :data:`REGISTER_FORMS`' rows) -----------------
+#: ``accepts`` / ``wide`` of a row: (op, its memory form, input dtypes, output dtype) -> why the form has no
+#: register code for them, or None.
+_Accepts = Callable[[str, Form, tuple[dt.DType, ...], dt.DType], str | None]
+
+
+def _own_type_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """What every form but ``cast`` / ``composite`` asks first: a register instruction for the op
+    (:data:`REG_API`) and inputs of the result's dtype."""
+    if op_type not in REG_API:
+        return f"op {op_type} has no register form in the vector function (memory-based call)"
+    if any(d != out for d in ins):
+        return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
+    return None
+
+
+def _memory_form_reason(op_type: str, form: Form, out: dt.DType) -> str:
+    """Why an op whose memory form is not one register instruction in its dtype stays a memory call."""
+    return f"{op_type} on {out.name} takes the '{form_kind(form).value}' memory form (not one instruction in its dtype)"
+
+
+def _no_row_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str:
+    """Why an op whose form has no row of :data:`REGISTER_FORMS` (``reject``) cannot join a run."""
+    return _own_type_rejection(op_type, ins, out) or _memory_form_reason(op_type, form, out)
+
+
+def _reciprocal_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """Reciprocal / Rsqrt on a float (no register instruction of their own: a Div of ones in float32), asked
+    before the ``direct`` / ``promote`` forms' own questions."""
+    return None if all(d == out for d in ins) else f"{op_type} mixes dtypes"
+
+
+def _api_rejection(api: str, op_type: str, out: dt.DType) -> str | None:
+    """Whether the register ``api`` takes ``out`` -- or, for the ops of :data:`ROUNDS_ONCE`, float32."""
+    if not reg_accepts(api, out) and not _promotable(op_type, out):
+        return f"the 3510 register {api} does not accept {out.name}"
+    return None
+
+
+def _direct_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``direct``: the op's register instruction in its dtype (or float32, :func:`_promotable`)."""
+    if op_type in RECIPROCALS and out.is_float:
+        return _reciprocal_rejection(op_type, ins, out)
+    return _own_type_rejection(op_type, ins, out) or _api_rejection(REG_API[op_type], op_type, out)
+
+
+def _promote_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``promote``: the op's register instruction in float32."""
+    if op_type in RECIPROCALS and out.is_float:
+        return _reciprocal_rejection(op_type, ins, out)
+    why = _own_type_rejection(op_type, ins, out)
+    if why is not None:
+        return why
+    api = REG_API[op_type]
+    return None if reg_accepts(api, _F32) else f"the 3510 register {api} does not accept float32"
+
+
+def _bits_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``bits``: the register And / Or / Xor / Not in the tile's own integer type."""
+    why = _own_type_rejection(op_type, ins, out)
+    if why is not None:
+        return why
+    api = REG_API[op_type]
+    return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
+
+
+def _unsigned_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """:data:`UNSIGNED_FORMS`: the register tensor-scalar instruction in the unsigned type."""
+    return _own_type_rejection(op_type, ins, out) or _unsigned_rejection(op_type, out)
+
+
+def _widen_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``widen``: int8 Neg in its own type (:func:`_neg_in_own_type`), 8-bit Mul / Muls in int16 lanes
+    (:func:`_widened_bytes`); any other widened op stays a memory call."""
+    why = _own_type_rejection(op_type, ins, out)
+    if why is not None:
+        return why
+    if _neg_in_own_type(op_type, out):
+        return None
+    if _widened_bytes(op_type, form, out):
+        return None if reg_accepts(REG_API[op_type], _I16) else f"the 3510 register {op_type} takes no int16"
+    return _memory_form_reason(op_type, form, out)
+
+
+def _relu_maxs_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``relu_maxs``: the register Maxs with 0 in the op's dtype."""
+    return _own_type_rejection(op_type, ins, out) or _api_rejection("Maxs", op_type, out)
+
+
+def _cast_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``cast``: the route's register steps (:func:`register_route`)."""
+    route = register_route(form)
+    return route if isinstance(route, str) else None
+
+
+def _composite_accepts(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
+    """``composite``: the float32 sequences of :data:`COMPOSITE`."""
+    if op_type not in COMPOSITE:
+        return f"{op_type} takes a composite memory form with no register form here"
+    return None
 
 
 class VfChainRegApiCall(ApiCall):
@@ -801,43 +947,11 @@ class VfChainRegApiCall(ApiCall):
             return _mask_rejection(op_type, ins, out)
         form = op_form(op_type, ins, out)
         if out.itemsize == 8 or any(d.itemsize == 8 for d in ins):
-            return _b64_rejection(op_type, form, ins, out)
-        kind = form.kind
-        if kind == "cast":
-            route = register_route(form)
-            return route if isinstance(route, str) else None
-        if kind == "composite":
-            if op_type not in COMPOSITE:
-                return f"{op_type} takes a composite memory form with no register form here"
-            return None
-        if op_type in RECIPROCALS and kind in ("direct", "promote") and out.is_float:
-            return None if all(d == out for d in ins) else f"{op_type} mixes dtypes"
-        if op_type not in REG_API:
-            return f"op {op_type} has no register form in the vector function (memory-based call)"
-        if any(d != out for d in ins):
-            return f"{op_type} mixes dtypes {', '.join(d.name for d in ins)} -> {out.name}"
-        if kind == "promote":
-            api = REG_API[op_type]
-            return None if reg_accepts(api, _F32) else f"the 3510 register {api} does not accept float32"
-        if kind == "bits":
-            api = REG_API[op_type]
-            return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
-        if kind in UNSIGNED_FORMS:
-            return _unsigned_rejection(op_type, out)
-        if kind == "widen" and _neg_in_own_type(op_type, out):
-            return None
-        if _widened_bytes(op_type, form, out):
-            return (
-                None if reg_accepts(REG_API[op_type], _I16) else f"the 3510 register {op_type} takes no int16"
-            )
-        if kind not in ("direct", "relu_maxs"):
-            return (
-                f"{op_type} on {out.name} takes the '{kind}' memory form (not one instruction in its dtype)"
-            )
-        api = "Maxs" if kind == "relu_maxs" else REG_API[op_type]
-        if not reg_accepts(api, out) and not _promotable(op_type, out):
-            return f"the 3510 register {api} does not accept {out.name}"
-        return None
+            return _b64_rejection(op_type, form, ins, out)  # the rows' 64-bit legality
+        row = REGISTER_FORMS.get(form_kind(form))
+        if row is None:
+            return _no_row_rejection(op_type, form, ins, out)
+        return row.accepts(op_type, form, ins, out)
 
     @classmethod
     def run_local_dtypes(cls) -> frozenset[str]:
@@ -955,11 +1069,7 @@ class VfChainRegApiCall(ApiCall):
             out = dt.get(out)
             widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
             form = op_form(op_type, ins, out)
-            if (
-                form.kind in ("promote", "composite")
-                or op_type in RECIPROCALS
-                or _f32_only(op_type, form, out)
-            ):
+            if _computes_in_float32(form) or op_type in RECIPROCALS or _f32_only(op_type, form, out):
                 widths.add(4)
             widths |= _route_sizes(form)
             if _widened_bytes(op_type, form, out):
@@ -1132,7 +1242,8 @@ class _Source:
     impl: ImplGraph
     define: Callable[[str, str], object]
 
-    def _dtype(self, tensor: str) -> dt.DType:
+    def dtype_of(self, tensor: str) -> dt.DType:
+        """The dtype of one of the node's tensors."""
         return self.impl.tensor(tensor).dtype
 
 
@@ -1148,6 +1259,20 @@ def _build(source: _Source, steps: list[dict], reduce: dict | None = None) -> _F
         for j, name in enumerate(source.node.outputs):
             fn.store(name, f"dst{j}")
     return fn
+
+
+@attrs.frozen
+class RegCall:
+    """One ``AscendC::Reg`` call, from which both its C++ text and its recorded instruction come (the api named
+    once): ``AscendC::Reg::api<template>(args...);``."""
+
+    api: str
+    args: tuple[str, ...]
+    template: str = ""
+
+    def text(self) -> str:
+        """The call as C++."""
+        return f"AscendC::Reg::{self.api}{f'<{self.template}>' if self.template else ''}({', '.join(self.args)});"
 
 
 #: One ``AscendC::Reg`` call in generated text: its name (a declaration of a register type is no call).
@@ -1204,13 +1329,21 @@ class _StepOperands:
         """The step's scalar operand (a tensor-scalar op's), or None."""
         return self.step.get("value")
 
+    @property
+    def kind(self) -> FormKind:
+        """The kind of the step's memory-path form: its row of :data:`REGISTER_FORMS`."""
+        return form_kind(self.form)
+
 
 class _Function:
     """The body of one vector function: registers, the per-step instructions, the loop around them.
 
     Every ``AscendC::Reg`` call of the loop body goes through :meth:`emit`, which records its
     :class:`~af_v35_regbase.reg_cost.RegInstr` (the cost model counts those); :meth:`text` refuses a
-    body holding a call that was not recorded.
+    body holding a call that was not recorded. Most calls are written by :meth:`instr`, which renders the
+    line and the instruction from the same arguments; a reduce function's calls around the per-vector body
+    are recorded by :meth:`place` / :meth:`place_calls`. A value step's code is the ``emit`` of its form's
+    row of :data:`REGISTER_FORMS` (:meth:`_value`).
     """
 
     def __init__(self, call: _Source, steps: list[dict], reduce: dict | None = None) -> None:
@@ -1227,7 +1360,7 @@ class _Function:
         self.placed: list[tuple[str, reg_cost.RegInstr]] = []
         #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) lines per vector and their
         #: instructions, the LoadUnAlignPre lines per group (innermost axis, one UnalignRegForLoad per input)
-        self.unaligned = reduce is not None and not starts_aligned(reduce, call._dtype(reduce["output"]))
+        self.unaligned = reduce is not None and not starts_aligned(reduce, call.dtype_of(reduce["output"]))
         self.unaligned_loads: list[str] = []
         self.unaligned_instrs: list[reg_cost.RegInstr] = []
         self.row_pres: list[tuple[str, reg_cost.RegInstr]] = []
@@ -1237,21 +1370,23 @@ class _Function:
         made, reads = mask_tensors(steps)
         #: predicates read from bit-mask tiles made outside the function (:meth:`load_mask`)
         self.mask_reads = reads
-        dtypes = {call._dtype(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in made | reads}
+        dtypes = {
+            call.dtype_of(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in made | reads
+        }
         if reduce is not None:
-            dtypes.add(call._dtype(reduce["output"]))
+            dtypes.add(call.dtype_of(reduce["output"]))
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
-            f.kind in ("promote", "composite")
+            _computes_in_float32(f)
             or s["op"] in RECIPROCALS
-            or _f32_only(s["op"], f, call._dtype(s["output"]))
+            or _f32_only(s["op"], f, call.dtype_of(s["output"]))
             or 4 in _route_sizes(f)
             for s, f in zip(steps, forms)
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         # an 8-bit Mul / Muls computes in int16 lanes: a run of 1-byte values then holds them unpacked
-        widened = any(_widened_bytes(s["op"], f, call._dtype(s["output"])) for s, f in zip(steps, forms))
+        widened = any(_widened_bytes(s["op"], f, call.dtype_of(s["output"])) for s, f in zip(steps, forms))
         #: 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
         self.bytes_unpacked = not wide and ({1, 2} <= {d.itemsize for d in dtypes} or widened)
         #: 1-byte values next to 4-byte ones: in every fourth byte lane (DIST_UNPACK4_B8), read only by a
@@ -1289,19 +1424,44 @@ class _Function:
         )
 
     def emit(self, instr: reg_cost.RegInstr, line: str) -> None:
-        """Append one register call to the loop body and record its instruction."""
+        """Append one register call to the loop body and record its instruction (calls whose text
+        :meth:`instr` does not write: mask moves, loads and stores with distribution modes)."""
         self.instrs.append(instr)
         self.body.append(line)
 
+    def instr(
+        self,
+        api: str,
+        dtype: dt.DType | str,
+        *args: str,
+        template: str = "",
+        mask: str | None = "mask",
+        kind: str = COMPUTE,
+        src: dt.DType | None = None,
+        mode: str | None = None,
+        elements: int | None = None,
+    ) -> None:
+        """Write ``AscendC::Reg::api<template>(args..., mask);`` into the loop body and record its
+        :class:`~af_v35_regbase.reg_cost.RegInstr` from the same arguments, so the instruction is named once
+        for the text and the cost model. ``dtype`` is the element type of its registers (a mask type name for
+        a mask instruction), ``src`` a Cast's source type, ``mode`` a comparison's CMPMODE, ``elements`` the
+        elements a load or store moves when not one vector of ``dtype``; ``mask`` None for a call taking none."""
+        name = dtype if isinstance(dtype, str) else dtype.name
+        call = RegCall(api, (*args, *([] if mask is None else [mask])), template)
+        recorded = RegInstr(api, name, kind, elements, src=None if src is None else src.name, mode=mode)
+        self.emit(recorded, call.text())
+
     def place(self, loop: str, line: str, *instrs: reg_cost.RegInstr) -> str:
-        """Record the register calls of ``line``, a line a reduce function runs once per iteration of
-        ``loop`` (a key of :meth:`loop_counts`); returns the line. Computing calls of the reduce's dtype
-        may be left to be read from the line itself (``instrs`` empty)."""
-        if not instrs:
-            dtype = self.call._dtype(self.reduce["output"]).name  # type: ignore[index]
-            instrs = tuple(RegInstr(api, dtype) for api in _CALL.findall(line))
+        """Record ``instrs``, the register calls of ``line``, a line a reduce function runs once per
+        iteration of ``loop`` (a key of :meth:`loop_counts`); returns the line."""
         self.placed += [(loop, instr) for instr in instrs]
         return line
+
+    def place_calls(self, loop: str, *calls: RegCall) -> str:
+        """:meth:`place` for computing calls of the reduce's dtype: their text on one line, each recorded
+        from the same :class:`RegCall`."""
+        dtype = self.call.dtype_of(self.reduce["output"]).name  # type: ignore[index]
+        return self.place(loop, " ".join(c.text() for c in calls), *(RegInstr(c.api, dtype) for c in calls))
 
     def loop_counts(self, reduce: dict) -> dict[str, Expr]:
         """How often each loop of the reduce function (:meth:`reduce_text`, :meth:`horizontal_text`) runs
@@ -1361,15 +1521,20 @@ class _Function:
         if tensor in self.mask_reads:
             self.load_mask(tensor, ptr)
             return
-        dtype = self.call._dtype(tensor)
+        dtype = self.call.dtype_of(tensor)
         if tensor in self.pair_reads and self.lanes == VECTOR_BYTES // 4 and self.reduce is None:
             # 64-bit values a Cast to float32 reads (PAIR_FLOAT): a RegTraitNumTwo register, whose LoadAlign is
             # the dual load; its reg[0] holds the low words a Cast to int32 (LOW_WORDS) reads
             pair = f"r{len(self.decls)}"
             self.decls.append(f"AscendC::Reg::RegTensor<{dtype.cpp}, AscendC::Reg::RegTraitNumTwo> {pair};")
-            self.emit(
-                RegInstr("LoadAlign", _I32.name, LOAD, elements=2 * self.lanes),
-                f"AscendC::Reg::LoadAlign({pair}, {ptr} + {self.offset});",
+            self.instr(
+                "LoadAlign",
+                _I32,
+                pair,
+                f"{ptr} + {self.offset}",
+                mask=None,
+                kind=LOAD,
+                elements=2 * self.lanes,
             )
             self.pairs[tensor] = pair
             self.regs[tensor] = f"(AscendC::Reg::RegTensor<int32_t>&){pair}.reg[0]"
@@ -1378,10 +1543,16 @@ class _Function:
             # 64-bit values in a run of 4-byte ones (read only by int64 -> int32, LOW_WORDS): the dual load
             # splits a step's 64 values into their low words (the value's register) and high words
             low, high = self.reg(_I32), self.reg(_I32)
-            self.emit(
-                RegInstr("LoadAlign", _I32.name, LOAD, elements=2 * self.lanes),
-                f"AscendC::Reg::LoadAlign<int32_t, AscendC::Reg::LoadDist::DIST_DINTLV_B32>"
-                f"({low}, {high}, (__ubuf__ int32_t*)({ptr} + {self.offset}));",
+            self.instr(
+                "LoadAlign",
+                _I32,
+                low,
+                high,
+                f"(__ubuf__ int32_t*)({ptr} + {self.offset})",
+                template="int32_t, AscendC::Reg::LoadDist::DIST_DINTLV_B32",
+                mask=None,
+                kind=LOAD,
+                elements=2 * self.lanes,
             )
             self.regs[tensor] = low
             return
@@ -1399,28 +1570,40 @@ class _Function:
             )
             self.tail_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD, block=True))
         elif self.bytes_unpacked and dtype.itemsize == 1:
-            self.emit(
-                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
-                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B8>"
-                f"({r}, {ptr} + {self.offset});",
+            self.instr(
+                "LoadAlign",
+                dtype,
+                r,
+                f"{ptr} + {self.offset}",
+                template=f"{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B8",
+                mask=None,
+                kind=LOAD,
+                elements=self.lanes,
             )
         elif self.bytes_quartered and dtype.itemsize == 1:
-            self.emit(
-                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
-                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK4_B8>"
-                f"({r}, {ptr} + {self.offset});",
+            self.instr(
+                "LoadAlign",
+                dtype,
+                r,
+                f"{ptr} + {self.offset}",
+                template=f"{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK4_B8",
+                mask=None,
+                kind=LOAD,
+                elements=self.lanes,
             )
         elif self.mixed and dtype.itemsize == 2:
-            self.emit(
-                RegInstr("LoadAlign", dtype.name, LOAD, elements=self.lanes),
-                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16>"
-                f"({r}, {ptr} + {self.offset});",
+            self.instr(
+                "LoadAlign",
+                dtype,
+                r,
+                f"{ptr} + {self.offset}",
+                template=f"{dtype.cpp}, AscendC::Reg::LoadDist::DIST_UNPACK_B16",
+                mask=None,
+                kind=LOAD,
+                elements=self.lanes,
             )
         else:
-            self.emit(
-                RegInstr("LoadAlign", dtype.name, LOAD),
-                f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});",
-            )
+            self.instr("LoadAlign", dtype, r, f"{ptr} + {self.offset}", mask=None, kind=LOAD)
         self.regs[tensor] = r
 
     def _load_unaligned(self, r: str, dtype: dt.DType, ptr: str) -> None:
@@ -1458,7 +1641,7 @@ class _Function:
         if self.reduce is not None:
             raise CodegenError(f"node '{self.call.node.name}': {REDUCE_MASK_LOAD}")
         size = VECTOR_BYTES // self.lanes
-        steps = step_signatures(self.call.node.attrs["steps"], self.call._dtype)
+        steps = step_signatures(self.call.node.attrs["steps"], self.call.dtype_of)
         if run_step_size(steps) != size:
             raise CodegenError(
                 f"node '{self.call.node.name}': the function steps by {size}-byte elements but its ops by "
@@ -1490,19 +1673,13 @@ class _Function:
         at = f"(__ubuf__ uint32_t*){ptr} + i" + (f" * {words}" if words > 1 else "")
         r = self.reg(dt.uint32)
         u32 = dt.uint32.name
-        self.emit(
-            RegInstr("LoadUnAlignPre", u32, LOAD, elements=8),
-            f"AscendC::Reg::LoadUnAlignPre({self.uload}, {at});",
-        )
-        self.emit(RegInstr("LoadUnAlign", u32, LOAD), f"AscendC::Reg::LoadUnAlign({r}, {self.uload}, {at});")
+        self.instr("LoadUnAlignPre", u32, self.uload, at, mask=None, kind=LOAD, elements=8)
+        self.instr("LoadUnAlign", u32, r, self.uload, at, mask=None, kind=LOAD)
         target = m if per_step == 8 else f"m{len(self.masks)}b"
-        self.emit(
-            RegInstr("MaskGenWithRegTensor", u32, MASK),
-            f"AscendC::Reg::MaskGenWithRegTensor<uint32_t, 0>({target}, {r});",
-        )
+        self.instr("MaskGenWithRegTensor", u32, target, r, template="uint32_t, 0", mask=None, kind=MASK)
         if per_step == 4:
             self.masks[f"#bits{len(self.masks)}"] = target
-            self.emit(RegInstr("UnPack", u32, MASK), f"AscendC::Reg::UnPack({m}, {target});")
+            self.instr("UnPack", u32, m, target, mask=None, kind=MASK)
 
     def store_mask(self, tensor: str, ptr: str) -> None:
         """A predicate the function makes for a reader outside it, written to its bit-mask tile (one bit
@@ -1540,23 +1717,31 @@ class _Function:
         if tensor in self.masks:
             self.store_mask(tensor, ptr)
             return
-        dtype = self.call._dtype(tensor)
+        dtype = self.call.dtype_of(tensor)
         r = self.regs[tensor]
         if tensor in self.words:
             # 64 values as low / high words, interleaved by the dual store (mask ignored)
             low, high = self.words[tensor]
-            self.emit(
-                RegInstr("StoreAlign", _I32.name, STORE, elements=2 * self.lanes),
-                f"AscendC::Reg::StoreAlign<int32_t, AscendC::Reg::StoreDist::DIST_INTLV_B32>"
-                f"((__ubuf__ int32_t*)({ptr} + {self.offset}), {low}, {high}, mask);",
+            self.instr(
+                "StoreAlign",
+                _I32,
+                f"(__ubuf__ int32_t*)({ptr} + {self.offset})",
+                low,
+                high,
+                template="int32_t, AscendC::Reg::StoreDist::DIST_INTLV_B32",
+                kind=STORE,
+                elements=2 * self.lanes,
             )
             return
         if tensor in self.low_bytes:
             wide = self.low_bytes[tensor]
-            self.emit(
-                RegInstr("StoreAlign", wide.name, STORE),
-                f"AscendC::Reg::StoreAlign<{wide.cpp}, AscendC::Reg::StoreDist::DIST_PACK4_B32>"
-                f"((__ubuf__ {wide.cpp}*)({ptr} + {self.offset}), {r}, mask);",
+            self.instr(
+                "StoreAlign",
+                wide,
+                f"(__ubuf__ {wide.cpp}*)({ptr} + {self.offset})",
+                r,
+                template=f"{wide.cpp}, AscendC::Reg::StoreDist::DIST_PACK4_B32",
+                kind=STORE,
             )
             return
         if self.bytes_quartered and dtype.itemsize == 1:
@@ -1565,22 +1750,27 @@ class _Function:
                 "that layout is generated"
             )
         if self.bytes_unpacked and dtype.itemsize == 1:
-            self.emit(
-                RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
-                f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B16>"
-                f"({ptr} + {self.offset}, {r}, mask);",
+            self.instr(
+                "StoreAlign",
+                dtype,
+                f"{ptr} + {self.offset}",
+                r,
+                template=f"{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B16",
+                kind=STORE,
+                elements=self.lanes,
             )
         elif self.mixed and dtype.itemsize == 2:
-            self.emit(
-                RegInstr("StoreAlign", dtype.name, STORE, elements=self.lanes),
-                f"AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32>"
-                f"({ptr} + {self.offset}, {r}, mask);",
+            self.instr(
+                "StoreAlign",
+                dtype,
+                f"{ptr} + {self.offset}",
+                r,
+                template=f"{dtype.cpp}, AscendC::Reg::StoreDist::DIST_PACK_B32",
+                kind=STORE,
+                elements=self.lanes,
             )
         else:
-            self.emit(
-                RegInstr("StoreAlign", dtype.name, STORE),
-                f"AscendC::Reg::StoreAlign({ptr} + {self.offset}, {r}, mask);",
-            )
+            self.instr("StoreAlign", dtype, f"{ptr} + {self.offset}", r, kind=STORE)
 
     def cast(self, src: str, to: dt.DType, frm: dt.DType, mode: str) -> str:
         found = _cast_trait(to, frm, mode)
@@ -1602,28 +1792,21 @@ class _Function:
                     "mask16 = AscendC::Reg::UpdateMask<uint16_t>(halves);",
                 )
             mask = "mask16"
-        self.emit(
-            RegInstr("Cast", to.name, src=frm.name),
-            f"AscendC::Reg::Cast<{to.cpp}, {frm.cpp}, {trait}>({dst}, {src}, {mask});",
-        )
+        self.instr("Cast", to, dst, src, template=f"{to.cpp}, {frm.cpp}, {trait}", mask=mask, src=frm)
         return dst
 
     def apply(self, op: str, srcs: list[str], dtype: dt.DType, value: object) -> str:
         api = REG_API[op]
         dst = self.reg(dtype)
-        instr = RegInstr(api, dtype.name)
         if op in BINARY or op in BITWISE_BINARY:
-            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {srcs[1]}, mask);")
+            self.instr(api, dtype, dst, srcs[0], srcs[1])
         elif op in TRUNCATE:
-            self.emit(
-                instr,
-                f"AscendC::Reg::Truncate<{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}>({dst}, {srcs[0]}, mask);",
-            )
+            self.instr(api, dtype, dst, srcs[0], template=f"{dtype.cpp}, AscendC::RoundMode::{TRUNCATE[op]}")
         elif op in TENSOR_SCALAR:
             scalar = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(value)  # type: ignore[arg-type]
-            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, {scalar_literal(scalar, dtype)}, mask);")
+            self.instr(api, dtype, dst, srcs[0], scalar_literal(scalar, dtype))
         else:
-            self.emit(instr, f"AscendC::Reg::{api}({dst}, {srcs[0]}, mask);")
+            self.instr(api, dtype, dst, srcs[0])
         return dst
 
     def widened_bytes(
@@ -1654,18 +1837,15 @@ class _Function:
         trait, text = _trait("ZERO", "UNKNOWN", "CAST_RINT")
         self.call.define(f"AfChainVf_-{trait}", text)
         dst = self.reg(_F32)
-        self.emit(
-            RegInstr("Cast", _F32.name, src=dt.int64.name),
-            f"AscendC::Reg::Cast<float, int64_t, {trait}>({dst}, {pair}, mask);",
-        )
+        self.instr("Cast", _F32, dst, pair, template=f"float, int64_t, {trait}", src=dt.int64)
         return dst
 
     def sign_words(self, low: str) -> str:
         """The high words of int32 ``low`` sign-extended to int64: -1 below 0, else 0 (``Mins`` with 0, then
         ``Maxs`` with -1)."""
         high = self.reg(_I32)
-        self.emit(RegInstr("Mins", _I32.name), f"AscendC::Reg::Mins({high}, {low}, 0, mask);")
-        self.emit(RegInstr("Maxs", _I32.name), f"AscendC::Reg::Maxs({high}, {high}, -1, mask);")
+        self.instr("Mins", _I32, high, low, "0")
+        self.instr("Maxs", _I32, high, high, "-1")
         return high
 
     def float_words(self, x: str) -> tuple[str, str]:
@@ -1687,68 +1867,51 @@ class _Function:
             """A new mask register: ``t`` against the float ``bound`` (comparison ``mode``)."""
             m = f"m{len(self.masks)}"
             self.masks[f"#words{len(self.masks)}"] = m
-            self.emit(
-                RegInstr("Compares", f32, mode=mode),
-                f"AscendC::Reg::Compares<float, AscendC::CMPMODE::{mode}>({m}, {t}, {fl(bound)}, mask);",
+            self.instr(
+                "Compares", f32, m, t, fl(bound), template=f"float, AscendC::CMPMODE::{mode}", mode=mode
             )
             return m
 
         t = self.reg(_F32)
-        self.emit(
-            RegInstr("Truncate", f32),
-            f"AscendC::Reg::Truncate<float, AscendC::RoundMode::CAST_TRUNC>({t}, {x}, mask);",
-        )
+        self.instr("Truncate", f32, t, x, template="float, AscendC::RoundMode::CAST_TRUNC")
         low_small = self.cast(t, _I32, _F32, "CAST_TRUNC")
         high_small = self.sign_words(low_small)
         h = self.reg(_F32)
-        self.emit(
-            RegInstr("Muls", f32),
-            f"AscendC::Reg::Muls({h}, {t}, {fl('2.3283064365386962890625e-10')}, mask);",
-        )
-        self.emit(
-            RegInstr("Truncate", f32),
-            f"AscendC::Reg::Truncate<float, AscendC::RoundMode::CAST_FLOOR>({h}, {h}, mask);",
-        )
+        self.instr("Muls", f32, h, t, fl("2.3283064365386962890625e-10"))
+        self.instr("Truncate", f32, h, h, template="float, AscendC::RoundMode::CAST_FLOOR")
         high_big = self.cast(h, _I32, _F32, "CAST_TRUNC")
         rest = self.reg(_F32)
-        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({rest}, {h}, {fl('4294967296.0')}, mask);")
-        self.emit(RegInstr("Sub", f32), f"AscendC::Reg::Sub({rest}, {t}, {rest}, mask);")
-        self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({rest}, {rest}, {fl('-2147483648.0')}, mask);")
+        self.instr("Muls", f32, rest, h, fl("4294967296.0"))
+        self.instr("Sub", f32, rest, t, rest)
+        self.instr("Adds", f32, rest, rest, fl("-2147483648.0"))
         low_big = self.cast(rest, _I32, _F32, "CAST_TRUNC")
-        self.emit(
-            RegInstr("Adds", i32),
-            f"AscendC::Reg::Adds({low_big}, {low_big}, static_cast<int32_t>(-2147483647 - 1), mask);",
-        )
+        self.instr("Adds", i32, low_big, low_big, "static_cast<int32_t>(-2147483647 - 1)")
         above, below = compares("GE", "2147483648.0"), compares("LT", "-2147483648.0")
         big = f"m{len(self.masks)}"
         self.masks[f"#words{len(self.masks)}"] = big
-        self.emit(RegInstr("Or", self.mask_dtype, MASK), f"AscendC::Reg::Or({big}, {above}, {below}, mask);")
+        self.instr("Or", self.mask_dtype, big, above, below, kind=MASK)
         low, high = self.reg(_I32), self.reg(_I32)
-        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {low_big}, {low_small}, {big});")
-        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({high}, {high_big}, {high_small}, {big});")
+        self.instr("Select", i32, low, low_big, low_small, mask=big)
+        self.instr("Select", i32, high, high_big, high_small, mask=big)
         over, under = compares("GE", "9223372036854775808.0"), compares("LT", "-9223372036854775808.0")
         ones, zeros = self.reg(_I32), self.reg(_I32)
-        self.emit(
-            RegInstr("Duplicate", i32), f"AscendC::Reg::Duplicate({ones}, static_cast<int32_t>(-1), mask);"
-        )
-        self.emit(
-            RegInstr("Duplicate", i32), f"AscendC::Reg::Duplicate({zeros}, static_cast<int32_t>(0), mask);"
-        )
-        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {ones}, {low}, {over});")
-        self.emit(RegInstr("Select", i32), f"AscendC::Reg::Select({low}, {zeros}, {low}, {under});")
+        self.instr("Duplicate", i32, ones, "static_cast<int32_t>(-1)")
+        self.instr("Duplicate", i32, zeros, "static_cast<int32_t>(0)")
+        self.instr("Select", i32, low, ones, low, mask=over)
+        self.instr("Select", i32, low, zeros, low, mask=under)
         return low, high
 
     def b64_unary(self, api: str, src: str, dtype: dt.DType) -> str:
         """A 64-bit op computed by a register instruction other than its memory form's (:func:`b64_api`:
         int64 Neg as the register ``Neg``)."""
         dst = self.reg(dtype)
-        self.emit(RegInstr(api, dtype.name), f"AscendC::Reg::{api}({dst}, {src}, mask);")
+        self.instr(api, dtype, dst, src)
         return dst
 
     def compare(self, step: dict) -> None:
         """A comparison into a mask register, under the step mask (lanes past the tail are off)."""
         op = step["op"]
-        src_t = self.call._dtype(step["inputs"][0])
+        src_t = self.call.dtype_of(step["inputs"][0])
         srcs = [self.regs[t] for t in step["inputs"]]
         m = f"m{len(self.masks)}"
         self.masks[step["output"]] = m
@@ -1760,9 +1923,14 @@ class _Function:
             srcs = [self.cast(r, src_t, exact, "CAST_NONE") for r in srcs]
         if op in COMPARE:
             mode = COMPARE[op]
-            self.emit(
-                RegInstr("Compare", src_t.name, mode=mode),
-                f"AscendC::Reg::Compare<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {srcs[1]}, mask);",
+            self.instr(
+                "Compare",
+                src_t,
+                m,
+                srcs[0],
+                srcs[1],
+                template=f"{src_t.cpp}, AscendC::CMPMODE::{mode}",
+                mode=mode,
             )
             return
         mode = COMPARE_SCALAR[op]
@@ -1773,9 +1941,14 @@ class _Function:
             if src_t.is_float
             else scalar_literal(value, exact)
         )
-        self.emit(
-            RegInstr("Compares", src_t.name, mode=mode),
-            f"AscendC::Reg::Compares<{src_t.cpp}, AscendC::CMPMODE::{mode}>({m}, {srcs[0]}, {scalar}, mask);",
+        self.instr(
+            "Compares",
+            src_t,
+            m,
+            srcs[0],
+            scalar,
+            template=f"{src_t.cpp}, AscendC::CMPMODE::{mode}",
+            mode=mode,
         )
 
     def select(self, step: dict) -> None:
@@ -1786,24 +1959,18 @@ class _Function:
                 f"node '{self.call.node.name}': Where '{step['name']}' reads the condition {cond!r}, which "
                 "no comparison of this function makes"
             )
-        out = self.call._dtype(step["output"])
+        out = self.call.dtype_of(step["output"])
         if self.mixed and out.itemsize == 2:
             # a mask of 4-byte elements selects the 2-byte values' bits as int16 widened to int32, narrowed back
             # (NO_SAT: the low 16 bits) into the even 2-byte lanes the run holds them in
             wide = [self.cast(_view(self.regs[t], _I16), _I32, _I16, "CAST_NONE") for t in data]
             r = self.reg(_I32)
-            self.emit(
-                RegInstr("Select", _I32.name),
-                f"AscendC::Reg::Select({r}, {wide[0]}, {wide[1]}, {self.masks[cond]});",
-            )
+            self.instr("Select", _I32, r, wide[0], wide[1], mask=self.masks[cond])
             narrow = self.cast(r, _I16, _I32, "CAST_NONE")
             self.regs[step["output"]] = narrow if out == _I16 else _view(narrow, out)
             return
         r = self.reg(out)
-        self.emit(
-            RegInstr("Select", out.name),
-            f"AscendC::Reg::Select({r}, {self.regs[data[0]]}, {self.regs[data[1]]}, {self.masks[cond]});",
-        )
+        self.instr("Select", out, r, self.regs[data[0]], self.regs[data[1]], mask=self.masks[cond])
         self.regs[step["output"]] = r
 
     def exp2(self, x: str) -> str:
@@ -1816,22 +1983,17 @@ class _Function:
         CAST_NONE), so both give the same bits."""
         i32, f32 = _I32.name, _F32.name
         k = self.cast(x, _I32, _F32, "CAST_FLOOR")
-        self.emit(RegInstr("Maxs", i32), f"AscendC::Reg::Maxs({k}, {k}, static_cast<int32_t>(-126), mask);")
-        self.emit(RegInstr("Mins", i32), f"AscendC::Reg::Mins({k}, {k}, static_cast<int32_t>(127), mask);")
+        self.instr("Maxs", i32, k, k, "static_cast<int32_t>(-126)")
+        self.instr("Mins", i32, k, k, "static_cast<int32_t>(127)")
         f = self.cast(k, _F32, _I32, "CAST_RINT")
-        self.emit(RegInstr("Sub", f32), f"AscendC::Reg::Sub({f}, {x}, {f}, mask);")
+        self.instr("Sub", f32, f, x, f)
         ln2 = f"static_cast<float>({literal(math.log(2.0))})"
-        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({f}, {f}, {ln2}, mask);")
-        self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({f}, {f}, mask);")
-        self.emit(RegInstr("Adds", i32), f"AscendC::Reg::Adds({k}, {k}, static_cast<int32_t>(127), mask);")
-        self.emit(
-            RegInstr("Muls", i32), f"AscendC::Reg::Muls({k}, {k}, static_cast<int32_t>(8388608), mask);"
-        )
+        self.instr("Muls", f32, f, f, ln2)
+        self.instr("Exp", f32, f, f)
+        self.instr("Adds", i32, k, k, "static_cast<int32_t>(127)")
+        self.instr("Muls", i32, k, k, "static_cast<int32_t>(8388608)")
         r = self.reg(_F32)
-        self.emit(
-            RegInstr("Mul", f32),
-            f"AscendC::Reg::Mul({r}, {f}, (AscendC::Reg::RegTensor<float>&){k}, mask);",
-        )
+        self.instr("Mul", f32, r, f, f"(AscendC::Reg::RegTensor<float>&){k}")
         return r
 
     def logical(self, step: dict) -> None:
@@ -1848,7 +2010,7 @@ class _Function:
         srcs = ", ".join(self.masks[t] for t in step["inputs"])
         self.masks[step["output"]] = m
         api = LOGICAL[op]
-        self.emit(RegInstr(api, self.mask_dtype, MASK), f"AscendC::Reg::{api}({m}, {srcs}, mask);")
+        self.instr(api, self.mask_dtype, m, srcs, kind=MASK)
 
     def step(self, step: dict) -> None:
         """One step of the run in registers: a comparison or a logical op into a mask register, a Where as a
@@ -1866,35 +2028,41 @@ class _Function:
     def _operands(self, step: dict) -> _StepOperands:
         """The dtypes, input registers and memory-path form of a value step, read once for its register code."""
         call = self.call
-        ins = [call._dtype(t) for t in step["inputs"]]
-        out = call._dtype(step["output"])
+        ins = [call.dtype_of(t) for t in step["inputs"]]
+        out = call.dtype_of(step["output"])
         srcs = [self.regs[t] for t in step["inputs"]]
         return _StepOperands(step, step["op"], call_form(call, step), ins, out, srcs)
 
     def _value(self, s: _StepOperands) -> str:
         """The register of a value step's result, the same bits as its memory form computes (the module
-        docstring lists the forms). Three cases come before the form's own register code: Reciprocal /
-        Rsqrt (no register instruction of their own), a ``direct`` float16 / bfloat16 op the registers
-        compute in float32, and a 64-bit op whose register instruction is not its memory form's."""
-        op, out, form = s.op, s.out, s.form
-        if op in RECIPROCALS:
-            return self._reciprocal(s)
-        if (
-            form.kind == "direct"
-            and _promotable(op, out)
-            and (self.mixed or not reg_accepts(REG_API[op], out))
-        ):
-            return self._in_float32(s)
-        if out.itemsize == 8 and form.kind != "cast" and b64_api(op, out) != REG_API.get(op):
-            return self.b64_unary(b64_api(op, out), s.srcs[0], out)
-        compute = _VALUE_FORMS.get(form.kind)
-        if compute is None:
+        docstring lists the forms): the ``emit`` of its form's row of :data:`REGISTER_FORMS` -- the table
+        :meth:`VfChainRegApiCall.rejection` asks too, so a form without a row has neither legality nor code.
+        Reciprocal / Rsqrt (no register instruction of their own) come before the row's code; the ``direct``
+        row's own code then takes a float16 / bfloat16 op the registers compute in float32 before a 64-bit op
+        whose register instruction is not its memory form's (:meth:`_direct`)."""
+        row = REGISTER_FORMS.get(s.kind)
+        if row is None:
             raise self._no_register_form(s)
-        return compute(self, s)
+        if s.op in RECIPROCALS:
+            return self._reciprocal(s)
+        return row.emit(self, s)
 
     def _no_register_form(self, s: _StepOperands) -> CodegenError:
         """The error for a step whose memory-path form has no register code here."""
-        return CodegenError(f"node '{self.call.node.name}': step {s.op} ({s.form.kind}) has no register form")
+        return CodegenError(
+            f"node '{self.call.node.name}': step {s.op} ({s.kind.value}) has no register form"
+        )
+
+    def _direct(self, s: _StepOperands) -> str:
+        """``direct``: the instruction in the op's dtype -- in float32 for a float16 / bfloat16 op of
+        :data:`ROUNDS_ONCE` whose instruction takes no such dtype or in a run with 4-byte values, and the
+        64-bit op's own register instruction (:func:`b64_api`) where it differs from the memory form's."""
+        op, out = s.op, s.out
+        if _promotable(op, out) and (self.mixed or not reg_accepts(REG_API[op], out)):
+            return self._in_float32(s)
+        if out.itemsize == 8 and b64_api(op, out) != REG_API.get(op):
+            return self.b64_unary(b64_api(op, out), s.srcs[0], out)
+        return self._in_own_type(s)
 
     def _to_float32(self, src: str, dtype: dt.DType) -> str:
         """``src`` of ``dtype`` as a float32 register (itself when it is one; the Cast up is exact)."""
@@ -1910,13 +2078,10 @@ class _Function:
         t = self.reg(_F32)
         one = self.reg(_F32)
         if s.op == "Rsqrt":
-            self.emit(RegInstr("Sqrt", _F32.name), f"AscendC::Reg::Sqrt({t}, {x}, mask);")
+            self.instr("Sqrt", _F32, t, x)
             x = t
-        self.emit(
-            RegInstr("Duplicate", _F32.name),
-            f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);",
-        )
-        self.emit(RegInstr("Div", _F32.name), f"AscendC::Reg::Div({t}, {one}, {x}, mask);")
+        self.instr("Duplicate", _F32, one, "static_cast<float>(1)")
+        self.instr("Div", _F32, t, one, x)
         return self._from_float32(t, s.out)
 
     def _in_float32(self, s: _StepOperands) -> str:
@@ -1934,7 +2099,7 @@ class _Function:
         (:func:`_neg_in_own_type`), 8-bit Mul / Muls in int16 lanes (:func:`_widened_bytes`)."""
         if _neg_in_own_type(s.op, s.out):
             r = self.reg(s.out)
-            self.emit(RegInstr("Neg", s.out.name), f"AscendC::Reg::Neg({r}, {s.srcs[0]}, mask);")
+            self.instr("Neg", s.out, r, s.srcs[0])
             return r
         if _widened_bytes(s.op, s.form, s.out):
             return self.widened_bytes(s.op, s.srcs, s.ins, s.out, s.value)
@@ -1943,10 +2108,7 @@ class _Function:
     def _relu_maxs(self, s: _StepOperands) -> str:
         """Relu as the memory path computes it: Maxs with 0."""
         r = self.reg(s.out)
-        self.emit(
-            RegInstr("Maxs", s.out.name),
-            f"AscendC::Reg::Maxs({r}, {s.srcs[0]}, static_cast<{s.out.cpp}>(0), mask);",
-        )
+        self.instr("Maxs", s.out, r, s.srcs[0], f"static_cast<{s.out.cpp}>(0)")
         return r
 
     def _cast_route(self, s: _StepOperands) -> str:
@@ -1992,11 +2154,11 @@ class _Function:
         t = self.reg(_F32)
         one = self.reg(_F32)
         f32 = _F32.name
-        self.emit(RegInstr("Muls", f32), f"AscendC::Reg::Muls({t}, {x}, static_cast<float>(-1), mask);")
-        self.emit(RegInstr("Exp", f32), f"AscendC::Reg::Exp({t}, {t}, mask);")
-        self.emit(RegInstr("Adds", f32), f"AscendC::Reg::Adds({t}, {t}, static_cast<float>(1), mask);")
-        self.emit(RegInstr("Duplicate", f32), f"AscendC::Reg::Duplicate({one}, static_cast<float>(1), mask);")
-        self.emit(RegInstr("Div", f32), f"AscendC::Reg::Div({t}, {one}, {t}, mask);")
+        self.instr("Muls", f32, t, x, "static_cast<float>(-1)")
+        self.instr("Exp", f32, t, t)
+        self.instr("Adds", f32, t, t, "static_cast<float>(1)")
+        self.instr("Duplicate", f32, one, "static_cast<float>(1)")
+        self.instr("Div", f32, t, one, t)
         return t
 
     def _declarations(self, *masks: str) -> str:
@@ -2050,15 +2212,15 @@ class _Function:
     def reduce_text(self, reduce: dict) -> str:
         """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
         kind = reduce["kind"]
-        dtype = self.call._dtype(reduce["output"])
+        dtype = self.call.dtype_of(reduce["output"])
         value = self.regs[reduce["input"]]
         acc = self.reg(dtype)
-        first, fold = reduce_steps(kind, dtype, acc, value)
-        first, fold = self.place("first", first), self.place("fold", fold)
+        start, fold_in = _reduce_calls(kind, dtype, acc, value)
+        first, fold = self.place_calls("first", start), self.place_calls("fold", fold_in)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= inner", " " * 16)
         scale = (
-            self.place("chunk", f"            AscendC::Reg::Muls({acc}, {acc}, scale, mask);\n")
+            f"            {self.place_calls('chunk', RegCall('Muls', (acc, acc, 'scale', 'mask')))}\n"
             if kind == "Mean"
             else ""
         )
@@ -2102,15 +2264,15 @@ class _Function:
     def horizontal_text(self, reduce: dict) -> str:
         """The function body of a run ending in a reduce over the innermost axis (:func:`horizontal_steps`)."""
         kind = reduce["kind"]
-        dtype = self.call._dtype(reduce["output"])
+        dtype = self.call.dtype_of(reduce["output"])
         value = self.regs[reduce["input"]]
         acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
-        first, fold, reducer = horizontal_steps(kind, dtype, acc, tmp, value)
-        first, fold = self.place("first", first), self.place("fold", fold)
+        start, fold_in = _horizontal_calls(kind, dtype, acc, tmp, value)
+        first, fold = self.place_calls("first", start), self.place_calls("fold", *fold_in)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= group", " " * 12)
         scale = (
-            self.place("row", f"        AscendC::Reg::Muls({res}, {res}, scale, one);\n")
+            f"        {self.place_calls('row', RegCall('Muls', (res, res, 'scale', 'one')))}\n"
             if kind == "Mean"
             else ""
         )
@@ -2125,7 +2287,8 @@ class _Function:
         update = self.place(
             "chunk", f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n", mask
         )
-        lanes_folded = self.place("row", f"        {reducer}({res}, {acc}, full);\n")
+        reducer = RegCall("Reduce", (res, acc, "full"), f"AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}")
+        lanes_folded = f"        {self.place_calls('row', reducer)}\n"
         store = self.place(
             "row",
             f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
@@ -2163,18 +2326,65 @@ class _Function:
         )
 
 
-#: The register code of each memory-path form of a value step (:meth:`_Function._value` takes three cases
-#: before these); a form missing here has no register form.
-_VALUE_FORMS: dict[str, Callable[[_Function, _StepOperands], str]] = {
-    "direct": _Function._in_own_type,
-    "bits": _Function._in_own_type,
-    **dict.fromkeys(UNSIGNED_FORMS, _Function._in_own_type),
-    "widen": _Function._widen,
-    "relu_maxs": _Function._relu_maxs,
-    "promote": _Function._in_float32,
-    "cast": _Function._cast_route,
-    "composite": _Function._composite,
+@attrs.frozen
+class RegisterForm:
+    """One register form of a memory-path form kind: whether an op of that kind joins a run and the code
+    that computes it there. :meth:`VfChainRegApiCall.rejection` (and the run planning) ask ``accepts`` /
+    ``wide``; :meth:`_Function._value` writes ``emit``: both read the row, so the two cannot drift apart."""
+
+    #: (op, form, input dtypes, output dtype) -> why the form has no register code for them (no 64-bit
+    #: value among them), or None
+    accepts: _Accepts
+    #: the register code of one value step of this form, returning the register of its result
+    emit: Callable[[_Function, _StepOperands], str]
+    #: the same question when a 64-bit value is among the dtypes; None: no 64-bit form
+    wide: _Accepts | None = None
+    #: computed in float32 registers whatever the op's dtype (the run then holds 4-byte values)
+    float32: bool = False
+    #: the instruction in the op's own dtype: a 2-byte op fills whole 2-byte registers (unless in float32)
+    own_lanes: bool = False
+
+
+#: Every memory-path form kind that has a register form, and how (the module docstring describes each). A
+#: kind missing here (``reject``) has none: :meth:`VfChainRegApiCall.rejection` says why, and the function
+#: refuses a step of it (:meth:`_Function._no_register_form`).
+REGISTER_FORMS: dict[FormKind, RegisterForm] = {
+    FormKind.DIRECT: RegisterForm(
+        _direct_accepts, _Function._direct, wide=_b64_pair_rejection, own_lanes=True
+    ),
+    FormKind.PROMOTE: RegisterForm(_promote_accepts, _Function._in_float32, float32=True),
+    FormKind.BITS: RegisterForm(
+        _bits_accepts, _Function._in_own_type, wide=_b64_pair_rejection, own_lanes=True
+    ),
+    **{
+        kind: RegisterForm(_unsigned_accepts, _Function._in_own_type, own_lanes=True)
+        for kind in UNSIGNED_FORMS
+    },
+    FormKind.WIDEN: RegisterForm(_widen_accepts, _Function._widen),
+    FormKind.RELU_MAXS: RegisterForm(_relu_maxs_accepts, _Function._relu_maxs, own_lanes=True),
+    FormKind.CAST: RegisterForm(_cast_accepts, _Function._cast_route, wide=_b64_cast_rejection),
+    FormKind.COMPOSITE: RegisterForm(_composite_accepts, _Function._composite, float32=True),
 }
+
+
+#: Memory forms a 64-bit op of a run may take over a register pair: the instruction in its dtype (``direct``)
+#: or a bitwise op (``bits``: the memory path's calls on the int16 view of the same bytes; the register And /
+#: Or / Xor / Not in the 64-bit type give the same bits) -- the rows whose 64-bit legality is
+#: :func:`_b64_pair_rejection`.
+B64_FORMS = tuple(kind for kind, row in REGISTER_FORMS.items() if row.wide is _b64_pair_rejection)
+
+
+def _computes_in_float32(form: Form) -> bool:
+    """Whether a form's row computes it in float32 registers (``promote``, ``composite``)."""
+    row = REGISTER_FORMS.get(form_kind(form))
+    return row is not None and row.float32
+
+
+def _in_own_lanes(form: Form) -> bool:
+    """Whether a form's row computes it in its own dtype's lanes (``direct``, ``relu_maxs``, ``bits``,
+    :data:`UNSIGNED_FORMS`)."""
+    row = REGISTER_FORMS.get(form_kind(form))
+    return row is not None and row.own_lanes
 
 
 #: Reduce kinds a vector function computes.
@@ -2238,12 +2448,19 @@ def horizontal_steps(kind: str, dtype: dt.DType, acc: str, tmp: str, value: str)
     memory path's (a ``ReduceSum`` of the group, or a scalar fold when the group does not fill 32-byte
     blocks); the twin emulates exactly this order and the result stays within the contract's tolerance of
     the reference."""
-    first, _fold = reduce_steps(kind, dtype, acc, value)
+    first, fold = _horizontal_calls(kind, dtype, acc, tmp, value)
+    reducer = f"AscendC::Reg::Reduce<AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}>"
+    return first.text(), " ".join(c.text() for c in fold), reducer
+
+
+def _horizontal_calls(
+    kind: str, dtype: dt.DType, acc: str, tmp: str, value: str
+) -> tuple[RegCall, tuple[RegCall, RegCall]]:
+    """The calls of :func:`horizontal_steps`' first (:func:`reduce_steps`' first) and fold (the op into
+    ``tmp``, then a Select of it into ``acc`` under the vector's mask)."""
+    first, _fold = _reduce_calls(kind, dtype, acc, value)
     op = "Add" if kind in ("Sum", "Mean") else kind
-    fold = (
-        f"AscendC::Reg::{op}({tmp}, {acc}, {value}, mask); AscendC::Reg::Select({acc}, {tmp}, {acc}, mask);"
-    )
-    return first, fold, f"AscendC::Reg::Reduce<AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}>"
+    return first, (RegCall(op, (tmp, acc, value, "mask")), RegCall("Select", (acc, tmp, acc, "mask")))
 
 
 def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str, str]:
@@ -2256,16 +2473,16 @@ def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str,
     row), so both give the same bits. Row 0 is copied as ``x + (-0.0)`` for float sums (exact for every
     value, -0 and NaN included), ``x + 0`` for integer sums and ``max(x, x)`` / ``min(x, x)`` otherwise; a
     Mean then scales the sum by ``1 / group`` in float32, as the memory path's Muls does."""
+    first, fold = _reduce_calls(kind, dtype, acc, value)
+    return first.text(), fold.text()
+
+
+def _reduce_calls(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[RegCall, RegCall]:
+    """The calls of :func:`reduce_steps`' first and fold."""
     if kind in ("Sum", "Mean"):
         zero = "static_cast<float>(-0.0)" if dtype.is_float else f"static_cast<{dtype.cpp}>(0)"
-        return (
-            f"AscendC::Reg::Adds({acc}, {value}, {zero}, mask);",
-            f"AscendC::Reg::Add({acc}, {acc}, {value}, mask);",
-        )
-    return (
-        f"AscendC::Reg::{kind}({acc}, {value}, {value}, mask);",
-        f"AscendC::Reg::{kind}({acc}, {acc}, {value}, mask);",
-    )
+        return RegCall("Adds", (acc, value, zero, "mask")), RegCall("Add", (acc, acc, value, "mask"))
+    return RegCall(kind, (acc, value, value, "mask")), RegCall(kind, (acc, acc, value, "mask"))
 
 
 def _compares(op: str) -> bool:
@@ -2274,5 +2491,6 @@ def _compares(op: str) -> bool:
 
 def call_form(call: VfChainRegApiCall | _Source, step: dict) -> Form:
     """The memory-path form of one step, which its register code mirrors."""
-    ins = tuple(call._dtype(t) for t in step["inputs"])
-    return op_form(step["op"], ins, call._dtype(step["output"]))
+    dtype_of = call.dtype_of if isinstance(call, _Source) else call._dtype
+    ins = tuple(dtype_of(t) for t in step["inputs"])
+    return op_form(step["op"], ins, dtype_of(step["output"]))
