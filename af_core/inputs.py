@@ -15,7 +15,8 @@ import attrs
 import numpy as np
 
 from af_core import dtypes as dt
-from af_core.errors import AscirError, InputArrayError
+from af_core.errors import AscirError, InputArrayError, UsageError
+from af_core.index_distribution import DistributionKind, IndexDistribution, parse_distribution
 from af_core.ir import sizes as ir_sizes
 from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
@@ -73,6 +74,44 @@ def _data_facts(
     return ni.dtype, eval_shape(ni.sizes, env), eval_shape(ni.strides, env)
 
 
+@attrs.frozen
+class InputDraw:
+    """The options of :func:`make_inputs` besides the seed, as one value a session can compare with
+    the defaults (a run on given inputs draws nothing, so options given with them are an error)."""
+
+    negative_indices: bool = False
+    out_of_range: float = 0.0
+    positive: bool = False
+    distribution: str | IndexDistribution = "uniform"
+
+    def changed(self) -> list[str]:
+        """The names of the options that differ from their defaults, in declaration order."""
+        default = InputDraw()
+        return [
+            f.name
+            for f in attrs.fields(InputDraw)
+            if getattr(self, f.name) != getattr(default, f.name)
+            and not (f.name == "distribution" and parse_distribution(self.distribution) == _UNIFORM)
+        ]
+
+    def make(
+        self, graph: HintGraph, sizes: Mapping[str, int], seed: int, info: GraphInfo | None
+    ) -> GraphInputs:
+        return make_inputs(
+            graph,
+            sizes,
+            seed=seed,
+            negative_indices=self.negative_indices,
+            out_of_range=self.out_of_range,
+            positive=self.positive,
+            distribution=self.distribution,
+            info=info,
+        )
+
+
+_UNIFORM = IndexDistribution()
+
+
 def make_inputs(
     graph: HintGraph,
     sizes: Mapping[str, int],
@@ -81,17 +120,22 @@ def make_inputs(
     negative_indices: bool = False,
     out_of_range: float = 0.0,
     positive: bool = False,
-    distribution: str = "uniform",
+    distribution: str | IndexDistribution = "uniform",
     info: GraphInfo | None = None,
 ) -> GraphInputs:
     """Random inputs for every Data node.
 
     Index inputs draw from ``[0, input.size(dim))`` (``[-size, size)`` with
-    ``negative_indices``), a fraction ``out_of_range`` of them outside any
+    ``negative_indices``), a fraction ``out_of_range`` (0 .. 1) of them outside any
     valid range; ``distribution`` is one of the workload corpus names
-    (uniform, zipf<alpha>, unique, unique_per_row, repeat<k>, duplicates,
-    with_negative). Float data is normal (or positive with ``positive``).
+    (:mod:`af_core.index_distribution`; another name is a ``UsageError``).
+    Float data is normal (or positive with ``positive``).
     """
+    parsed = parse_distribution(distribution)
+    if not 0.0 <= out_of_range <= 1.0:
+        raise UsageError(
+            f"out_of_range is the fraction of index values to spoil, 0 .. 1, not {out_of_range!r}"
+        )
     info = info or validate(graph)
     rng = np.random.default_rng(seed)
     env = graph.size_env(sizes)
@@ -108,9 +152,7 @@ def make_inputs(
             src = graph.producer(il, "x1")
             in_shape = eval_shape(info[src.name].sizes, env)
             extent = in_shape[normalize_dim(dim, len(in_shape))]
-            values = _index_values(
-                rng, count, extent, shape, strides, dtype, distribution, negative_indices, out_of_range
-            )
+            values = _index_values(rng, count, extent, shape, dtype, parsed, negative_indices, out_of_range)
         else:
             values = _data_values(rng, count, dtype, positive)
         values = to_dtype(values, dtype)
@@ -136,39 +178,14 @@ def _index_values(
     count: int,
     extent: int,
     shape: tuple[int, ...],
-    strides: tuple[int, ...],
     dtype: dt.DType,
-    distribution: str,
+    distribution: IndexDistribution,
     negative: bool,
     out_of_range: float,
 ) -> np.ndarray:
     if count == 0:  # no index to draw (the input axis may be empty too)
         return np.zeros(0, dtype=np.int64)
-    if distribution.startswith("zipf"):
-        alpha = float(distribution[4:] or 1.1)
-        ranks = rng.zipf(alpha, count) - 1
-        perm = rng.permutation(extent)
-        values = perm[np.minimum(ranks, extent - 1)]
-    elif distribution == "unique":
-        values = rng.permutation(max(extent, count))[:count] % extent
-    elif distribution == "unique_per_row":
-        row = shape[-1] if shape else 1
-        rows = -(-count // row)
-        values = np.concatenate([rng.permutation(extent)[: min(row, extent)] for _ in range(rows)])
-        if len(values) < count:
-            values = np.resize(values, count)
-        values = values[:count] % extent
-    elif distribution.startswith("repeat"):
-        k = int(distribution[6:] or 2)
-        base = rng.integers(0, extent, -(-count // k))
-        values = np.repeat(base, k)[:count]
-    elif distribution == "duplicates":
-        pool = rng.integers(0, extent, max(1, count // 4))
-        values = pool[rng.integers(0, len(pool), count)]
-    elif distribution == "with_negative":
-        values = rng.integers(-extent, extent, count)
-    else:
-        values = rng.integers(0, extent, count)
+    values = _DRAW[distribution.kind](rng, count, extent, shape, distribution)
     values = values.astype(np.int64)
     if negative:
         flip = rng.random(count) < 0.5
@@ -182,6 +199,69 @@ def _index_values(
         )
         values = np.where(bad, wild, values)
     return values
+
+
+def _zipf(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    ranks = rng.zipf(d.alpha, count) - 1
+    perm = rng.permutation(extent)
+    return perm[np.minimum(ranks, extent - 1)]
+
+
+def _unique(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    return rng.permutation(max(extent, count))[:count] % extent
+
+
+def _unique_per_row(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    row = shape[-1] if shape else 1
+    rows = -(-count // row)
+    values = np.concatenate([rng.permutation(extent)[: min(row, extent)] for _ in range(rows)])
+    if len(values) < count:
+        values = np.resize(values, count)
+    return values[:count] % extent
+
+
+def _repeat(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    base = rng.integers(0, extent, -(-count // d.repeat))
+    return np.repeat(base, d.repeat)[:count]
+
+
+def _duplicates(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    pool = rng.integers(0, extent, max(1, count // 4))
+    return pool[rng.integers(0, len(pool), count)]
+
+
+def _with_negative(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    return rng.integers(-extent, extent, count)
+
+
+def _uniform(
+    rng: np.random.Generator, count: int, extent: int, shape: tuple[int, ...], d: IndexDistribution
+) -> np.ndarray:
+    return rng.integers(0, extent, count)
+
+
+#: one drawing function per kind (a kind without a row is a KeyError the table test catches)
+_DRAW = {
+    DistributionKind.UNIFORM: _uniform,
+    DistributionKind.ZIPF: _zipf,
+    DistributionKind.UNIQUE: _unique,
+    DistributionKind.UNIQUE_PER_ROW: _unique_per_row,
+    DistributionKind.REPEAT: _repeat,
+    DistributionKind.DUPLICATES: _duplicates,
+    DistributionKind.WITH_NEGATIVE: _with_negative,
+}
 
 
 def input_sizes(

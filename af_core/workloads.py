@@ -21,7 +21,10 @@ from typing import Any
 import attrs
 
 from af_core.builders import GraphBuilder, TensorRef, embedding, expand_index, gather, index_select
+from af_core.errors import UsageError
+from af_core.index_distribution import parse_distribution
 from af_core.ir.graph import HintGraph
+from af_core.naming import printable
 from af_core.ops.opdef import CAST
 from af_core.registry import lookup_op
 
@@ -124,6 +127,18 @@ def build_graph(case: dict[str, Any]) -> HintGraph:
     return g.build()
 
 
+def _distribution(case: dict[str, Any]) -> str:
+    """The case's index distribution, parsed now so that a bad name fails at load, naming the case."""
+    text = case["index"].get("distribution", "uniform")
+    try:
+        parse_distribution(text)
+    except UsageError as exc:
+        raise UsageError(
+            f"workload '{printable(str(case['name']), 60)}': index.distribution: {exc}"
+        ) from None
+    return str(text)
+
+
 def load_workloads(path: str | Path | None = None, names: list[str] | None = None) -> list[Workload]:
     """The workloads of the corpus at ``path`` (default: the shipped one), or only those in ``names``."""
     data = json.loads(Path(path).read_text(encoding="utf-8") if path is not None else corpus_text())
@@ -137,7 +152,7 @@ def load_workloads(path: str | Path | None = None, names: list[str] | None = Non
                 case.get("source", ""),
                 case["op"],
                 case.get("family", ""),
-                case["index"].get("distribution", "uniform"),
+                _distribution(case),
                 build_graph(case),
                 case,
             )

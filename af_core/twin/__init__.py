@@ -12,7 +12,6 @@ against the size contract and its host memory against the limit (:mod:`af_core.t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import attrs
 import numpy as np
@@ -20,7 +19,9 @@ import numpy as np
 from af_core import dtypes as dt
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.codegen.codegen import CodegenResult
-from af_core.inputs import GraphInputs, input_sizes, make_inputs, pack_inputs
+from af_core.errors import UsageError
+from af_core.index_distribution import IndexDistribution
+from af_core.inputs import GraphInputs, InputDraw, input_sizes, pack_inputs
 from af_core.ir.graph import HintGraph
 from af_core.reference.interpreter import evaluate
 from af_core.twin.budget import MemoryEstimate, MemoryLimit
@@ -232,18 +233,27 @@ class TwinSession:
         self,
         sizes: Mapping[str, int] | None = None,
         *,
-        seed: int = 0,
+        seed: int | None = None,
         arrays: Mapping[str, np.ndarray] | None = None,
-        **kw: Any,
+        negative_indices: bool = False,
+        out_of_range: float = 0.0,
+        positive: bool = False,
+        distribution: str | IndexDistribution = "uniform",
     ) -> GraphInputs:
-        """Random inputs at ``sizes`` (``**kw``: :func:`af_core.inputs.make_inputs`), or ``arrays`` packed
-        into storage (sizes deduced from their shapes); the run is planned (:meth:`plan`) first."""
+        """Random inputs at ``sizes``, or ``arrays`` packed into storage (sizes deduced from their
+        shapes); the run is planned (:meth:`plan`) first.
+
+        ``seed`` (default 0) and the drawing options are those of :func:`af_core.inputs.make_inputs`;
+        with ``arrays`` nothing is drawn, and giving them is a ``UsageError`` naming them.
+        """
+        draw = InputDraw(negative_indices, out_of_range, positive, distribution)
         if arrays is not None:
+            _refuse_draw_options("inputs(arrays=...)", seed, draw)
             env = input_sizes(self.graph, arrays, sizes, info=self.scheduled.info)
             self.plan(env, held=held_bytes(arrays.values()))
             return pack_inputs(self.graph, arrays, env, info=self.scheduled.info)
         plan = self.plan(sizes)
-        return make_inputs(self.graph, plan.sizes, seed=seed, info=self.scheduled.info, **kw)
+        return draw.make(self.graph, plan.sizes, seed or 0, self.scheduled.info)
 
     def run(
         self,
@@ -267,21 +277,31 @@ class TwinSession:
         self,
         sizes: Mapping[str, int] | None = None,
         *,
-        seed: int = 0,
+        seed: int | None = None,
         core_num: int | None = None,
         inputs: GraphInputs | None = None,
         tiling_key: int | None = None,
-        **kw: Any,
+        negative_indices: bool = False,
+        out_of_range: float = 0.0,
+        positive: bool = False,
+        distribution: str | IndexDistribution = "uniform",
     ) -> GraphRun:
         """Run at ``sizes`` on random inputs (or on ``inputs``) and compare with the reference.
+
+        ``seed`` (default 0) and the drawing options are those of :meth:`inputs`. Given ``inputs``,
+        nothing is drawn: a seed, a drawing option or ``sizes`` other than the inputs' own is a
+        ``UsageError`` naming it (they were ignored silently before).
 
         The reference runs first: inputs it refuses (an index out of range where the graph does not
         check bounds) raise its :class:`af_core.errors.AscirError` before the twin runs them.
         """
+        draw = InputDraw(negative_indices, out_of_range, positive, distribution)
         if inputs is None:
             plan = self.plan(sizes, core_num=core_num, tiling_key=tiling_key)
-            inputs = make_inputs(self.graph, plan.sizes, seed=seed, info=self.scheduled.info, **kw)
+            inputs = draw.make(self.graph, plan.sizes, seed or 0, self.scheduled.info)
         else:
+            _refuse_draw_options("check(inputs=...)", seed, draw)
+            _refuse_other_sizes(self.graph.size_env(sizes or {}), inputs)
             self.plan(inputs.sizes, core_num=core_num, tiling_key=tiling_key)
         reference = evaluate(self.graph, inputs.logical, inputs.sizes, info=self.scheduled.info)
         twin = self.run(inputs, core_num=core_num, tiling_key=tiling_key)
@@ -293,6 +313,21 @@ class TwinSession:
         return GraphRun(twin, reference, tuple(comparisons), label, inputs)
 
 
+def _refuse_draw_options(call: str, seed: int | None, draw: InputDraw) -> None:
+    """A seed or drawing option given where nothing is drawn: the caller meant something else."""
+    given = (["seed"] if seed is not None else []) + draw.changed()
+    if given:
+        raise UsageError(f"{call} draws no values, so {', '.join(given)} would be ignored; leave them out")
+
+
+def _refuse_other_sizes(sizes: Mapping[str, int], inputs: GraphInputs) -> None:
+    """Sizes (keyed by symbol name) given beside inputs must be the inputs' own."""
+    other = sorted(k for k, v in sizes.items() if inputs.sizes.get(k) != v)
+    if other:
+        shown = ", ".join(f"{k}={sizes[k]} (inputs: {inputs.sizes.get(k)})" for k in other)
+        raise UsageError(f"check(inputs=...) runs at the inputs' sizes; the sizes given differ: {shown}")
+
+
 def run_graph(
     graph: HintGraph,
     sizes: Mapping[str, int] | None = None,
@@ -302,11 +337,23 @@ def run_graph(
     core_num: int | None = None,
     sanitize: bool = False,
     max_memory: int | MemoryLimit | None = None,
-    **kw: Any,
+    negative_indices: bool = False,
+    out_of_range: float = 0.0,
+    positive: bool = False,
+    distribution: str | IndexDistribution = "uniform",
 ) -> GraphRun:
     """Compile ``graph`` for the twin, run it on random inputs and compare with the reference.
 
-    The sizes and the run's host memory are checked before the build (:meth:`TwinSession.plan`).
+    The drawing options are those of :meth:`TwinSession.inputs`. The sizes and the run's host memory
+    are checked before the build (:meth:`TwinSession.plan`).
     """
     session = TwinSession(graph, options, sanitize=sanitize, max_memory=max_memory, defer_build=True)
-    return session.check(sizes, seed=seed, core_num=core_num, **kw)
+    return session.check(
+        sizes,
+        seed=seed,
+        core_num=core_num,
+        negative_indices=negative_indices,
+        out_of_range=out_of_range,
+        positive=positive,
+        distribution=distribution,
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import attrs
+import numpy as np
 import pytest
 import sympy
 
@@ -19,6 +20,7 @@ from af_core import toolchain
 from af_core.autofuser import Autofuser
 from af_core.builders import GraphBuilder, gather, index_select
 from af_core.codegen.kernel import case_function
+from af_core.errors import UsageError
 from af_core.platform import Platform, set_platform
 from af_core.samples import index_select_sum
 from af_core.schedule.impl_graph import POSITION_PIPES
@@ -50,6 +52,7 @@ from af_core.template_api import (
     pitch_for,
     view_of,
 )
+from af_core.twin import run_graph
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "writing-templates.md"
 SECTION = "## 14. Questions template authors asked"
@@ -497,18 +500,20 @@ def test_the_session_signatures():
     def named(fn):
         return [p.name for p in inspect.signature(fn).parameters.values()]
 
-    assert named(TwinSession.inputs) == ["self", "sizes", "seed", "arrays", "kw"]
-    assert named(TwinSession.check) == ["self", "sizes", "seed", "core_num", "inputs", "tiling_key", "kw"]
+    drawing = ["negative_indices", "out_of_range", "positive", "distribution"]
+    assert named(TwinSession.inputs) == ["self", "sizes", "seed", "arrays", *drawing]
+    assert named(TwinSession.check) == ["self", "sizes", "seed", "core_num", "inputs", "tiling_key", *drawing]
+    assert named(run_graph)[-4:] == drawing
 
 
-def test_the_session_passes_info_itself(session):
-    with pytest.raises(TypeError, match="multiple values for keyword argument 'info'"):
+def test_the_session_takes_no_info(session):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'info'"):
         session.inputs(SIZES, info=None)
 
 
-def test_an_unknown_distribution_draws_uniform_values(session):
-    uniform = session.inputs(SIZES, seed=5).storage["idx"]
-    assert (session.inputs(SIZES, seed=5, distribution="no such").storage["idx"] == uniform).all()
+def test_an_unknown_distribution_is_refused(session):
+    with pytest.raises(UsageError, match="index distribution 'no such': unknown name"):
+        session.inputs(SIZES, seed=5, distribution="no such")
 
 
 def test_out_of_range_values(session):
@@ -518,8 +523,38 @@ def test_out_of_range_values(session):
     assert positive.min() >= 0.25
 
 
-def test_check_on_given_inputs_ignores_seed_and_keywords(session, monkeypatch):
-    import af_core.twin
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ({"seed": 9}, "seed"),
+        ({"seed": 0}, "seed"),
+        ({"distribution": "zipf"}, "distribution"),
+        ({"negative_indices": True, "positive": True}, "negative_indices, positive"),
+        ({"out_of_range": 0.5}, "out_of_range"),
+    ],
+)
+def test_check_on_given_inputs_refuses_drawing_options(session, given, named):
+    inputs = session.inputs(SIZES, seed=5)
+    with pytest.raises(
+        UsageError, match=f"check\\(inputs=...\\) draws no values, so {named} would be ignored"
+    ):
+        session.check(inputs=inputs, **given)
+
+
+def test_check_on_given_inputs_refuses_other_sizes(session):
+    inputs = session.inputs(SIZES, seed=5)
+    with pytest.raises(UsageError, match="differ: K=65 \\(inputs: 64\\)"):
+        session.check({**SIZES, "K": 65}, inputs=inputs)
+
+
+def test_packed_arrays_take_no_drawing_options(session):
+    arrays = {"x": np.zeros((50, 8), np.float32), "idx": np.zeros(64, np.int64)}
+    with pytest.raises(UsageError, match="inputs\\(arrays=...\\) draws no values, so seed, distribution"):
+        session.inputs(arrays=arrays, seed=1, distribution="unique")
+
+
+def test_check_on_given_inputs_draws_nothing(session, monkeypatch):
+    import af_core.inputs
 
     given = session.inputs(SIZES, seed=5)
 
@@ -533,10 +568,10 @@ def test_check_on_given_inputs_ignores_seed_and_keywords(session, monkeypatch):
     def draw(*args, **kw):
         raise AssertionError("check drew inputs")
 
-    monkeypatch.setattr(af_core.twin, "make_inputs", draw)
+    monkeypatch.setattr(af_core.inputs, "make_inputs", draw)
     monkeypatch.setattr(session, "run", launch)
     with pytest.raises(Launched):
-        session.check(inputs=given, seed=9, distribution="zipf", negative_indices=True)
+        session.check(SIZES, inputs=given, distribution="uniform", negative_indices=False)
 
 
 # -- 10. view_of -------------------------------------------------------------------------------------
