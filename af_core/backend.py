@@ -17,9 +17,10 @@ through :class:`af_core.codegen.api_call.ApiCall`'s classmethods
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from af_core.errors import Unsupported
+from af_core.errors import PluginError, Unsupported
 from af_core.registry import get_registry
 
 if TYPE_CHECKING:
@@ -72,6 +73,33 @@ class GatherMode(enum.StrEnum):
 #: each position reads.
 GATHER_SCRATCH = ("offsets", "conv", "tmp", "mask", "mask2", "select")
 
+#: Per role, the capability questions whose answer is a memory-safety claim. A class filling the role
+#: answers each itself (one method of each group, in its own class or a base of its plugin): the
+#: ApiCall base's answer, "nothing is read past a tile", would be a claim made by omission, and a
+#: scheduler pads every tile by the answer. :func:`api_call_for` refuses a class that inherits it.
+ROLE_DECLARATIONS: dict[Role, tuple[tuple[str, ...], ...]] = {
+    Role.GATHER: (("read_past_tile", "read_past_tiles"),),
+    Role.VECTOR_CHAIN: (("read_past_tile", "read_past_tiles"),),
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def core_default(fn: _F) -> _F:
+    """Marks an answer of the ApiCall base that a class filling a role of :data:`ROLE_DECLARATIONS`
+    may not inherit (put it under ``@classmethod``)."""
+    fn.__af_core_default__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def undeclared(cls: type, role: Role) -> list[str]:
+    """The declarations ``role`` needs that ``cls`` leaves to the base, as ``a or b`` texts (empty: none)."""
+    return [
+        " or ".join(group)
+        for group in ROLE_DECLARATIONS.get(role, ())
+        if all(getattr(getattr(cls, name, None), "__af_core_default__", False) for name in group)
+    ]
+
 
 def installed(role: Role) -> bool:
     """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`)."""
@@ -92,4 +120,15 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiC
     if not found:
         what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
         raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")
-    return min(found, key=lambda cls: (-cls.priority, cls.name))
+    chosen = min(found, key=lambda cls: (-cls.priority, cls.name))
+    missing = undeclared(chosen, role)
+    if missing:
+        entry = get_registry().entry("api_call", chosen.name)
+        who = f" of plugin '{entry.plugin}' ({entry.distribution})" if entry is not None else ""
+        raise PluginError(
+            f"ApiCall '{chosen.name}'{who} fills the role '{role.value}' but does not answer "
+            + ", ".join(missing)
+            + " itself: the base's answer (nothing is read past a tile) is a memory-safety claim a class "
+            "filling this role must make explicitly"
+        )
+    return chosen

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from af_core.backend import GATHER_SCRATCH, GatherMode, Role
+from af_core.backend import GATHER_SCRATCH, GatherMode, Role, core_default
 from af_core.codegen.jinja import render_string
 from af_core.errors import CodegenError
 
@@ -118,14 +118,17 @@ class ApiCall:
         return f"{cls.name} computes no reduce"
 
     @classmethod
+    @core_default
     def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
         """For :attr:`Role.VECTOR_CHAIN` and :attr:`Role.GATHER`: bytes past the end of each UB tile ``node``
         reads that its code may read (e.g. a register load of whole 32-byte blocks beyond a tile's last row;
-        the tile gather's offset pattern); the scheduler makes each such tile's buffer that much longer. 0 by
-        default: nothing is read past a tile. :meth:`read_past_tile` asks it tile by tile."""
+        the tile gather's offset pattern); the scheduler makes each such tile's buffer that much longer.
+        :meth:`read_past_tile` asks it tile by tile. The base answers 0 (nothing is read past a tile), a
+        claim a class filling either role must make itself (:data:`af_core.backend.ROLE_DECLARATIONS`)."""
         return 0
 
     @classmethod
+    @core_default
     def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int:
         """Bytes past the end of the UB tile ``tensor`` (one of ``node``'s inputs, or for
         :attr:`Role.VECTOR_CHAIN` one of its inputs or outputs) its code may read (or write: a store that

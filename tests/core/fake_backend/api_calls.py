@@ -27,6 +27,7 @@ from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, value_ty
 from af_core.errors import CodegenError
 from af_core.ir.graph import HintGraph, Node
 from af_core.ops.core_ops import normalize_dim
+from af_core.schedule.impl_graph import ImplGraph, ImplNode
 
 
 class _LaneEmitter(ScalarEmitter):
@@ -92,6 +93,11 @@ class FakeLanesGather(ApiCall):
     name: ClassVar[str] = "FakeLanesGather"
     roles: ClassVar[frozenset[Role]] = frozenset({Role.GATHER})
     gather_modes: ClassVar[frozenset[GatherMode]] = frozenset({GatherMode.LANES})
+
+    @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int:
+        """Each lane reads its own elements with ``GetValue``: nothing past a tile."""
+        return 0
 
     def generate_api_call_string(self) -> str:
         ctx, attrs = self.ctx, self.node.attrs
