@@ -46,11 +46,11 @@ class Role(enum.StrEnum):
     GATHER = "gather"
     #: A run of elementwise ops over one UB tile computed in one pass (e.g. one register vector function):
     #: ``rejection`` says per op and dtypes whether it may join a run; the node's ``attrs["steps"]`` lists
-    #: the ops in order, its inputs are the tiles read from outside the run, its outputs the tiles read after;
+    #: the ops in order (:class:`af_core.schedule.chain_attrs.ChainStep`), its inputs are the tiles read from outside the run, its outputs the tiles read after;
     #: values of the dtypes ``run_local_dtypes`` names cross a run's edge only where ``edge_rejection`` lets
     #: the run store or load them. A chain whose
     #: ``reduce_rejection`` accepts it also computes the :attr:`REDUCE` that reads the run's last value
-    #: (``attrs["reduce"]``: the reduce node's attrs with its ``input``, ``output`` and ``name``).
+    #: (``attrs["reduce"]``: a :class:`af_core.schedule.chain_attrs.ChainReduce`).
     VECTOR_CHAIN = "vector_chain"
 
 

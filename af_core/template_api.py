@@ -61,6 +61,8 @@ _LAZY = {
     # schedule: the ImplGraph a case carries
     "ImplGraph": "af_core.schedule.impl_graph",
     "ImplNode": "af_core.schedule.impl_graph",
+    "ChainStep": "af_core.schedule.chain_attrs",
+    "ChainReduce": "af_core.schedule.chain_attrs",
     "ImplAxis": "af_core.schedule.impl_graph",
     "ImplTensor": "af_core.schedule.impl_graph",
     "Stage": "af_core.schedule.impl_graph",
@@ -147,6 +149,8 @@ __all__ = [
     "CORE_NUM",
     "Case",
     "CaseRef",
+    "ChainReduce",
+    "ChainStep",
     "CeilDiv",
     "CodegenError",
     "CounterModel",
@@ -260,6 +264,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.samples import Sample
     from af_core.schedule.analysis import FusionAnalysis
     from af_core.schedule.case import Case
+    from af_core.schedule.chain_attrs import ChainReduce, ChainStep
     from af_core.schedule.contributions import ResourceFormula, ScoreTerm
     from af_core.schedule.cost import (
         LINE_BYTES,

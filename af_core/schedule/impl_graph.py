@@ -260,4 +260,13 @@ def _jsonable(value: Any) -> Any:
         return value
     if isinstance(value, dt.DType):
         return value.name
+    if attrs.has(type(value)):
+        # typed node attributes (a chain's steps and reduce): their fields, an optional one at None left out
+        return _jsonable(
+            {
+                f.name: getattr(value, f.name)
+                for f in attrs.fields(type(value))
+                if not (f.default is None and getattr(value, f.name) is None)
+            }
+        )
     return _text(value)

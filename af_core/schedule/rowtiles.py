@@ -33,6 +33,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
 from af_core.ops.opdef import CAST
 from af_core.registry import get_registry, op_with_role
+from af_core.schedule.chain_attrs import ChainReduce, ChainStep
 from af_core.schedule.cost import COUNTER_NAMES, LINE_BYTES, storage_bytes
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_core.schedule.tiles import RowTiles, TilePlan, pitch_for
@@ -529,19 +530,24 @@ def _plan_runs(
     return _RunPlanner(nodes, impl, chain, held_out).plan()
 
 
-def _chain_steps(run: list[ImplNode]) -> list[dict]:
+def _chain_steps(run: list[ImplNode]) -> tuple[ChainStep, ...]:
     """The ``steps`` attribute of a chain node: each fused vector op's name, op, tiles and scalar options."""
-    return [
-        {
-            "name": n.name,
-            "op": n.op_type,
-            "inputs": list(n.inputs),
-            "output": n.outputs[0],
-            **({"value": n.attrs["value"]} if "value" in n.attrs else {}),
-            **({"inplace": n.attrs["inplace"]} if "inplace" in n.attrs else {}),
-        }
+    return tuple(
+        ChainStep(
+            name=n.name,
+            op=n.op_type,
+            inputs=n.inputs,
+            output=n.outputs[0],
+            value=n.attrs.get("value"),
+            inplace=n.attrs.get("inplace"),
+        )
         for n in run
-    ]
+    )
+
+
+#: the attributes of a reduce node (:func:`add_reduce`) a chain takes over (:class:`ChainReduce`); a reduce
+#: node without them (another template's) stays a reduce call
+_REDUCE_VIEW = frozenset({"kind", "rows", "group", "inner", "tiles", "src_pitch", "dst_pitch"})
 
 
 class _RunPlanner:
@@ -571,7 +577,11 @@ class _RunPlanner:
     def plan(self) -> tuple[list[ImplNode], list[str], list[_Run]]:
         """The new node list, the notes and the runs of the whole pass."""
         for i, node in enumerate(self.nodes):
-            if self.reducer is not None and node.api_call == self.reducer and "kind" in node.attrs:
+            if (
+                self.reducer is not None
+                and node.api_call == self.reducer
+                and _REDUCE_VIEW <= node.attrs.keys()
+            ):
                 self._take_reduce(i, node)
             elif node.api_call == self.vector and len(node.outputs) == 1:
                 self._take_vector(i, node)
@@ -663,12 +673,19 @@ class _RunPlanner:
             if src not in made and src not in ins:
                 ins.append(src)
             outs = [o for o in outs if o != src] + [reduce.outputs[0]]
-            attrs["reduce"] = {
-                **{k: v for k, v in reduce.attrs.items() if k != "row_calls"},
-                "name": reduce.name,
-                "input": src,
-                "output": reduce.outputs[0],
-            }
+            a = reduce.attrs
+            attrs["reduce"] = ChainReduce(
+                kind=a["kind"],
+                rows=a["rows"],
+                group=a["group"],
+                inner=a["inner"],
+                tiles=a["tiles"],
+                src_pitch=a["src_pitch"],
+                dst_pitch=a["dst_pitch"],
+                name=reduce.name,
+                input=src,
+                output=reduce.outputs[0],
+            )
         return ins, outs, attrs
 
     def _chain_note(self, reduce: ImplNode | None) -> str:

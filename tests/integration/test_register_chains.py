@@ -66,7 +66,7 @@ def test_one_function_per_run_loads_each_input_once_and_stores_only_what_is_read
     chains = [n for n in case.impl.stages[0].nodes if n.op_type == "VectorChain"]
     assert len(chains) == 3  # input pre, index pre, post
     post = chains[-1]
-    assert [s["op"] for s in post.attrs["steps"]] == ["Abs", "Sub", "Relu"]
+    assert [s.op for s in post.attrs["steps"]] == ["Abs", "Sub", "Relu"]
     assert len(post.outputs) == 1  # the intermediate Abs and Sub values stay in registers
     fused = [n for n in case.impl.stages[0].nodes if n.fused_into == post.name]
     assert [n.op_type for n in fused] == ["Abs", "Sub", "Relu"] and all(n.api_call is None for n in fused)

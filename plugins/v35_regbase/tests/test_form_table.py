@@ -10,6 +10,7 @@ from af_v35_regbase.api_calls import vf_chain
 from af_v35_regbase.api_calls.legalize import op_form
 from af_v35_regbase.api_calls.vf_chain import REGISTER_FORMS, FormKind, VfChainRegApiCall, _build, _Source
 
+from af_core.schedule.chain_attrs import ChainStep
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.template_api import CodegenError
 from af_core.template_api import dtypes as dt
@@ -49,9 +50,7 @@ def _function_text(op: str, ins: tuple[str, ...], out: str, value: float | None)
     names = [f"x{i}" for i in range(len(ins))]
     for name, d in [*zip(names, ins), ("y", out)]:
         impl.add_tensor(ImplTensor(name, dt.get(d), "UB", buffer=name))
-    step = {"name": "s0", "op": op, "inputs": names, "output": "y"}
-    if value is not None:
-        step["value"] = value
+    step = ChainStep(name="s0", op=op, inputs=names, output="y", value=value)
     node = ImplNode(
         "chain",
         "VectorChain",

@@ -22,6 +22,7 @@ from af_v35_regbase.reg_cost import COMPUTE, LOAD, MASK, STORE, RegInstr, RegMix
 
 from af_core import dtypes as dt
 from af_core.errors import CodegenError
+from af_core.schedule.chain_attrs import ChainReduce, ChainStep
 from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 from af_core.tiling.spec import CeilDiv
 
@@ -210,7 +211,7 @@ def _chain(steps: list[tuple[str, list[str], str, dict]], dtypes: dict[str, str]
         attrs={
             "count": count,
             "steps": [
-                {"name": f"s{i}", "op": op, "inputs": i_, "output": o, **extra}
+                ChainStep(name=f"s{i}", op=op, inputs=i_, output=o, **extra)
                 for i, (op, i_, o, extra) in enumerate(steps)
             ],
         },
@@ -284,8 +285,18 @@ def _reduce_chain(inner: int, group: int):
     node, impl = _chain(
         [("Abs", ["x"], "a", {})], {"x": "float32", "a": "float32", "y": "float32"}, ["x"], ["y"], 0
     )
-    reduce = {"kind": "Sum", "tiles": 3, "rows": 2, "group": group, "inner": inner, "src_pitch": 1024}
-    reduce |= {"dst_pitch": 128, "name": "sum", "input": "a", "output": "y"}
+    reduce = ChainReduce(
+        kind="Sum",
+        tiles=3,
+        rows=2,
+        group=group,
+        inner=inner,
+        src_pitch=1024,
+        dst_pitch=128,
+        name="sum",
+        input="a",
+        output="y",
+    )
     node.attrs["reduce"] = reduce
     return node, impl, reduce
 

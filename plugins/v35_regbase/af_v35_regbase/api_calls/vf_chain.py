@@ -128,6 +128,8 @@ import sympy
 from af_core.template_api import (
     ApiCall,
     CeilDiv,
+    ChainReduce,
+    ChainStep,
     CodegenError,
     Expr,
     FloorDiv,
@@ -354,27 +356,27 @@ def run_step_size(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> in
     return 4 if 4 in sizes else max(sizes, default=1)
 
 
-def bool_inputs(step: dict) -> list[str]:
+def bool_inputs(step: ChainStep) -> list[str]:
     """The tensors a step reads as predicates: a Where's condition, a logical op's operands."""
-    if step["op"] == "Where":
-        return [step["inputs"][0]]
-    return list(step["inputs"]) if step["op"] in LOGICAL else []
+    if step.op == "Where":
+        return [step.inputs[0]]
+    return list(step.inputs) if step.op in LOGICAL else []
 
 
-def mask_tensors(steps: Sequence[dict]) -> tuple[set[str], set[str]]:
+def mask_tensors(steps: Sequence[ChainStep]) -> tuple[set[str], set[str]]:
     """(the predicates the steps make, those they read that no step makes: bit-mask tiles made outside)."""
-    made = {s["output"] for s in steps if _makes_mask(s["op"])}
+    made = {s.output for s in steps if _makes_mask(s.op)}
     return made, {t for s in steps for t in bool_inputs(s)} - made
 
 
-def step_signatures(steps: Sequence[dict], dtype_of: Callable[[str], dt.DType]) -> list:
+def step_signatures(steps: Sequence[ChainStep], dtype_of: Callable[[str], dt.DType]) -> list:
     """``(op, input dtypes, output dtype)`` of each step as the fusion saw it: a predicate (a comparison's or
     logical op's result, a Where's condition) as ``bool``, every other value its tile's dtype."""
     out = []
     for s in steps:
         flags = set(bool_inputs(s))
-        ins = tuple(dt.bool_ if t in flags else dtype_of(t) for t in s["inputs"])
-        out.append((s["op"], ins, dt.bool_ if _makes_mask(s["op"]) else dtype_of(s["output"])))
+        ins = tuple(dt.bool_ if t in flags else dtype_of(t) for t in s.inputs)
+        out.append((s.op, ins, dt.bool_ if _makes_mask(s.op) else dtype_of(s.output)))
     return out
 
 
@@ -1115,7 +1117,7 @@ class VfChainRegApiCall(ApiCall):
         known to start on 32-byte blocks loads them with ``LoadUnAlign``, which reads the 256 bytes after
         the 32-byte block holding its address (:data:`UNALIGNED_READ_PAST`); 0 otherwise."""
         reduce = node.attrs.get("reduce")
-        if reduce is None or starts_aligned(reduce, impl.tensor(reduce["output"]).dtype):
+        if reduce is None or starts_aligned(reduce, impl.tensor(reduce.output).dtype):
             return 0
         return UNALIGNED_READ_PAST
 
@@ -1131,7 +1133,7 @@ class VfChainRegApiCall(ApiCall):
             take, var = ctx.use(name)
             lines.append(take)
             in_vars.append(var)
-        by_step = {s["output"]: s for s in steps}
+        by_step = {s.output: s for s in steps}
         ready = set(node.inputs)
         out_vars = []
         for name in node.outputs:
@@ -1147,7 +1149,7 @@ class VfChainRegApiCall(ApiCall):
         lines += [ctx.finish(name) for name in node.outputs]
         return "\n".join(line for line in lines if line)
 
-    def _reduce_call(self, steps: list[dict]) -> str:
+    def _reduce_call(self, steps: Sequence[ChainStep]) -> str:
         """The launch of a vector function that computes the run and reduces its last value."""
         ctx, node = self.ctx, self.node
         red = node.attrs["reduce"]
@@ -1166,11 +1168,11 @@ class VfChainRegApiCall(ApiCall):
             for t, v in zip([out, *node.inputs], [out_var, *in_vars])
         ]
         args += [
-            f"static_cast<uint32_t>({ctx.expr(red[key])})"
+            f"static_cast<uint32_t>({ctx.expr(getattr(red, key))})"
             for key in ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
         ]
-        if red["kind"] == "Mean":
-            args.append(f"static_cast<float>(1.0 / static_cast<double>({ctx.expr(red['group'])}))")
+        if red.kind == "Mean":
+            args.append(f"static_cast<float>(1.0 / static_cast<double>({ctx.expr(red.group)}))")
         lines.append(f"asc_vf_call<{func}>({', '.join(args)});")
         lines.append(ctx.finish(out))
         return "\n".join(line for line in lines if line)
@@ -1181,12 +1183,12 @@ class VfChainRegApiCall(ApiCall):
     def _ctype(self, tensor: str) -> str:
         return self._dtype(tensor).cpp
 
-    def _make_storage(self, tensor: str, by_step: dict, ready: set[str]) -> list[str]:
+    def _make_storage(self, tensor: str, by_step: dict[str, ChainStep], ready: set[str]) -> list[str]:
         """Lines that give ``tensor`` its storage: its own tile, or (in place) the tile of the value it
         replaces, following the in-place links back to an input or an earlier tile made ready here."""
         if tensor in ready:
             return []
-        like = by_step[tensor].get("inplace")
+        like = by_step[tensor].inplace
         lines: list[str] = []
         if like is not None and like not in ready:
             if like not in by_step:
@@ -1205,7 +1207,7 @@ class VfChainRegApiCall(ApiCall):
         iterations of the loop it sits in (:mod:`af_v35_regbase.reg_cost`)."""
         return function_counts(node, impl)
 
-    def _define_function(self, steps: list[dict], reduce: dict | None = None) -> str:
+    def _define_function(self, steps: Sequence[ChainStep], reduce: ChainReduce | None = None) -> str:
         """Define the ``__simd_vf__`` function of these steps, and of the reduce that ends them if any
         (once per kernel); returns its name."""
         node = self.node
@@ -1216,18 +1218,18 @@ class VfChainRegApiCall(ApiCall):
             params.append("uint32_t count")
         else:
             params += [f"uint32_t {p}" for p in _REDUCE_PARAMS]
-            if reduce["kind"] == "Mean":
+            if reduce.kind == "Mean":
                 params.append("float scale")
         signature = f"({', '.join(params)})\n"
         if reduce is None:
             body = fn.text()
-        elif sympy.sympify(reduce["inner"]) == 1:
+        elif sympy.sympify(reduce.inner) == 1:
             body = fn.horizontal_text(reduce)
         else:
             body = fn.reduce_text(reduce)
         digest = hashlib.sha256((signature + body).encode()).hexdigest()[:12]
         func = f"AfChainVf_{digest}"
-        what = "; ".join([*(str(s["op"]) for s in steps), *([reduce["kind"]] if reduce else [])])
+        what = "; ".join([*(str(s.op) for s in steps), *([reduce.kind] if reduce else [])])
         head = f"// register vector function: {self.ctx.comment(what)}\n__simd_vf__ inline void {func}"
         self.ctx.define(func, head + signature + body)
         return func
@@ -1247,7 +1249,7 @@ class _Source:
         return self.impl.tensor(tensor).dtype
 
 
-def _build(source: _Source, steps: list[dict], reduce: dict | None = None) -> _Function:
+def _build(source: _Source, steps: Sequence[ChainStep], reduce: ChainReduce | None = None) -> _Function:
     """The vector function of a chain node: its loads, each step's instructions, its stores (none when a
     reduce ends the run: :meth:`_Function.reduce_text` / :meth:`_Function.horizontal_text` store it)."""
     fn = _Function(source, steps, reduce)
@@ -1297,7 +1299,7 @@ def function_counts(node: ImplNode, impl: ImplGraph) -> dict[str, Expr]:
     if reduce is None:
         steps = reg_cost.vector_steps(node.attrs["count"], fn.lanes)
         return reg_cost.launch_counters(reg_cost.mix(fn.instrs), steps, once=reg_cost.mix(fn.after_instrs))
-    if sympy.sympify(reduce["inner"]) == 1:
+    if sympy.sympify(reduce.inner) == 1:
         fn.horizontal_text(reduce)
     else:
         fn.reduce_text(reduce)
@@ -1317,7 +1319,7 @@ class _StepOperands:
     """What the register code of one value step reads: the step, its op and memory-path form, the dtypes of
     its inputs and output, and the registers holding its inputs."""
 
-    step: dict
+    step: ChainStep
     op: str
     form: Form
     ins: list[dt.DType]
@@ -1327,7 +1329,7 @@ class _StepOperands:
     @property
     def value(self) -> object:
         """The step's scalar operand (a tensor-scalar op's), or None."""
-        return self.step.get("value")
+        return self.step.value
 
     @property
     def kind(self) -> FormKind:
@@ -1346,7 +1348,7 @@ class _Function:
     row of :data:`REGISTER_FORMS` (:meth:`_value`).
     """
 
-    def __init__(self, call: _Source, steps: list[dict], reduce: dict | None = None) -> None:
+    def __init__(self, call: _Source, steps: Sequence[ChainStep], reduce: ChainReduce | None = None) -> None:
         self.call = call
         #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
         self.offset = "o"
@@ -1360,7 +1362,7 @@ class _Function:
         self.placed: list[tuple[str, reg_cost.RegInstr]] = []
         #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) lines per vector and their
         #: instructions, the LoadUnAlignPre lines per group (innermost axis, one UnalignRegForLoad per input)
-        self.unaligned = reduce is not None and not starts_aligned(reduce, call.dtype_of(reduce["output"]))
+        self.unaligned = reduce is not None and not starts_aligned(reduce, call.dtype_of(reduce.output))
         self.unaligned_loads: list[str] = []
         self.unaligned_instrs: list[reg_cost.RegInstr] = []
         self.row_pres: list[tuple[str, reg_cost.RegInstr]] = []
@@ -1370,23 +1372,21 @@ class _Function:
         made, reads = mask_tensors(steps)
         #: predicates read from bit-mask tiles made outside the function (:meth:`load_mask`)
         self.mask_reads = reads
-        dtypes = {
-            call.dtype_of(t) for s in steps for t in (*s["inputs"], s["output"]) if t not in made | reads
-        }
+        dtypes = {call.dtype_of(t) for s in steps for t in (*s.inputs, s.output) if t not in made | reads}
         if reduce is not None:
-            dtypes.add(call.dtype_of(reduce["output"]))
+            dtypes.add(call.dtype_of(reduce.output))
         forms = [call_form(call, s) for s in steps]
         in_f32 = any(
             _computes_in_float32(f)
-            or s["op"] in RECIPROCALS
-            or _f32_only(s["op"], f, call.dtype_of(s["output"]))
+            or s.op in RECIPROCALS
+            or _f32_only(s.op, f, call.dtype_of(s.output))
             or 4 in _route_sizes(f)
             for s, f in zip(steps, forms)
         )
         wide = any(d.itemsize == 4 for d in dtypes) or in_f32
         self.mixed = wide and any(d.itemsize == 2 for d in dtypes)
         # an 8-bit Mul / Muls computes in int16 lanes: a run of 1-byte values then holds them unpacked
-        widened = any(_widened_bytes(s["op"], f, call.dtype_of(s["output"])) for s, f in zip(steps, forms))
+        widened = any(_widened_bytes(s.op, f, call.dtype_of(s.output)) for s, f in zip(steps, forms))
         #: 1-byte values next to 2-byte ones: in the even byte lanes (DIST_UNPACK_B8 / DIST_PACK_B16)
         self.bytes_unpacked = not wide and ({1, 2} <= {d.itemsize for d in dtypes} or widened)
         #: 1-byte values next to 4-byte ones: in every fourth byte lane (DIST_UNPACK4_B8), read only by a
@@ -1399,7 +1399,7 @@ class _Function:
         #: stored as the pair
         self.words: dict[str, tuple[str, str]] = {}
         #: 64-bit tiles a Cast to float32 reads (:data:`PAIR_FLOAT`), loaded as RegTraitNumTwo registers
-        self.pair_reads = {s["inputs"][0] for s, f in zip(steps, forms) if PAIR_FLOAT in _modes(f)}
+        self.pair_reads = {s.inputs[0] for s, f in zip(steps, forms) if PAIR_FLOAT in _modes(f)}
         #: tensor -> its RegTraitNumTwo register
         self.pairs: dict[str, str] = {}
         size = 4 if wide else max((d.itemsize for d in dtypes), default=1) if not widened else 2
@@ -1460,16 +1460,18 @@ class _Function:
     def place_calls(self, loop: str, *calls: RegCall) -> str:
         """:meth:`place` for computing calls of the reduce's dtype: their text on one line, each recorded
         from the same :class:`RegCall`."""
-        dtype = self.call.dtype_of(self.reduce["output"]).name  # type: ignore[index]
+        dtype = self.call.dtype_of(self.reduce.output).name  # type: ignore[union-attr]
         return self.place(loop, " ".join(c.text() for c in calls), *(RegInstr(c.api, dtype) for c in calls))
 
-    def loop_counts(self, reduce: dict) -> dict[str, Expr]:
+    def loop_counts(self, reduce: ChainReduce) -> dict[str, Expr]:
         """How often each loop of the reduce function (:meth:`reduce_text`, :meth:`horizontal_text`) runs
         its body in one launch, over the launch's ``tiles`` x ``rows`` groups: ``vector`` (the run's
         instructions), ``full`` / ``tail`` (the loads of a whole vector of data / of a tail), ``first`` /
         ``fold`` (the accumulator started / folded), ``chunk`` (one vector's width), ``row`` (one group),
         ``launch``."""
-        tiles, rows, group, inner = (sympy.sympify(reduce[k]) for k in ("tiles", "rows", "group", "inner"))
+        tiles, rows, group, inner = (
+            sympy.sympify(getattr(reduce, k)) for k in ("tiles", "rows", "group", "inner")
+        )
         groups = tiles * rows
         if inner == 1:  # lane-wise over the group's vectors, then Reduce
             chunks, full = CeilDiv(group, self.lanes), FloorDiv(group, self.lanes)
@@ -1617,7 +1619,7 @@ class _Function:
         register. Unmasked: the lanes past the data hold the bytes after it (the tile's padding,
         :meth:`VfChainRegApiCall.read_past_tiles`), which the masked instructions never read."""
         assert self.reduce is not None
-        per_group = sympy.sympify(self.reduce["inner"]) == 1 and len(self.call.node.inputs) <= UNALIGN_REGS
+        per_group = sympy.sympify(self.reduce.inner) == 1 and len(self.call.node.inputs) <= UNALIGN_REGS
         pre = RegInstr("LoadUnAlignPre", dtype.name, LOAD, elements=32 // dtype.itemsize)
         load = RegInstr("LoadUnAlign", dtype.name, LOAD)
         if per_group:
@@ -1908,13 +1910,13 @@ class _Function:
         self.instr(api, dtype, dst, src)
         return dst
 
-    def compare(self, step: dict) -> None:
+    def compare(self, step: ChainStep) -> None:
         """A comparison into a mask register, under the step mask (lanes past the tail are off)."""
-        op = step["op"]
-        src_t = self.call.dtype_of(step["inputs"][0])
-        srcs = [self.regs[t] for t in step["inputs"]]
+        op = step.op
+        src_t = self.call.dtype_of(step.inputs[0])
+        srcs = [self.regs[t] for t in step.inputs]
         m = f"m{len(self.masks)}"
-        self.masks[step["output"]] = m
+        self.masks[step.output] = m
         exact = src_t
         if self.mixed and src_t.itemsize == 2:
             # a run of 2- and 4-byte values: every mask is one of 4-byte elements; the 2-byte values are
@@ -1934,7 +1936,7 @@ class _Function:
             )
             return
         mode = COMPARE_SCALAR[op]
-        value = float(step["value"])
+        value = float(step.value)  # type: ignore[arg-type]
         scalar = (
             # the scalar the memory path compares the 2-byte values with: a value of that type (or NaN)
             f"static_cast<{src_t.cpp}>({compare_scalar(mode, value, exact)})"
@@ -1951,15 +1953,15 @@ class _Function:
             mode=mode,
         )
 
-    def select(self, step: dict) -> None:
+    def select(self, step: ChainStep) -> None:
         """Where as a register Select by the mask its condition's comparison made in this function."""
-        cond, *data = step["inputs"]
+        cond, *data = step.inputs
         if cond not in self.masks:
             raise CodegenError(
-                f"node '{self.call.node.name}': Where '{step['name']}' reads the condition {cond!r}, which "
+                f"node '{self.call.node.name}': Where '{step.name}' reads the condition {cond!r}, which "
                 "no comparison of this function makes"
             )
-        out = self.call.dtype_of(step["output"])
+        out = self.call.dtype_of(step.output)
         if self.mixed and out.itemsize == 2:
             # a mask of 4-byte elements selects the 2-byte values' bits as int16 widened to int32, narrowed back
             # (NO_SAT: the low 16 bits) into the even 2-byte lanes the run holds them in
@@ -1967,11 +1969,11 @@ class _Function:
             r = self.reg(_I32)
             self.instr("Select", _I32, r, wide[0], wide[1], mask=self.masks[cond])
             narrow = self.cast(r, _I16, _I32, "CAST_NONE")
-            self.regs[step["output"]] = narrow if out == _I16 else _view(narrow, out)
+            self.regs[step.output] = narrow if out == _I16 else _view(narrow, out)
             return
         r = self.reg(out)
         self.instr("Select", out, r, self.regs[data[0]], self.regs[data[1]], mask=self.masks[cond])
-        self.regs[step["output"]] = r
+        self.regs[step.output] = r
 
     def exp2(self, x: str) -> str:
         """2^x of a float32 register, the memory path's steps (``VecElementwiseRegApiCall._composite``) one
@@ -1996,26 +1998,26 @@ class _Function:
         self.instr("Mul", f32, r, f, f"(AscendC::Reg::RegTensor<float>&){k}")
         return r
 
-    def logical(self, step: dict) -> None:
+    def logical(self, step: ChainStep) -> None:
         """A logical op of predicates as the register And / Or / Xor / Not on mask registers, under the step
         mask: a lane past the tail is off in the result (zeroing), as in the comparisons it reads."""
-        op = step["op"]
-        missing = [t for t in step["inputs"] if t not in self.masks]
+        op = step.op
+        missing = [t for t in step.inputs if t not in self.masks]
         if missing:
             raise CodegenError(
-                f"node '{self.call.node.name}': {op} '{step['name']}' reads {missing[0]!r}, which no "
+                f"node '{self.call.node.name}': {op} '{step.name}' reads {missing[0]!r}, which no "
                 "comparison or logical op of this function makes"
             )
         m = f"m{len(self.masks)}"
-        srcs = ", ".join(self.masks[t] for t in step["inputs"])
-        self.masks[step["output"]] = m
+        srcs = ", ".join(self.masks[t] for t in step.inputs)
+        self.masks[step.output] = m
         api = LOGICAL[op]
         self.instr(api, self.mask_dtype, m, srcs, kind=MASK)
 
-    def step(self, step: dict) -> None:
+    def step(self, step: ChainStep) -> None:
         """One step of the run in registers: a comparison or a logical op into a mask register, a Where as a
         Select by one, any other op into the register of its output."""
-        op = step["op"]
+        op = step.op
         if _compares(op):
             self.compare(step)
         elif op == "Where":
@@ -2023,15 +2025,15 @@ class _Function:
         elif op in LOGICAL:
             self.logical(step)
         else:
-            self.regs[step["output"]] = self._value(self._operands(step))
+            self.regs[step.output] = self._value(self._operands(step))
 
-    def _operands(self, step: dict) -> _StepOperands:
+    def _operands(self, step: ChainStep) -> _StepOperands:
         """The dtypes, input registers and memory-path form of a value step, read once for its register code."""
         call = self.call
-        ins = [call.dtype_of(t) for t in step["inputs"]]
-        out = call.dtype_of(step["output"])
-        srcs = [self.regs[t] for t in step["inputs"]]
-        return _StepOperands(step, step["op"], call_form(call, step), ins, out, srcs)
+        ins = [call.dtype_of(t) for t in step.inputs]
+        out = call.dtype_of(step.output)
+        srcs = [self.regs[t] for t in step.inputs]
+        return _StepOperands(step, step.op, call_form(call, step), ins, out, srcs)
 
     def _value(self, s: _StepOperands) -> str:
         """The register of a value step's result, the same bits as its memory form computes (the module
@@ -2117,7 +2119,7 @@ class _Function:
         route = register_route(s.form)
         if isinstance(route, str):
             raise CodegenError(f"node '{self.call.node.name}': {route}")
-        output = s.step["output"]
+        output = s.step.output
         r = s.srcs[0]
         for to, frm, mode in route:
             if mode == LOW_BYTE:  # the 4-byte register itself; its store keeps the low bytes
@@ -2126,7 +2128,7 @@ class _Function:
             if mode == LOW_WORDS:  # the source's register holds its low words already (dual load)
                 continue
             if mode == PAIR_FLOAT:  # the tile's register pair, converted by the pair's Cast
-                r = self.pair_cast(s.step["inputs"][0])
+                r = self.pair_cast(s.step.inputs[0])
                 continue
             if mode == FLOAT_WORDS:  # both words of the truncated float, stored as a pair
                 low, high = self.float_words(r)
@@ -2209,11 +2211,11 @@ class _Function:
         """The ``UnalignRegForLoad`` registers of an unaligned reduce's loads."""
         return "".join(f"    AscendC::Reg::UnalignRegForLoad {u};\n" for u in self.uregs)
 
-    def reduce_text(self, reduce: dict) -> str:
+    def reduce_text(self, reduce: ChainReduce) -> str:
         """The function body of a run ending in a reduce over a kept inner width (:func:`reduce_steps`)."""
-        kind = reduce["kind"]
-        dtype = self.call.dtype_of(reduce["output"])
-        value = self.regs[reduce["input"]]
+        kind = reduce.kind
+        dtype = self.call.dtype_of(reduce.output)
+        value = self.regs[reduce.input]
         acc = self.reg(dtype)
         start, fold_in = _reduce_calls(kind, dtype, acc, value)
         first, fold = self.place_calls("first", start), self.place_calls("fold", fold_in)
@@ -2261,11 +2263,11 @@ class _Function:
             + "}\n"
         )
 
-    def horizontal_text(self, reduce: dict) -> str:
+    def horizontal_text(self, reduce: ChainReduce) -> str:
         """The function body of a run ending in a reduce over the innermost axis (:func:`horizontal_steps`)."""
-        kind = reduce["kind"]
-        dtype = self.call.dtype_of(reduce["output"])
-        value = self.regs[reduce["input"]]
+        kind = reduce.kind
+        dtype = self.call.dtype_of(reduce.output)
+        value = self.regs[reduce.input]
         acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
         start, fold_in = _horizontal_calls(kind, dtype, acc, tmp, value)
         first, fold = self.place_calls("first", start), self.place_calls("fold", *fold_in)
@@ -2397,12 +2399,12 @@ UNALIGNED_READ_PAST = 256
 UNALIGN_REGS = 4
 
 
-def starts_aligned(reduce: dict, dtype: dt.DType) -> bool:
+def starts_aligned(reduce: ChainReduce, dtype: dt.DType) -> bool:
     """Whether every group row (kept inner width) or group (innermost axis) of a reduce is known to start on
     a 32-byte block -- loaded with ``LoadAlign`` -- rather than possibly not -- loaded with ``LoadUnAlign``
     after a ``LoadUnAlignPre``. Tile rows start on blocks; within one, a group row starts every ``inner``
     elements, a group every ``group`` elements (one group per tile row: always at its start)."""
-    rows, group, inner = (sympy.sympify(reduce[k]) for k in ("rows", "group", "inner"))
+    rows, group, inner = (sympy.sympify(getattr(reduce, k)) for k in ("rows", "group", "inner"))
     per_block = 32 // dt.get(dtype).itemsize
     if inner == 1:
         return bool(rows == 1 or sympy.Mod(group, per_block) == 0)
@@ -2489,8 +2491,8 @@ def _compares(op: str) -> bool:
     return op in COMPARE or op in COMPARE_SCALAR
 
 
-def call_form(call: VfChainRegApiCall | _Source, step: dict) -> Form:
+def call_form(call: VfChainRegApiCall | _Source, step: ChainStep) -> Form:
     """The memory-path form of one step, which its register code mirrors."""
     dtype_of = call.dtype_of if isinstance(call, _Source) else call._dtype
-    ins = tuple(dtype_of(t) for t in step["inputs"])
-    return op_form(step["op"], ins, dtype_of(step["output"]))
+    ins = tuple(dtype_of(t) for t in step.inputs)
+    return op_form(step.op, ins, dtype_of(step.output))
