@@ -41,6 +41,7 @@ from af_core.errors import (
     TwinError,
     UsageError,
 )
+from af_core.ops.opdef import ComputeType
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -640,7 +641,7 @@ def read_input_arrays(
 
     if not directory.is_dir():
         raise UsageError(f"--inputs '{directory}' is not a directory")
-    data = {n.name for n in graph.nodes() if n.op.compute_type == "data"}
+    data = {n.name for n in graph.nodes() if n.op.compute_type == ComputeType.DATA}
     opened: dict[str, Any] = {}
     try:
         total = 0

@@ -22,6 +22,7 @@ from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.validate import GraphInfo, validate
 from af_core.ops.core_ops import normalize_dim
+from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import to_dtype
 
 
@@ -60,7 +61,7 @@ def index_inputs(graph: HintGraph) -> dict[str, tuple[Node, int]]:
         stack = [graph.producer(il, "x2")]
         while stack:
             node = stack.pop()
-            if node.op.compute_type == "data":
+            if node.op.compute_type == ComputeType.DATA:
                 found.setdefault(node.name, (il, il.attr.ir_attr.dim))
                 continue
             stack.extend(graph.producer(node, p) for p in node.op.inputs)
@@ -143,7 +144,7 @@ def make_inputs(
     storage: dict[str, np.ndarray] = {}
     logical: dict[str, np.ndarray] = {}
     for node in graph.nodes():
-        if node.op.compute_type != "data":
+        if node.op.compute_type != ComputeType.DATA:
             continue
         dtype, shape, strides = _data_facts(graph, info, node, env)
         count = storage_elements(shape, strides)
@@ -278,7 +279,7 @@ def input_sizes(
     import sympy
 
     for node in graph.nodes():
-        if node.op.compute_type == "data" and node.name in arrays:
+        if node.op.compute_type == ComputeType.DATA and node.name in arrays:
             for expr, n in zip(info[node.name].sizes, np.shape(arrays[node.name])):
                 expr = sympy.sympify(expr)
                 if expr.is_Symbol:
@@ -299,7 +300,7 @@ def pack_inputs(
     storage: dict[str, np.ndarray] = {}
     logical: dict[str, np.ndarray] = {}
     for node in graph.nodes():
-        if node.op.compute_type != "data":
+        if node.op.compute_type != ComputeType.DATA:
             continue
         if node.name not in arrays:
             raise AscirError("input-missing", "no array given for this Data node", node=node.name)

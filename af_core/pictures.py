@@ -18,6 +18,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.mermaid import to_mermaid
 from af_core.ir.sizes import to_text
 from af_core.naming import dot_label, mermaid_label, printable
+from af_core.ops.opdef import ComputeType
 from af_core.schedule.case import Case
 
 __all__ = ["case_dot", "case_mermaid", "graph_dot", "to_mermaid", "to_svg"]
@@ -102,7 +103,7 @@ def _dot_node(node: Node, ident: str) -> str:
     style = ""
     if node.type == "IndirectLoad":
         style = ', style=filled, fillcolor="#f9a825", penwidth=2'
-    elif node.op.compute_type in ("data", "output"):
+    elif node.op.compute_type in (ComputeType.DATA, ComputeType.OUTPUT):
         style = ', shape=oval, style=filled, fillcolor="#e3f2fd"'
     return f'  {ident} [label="{_label(node)}", shape=box{style}];'
 

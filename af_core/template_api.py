@@ -39,6 +39,7 @@ _LAZY = {
     "product": "af_core.ir.sizes",
     # ops: what an op plugin registers (af_register_ops) and the core ops' shared rules
     "OpDef": "af_core.ops.opdef",
+    "ComputeType": "af_core.ops.opdef",
     "AttrSpec": "af_core.ops.opdef",
     "InferContext": "af_core.ops.opdef",
     "OutSpec": "af_core.ops.opdef",
@@ -149,10 +150,11 @@ __all__ = [
     "CORE_NUM",
     "Case",
     "CaseRef",
+    "CeilDiv",
     "ChainReduce",
     "ChainStep",
-    "CeilDiv",
     "CodegenError",
+    "ComputeType",
     "CounterModel",
     "DTypeError",
     "Expr",
@@ -251,6 +253,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.ops.opdef import (
         CAST,
         AttrSpec,
+        ComputeType,
         InferContext,
         OpDef,
         OutSpec,

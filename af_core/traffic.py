@@ -32,6 +32,7 @@ from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.validate import GraphInfo, validate
 from af_core.ops.core_ops import normalize_dim
+from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import evaluate_nodes
 
 LINE = 128
@@ -70,7 +71,7 @@ def _gather_chain_data(graph: HintGraph, il: Node) -> list[Node]:
     out, stack = [], [graph.producer(il, "x1")]
     while stack:
         node = stack.pop()
-        if node.op.compute_type == "data":
+        if node.op.compute_type == ComputeType.DATA:
             out.append(node)
         else:
             stack.extend(graph.producer(node, p) for p in node.op.inputs)
@@ -177,7 +178,7 @@ def _least_bytes(
     total = 0
     per_lane = 0
     for node in graph.nodes():
-        if node.op.compute_type != "data":
+        if node.op.compute_type != ComputeType.DATA:
             continue
         storage = inputs.storage[node.name]
         itemsize = info[node.name].dtype.itemsize  # bfloat16 storage is held as float32 here

@@ -46,6 +46,7 @@ from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import contiguous_strides
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
+from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import evaluate
 from af_core.schedule.analysis import analyze
 from af_core.tiling.solve import CaseRef, solve
@@ -177,7 +178,7 @@ def _operand(
     producer = graph.producer(node, port)
     shape = tuple(eval_shape(info[producer.name].sizes, env))
     broadcast: set[int] = set()
-    while producer.op.compute_type in ("broadcast", "load"):
+    while producer.op.compute_type in (ComputeType.BROADCAST, ComputeType.LOAD):
         src = graph.producer(producer, producer.op.inputs[0])
         src_shape = tuple(eval_shape(info[src.name].sizes, env))
         if len(src_shape) != len(shape):
@@ -190,7 +191,7 @@ def _operand(
             )
         broadcast |= {a for a, (m, n) in enumerate(zip(src_shape, shape)) if m == 1 and n != 1}
         producer = src
-    if producer.op.compute_type == "data":
+    if producer.op.compute_type == ComputeType.DATA:
         strides = tuple(eval_shape(info[producer.name].strides, env))
         from_input = True
     else:
@@ -211,7 +212,7 @@ def _piece_graph(name: str, node: Node, operands: Sequence[Operand], shape: tupl
     refs: list[TensorRef] = []
     for i, o in enumerate(operands):
         refs.append(g.data(f"in{i}", list(o.shape), o.dtype, list(o.strides)))
-    if node.op.compute_type == "indirect_load":
+    if node.op.compute_type == ComputeType.INDIRECT_LOAD:
         attr = node.attr.ir_attr
         y = g.indirect_load(
             refs[0],

@@ -12,6 +12,7 @@ from af_core import naming
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import to_text
 from af_core.naming import mermaid_label
+from af_core.ops.opdef import ComputeType
 
 _CLASS = {
     "indirect_load": "indirect",
@@ -39,7 +40,9 @@ def to_mermaid(graph: HintGraph, *, title: str | None = None) -> str:
         lines += ["---", f"title: {json.dumps(naming.printable(title))}", "---"]
     lines.append("flowchart TD")
     for node in graph.nodes():
-        shape = ('(["', '"])') if node.op.compute_type in ("data", "output") else ('["', '"]')
+        shape = (
+            ('(["', '"])') if node.op.compute_type in (ComputeType.DATA, ComputeType.OUTPUT) else ('["', '"]')
+        )
         lines.append(f"  {ids[node.name]}{shape[0]}{_label(node)}{shape[1]}")
     lines += [
         f"  {ids[src.name]} -->|{mermaid_label(port)}| {ids[dst.name]}" for src, dst, port in graph.edges()

@@ -34,7 +34,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, contiguous_strides, expand_polynomial, size_name, storage_elements
 from af_core.naming import demangle
 from af_core.ops.core_ops import normalize_dim
-from af_core.ops.opdef import InferContext, PortInfo
+from af_core.ops.opdef import ComputeType, InferContext, PortInfo
 
 INT64_MAX = (1 << 63) - 1
 #: The highest tensor rank the back end holds (infer_shape, the twin harness and the kernels'
@@ -93,7 +93,7 @@ def _check_ports(graph: HintGraph, nodes: list[Node]) -> None:
 
 
 def _check_io(nodes: list[Node]) -> None:
-    if not any(n.op.compute_type == "output" for n in nodes):
+    if not any(n.op.compute_type == ComputeType.OUTPUT for n in nodes):
         raise GraphStructureError("graph-has-output", "the graph has no Output node")
     for kind in ("data", "output"):
         seen: dict[int, str] = {}
@@ -257,7 +257,7 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
             "shape-declared", "the output size is neither declared nor inferable", node=node.name, port="y"
         )
     strides = node.y.strides
-    if node.op.compute_type == "data" and strides is None:
+    if node.op.compute_type == ComputeType.DATA and strides is None:
         raise ShapeError("desc-rank", "a Data node must declare y.strides", node=node.name, port="y")
     if strides is not None and len(strides) != len(sizes):
         raise ShapeError(

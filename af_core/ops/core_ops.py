@@ -13,6 +13,7 @@ from af_core import dtypes as dt
 from af_core.errors import AscirError, DTypeError, ShapeError
 from af_core.ops.opdef import (
     AttrSpec,
+    ComputeType,
     InferContext,
     OpDef,
     OutSpec,
@@ -62,7 +63,7 @@ def _infer_load(ctx: InferContext) -> OutSpec:
 DATA = OpDef(
     name="Data",
     inputs=(),
-    compute_type="data",
+    compute_type=ComputeType.DATA,
     attrs=(AttrSpec("index", "int", None, "position of the tensor among the kernel inputs"),),
     infer=_infer_data,
     doc="A kernel input in global memory; y.strides give its layout (0 = broadcast).",
@@ -71,7 +72,7 @@ DATA = OpDef(
 OUTPUT = OpDef(
     name="Output",
     inputs=("x",),
-    compute_type="output",
+    compute_type=ComputeType.OUTPUT,
     attrs=(AttrSpec("index", "int", None, "position of the tensor among the kernel outputs"),),
     infer=same_as_input("x"),
     reference=_ref_identity,
@@ -81,7 +82,7 @@ OUTPUT = OpDef(
 LOAD = OpDef(
     name="Load",
     inputs=("x",),
-    compute_type="load",
+    compute_type=ComputeType.LOAD,
     attrs=(AttrSpec("offset", "expr", 0, "element offset into the Data tensor"),),
     infer=_infer_load,
     reference=_ref_identity,
@@ -91,7 +92,7 @@ LOAD = OpDef(
 STORE = OpDef(
     name="Store",
     inputs=("x",),
-    compute_type="store",
+    compute_type=ComputeType.STORE,
     attrs=(AttrSpec("offset", "expr", 0, "element offset into the Output tensor"),),
     infer=_infer_load,
     reference=_ref_identity,
@@ -101,7 +102,7 @@ STORE = OpDef(
 WORKSPACE = OpDef(
     name="Workspace",
     inputs=("x",),
-    compute_type="workspace",
+    compute_type=ComputeType.WORKSPACE,
     infer=same_as_input("x"),
     reference=_ref_identity,
     doc="A global-memory buffer joining two stages (SK-like); a value-preserving boundary.",
@@ -147,7 +148,7 @@ def _ref_broadcast(ctx: RefContext) -> np.ndarray:
 BROADCAST = OpDef(
     name="Broadcast",
     inputs=("x",),
-    compute_type="broadcast",
+    compute_type=ComputeType.BROADCAST,
     infer=_infer_broadcast,
     reference=_ref_broadcast,
     doc="Repeat size-1 axes of x up to the declared y.size.",
@@ -242,7 +243,7 @@ def _ref_indirect_load(ctx: RefContext) -> np.ndarray:
 INDIRECT_LOAD = OpDef(
     name="IndirectLoad",
     inputs=("x1", "x2"),
-    compute_type="indirect_load",
+    compute_type=ComputeType.INDIRECT_LOAD,
     attrs=(
         AttrSpec("dim", "int", None, "the gathered axis; negative counts from the end"),
         AttrSpec("need_check_negative", "bool", False, "map index < 0 to index + input.size(dim)"),
@@ -333,7 +334,7 @@ def _reduce_op(name: str, fn: Callable[..., np.ndarray], doc: str) -> OpDef:
     return OpDef(
         name=name,
         inputs=("x",),
-        compute_type="reduce",
+        compute_type=ComputeType.REDUCE,
         infer=_infer_reduce,
         reference=_reduce_ref(fn),
         doc=doc + " Reduced axes are those where y.size is 1 and x.size is not (dims kept).",

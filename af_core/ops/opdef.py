@@ -9,6 +9,7 @@ SIMT codegen pastes ``scalar_cpp`` into a lane.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,18 +25,38 @@ if TYPE_CHECKING:
 # Nothing here imports numpy or sympy: op definitions are built when the registry is (``afc
 # plugins`` lists it), and their rules import what they compute with when they run.
 
-#: Compute types; templates decide what they can fuse by these.
-COMPUTE_TYPES = (
-    "data",
-    "load",
-    "store",
-    "output",
-    "workspace",
-    "broadcast",
-    "elementwise",
-    "reduce",
-    "indirect_load",
-)
+
+class ComputeType(enum.StrEnum):
+    """What kind of node an op makes; templates decide what they can fuse by these.
+
+    A ``StrEnum``: a member equals its text (``ComputeType.DATA == "data"``), so graph files and plugins
+    that give the text keep working, while the core compares with members (a misspelt member is an
+    AttributeError at import, a misspelt string compared unequal silently).
+    """
+
+    DATA = "data"
+    LOAD = "load"
+    STORE = "store"
+    OUTPUT = "output"
+    WORKSPACE = "workspace"
+    BROADCAST = "broadcast"
+    ELEMENTWISE = "elementwise"
+    REDUCE = "reduce"
+    INDIRECT_LOAD = "indirect_load"
+
+
+#: The compute types' texts, in declaration order.
+COMPUTE_TYPES = tuple(c.value for c in ComputeType)
+
+
+def _compute_type(value: ComputeType | str) -> ComputeType:
+    """A compute type from its member or its text; another value is kept for :class:`OpDef` to refuse
+    naming the op."""
+    try:
+        return ComputeType(value)
+    except ValueError:
+        return value  # type: ignore[return-value]
+
 
 ATTR_KINDS = ("int", "bool", "float", "expr", "int_list")
 
@@ -149,7 +170,7 @@ class OpDef:
 
     name: str
     inputs: tuple[str, ...]
-    compute_type: str
+    compute_type: ComputeType = attrs.field(converter=_compute_type)
     attrs: tuple[AttrSpec, ...] = ()
     infer: InferFn | None = None
     reference: ReferenceFn | None = None
@@ -162,7 +183,7 @@ class OpDef:
     data_input: str | None = None
 
     def __attrs_post_init__(self) -> None:
-        if self.compute_type not in COMPUTE_TYPES:
+        if not isinstance(self.compute_type, ComputeType):
             raise ValueError(f"op '{self.name}': compute_type '{self.compute_type}' not in {COMPUTE_TYPES}")
         unknown = sorted(set(self.roles) - set(OP_ROLES))
         if unknown:

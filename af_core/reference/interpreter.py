@@ -20,7 +20,7 @@ from af_core.ir.evaluate import eval_shape
 from af_core.ir.graph import HintGraph
 from af_core.ir.sizes import Expr
 from af_core.ir.validate import GraphInfo, validate
-from af_core.ops.opdef import RefContext
+from af_core.ops.opdef import ComputeType, RefContext
 from af_core.reference.bfloat16 import round_to_bf16
 
 
@@ -58,7 +58,7 @@ def evaluate(
     """
     info = info or validate(graph)
     values = _run(graph, inputs, sizes, info, list(info.order))
-    return {n: values[n] for n in info.order if graph.node(n).op.compute_type == "output"}
+    return {n: values[n] for n in info.order if graph.node(n).op.compute_type == ComputeType.OUTPUT}
 
 
 def evaluate_nodes(
@@ -102,7 +102,7 @@ def _run(
     """Evaluate the nodes of ``order`` (topological, closed under producers); their values by name."""
     env = graph.size_env(sizes or {})  # graph names or symbol names -> symbol names
     values: dict[str, np.ndarray] = {}
-    data_nodes = [n for n in order if graph.node(n).op.compute_type == "data"]
+    data_nodes = [n for n in order if graph.node(n).op.compute_type == ComputeType.DATA]
     for name in data_nodes:
         if name not in inputs:
             raise AscirError("reference-input", "no array given for this Data node", node=name)
@@ -110,7 +110,7 @@ def _run(
     for name in order:
         node = graph.node(name)
         ni = info[name]
-        if node.op.compute_type == "data":
+        if node.op.compute_type == ComputeType.DATA:
             array = np.asarray(inputs[name])
             _check_shape(name, ni.sizes, array.shape, env)
             # inputs may be broadcast views of a small buffer: convert only when the dtype differs

@@ -22,6 +22,7 @@ import attrs
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ops.core_ops import reduced_axes
+from af_core.ops.opdef import ComputeType
 
 
 class FusionError(Unsupported):
@@ -212,7 +213,7 @@ def _side_inputs(graph: HintGraph, il: Node, down: dict[str, Node]) -> tuple[lis
 def _the_output(graph: HintGraph, store: Node) -> Node:
     """The Output node the Store feeds, its only consumer."""
     output_consumers = graph.consumers(store)
-    if len(output_consumers) != 1 or output_consumers[0][0].op.compute_type != "output":
+    if len(output_consumers) != 1 or output_consumers[0][0].op.compute_type != ComputeType.OUTPUT:
         raise FusionError(f"Store '{store.name}' must feed exactly one Output")
     return output_consumers[0][0]
 

@@ -25,6 +25,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.ir.graph import Node
 from af_core.ir.sizes import Expr, contiguous_strides, expr_text
+from af_core.ops.opdef import ComputeType
 
 AXIS_TYPES = ("ORIGINAL", "MERGED", "TILE_OUT", "TILE_IN", "BLOCK_OUT", "BLOCK_IN")
 LOCATIONS = ("GM", "UB", "WORKSPACE")
@@ -168,7 +169,7 @@ class ImplGraph:
         where it is broadcast); an Output is written contiguous.
         """
         sizes = tuple(node.y.size)
-        output = node.op.compute_type == "output"
+        output = node.op.compute_type == ComputeType.OUTPUT
         strides = tuple(contiguous_strides(list(sizes))) if output else tuple(node.y.strides)
         self.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", sizes, strides, gm_arg=node.name))
         return node.name

@@ -27,7 +27,7 @@ from af_core.dtypes import DType
 from af_core.errors import Unsupported
 from af_core.ir.graph import Axis, HintGraph, Node
 from af_core.ir.sizes import Expr, contiguous_strides, expand_polynomial
-from af_core.ops.opdef import CAST, RefContext
+from af_core.ops.opdef import CAST, ComputeType, RefContext
 
 
 def enlarges(il: Node, graph: HintGraph) -> bool:
@@ -75,7 +75,7 @@ def sink_unary_ops(graph: HintGraph, il: Node) -> list[str]:
     bound = bool(il.attr.ir_attr.need_check_bound)
     while True:
         op = graph.producer(il, "x1")
-        if op.op.compute_type != "elementwise" or len(op.op.inputs) != 1:
+        if op.op.compute_type != ComputeType.ELEMENTWISE or len(op.op.inputs) != 1:
             break
         if len(graph.consumers(op)) != 1:
             break
@@ -100,9 +100,9 @@ def sink_unary_ops(graph: HintGraph, il: Node) -> list[str]:
 
 def is_view(graph: HintGraph, node: Node) -> bool:
     """A Load, or Broadcasts of a Load: data as stored, seen through stride-0 axes."""
-    while node.op.compute_type == "broadcast":
+    while node.op.compute_type == ComputeType.BROADCAST:
         node = graph.producer(node, "x")
-    return node.op.compute_type == "load"
+    return node.op.compute_type == ComputeType.LOAD
 
 
 def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
@@ -128,7 +128,7 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
         node = stack.pop()
         if node.name in chain or is_view(graph, node):
             continue
-        if node.op.compute_type != "elementwise":
+        if node.op.compute_type != ComputeType.ELEMENTWISE:
             raise Unsupported(f"node '{node.name}' ({node.type}) cannot move behind '{il.name}'")
         chain[node.name] = node
         stack.extend(graph.producer(node, port) for port in node.op.inputs)

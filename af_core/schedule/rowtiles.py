@@ -31,7 +31,7 @@ from af_core.backend import Role, api_call_for, installed
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
-from af_core.ops.opdef import CAST
+from af_core.ops.opdef import CAST, ComputeType
 from af_core.registry import get_registry, op_with_role
 from af_core.schedule.chain_attrs import ChainReduce, ChainStep
 from af_core.schedule.cost import COUNTER_NAMES, LINE_BYTES, storage_bytes
@@ -51,7 +51,7 @@ def vector_api() -> type[ApiCall]:
 def fold_view(graph: HintGraph, node: Node) -> tuple[Node, set[int]]:
     """(Data, broadcast axes) of a Load, or of Broadcasts over a Load."""
     axes: set[int] = set()
-    while node.op.compute_type == "broadcast":
+    while node.op.compute_type == ComputeType.BROADCAST:
         src = graph.producer(node, "x")
         axes |= {
             i
@@ -59,7 +59,7 @@ def fold_view(graph: HintGraph, node: Node) -> tuple[Node, set[int]]:
             if sympy.sympify(a) == 1 and sympy.sympify(b) != 1
         }
         node = src
-    if node.op.compute_type != "load":
+    if node.op.compute_type != ComputeType.LOAD:
         raise Unsupported(
             f"'{node.name}' ({node.type}) is broadcast after being computed; only loaded "
             "tensors can be broadcast in a vector tile"
@@ -72,7 +72,7 @@ def view_head(graph: HintGraph, load: Node) -> Node:
     node = load
     while True:
         consumers = graph.consumers(node)
-        if len(consumers) == 1 and consumers[0][0].op.compute_type == "broadcast":
+        if len(consumers) == 1 and consumers[0][0].op.compute_type == ComputeType.BROADCAST:
             node = consumers[0][0]
         else:
             return node
@@ -237,14 +237,14 @@ class TileBuilder:
             self.line_fills = self.line_fills + CeilDiv(stored, LINE_BYTES)
         self.tensor_of[node.name] = name
         below = node
-        while below.op.compute_type == "broadcast":
+        while below.op.compute_type == ComputeType.BROADCAST:
             below = self.graph.producer(below, "x")
             self.tensor_of[below.name] = name
         return name
 
     def compute(self, node: Node, pitch: Size, *, final: bool = False, extra_bytes: Size = 0) -> str:
         """An elementwise node over the whole tile; ``final`` puts the result in a VECOUT queue."""
-        if node.op.compute_type == "broadcast":
+        if node.op.compute_type == ComputeType.BROADCAST:
             if node.name not in self.tensor_of:
                 raise Unsupported(
                     f"Broadcast '{node.name}' expands a computed value; only loaded tensors can "

@@ -27,6 +27,7 @@ from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph
 from af_core.ir.sizes import expand_polynomial, expr_text, storage_elements
 from af_core.ir.validate import GraphInfo, normalized_copy, validate
+from af_core.ops.opdef import ComputeType
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
 from af_core.policy import SEED, SelectionPolicy
@@ -110,7 +111,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
     seen: set[str] = set()
     for name in info.order:
         node = graph.node(name)
-        if node.op.compute_type not in ("data", "output"):
+        if node.op.compute_type not in (ComputeType.DATA, ComputeType.OUTPUT):
             continue
         ni = info[name]
         span = storage_elements(ni.sizes, ni.strides) * ni.dtype.itemsize

@@ -23,6 +23,7 @@ from af_core.errors import UsageError
 from af_core.index_distribution import IndexDistribution
 from af_core.inputs import GraphInputs, InputDraw, input_sizes, pack_inputs
 from af_core.ir.graph import HintGraph
+from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import evaluate
 from af_core.twin.budget import MemoryEstimate, MemoryLimit
 from af_core.twin.plan import RunPlan, plan_run
@@ -59,7 +60,7 @@ TOLERANCE = {
 
 
 def has_math(graph: HintGraph) -> bool:
-    return any(n.op.compute_type in ("elementwise", "reduce") for n in graph.nodes())
+    return any(n.op.compute_type in (ComputeType.ELEMENTWISE, ComputeType.REDUCE) for n in graph.nodes())
 
 
 @attrs.frozen

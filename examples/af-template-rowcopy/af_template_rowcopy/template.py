@@ -39,6 +39,7 @@ from af_core.template_api import (
     AlignUp,
     Case,
     CeilDiv,
+    ComputeType,
     HintGraph,
     ImplAxis,
     ImplGraph,
@@ -94,7 +95,7 @@ class RowCopyTemplate:
         an = ctx.analyze(graph)
         rs = row_select(graph, il, an, "the row copy")
         for node in graph.nodes():
-            if node.op.compute_type == "data" and node.y.dtype.is_bool:
+            if node.op.compute_type == ComputeType.DATA and node.y.dtype.is_bool:
                 raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
         return [self._case(graph, il, an, ctx, rs)]
 
@@ -161,7 +162,7 @@ class RowCopyTemplate:
             *(
                 ImplNode(n.name, n.type, None, fused_into=il.name)
                 for n in graph.nodes()
-                if n.op.compute_type == "broadcast"
+                if n.op.compute_type == ComputeType.BROADCAST
             ),
         ]
         assign_releases(stage, impl)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.template_api import ApiCall, KernelContext, Mask, Node, ScalarEmitter, value_type
+from af_core.template_api import ApiCall, ComputeType, KernelContext, Mask, Node, ScalarEmitter, value_type
 
 
 class _Emitter(ScalarEmitter):
@@ -25,17 +25,17 @@ class _Emitter(ScalarEmitter):
 
     def _view(self, node: Node) -> tuple[Node, set[int]]:
         mask: set[int] = set()
-        while node.op.compute_type == "broadcast":
+        while node.op.compute_type == ComputeType.BROADCAST:
             src = self.graph.producer(node, "x")
             mask |= {i for i, (a, b) in enumerate(zip(src.y.size, node.y.size)) if a == 1 and b != 1}
             node = src
         return self.graph.producer(node, "x"), mask
 
     def _leaf(self, node: Node, mask: Mask):
-        if node.op.compute_type == "load":
+        if node.op.compute_type == ComputeType.LOAD:
             data = self.graph.producer(node, "x")
             return f"{self.ctx.gm(data.name)}.GetValue({self._offset(data, self.coords, mask)})"
-        if node.op.compute_type != "indirect_load":
+        if node.op.compute_type != ComputeType.INDIRECT_LOAD:
             return None
         dim = int(node.attr.ir_attr.dim)
         x1 = self.graph.producer(node, "x1")

@@ -21,6 +21,7 @@ from af_core.template_api import (
     CORE_NUM,
     Case,
     CeilDiv,
+    ComputeType,
     HintGraph,
     ImplAxis,
     ImplGraph,
@@ -51,13 +52,13 @@ class ScalarLoopTemplate:
         if an.input_chain:
             raise Unsupported("the scalar loop reads the input as stored; it has no input-pre chain")
         for node in [*an.index_chain, *an.post_chain]:
-            if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
+            if node.op.compute_type == ComputeType.ELEMENTWISE and not node.op.scalar_cpp:
                 raise Unsupported(f"op {node.type} has no scalar form")
         value = graph.producer(an.store, "x")
         sizes = list(value.y.size)
         impl = ImplGraph(graph.name, self.name)
         for node in graph.nodes():
-            if node.op.compute_type == "data":
+            if node.op.compute_type == ComputeType.DATA:
                 impl.add_gm(node)
         out = an.output
         impl.add_gm(out)

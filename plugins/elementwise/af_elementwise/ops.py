@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from af_core.template_api import (
     CAST,
     AttrSpec,
+    ComputeType,
     DTypeError,
     InferContext,
     OpDef,
@@ -96,7 +97,7 @@ def _unary(
     return OpDef(
         name=name,
         inputs=("x",),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -130,7 +131,7 @@ def _binary(
     return OpDef(
         name=name,
         inputs=("x1", "x2"),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -167,7 +168,7 @@ def _tensor_scalar(
     return OpDef(
         name=name,
         inputs=("x",),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         attrs=(AttrSpec("value", "float", None, "the scalar operand"),),
         infer=infer,
         reference=reference,
@@ -214,7 +215,7 @@ def _compare(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], cpp:
     return OpDef(
         name=name,
         inputs=("x1", "x2"),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -319,7 +320,7 @@ def _to_int(name: str, fn: Callable[[np.ndarray], np.ndarray], cpp: str, doc: st
     return OpDef(
         name=name,
         inputs=("x",),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -349,7 +350,7 @@ def _logical(name: str, inputs: tuple[str, ...], fn: Callable[..., np.ndarray], 
     return OpDef(
         name=name,
         inputs=inputs,
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -394,7 +395,7 @@ def _shift(name: str, left: bool, cpp: str, doc: str) -> OpDef:
     return OpDef(
         name=name,
         inputs=("x1", "x2"),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=infer,
         reference=reference,
         scalar_cpp=cpp,
@@ -443,7 +444,7 @@ def _compare_scalar(
     return OpDef(
         name=name,
         inputs=("x",),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         attrs=(AttrSpec("value", "float", None, "the scalar operand"),),
         infer=infer,
         reference=reference,
@@ -542,7 +543,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         name="Cast",
         inputs=("x",),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=_infer_cast,
         reference=_ref_cast,
         scalar_cpp="({x})",
@@ -553,7 +554,7 @@ OPS: tuple[OpDef, ...] = (
     OpDef(
         name="Where",
         inputs=("x1", "x2", "x3"),
-        compute_type="elementwise",
+        compute_type=ComputeType.ELEMENTWISE,
         infer=_infer_where,
         reference=_ref_where,
         scalar_cpp="({x1} ? {x2} : {x3})",

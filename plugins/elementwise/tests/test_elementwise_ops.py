@@ -12,6 +12,7 @@ from af_core.errors import AscirError
 from af_core.reference.bfloat16 import round_to_bf16
 from af_core.reference.interpreter import evaluate
 from af_core.registry import get_registry
+from af_core.template_api import ComputeType
 
 EXPECTED = {
     "Abs",
@@ -52,7 +53,7 @@ def test_all_ops_registered_by_this_distribution():
         assert entry is not None, name
         assert entry.distribution == "af-elementwise"
         op = entry.value
-        assert op.compute_type == "elementwise"
+        assert op.compute_type == ComputeType.ELEMENTWISE
         assert op.scalar_cpp and op.reference is not None
         assert "af_scalar_ops" in op.cpp_sources
     source = reg.get("api_source", "af_scalar_ops")

@@ -62,6 +62,7 @@ from af_core.template_api import (
     AlignUp,
     Case,
     CeilDiv,
+    ComputeType,
     FloorDiv,
     HintGraph,
     ImplAxis,
@@ -256,7 +257,7 @@ class DedupGatherTemplate:
             *(
                 ImplNode(n.name, n.type, None, fused_into=il.name)
                 for n in graph.nodes()
-                if n.op.compute_type == "broadcast"
+                if n.op.compute_type == ComputeType.BROADCAST
             ),
         ]
         assign_releases(stage, impl)

@@ -33,6 +33,7 @@ import sympy
 from af_core.template_api import (
     UB_SIZE,
     Case,
+    ComputeType,
     CounterModel,
     HintGraph,
     ImplGraph,
@@ -96,7 +97,7 @@ class SimdTemplate:
         if il.y.dtype.is_bool:
             raise Unsupported("bool IndirectLoad data is not supported")
         for node in graph.nodes():
-            if node.op.compute_type == "data" and node.y.dtype.is_bool:
+            if node.op.compute_type == ComputeType.DATA and node.y.dtype.is_bool:
                 raise Unsupported(f"bool input '{node.name}' cannot be loaded into a vector tile")
         moved = sink_unary_ops(graph, il)
         an = ctx.analyze(graph)
@@ -154,7 +155,9 @@ class SimdTemplate:
             b.load(head, views[load.name], pin, rows, extra_bytes=32 if head is gather_src else 0)
         for node in an.input_chain:
             b.compute(
-                node, pin, extra_bytes=32 if node is gather_src and node.op.compute_type != "broadcast" else 0
+                node,
+                pin,
+                extra_bytes=32 if node is gather_src and node.op.compute_type != ComputeType.BROADCAST else 0,
             )
         # 2. index tile and the index-pre chain
         for load in index_loads:
@@ -198,7 +201,7 @@ class SimdTemplate:
         stage.nodes += [
             ImplNode(n.name, n.type, None, fused_into=il.name)
             for n in graph.nodes()
-            if n.op.compute_type == "broadcast"
+            if n.op.compute_type == ComputeType.BROADCAST
         ]
         assign_releases(stage, impl)
         impl.stages = [stage]

@@ -45,6 +45,7 @@ from af_core.template_api import (
     UB_SIZE,
     Case,
     CeilDiv,
+    ComputeType,
     CounterModel,
     FloorDiv,
     GatherMode,
@@ -103,12 +104,14 @@ def vf_threads(total: sympy.Expr) -> sympy.Expr:
 
 
 def _fused_nodes(graph: HintGraph) -> list[Node]:
-    return [n for n in graph.topo_order() if n.op.compute_type in ("elementwise", "broadcast")]
+    return [
+        n for n in graph.topo_order() if n.op.compute_type in (ComputeType.ELEMENTWISE, ComputeType.BROADCAST)
+    ]
 
 
 def _gm_tensors(impl: ImplGraph, graph: HintGraph) -> None:
     for node in graph.nodes():
-        if node.op.compute_type in ("data", "output"):
+        if node.op.compute_type in (ComputeType.DATA, ComputeType.OUTPUT):
             impl.add_gm(node)
 
 
@@ -133,12 +136,12 @@ class SimtTemplate:
         except Unsupported as exc:
             raise Unsupported(f"input chain cannot move behind the IndirectLoad: {exc}") from None
         for node in _fused_nodes(graph):
-            if node.op.compute_type == "elementwise" and not node.op.scalar_cpp:
+            if node.op.compute_type == ComputeType.ELEMENTWISE and not node.op.scalar_cpp:
                 raise Unsupported(f"op {node.type} ('{node.name}') has no scalar form for SIMT lanes")
         graph.attrs["dcache_size"] = ctx.platform.dcache_reserve
-        store = next(n for n in graph.nodes() if n.op.compute_type == "store")
+        store = next(n for n in graph.nodes() if n.op.compute_type == ComputeType.STORE)
         before = graph.producer(store, "x")
-        reduce = before if before.op.compute_type == "reduce" else None
+        reduce = before if before.op.compute_type == ComputeType.REDUCE else None
         parts = _Parts(
             graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform)
         )
@@ -398,7 +401,9 @@ class _Parts:
         self.gathers = [graph.node(n) for n in rewrite["gathers"]]
         self.index_dtype = graph.producer(self.gathers[0], "x2").y.dtype
         self.inputs = tuple(
-            sorted({graph.producer(n, "x").name for n in graph.nodes() if n.op.compute_type == "load"})
+            sorted(
+                {graph.producer(n, "x").name for n in graph.nodes() if n.op.compute_type == ComputeType.LOAD}
+            )
         )
         self.fused = [ImplNode(n.name, n.type, None, fused_into=il.name) for n in _fused_nodes(graph)]
         self.common = {
@@ -423,7 +428,7 @@ class _Parts:
 
     def lane_loads(self) -> int:
         """GM reads a lane makes per value: one per Load of the graph (index, gathered and side inputs)."""
-        return len([n for n in self.graph.nodes() if n.op.compute_type == "load"])
+        return len([n for n in self.graph.nodes() if n.op.compute_type == ComputeType.LOAD])
 
     def _side_bytes(self) -> tuple[sympy.Expr, sympy.Expr]:
         """(index bytes, side-input bytes): tensors the lanes read that are not gathered."""
@@ -431,7 +436,7 @@ class _Parts:
         index_data = self._data(self.graph.producer(self.gathers[0], "x2"))
         index, side = sympy.Integer(0), sympy.Integer(0)
         for load in self.graph.nodes():
-            if load.op.compute_type != "load":
+            if load.op.compute_type != ComputeType.LOAD:
                 continue
             data = self.graph.producer(load, "x")
             if load.name in gathered or any(
@@ -446,9 +451,9 @@ class _Parts:
         return index, side
 
     def _data(self, node: Node) -> Node:
-        while node.op.compute_type not in ("load", "data"):
+        while node.op.compute_type not in (ComputeType.LOAD, ComputeType.DATA):
             node = self.graph.producer(node, node.op.inputs[0])
-        return self.graph.producer(node, "x") if node.op.compute_type == "load" else node
+        return self.graph.producer(node, "x") if node.op.compute_type == ComputeType.LOAD else node
 
     def line_fills(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
         """Data-cache line fills for ``reads`` value reads: the gathered lines, plus the index and side
@@ -509,7 +514,7 @@ class _Parts:
         """Strides of the input a gather reads, as viewed at ``node``'s sizes (0 along broadcast axes)."""
         strides = self._data_strides(node)
         data = node
-        while data.op.compute_type not in ("load", "data"):
+        while data.op.compute_type not in (ComputeType.LOAD, ComputeType.DATA):
             data = self.graph.producer(data, "x")
         sizes = data.y.size
         return [
@@ -518,17 +523,17 @@ class _Parts:
         ]
 
     def _data_strides(self, node: Node) -> list:
-        while node.op.compute_type == "broadcast":
+        while node.op.compute_type == ComputeType.BROADCAST:
             node = self.graph.producer(node, "x")
-        data = self.graph.producer(node, "x") if node.op.compute_type == "load" else node
+        data = self.graph.producer(node, "x") if node.op.compute_type == ComputeType.LOAD else node
         return list(data.y.strides)
 
     def run(self) -> sympy.Expr:
         """Output elements in a row that share one index value (trailing axes the index broadcasts)."""
         index = self.graph.producer(self.gathers[0], "x2")
-        while index.op.compute_type not in ("load", "data"):
+        while index.op.compute_type not in (ComputeType.LOAD, ComputeType.DATA):
             index = self.graph.producer(index, index.op.inputs[0])
-        data = self.graph.producer(index, "x") if index.op.compute_type == "load" else index
+        data = self.graph.producer(index, "x") if index.op.compute_type == ComputeType.LOAD else index
         dim = int(self.il.attr.ir_attr.dim)
         run = sympy.Integer(1)
         for axis in range(len(data.y.size) - 1, dim, -1):

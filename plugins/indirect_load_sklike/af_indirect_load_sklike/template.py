@@ -24,6 +24,7 @@ from af_core.template_api import (
     UB_SIZE,
     AlignUp,
     Case,
+    ComputeType,
     CounterModel,
     Expr,
     HintGraph,
@@ -136,7 +137,7 @@ class SkLikeTemplate:
                 "one workspace for exactly one consumer"
             )
         if il.y.dtype.is_bool or any(
-            n.op.compute_type == "data" and n.y.dtype.is_bool for n in graph.nodes()
+            n.op.compute_type == ComputeType.DATA and n.y.dtype.is_bool for n in graph.nodes()
         ):
             raise Unsupported("bool tensors cannot be loaded into vector tiles")
         an = ctx.analyze(graph)
@@ -158,8 +159,8 @@ class SkLikeTemplate:
         stages: list[StageBuilder] = []
         ws: list[tuple[str, object]] = []  # (tensor, bytes) in layout order
         gm_bytes = sympy.Integer(0)
-        pre_ops = [n for n in an.input_chain if n.op.compute_type != "broadcast"]
-        idx_ops = [n for n in an.index_chain if n.op.compute_type != "broadcast"]
+        pre_ops = [n for n in an.input_chain if n.op.compute_type != ComputeType.BROADCAST]
+        idx_ops = [n for n in an.index_chain if n.op.compute_type != ComputeType.BROADCAST]
 
         def workspace(name: str, node: Node, sizes) -> str:
             impl.add_tensor(

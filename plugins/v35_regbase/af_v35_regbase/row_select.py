@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from af_core.template_api import Unsupported
+from af_core.template_api import ComputeType, Unsupported
 
 if TYPE_CHECKING:
     from af_core.template_api import FusionAnalysis, HintGraph, KernelContext, Node
@@ -69,7 +69,7 @@ class RowSelect:
 
 def _loaded_data(graph: HintGraph, port_node: Node, what: str, who: str) -> Node:
     """The Data node a gather port reads, when the port is fed by a plain Load."""
-    if port_node.op.compute_type != "load":
+    if port_node.op.compute_type != ComputeType.LOAD:
         raise Unsupported(
             f"the {what} of the gather is '{port_node.name}' ({port_node.type}); {who} reads "
             f"the {what} from GM as stored, so it must come straight from a Load"

@@ -18,7 +18,16 @@ from __future__ import annotations
 
 import sympy
 
-from af_core.template_api import CodegenError, HintGraph, KernelContext, Mask, Node, ScalarEmitter, value_type
+from af_core.template_api import (
+    CodegenError,
+    ComputeType,
+    HintGraph,
+    KernelContext,
+    Mask,
+    Node,
+    ScalarEmitter,
+    value_type,
+)
 
 SIMT_SOURCE = "af_simt_common"
 
@@ -57,11 +66,11 @@ def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
     """The Data node under a view (Load or Broadcasts of a Load), with the axes masked on the way."""
     from af_core.template_api import broadcast_mask
 
-    while node.op.compute_type == "broadcast":
+    while node.op.compute_type == ComputeType.BROADCAST:
         src = graph.producer(node, "x")
         mask = frozenset(mask | broadcast_mask(node, src))
         node = src
-    if node.op.compute_type != "load":
+    if node.op.compute_type != ComputeType.LOAD:
         raise CodegenError(f"'{node.name}' ({node.type}) is not a view of a kernel input")
     return graph.producer(node, "x"), mask
 
@@ -133,7 +142,7 @@ class LaneEmitter(ScalarEmitter):
         if (
             self.attrs["need_check_bound"]
             and node.name == self.attrs["bound_check_after"]
-            and node.op.compute_type != "indirect_load"
+            and node.op.compute_type != ComputeType.INDIRECT_LOAD
         ):
             ok = self.valid.get(mask)
             if ok is None:
