@@ -3,7 +3,7 @@
 
     python3 dev.py demo    compile the sample graphs, run them on the CPU twin, show the result
     python3 dev.py test    build every test environment (one at a time), then run them (tox, in parallel)
-    python3 dev.py bench   run the benchmarks and print the table
+    python3 dev.py bench   run every benchmark and rewrite BENCHMARKS.md (bench -- --only KEY: some steps)
     python3 dev.py tox ... pass anything else to tox
 
 The first call creates .venv/ with tox in it (requirements-dev.txt); tox builds its own
@@ -35,6 +35,25 @@ def ensure_tox() -> Path:
     return tox
 
 
+def bench(tox: str, rest: list[str]) -> int:
+    """The bench env, with the af_torch env's Python for the steps that compare with torch (built first;
+    without it those steps say they did not run)."""
+    env = dict(os.environ)
+    if "AF_BENCH_TORCH_PYTHON" not in env:
+        torch_python = ROOT / ".tox" / "af_torch" / ("Scripts" if os.name == "nt" else "bin") / "python"
+        if (
+            subprocess.call([tox, "run", "--notest", "-e", "af_torch"], cwd=ROOT) == 0
+            and torch_python.exists()
+        ):
+            env["AF_BENCH_TORCH_PYTHON"] = str(torch_python)
+        else:
+            print(
+                "dev.py bench: the af_torch env could not be built; the torch steps will not run",
+                file=sys.stderr,
+            )
+    return subprocess.call([tox, "run", "-e", "bench", *rest], cwd=ROOT, env=env)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -51,7 +70,9 @@ def main(argv: list[str]) -> int:
         if setup != 0:
             return setup
         args = [tox, "run-parallel", "-p", jobs, "--parallel-no-spinner", *rest]
-    elif command in ("demo", "bench", "lint"):
+    elif command == "bench":
+        return bench(tox, rest)
+    elif command in ("demo", "lint"):
         args = [tox, "run", "-e", command, *rest]
     elif command == "tox":
         args = [tox, *rest]

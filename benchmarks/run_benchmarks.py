@@ -1,8 +1,11 @@
-"""The numbers of DESIGN §9, measured; prints (or writes) the tables of BENCHMARKS.md.
+"""The numbers of DESIGN §9, measured: the twin and compile sections of BENCHMARKS.md.
 
-    python benchmarks/run_benchmarks.py                 # everything, markdown on stdout
-    python benchmarks/run_benchmarks.py -o BENCHMARKS.md
+    python benchmarks/run_benchmarks.py                 # every section, markdown on stdout
+    python benchmarks/run_benchmarks.py -o FILE
     python benchmarks/run_benchmarks.py --only compile,tiling
+    python benchmarks/run_benchmarks.py --body --only corpus   # one section's tables (regenerate.py)
+
+``benchmarks/regenerate.py`` (``python3 dev.py bench``) runs each section as a step of BENCHMARKS.md.
 
 Sections: new graph -> first twin result beside torch.compile's first call,
 compile latency (schedule + codegen, no g++), generated host tiling
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -1219,22 +1223,76 @@ def bench_selection(progress: Progress) -> str:
     return text
 
 
-SECTIONS = (
-    "first",
-    "compile",
-    "tiling",
-    "build",
-    "traffic",
-    "corpus",
-    "cores",
-    "repeat",
-    "unfused",
-    "selection",
-    "counters",
-    "policies",
-)
+def _titled(title: str, fn) -> Callable[[Progress, argparse.Namespace], list[tuple[str, str]]]:
+    """A section of one table: ``fn(progress, args)`` gives its markdown."""
+    return lambda progress, args: [(title, fn(progress, args))]
+
+
+def _with_target(title: str, fn, label: str):
+    def run(progress: Progress, args: argparse.Namespace) -> list[tuple[str, str]]:
+        text, stats = fn(progress)
+        return [(title, text + "\n\n" + target_summary(stats, label))]
+
+    return run
+
+
+_RUNS: dict[int, list[dict]] = {}
+
+
+def _corpus_runs(progress: Progress) -> list[dict]:
+    """The corpus runs the counters and policies sections share (run once per process)."""
+    if 0 not in _RUNS:
+        _RUNS[0] = corpus_runs(progress)
+    return _RUNS[0]
+
+
+def _counters(progress: Progress, args: argparse.Namespace) -> list[tuple[str, str]]:
+    runs = _corpus_runs(progress)
+    return [
+        ("The cost model's counters against the twin's (corpus, every case that fits)", bench_counters(runs)),
+        (
+            "Register instructions and cycles of the vector functions (corpus, every case that issues any)",
+            bench_reg_cycles(runs),
+        ),
+        ("Register cycles in the cost: what each weight would change", bench_reg_weight(runs, progress)),
+    ]
+
+
+#: Every section: its key (``--only``), what it runs, in the order the document gives them. A section gives
+#: one or more (title, markdown) parts.
+SECTION_TABLE: dict[str, Callable[[Progress, argparse.Namespace], list[tuple[str, str]]]] = {
+    "first": _titled(
+        "New graph -> first twin result, beside torch.compile", lambda p, a: bench_first_result()
+    ),
+    "compile": _titled("Compile latency (schedule + codegen, no g++)", lambda p, a: bench_compile()),
+    "tiling": _titled("Generated host tiling", lambda p, a: bench_tiling()),
+    "build": _titled("g++ build of the generated sources (CPU twin)", lambda p, a: bench_build()),
+    "traffic": _with_target("Data movement: fixed suite", bench_traffic, "suite"),
+    "corpus": _with_target("Data movement: workload corpus", bench_corpus, "corpus"),
+    "cores": _titled(
+        "Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)",
+        lambda p, a: bench_cores(p),
+    ),
+    "repeat": _titled("Twin counters across processes (corpus)", lambda p, a: bench_repeat(p)),
+    "unfused": _titled(
+        "Fused against unfused (single-op kernels) on the corpus", lambda p, a: bench_unfused(p)
+    ),
+    "optlevel": _titled(
+        "Optimisation level of twin builds: build time against run time (corpus)",
+        lambda p, a: bench_optlevel(p, limit=a.workloads),
+    ),
+    "selection": _titled(
+        "Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)",
+        lambda p, a: bench_selection(p),
+    ),
+    "counters": _counters,
+    "policies": _titled(
+        "Selection on the corpus: every policy's pick", lambda p, a: bench_policies(_corpus_runs(p))
+    ),
+}
 #: Sections run only when asked for with --only.
 EXTRA_SECTIONS = ("optlevel",)
+SECTIONS = tuple(k for k in SECTION_TABLE if k not in EXTRA_SECTIONS)
 
 
 def main(argv: list[str]) -> int:
@@ -1246,68 +1304,32 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--workloads", type=int, default=None, help="optlevel: the first N corpus workloads only"
     )
+    parser.add_argument(
+        "--body",
+        action="store_true",
+        help="the tables alone, for benchmarks/regenerate.py: no machine line, no heading above the first "
+        "part, later parts under ### headings",
+    )
     args = parser.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
-    parts = [
-        f"Measured on {platform.machine()}, Python {platform.python_version()}, "
-        f"{toolchain.compiler_version()}; "
-        f"twin runs on {CORES} emulated cores.\n"
-    ]
+    unknown = [s for s in only if s not in SECTION_TABLE]
+    if unknown:
+        parser.error(f"unknown section(s) {unknown}; sections: {list(SECTION_TABLE)}")
+    parts: list[str] = []
+    if not args.body:
+        parts.append(
+            f"Measured on {platform.machine()}, Python {platform.python_version()}, "
+            f"{toolchain.compiler_version()}; twin runs on {CORES} emulated cores.\n"
+        )
     with Progress(console=console, disable=not console.is_terminal) as progress:
-        if "first" in only:
-            parts.append("## New graph -> first twin result, beside torch.compile\n\n" + bench_first_result())
-        if "compile" in only:
-            parts.append("## Compile latency (schedule + codegen, no g++)\n\n" + bench_compile())
-        if "tiling" in only:
-            parts.append("## Generated host tiling\n\n" + bench_tiling())
-        if "build" in only:
-            parts.append("## g++ build of the generated sources (CPU twin)\n\n" + bench_build())
-        if "traffic" in only:
-            text, stats = bench_traffic(progress)
-            parts.append("## Data movement: fixed suite\n\n" + text + "\n\n" + target_summary(stats, "suite"))
-        if "corpus" in only:
-            text, stats = bench_corpus(progress)
-            parts.append(
-                "## Data movement: workload corpus\n\n" + text + "\n\n" + target_summary(stats, "corpus")
-            )
-        if "cores" in only:
-            parts.append(
-                "## Where the excess goes: private data caches (corpus workloads above 1.25x, cost policy)"
-                "\n\n" + bench_cores(progress)
-            )
-        if "repeat" in only:
-            parts.append("## Twin counters across processes (corpus)\n\n" + bench_repeat(progress))
-        if "unfused" in only:
-            parts.append(
-                "## Fused against unfused (single-op kernels) on the corpus\n\n" + bench_unfused(progress)
-            )
-        if "optlevel" in only:
-            parts.append(
-                "## Optimisation level of twin builds: build time against run time (corpus)\n\n"
-                + bench_optlevel(progress, limit=args.workloads)
-            )
-        if "selection" in only:
-            parts.append(
-                "## Selection on a shape sweep (gather [B, L, D] along L, K = L/4 indices)\n\n"
-                + bench_selection(progress)
-            )
-        if "counters" in only or "policies" in only:
-            runs = corpus_runs(progress)
-            if "counters" in only:
-                parts.append(
-                    "## The cost model's counters against the twin's (corpus, every case that fits)\n\n"
-                    + bench_counters(runs)
-                )
-                parts.append(
-                    "## Register instructions and cycles of the vector functions (corpus, every case that "
-                    "issues any)\n\n" + bench_reg_cycles(runs)
-                )
-                parts.append(
-                    "## Register cycles in the cost: what each weight would change\n\n"
-                    + bench_reg_weight(runs, progress)
-                )
-            if "policies" in only:
-                parts.append("## Selection on the corpus: every policy's pick\n\n" + bench_policies(runs))
+        for key in SECTION_TABLE:
+            if key not in only:
+                continue
+            for i, (title, text) in enumerate(SECTION_TABLE[key](progress, args)):
+                if args.body:
+                    parts.append(text if i == 0 else f"### {title}\n\n{text}")
+                else:
+                    parts.append(f"## {title}\n\n{text}")
     markdown = "\n\n".join(parts) + "\n"
     if args.output:
         Path(args.output).write_text(markdown)
