@@ -20,6 +20,7 @@ from af_core.ir.sizes import to_text
 from af_core.naming import dot_label, mermaid_label, printable
 from af_core.ops.opdef import ComputeType
 from af_core.schedule.case import Case
+from af_core.schedule.impl_graph import Storage
 
 __all__ = ["case_dot", "case_mermaid", "graph_dot", "to_mermaid", "to_svg"]
 
@@ -56,7 +57,7 @@ def _workspace_edges(case: Case) -> list[tuple[str, str, str]]:
     """(workspace, writer node, reader node) for every workspace tensor of the case."""
     edges = []
     for name, tensor in sorted(case.impl.tensors.items()):
-        if tensor.location != "WORKSPACE":
+        if tensor.location != Storage.WORKSPACE:
             continue
         writers = [n.name for s in case.impl.stages for n in s.nodes if name in n.outputs]
         readers = [n.name for s in case.impl.stages for n in s.nodes if name in n.inputs]

@@ -62,6 +62,7 @@ _LAZY = {
     # schedule: the ImplGraph a case carries
     "ImplGraph": "af_core.schedule.impl_graph",
     "ImplNode": "af_core.schedule.impl_graph",
+    "Storage": "af_core.schedule.impl_graph",
     "ChainStep": "af_core.schedule.chain_attrs",
     "ChainReduce": "af_core.schedule.chain_attrs",
     "ImplAxis": "af_core.schedule.impl_graph",
@@ -190,6 +191,7 @@ __all__ = [
     "ScoreTerm",
     "SelectionPolicy",
     "Stage",
+    "Storage",
     "TileBuilder",
     "TilePlan",
     "TilingSpec",
@@ -278,7 +280,15 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         twin_counters,
     )
     from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
-    from af_core.schedule.impl_graph import VECIN_VECOUT, ImplAxis, ImplGraph, ImplNode, ImplTensor, Stage
+    from af_core.schedule.impl_graph import (
+        VECIN_VECOUT,
+        ImplAxis,
+        ImplGraph,
+        ImplNode,
+        ImplTensor,
+        Stage,
+        Storage,
+    )
     from af_core.schedule.measures import main_input
     from af_core.schedule.rewrite import hoist_input_chain, sink_unary_ops
     from af_core.schedule.rowtiles import (

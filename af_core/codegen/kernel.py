@@ -29,7 +29,7 @@ from af_core.codegen.cexpr import CppFormatter
 from af_core.errors import CodegenError
 from af_core.ir.sizes import storage_elements
 from af_core.schedule.case import Case
-from af_core.schedule.impl_graph import POSITION_PIPES, Buffer, ImplGraph, ImplNode, Stage
+from af_core.schedule.impl_graph import POSITION_PIPES, Buffer, ImplGraph, ImplNode, Stage, Storage
 
 
 @attrs.define
@@ -354,11 +354,11 @@ def case_function(
     impl = case.impl
     lines = ["AscendC::TPipe pipe;"]
     for tensor in sorted(impl.tensors.values(), key=lambda t: t.name):
-        if tensor.location == "UB":
+        if tensor.location == Storage.UB:
             continue
         ctype = KernelContext.cpp_type(tensor.dtype)
         count = storage_elements(tensor.sizes, tensor.strides) if tensor.sizes else sympy.Integer(1)
-        if tensor.location == "GM":
+        if tensor.location == Storage.GM:
             if tensor.gm_arg not in param_of:
                 raise CodegenError(f"tensor '{tensor.name}' names no kernel argument ('{tensor.gm_arg}')")
             base = f"reinterpret_cast<__gm__ {ctype}*>({param_of[tensor.gm_arg]})"

@@ -17,6 +17,7 @@ decisions: everything it prints is decided here or in the tiling fields.
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import attrs
@@ -28,7 +29,29 @@ from af_core.ir.sizes import Expr, contiguous_strides, expr_text
 from af_core.ops.opdef import ComputeType
 
 AXIS_TYPES = ("ORIGINAL", "MERGED", "TILE_OUT", "TILE_IN", "BLOCK_OUT", "BLOCK_IN")
+
+
+class Storage(enum.StrEnum):
+    """Where an :class:`ImplTensor` lives; a member equals its text (``Storage.UB == "UB"``)."""
+
+    #: a kernel argument in global memory
+    GM = "GM"
+    #: a slice of the kernel's workspace in global memory (``ws_offset``)
+    WORKSPACE = "WORKSPACE"
+    #: a view of a unified-buffer allocation (``buffer``)
+    UB = "UB"
+
+
+#: the storage kinds' texts
 LOCATIONS = ("GM", "UB", "WORKSPACE")
+
+
+def _storage(value: Storage | str) -> Storage:
+    """A storage kind from its member or its text; another value is kept for the tensor to refuse by name."""
+    try:
+        return Storage(value)
+    except ValueError:
+        return value  # type: ignore[return-value]
 
 
 @attrs.frozen
@@ -57,7 +80,7 @@ class ImplTensor:
 
     name: str
     dtype: dt.DType
-    location: str
+    location: Storage = attrs.field(converter=_storage)
     sizes: tuple[Expr, ...] = ()
     strides: tuple[Expr, ...] = ()
     gm_arg: str | None = None  # kernel parameter holding the base address (GM)
@@ -65,7 +88,7 @@ class ImplTensor:
     buffer: str | None = None  # UB buffer providing the storage (UB)
 
     def __attrs_post_init__(self) -> None:
-        if self.location not in LOCATIONS:
+        if not isinstance(self.location, Storage):
             raise ValueError(f"tensor '{self.name}': location {self.location} not in {LOCATIONS}")
 
 
@@ -171,7 +194,7 @@ class ImplGraph:
         sizes = tuple(node.y.size)
         output = node.op.compute_type == ComputeType.OUTPUT
         strides = tuple(contiguous_strides(list(sizes))) if output else tuple(node.y.strides)
-        self.add_tensor(ImplTensor(node.name, node.y.dtype, "GM", sizes, strides, gm_arg=node.name))
+        self.add_tensor(ImplTensor(node.name, node.y.dtype, Storage.GM, sizes, strides, gm_arg=node.name))
         return node.name
 
     def ub_bytes(self) -> Expr:

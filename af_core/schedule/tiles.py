@@ -20,7 +20,7 @@ import sympy
 from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.sizes import Expr
-from af_core.schedule.impl_graph import EVENT_IDS, Buffer, ImplAxis, ImplGraph, ImplTensor, Stage
+from af_core.schedule.impl_graph import EVENT_IDS, Buffer, ImplAxis, ImplGraph, ImplTensor, Stage, Storage
 from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
 
 #: A tile buffer is a whole number of vector repeats (see the module docstring).
@@ -162,7 +162,7 @@ class TilePlan:
             self.fixed_bytes += (sympy.sympify(extra_bytes) + REPEAT_BYTES) * num
         else:
             self.fixed_bytes += (count * dtype.itemsize + sympy.sympify(extra_bytes) + REPEAT_BYTES) * num
-        self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=name))
+        self.impl.add_tensor(ImplTensor(name, dtype, Storage.UB, buffer=name))
         self.roots[name] = name
         return name
 
@@ -200,7 +200,7 @@ class TilePlan:
         self.stage.buffers.append(Buffer(name, "tbuf", "VECCALC", size))
         self.row_bytes += CeilDiv(pitch, 8)
         self.fixed_bytes += 32
-        self.impl.add_tensor(ImplTensor(name, dt.uint8, "UB", buffer=name))
+        self.impl.add_tensor(ImplTensor(name, dt.uint8, Storage.UB, buffer=name))
         self.roots[name] = name
         return name
 
@@ -209,13 +209,13 @@ class TilePlan:
         size = AlignUp(elements * dtype.itemsize, 32)
         self.stage.buffers.append(Buffer(name, "tbuf", position, size))
         self.fixed_bytes += elements * dtype.itemsize + 32
-        self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=name))
+        self.impl.add_tensor(ImplTensor(name, dtype, Storage.UB, buffer=name))
         self.roots[name] = name
         return name
 
     def alias(self, name: str, like: str, dtype: dt.DType) -> str:
         """A tensor stored in place of ``like`` (same buffer)."""
-        self.impl.add_tensor(ImplTensor(name, dtype, "UB", buffer=self.impl.tensor(like).buffer))
+        self.impl.add_tensor(ImplTensor(name, dtype, Storage.UB, buffer=self.impl.tensor(like).buffer))
         self.roots[name] = self.roots[like]
         return name
 
@@ -238,7 +238,7 @@ def assign_releases(stage: Stage, impl: ImplGraph) -> None:
             continue
         for name in (*node.inputs, *node.outputs):
             tensor = impl.tensors.get(name)
-            if tensor is None or tensor.location != "UB" or tensor.buffer is None:
+            if tensor is None or tensor.location != Storage.UB or tensor.buffer is None:
                 continue  # (a UB tensor without a buffer is reported by codegen, which needs one)
             last[tensor.buffer] = (i, name)
     for _buffer, (i, name) in sorted(last.items()):

@@ -89,7 +89,9 @@ def test_the_torch_step_runs_with_the_named_interpreter():
 
 
 def test_pytest_benchmark_json_becomes_a_table_in_ms():
-    data = {"benchmarks": [{"name": "test_chain[8]", "stats": {"min": 0.0123, "median": 0.01456, "rounds": 21}}]}
+    data = {
+        "benchmarks": [{"name": "test_chain[8]", "stats": {"min": 0.0123, "median": 0.01456, "rounds": 21}}]
+    }
     assert regen.render_pytest_benchmark(data).splitlines()[-1] == "| test_chain[8] | 12.3 | 14.6 | 21 |"
 
 
@@ -107,7 +109,9 @@ def test_only_reruns_the_named_steps_and_keeps_the_rest_byte_for_byte(tmp_path, 
 
     def fake_run(step, env):
         calls.append(step.key)
-        return regen.Ran(f"body of {step.key} #{len(calls)}", step.shown(), "2026-01-01 00:00 UTC", 1.0, 0.5, 0.5)
+        return regen.Ran(
+            f"body of {step.key} #{len(calls)}", step.shown(), "2026-01-01 00:00 UTC", 1.0, 0.5, 0.5
+        )
 
     monkeypatch.setattr(regen, "run_step", fake_run)
     assert regen.main(["-o", str(out)]) == 0

@@ -1,4 +1,4 @@
-"""Compute types are an enum: texts from plugins and files become members, an unknown one names the op."""
+"""Compute types and storage kinds are enums: texts become members, an unknown one names the op or tensor."""
 
 from __future__ import annotations
 
@@ -28,3 +28,14 @@ def test_the_texts_are_the_members_values_in_order():
 def test_every_registered_op_holds_a_member():
     for entry in get_registry().entries("op"):
         assert isinstance(entry.value.compute_type, ComputeType), entry.name
+
+
+def test_a_storage_text_becomes_its_member_and_an_unknown_one_names_the_tensor():
+    from af_core import dtypes as dt
+    from af_core.schedule.impl_graph import LOCATIONS, ImplTensor, Storage
+
+    tile = ImplTensor("t", dt.float32, "UB", buffer="t")
+    assert tile.location is Storage.UB and tile.location == "UB"
+    assert set(LOCATIONS) == {s.value for s in Storage}
+    with pytest.raises(ValueError, match=r"tensor 't': location L1 not in \('GM', 'UB', 'WORKSPACE'\)"):
+        ImplTensor("t", dt.float32, "L1")

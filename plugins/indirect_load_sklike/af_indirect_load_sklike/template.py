@@ -38,6 +38,7 @@ from af_core.template_api import (
     RowTiles,
     ScheduleContext,
     Stage,
+    Storage,
     TileBuilder,
     TilePlan,
     TilingSpec,
@@ -167,7 +168,7 @@ class SkLikeTemplate:
                 ImplTensor(
                     name,
                     node.y.dtype,
-                    "WORKSPACE",
+                    Storage.WORKSPACE,
                     tuple(sizes),
                     tuple(contiguous_strides(list(sizes))),
                     ws_offset=sympy.Symbol(f"{name}_offset", integer=True),
