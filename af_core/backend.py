@@ -17,14 +17,15 @@ through :class:`af_core.codegen.api_call.ApiCall`'s classmethods
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from af_core.errors import PluginError, Unsupported
 from af_core.registry import get_registry
 
 if TYPE_CHECKING:
-    from af_core.codegen.api_call import ApiCall
+    from af_core.dtypes import DType
+    from af_core.schedule.impl_graph import ImplGraph, ImplNode
 
 
 class Role(enum.StrEnum):
@@ -84,6 +85,58 @@ ROLE_DECLARATIONS: dict[Role, tuple[tuple[str, ...], ...]] = {
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
+#: ``(op_type, input dtypes, output dtype)``: one op as the capability questions name it
+OpSignature = tuple[str, Sequence["DType"], "DType"]
+
+
+class RoleCall(Protocol):
+    """What the schedulers and templates ask of the class filling a role, before any node exists.
+
+    :func:`api_call_for` returns such a class. ``af_core.codegen.api_call.ApiCall`` (the base every
+    back-end class derives from) satisfies it and documents each answer; this protocol is how the
+    schedule layer names the contract without depending on the code generator, which sits above it.
+    Which questions a role asks: docs/writing-templates.md; which answers a role's class must give
+    itself: :data:`ROLE_DECLARATIONS`.
+    """
+
+    name: ClassVar[str]
+    roles: ClassVar[frozenset[Role]]
+    gather_modes: ClassVar[frozenset[GatherMode]]
+    priority: ClassVar[int]
+
+    @classmethod
+    def supports(cls, op_type: str) -> bool: ...
+    @classmethod
+    def rejection(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
+    @classmethod
+    def run_rejection(cls, ops: Sequence[OpSignature]) -> str | None: ...
+    @classmethod
+    def run_local_dtypes(cls) -> frozenset[str]: ...
+    @classmethod
+    def edge_rejection(
+        cls, ops: Sequence[OpSignature], dtype: DType, *, stores: bool, reduces: bool
+    ) -> str | None: ...
+    @classmethod
+    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
+    @classmethod
+    def reduce_rejection(
+        cls, kind: str, dtype: DType, view: tuple[object, object, object], ops: Sequence[OpSignature]
+    ) -> str | None: ...
+    @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int: ...
+    @classmethod
+    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int: ...
+    @classmethod
+    def gather_scratch(
+        cls, *, data: DType, index: DType, neg: bool, bound: bool, full_index: bool
+    ) -> frozenset[str]: ...
+    @classmethod
+    def scratch_dtypes(
+        cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType
+    ) -> tuple[DType, ...]: ...
+    @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]: ...
+
 
 def core_default(fn: _F) -> _F:
     """Marks an answer of the ApiCall base that a class filling a role of :data:`ROLE_DECLARATIONS`
@@ -106,7 +159,7 @@ def installed(role: Role) -> bool:
     return any(role in cls.roles for cls in get_registry().table("api_call").values())
 
 
-def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[ApiCall]:
+def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[RoleCall]:
     """The installed ApiCall class filling ``role`` (and, for gathers, ``gather_mode``).
 
     Raises :class:`Unsupported` naming the role when no plugin fills it, so a

@@ -18,22 +18,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
     import argparse
 
-    from af_core.codegen.api_call import ApiCall
-    from af_core.codegen.api_source import ApiSource
     from af_core.ops.opdef import OpDef
     from af_core.platform import Platform
     from af_core.policy import SelectionPolicy
-    from af_core.samples import Sample
-    from af_core.schedule.case import Case
-    from af_core.schedule.contributions import ResourceFormula, ScoreTerm
-    from af_core.schedule.template import ScheduleContext, Template
+
+# Typing of the hooks. pluggy checks an implementation's argument names against these specs, and the type
+# checker never relates the two, so the annotations here are documentation. The classes several hooks pass
+# (ApiCall, ApiSource, Template, Sample, Case, ScheduleContext, ScoreTerm, ResourceFormula) belong to the
+# schedule, the code generator and the sample graphs, layers above this module that reach it at run time
+# through the plugin manager; naming them here, even for the type checker alone, would tie the layers into
+# one import cycle (tools/check_layers.py counts type-only imports). So those hooks annotate what this layer
+# sees -- any object -- and each docstring names the class the core passes or expects; the registry checks
+# every registered value's shape and names the plugin when it is wrong.
+
+#: ``register(value)``: hands one value (or an ``af_core.deferred`` entry) to the core's registry
+Register = Callable[[Any], None]
 
 #: The version of this contract. A plugin module states the version it was written against as
 #: ``AF_CONTRACT_VERSION = <int>``; the plugin manager refuses one that does not fit (af_core.contract:
@@ -62,7 +68,7 @@ def af_register_ops(register: Callable[[OpDef], None]) -> None:
 
 
 @hookspec
-def af_register_api_calls(register: Callable[[type[ApiCall]], None]) -> None:
+def af_register_api_calls(register: Register) -> None:
     """Register ApiCall classes, the code generators of single nodes.
 
     Called once per plugin when the plugin manager is built.
@@ -78,7 +84,7 @@ def af_register_api_calls(register: Callable[[type[ApiCall]], None]) -> None:
 
 
 @hookspec
-def af_register_api_sources(register: Callable[[ApiSource], None]) -> None:
+def af_register_api_sources(register: Register) -> None:
     """Register AscendC API sources: C++ text inlined into generated kernels.
 
     Called once per plugin when the plugin manager is built.
@@ -92,7 +98,7 @@ def af_register_api_sources(register: Callable[[ApiSource], None]) -> None:
 
 
 @hookspec
-def af_register_templates(register: Callable[[Template], None]) -> None:
+def af_register_templates(register: Register) -> None:
     """Register IndirectLoad kernel templates.
 
     Called once per plugin when the plugin manager is built.
@@ -105,7 +111,7 @@ def af_register_templates(register: Callable[[Template], None]) -> None:
 
 
 @hookspec
-def af_register_samples(register: Callable[[Sample], None]) -> None:
+def af_register_samples(register: Register) -> None:
     """Register sample graphs: what ``afc demo`` compiles and runs, and what docs and tests show.
 
     Called once per plugin when the plugin manager is built; samples keep the
@@ -134,7 +140,7 @@ def af_register_selection_policies(register: Callable[[SelectionPolicy], None]) 
 
 
 @hookspec
-def af_case_contributions(case: Case, ctx: ScheduleContext) -> Sequence[ScoreTerm | ResourceFormula] | None:
+def af_case_contributions(case: Any, ctx: Any) -> Sequence[Any] | None:
     """Contribute score terms and resource formulas to a case another plugin's template proposed.
 
     Called plugin by plugin, for every case, after every template proposed.

@@ -110,7 +110,7 @@ _LAZY = {
     # codegen: ApiCalls, the kernel context they generate in, scalar code and C++ sources
     "ApiCall": "af_core.codegen.api_call",
     "ApiSource": "af_core.codegen.api_source",
-    "KernelContext": "af_core.codegen.kernel",
+    "KernelContext": "af_core.codegen.context",
     "ScalarEmitter": "af_core.codegen.scalar",
     "Mask": "af_core.codegen.scalar",
     "broadcast_mask": "af_core.codegen.scalar",
@@ -244,7 +244,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.builders import GraphBuilder, embedding, gather
     from af_core.codegen.api_call import ApiCall
     from af_core.codegen.api_source import ApiSource
-    from af_core.codegen.kernel import KernelContext
+    from af_core.codegen.context import KernelContext
     from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, literal, value_type
     from af_core.errors import CodegenError, DTypeError, ScheduleError, Unsupported
     from af_core.inputs import GraphInputs

@@ -13,13 +13,15 @@ a module (at the top, inside functions, in ``try`` blocks) and every
 ``importlib.import_module("...")`` with a literal name. A function-level import
 still loads the higher layer when it runs, so it is a dependency like any
 other. Imports under ``if TYPE_CHECKING:`` are the one exception to the layer
-order: they never run, so they cannot load a layer or close a cycle, and they
-let a low layer name in annotations the types a higher one hands it. They are
-still checked against the plugin rule.
+order: they never run, so they cannot load a layer, and they let a low layer
+name in annotations the types a higher one hands it.
 
 Besides the order, the module graph must be free of cycles (within a layer
-too), and no module may import a package named in ``[tool.af].forbidden``
-(the plugins: the core never depends on one). The top-level ``__init__``
+too), type-only imports counted: a low module that names a high one's class
+and a high one that imports the low one at run time are one knot to read,
+test and move, whether or not the interpreter runs both imports. No module
+may import a package named in ``[tool.af].forbidden`` (the plugins: the core
+never depends on one). The top-level ``__init__``
 resolves its public names (``Autofuser``, ``ascir``, ...) on first use with
 ``importlib.import_module`` of a computed name, which no static check sees;
 so modules may import from the top-level package itself only the names in
@@ -351,7 +353,12 @@ def check(root: Path) -> list[str]:
                     f"import the name from the module that defines it"
                 )
                 continue
-            if imp.target not in modules or imp.type_only:
+            if imp.target not in modules:
+                continue
+            if imp.type_only:
+                # no layer is loaded, but the modules are tied all the same: the edge counts towards cycles
+                if imp.target != name and not name.startswith(imp.target + "."):
+                    edges.setdefault(name, set()).add(imp.target)
                 continue
             if (
                 imp.target == config.package

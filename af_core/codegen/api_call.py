@@ -25,7 +25,7 @@ from af_core.codegen.jinja import render_string
 from af_core.errors import CodegenError
 
 if TYPE_CHECKING:
-    from af_core.codegen.kernel import KernelContext
+    from af_core.codegen.context import KernelContext
     from af_core.dtypes import DType
     from af_core.schedule.impl_graph import ImplGraph, ImplNode, ImplTensor
 

@@ -22,12 +22,12 @@ never hard-coded here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 import sympy
 
 from af_core import dtypes as dt
-from af_core.backend import Role, api_call_for, installed
+from af_core.backend import Role, RoleCall, api_call_for, installed
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
@@ -39,11 +39,8 @@ from af_core.schedule.impl_graph import ImplGraph, ImplNode
 from af_core.schedule.tiles import RowTiles, TilePlan, pitch_for
 from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
-if TYPE_CHECKING:
-    from af_core.codegen.api_call import ApiCall
 
-
-def vector_api() -> type[ApiCall]:
+def vector_api() -> type[RoleCall]:
     """The installed ApiCall of :attr:`Role.VECTOR_OP` (raises Unsupported when there is none)."""
     return api_call_for(Role.VECTOR_OP)
 
@@ -478,7 +475,7 @@ def _edge_crossings(
     runs: list[tuple[list[ImplNode], bool]],
     local: frozenset[str],
     impl: ImplGraph,
-    chain: type[ApiCall],
+    chain: type[RoleCall],
 ) -> dict[str, str]:
     """The fused nodes whose run-local values would cross their run's edge where the chain cannot move them
     (:meth:`~af_core.codegen.api_call.ApiCall.edge_rejection`), each with the reason. ``runs``: each run
@@ -523,7 +520,7 @@ _Run: TypeAlias = tuple[list[ImplNode], bool]
 
 
 def _plan_runs(
-    nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
+    nodes: list[ImplNode], impl: ImplGraph, chain: type[RoleCall], held_out: dict[str, str]
 ) -> tuple[list[ImplNode], list[str], list[_Run]]:
     """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs;
     returns the new node list, the notes and the runs, each with whether a reduce ends it."""
@@ -558,7 +555,7 @@ class _RunPlanner:
     """
 
     def __init__(
-        self, nodes: list[ImplNode], impl: ImplGraph, chain: type[ApiCall], held_out: dict[str, str]
+        self, nodes: list[ImplNode], impl: ImplGraph, chain: type[RoleCall], held_out: dict[str, str]
     ) -> None:
         self.nodes = nodes
         self.impl = impl

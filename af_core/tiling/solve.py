@@ -19,7 +19,7 @@ lacks it, or whose value leaves int64, does not fit under that policy.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 import sympy
@@ -31,9 +31,47 @@ from af_core.registry import lookup_policy
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.spec import TilingSpec
 
-if TYPE_CHECKING:  # types only: schedule is the layer above tiling
-    from af_core.schedule.case import Case
-    from af_core.schedule.scheduler import ScheduleResult
+if TYPE_CHECKING:
+    from af_core.platform import Platform
+
+
+# What tiling reads of a scheduled case and of a schedule, as protocols: the schedule layer sits above this
+# one and calls into it, so naming its classes here, even for the type checker only, would close an import
+# cycle (tools/check_layers.py counts TYPE_CHECKING imports). ``af_core.schedule.case.Case`` and
+# ``af_core.schedule.scheduler.ScheduleResult`` satisfy them.
+class TiledCase(Protocol):
+    """A scheduled case as tiling sees it."""
+
+    @property
+    def tiling_key(self) -> int: ...
+    @property
+    def template(self) -> str: ...
+    @property
+    def tiling(self) -> TilingSpec: ...
+    @property
+    def label(self) -> str: ...
+
+
+class _SizeEnv(Protocol):
+    def size_env(self, sizes: Mapping[str, int]) -> dict[str, int]: ...
+
+
+class TiledSchedule(Protocol):
+    """A schedule as :func:`solve_scheduled` reads it."""
+
+    @property
+    def cases(self) -> Sequence[TiledCase]: ...
+    @property
+    def normalized(self) -> _SizeEnv: ...
+    @property
+    def platform(self) -> Platform: ...
+    @property
+    def size_names(self) -> Sequence[str]: ...
+    @property
+    def guards(self) -> Sequence[Guard]: ...
+    @property
+    def policy(self) -> SelectionPolicy: ...
+
 
 INT64_MAX = (1 << 63) - 1
 UINT32_MAX = (1 << 32) - 1
@@ -49,7 +87,7 @@ class CaseRef:
     label: str = ""
 
     @classmethod
-    def of(cls, case: Case) -> CaseRef:
+    def of(cls, case: TiledCase) -> CaseRef:
         """The tiling view of a scheduled case (its key, template, tiling spec and label)."""
         return cls(case.tiling_key, case.template, case.tiling, case.label)
 
@@ -307,7 +345,7 @@ def solve_for_case(
 
 
 def solve_scheduled(
-    scheduled: ScheduleResult,
+    scheduled: TiledSchedule,
     sizes: Mapping[str, int],
     core_num: int | None = None,
     ub_size: int | None = None,

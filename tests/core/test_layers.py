@@ -156,6 +156,28 @@ def test_type_checking_imports_may_name_a_higher_layer(tmp_path):
     assert check_layers.check(root) == []
 
 
+def test_a_type_checking_import_that_closes_a_cycle_is_reported(tmp_path):
+    """low names high's class for the type checker; high imports low at run time: one knot all the same."""
+    root = make_tree(
+        tmp_path,
+        {
+            "pkg/low.py": """
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from pkg.high.top import Thing
+        """,
+            "pkg/high/top.py": "import pkg.low\n",
+        },
+    )
+    assert check_layers.check(root) == ["import cycle among pkg.high.top, pkg.low"]
+
+
+def test_the_core_has_no_import_cycle_even_counting_type_checking_imports():
+    """The tree's own check (not a synthetic one): no cycle, TYPE_CHECKING imports included."""
+    assert [p for p in check_layers.check(ROOT) if p.startswith("import cycle")] == []
+
+
 def test_a_plugin_import_is_reported_even_for_type_checking(tmp_path):
     root = make_tree(
         tmp_path,
