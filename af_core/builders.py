@@ -38,8 +38,9 @@ from af_core.ir.graph import Axis, HintGraph, Node
 from af_core.ir.sizes import Expr, as_expr, contiguous_strides
 from af_core.ir.validate import validate
 from af_core.ops.core_ops import normalize_dim
-from af_core.ops.opdef import InferContext, PortInfo
-from af_core.registry import lookup_op
+from af_core.ops.opdef import InferContext, OpDef, PortInfo
+from af_core.ops.table import OpTable
+from af_core.registry import registry_ops
 
 
 @attrs.define(eq=False)
@@ -68,11 +69,20 @@ class TensorRef:
 class GraphBuilder:
     """Builds a valid HintGraph op by op."""
 
-    def __init__(self, name: str) -> None:
-        self.graph = HintGraph(name)
+    def __init__(self, name: str, ops: OpTable | None = None) -> None:
+        """``ops``: where op types are found (default: the installed plugins', the registry's table)."""
+        self.ops: OpTable = registry_ops() if ops is None else ops
+        self.graph = HintGraph(name, self.ops)
         self._counter: dict[str, int] = {}
         self._data_index = 0
         self._output_index = 0
+
+    def _op(self, op_type: str, node: str | None = None) -> OpDef:
+        """The definition of ``op_type`` in this builder's table; an unknown one names the op type."""
+        opdef = self.ops.lookup(op_type)
+        if opdef is None:
+            raise UnknownOpError("op-known", f"no installed plugin registers op type '{op_type}'", node=node)
+        return opdef
 
     # -- naming and sizes --------------------------------------------------
     def _name(self, base: str) -> str:
@@ -113,7 +123,7 @@ class GraphBuilder:
         data.attr.ir_attr.index = self._data_index
         self._data_index += 1
         _describe(data, dt.get(dtype), axes, sizes, stride_exprs)
-        load = Node("Load", self._name(f"{name}_load"))
+        load = Node(self._op("Load"), self._name(f"{name}_load"))
         load.x = data
         load.attr.sched.axis = axes
         _describe(load, dt.get(dtype), axes, sizes, contiguous_strides(sizes))
@@ -123,7 +133,7 @@ class GraphBuilder:
         """Store ``tensor`` and expose it as the next kernel output."""
         name = name or self._name("y")
         node = tensor.node
-        store = Node("Store", self._name(f"{name}_store"))
+        store = Node(self._op("Store"), self._name(f"{name}_store"))
         store.x = node
         _copy_desc(store, node)
         out = Node("Output", name, self.graph)
@@ -148,16 +158,14 @@ class GraphBuilder:
         **ir_attrs: Any,
     ) -> TensorRef:
         """Any registered op; y dtype/size are inferred with the op's own rule."""
-        opdef = lookup_op(op_type)
-        if opdef is None:
-            raise UnknownOpError("op-known", f"no installed plugin registers op type '{op_type}'", node=name)
+        opdef = self._op(op_type, name)
         if len(inputs) != len(opdef.inputs):
             raise AscirError(
                 "builder-arity",
                 f"{op_type} takes {len(opdef.inputs)} inputs, got {len(inputs)}",
                 node=name or op_type,
             )
-        node = Node(op_type, name or self._name(op_type.lower()))
+        node = Node(opdef, name or self._name(op_type.lower()))
         for port, ref in zip(opdef.inputs, inputs):
             node.connect(port, ref.node)
         for key, value in ir_attrs.items():
@@ -230,7 +238,7 @@ class GraphBuilder:
         need_check_bound: bool = False,
         name: str | None = None,
     ) -> TensorRef:
-        node = Node("IndirectLoad", name or self._name("indirect_load"))
+        node = Node(self._op("IndirectLoad", name), name or self._name("indirect_load"))
         node.x1 = x.node
         node.x2 = index.node
         node.attr.ir_attr.dim = dim

@@ -84,6 +84,7 @@ def load_json_graph(path: Path) -> HintGraph:
     """A graph from a JSON file; nothing in it is evaluated."""
     from af_core.ir.schema import loads
     from af_core.ir.serialize import graph_from_dict
+    from af_core.registry import registry_ops
 
     text = _read_text(path)
     depth = json_depth(text)
@@ -96,7 +97,7 @@ def load_json_graph(path: Path) -> HintGraph:
     except RecursionError:
         raise GraphFileError(f"graph file '{path}' nests too deeply") from None
     try:
-        return graph_from_dict(data)
+        return graph_from_dict(data, registry_ops())
     except RecursionError:
         raise GraphFileError(f"graph file '{path}' nests too deeply") from None
 

@@ -289,6 +289,25 @@ def lookup_op(name: str) -> OpDef | None:
     return get_registry().get("op", name)
 
 
+class RegistryOps:
+    """The op table of the process's registry (:class:`af_core.ops.table.OpTable`), asked on each lookup,
+    so a graph built before :func:`reset_registry` sees the registry in force when it adds a node."""
+
+    def lookup(self, op_type: str) -> OpDef | None:
+        return lookup_op(op_type)
+
+    def __repr__(self) -> str:
+        return "registry_ops()"
+
+
+_REGISTRY_OPS = RegistryOps()
+
+
+def registry_ops() -> RegistryOps:
+    """The registry's op table: what the graph-building edges hand the IR."""
+    return _REGISTRY_OPS
+
+
 def lookup_policy(name: str) -> SelectionPolicy:
     """The installed selection policy called ``name``; an unknown name is an error listing the installed ones."""
     from af_core.policy import PolicyError

@@ -18,7 +18,14 @@ class _OpFactory:
         self.op_type = op_type
 
     def __call__(self, name: str, graph: HintGraph | None = None) -> Node:
-        return Node(self.op_type, name, graph)
+        from af_core.registry import lookup_op
+
+        op = lookup_op(self.op_type)  # the registry in force now, as when the factory was made
+        if op is None:
+            raise UnknownOpError(
+                "op-known", f"no installed plugin registers op type '{self.op_type}'", node=name
+            )
+        return Node(op, name, graph)
 
     def __repr__(self) -> str:
         return f"ascir.ops.{self.op_type}"

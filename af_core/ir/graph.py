@@ -1,7 +1,9 @@
 """HintGraph: the ASCIR graph a front end builds.
 
 The Python surface follows pyautofuse so that Inductor-generated scripts run
-unchanged: ``ascir.ops.Load("name")`` creates a node that joins a graph when
+unchanged (through ``af_core.ascir``, whose graphs and op factories bring the
+installed plugins' op table; here a graph resolves op types only through the
+table it is given, :mod:`af_core.ops.table`): ``ascir.ops.Load("name")`` creates a node that joins a graph when
 one of its ports is wired to a node that already belongs to one,
 ``node.x1 = producer`` wires a port, ``node.attr.ir_attr.dim = 2`` sets an IR
 attribute (checked against the op's declaration), and ``node.y`` describes
@@ -34,6 +36,9 @@ from af_core.ir.sizes import Expr, as_expr, size_symbol
 if TYPE_CHECKING:
     import networkx as nx
 
+    from af_core.ops.opdef import OpDef
+    from af_core.ops.table import OpTable
+
 # networkx is imported only by ``HintGraph.nx`` and to name the cycle of a cyclic graph: building,
 # validating and compiling a graph never load it.
 
@@ -62,10 +67,23 @@ class SizeVar:
     max_value: int | None = None
 
 
-def _op_def(op_type: str) -> Any:  # an OpDef; Any because ir does not import ops
-    from af_core.registry import lookup_op  # late: registries load plugins
-
-    return lookup_op(op_type)
+def _op_def(op: OpDef | str, name: str, graph: HintGraph | None) -> OpDef:
+    """``op`` itself, or the definition the graph's op table gives the op type it names."""
+    if not isinstance(op, str):
+        return op
+    table = graph.ops if graph is not None else None
+    if table is None:
+        raise UnknownOpError(
+            "op-table",
+            f"op type '{op}' is given by name, but there is no op table to find it in: pass its OpDef, or add "
+            "the node to a graph built with one (GraphBuilder, ascir.HintGraph and af_core.graph_files give "
+            "the installed plugins' ops)",
+            node=name,
+        )
+    found = table.lookup(op)
+    if found is None:
+        raise UnknownOpError("op-known", f"no installed plugin registers op type '{op}'", node=name)
+    return found
 
 
 class TensorDesc:
@@ -281,14 +299,8 @@ class Node:
 
     __slots__ = ("name", "type", "op", "graph", "attr", "y", "_pending", "_pending_consumers")
 
-    def __init__(self, op_type: str, name: str, graph: HintGraph | None = None) -> None:
-        op = _op_def(op_type)
-        if op is None:
-            raise UnknownOpError(
-                "op-known",
-                f"no installed plugin registers op type '{op_type}'",
-                node=name,
-            )
+    def __init__(self, op_type: OpDef | str, name: str, graph: HintGraph | None = None) -> None:
+        op = _op_def(op_type, str(name), graph)
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "type", op.name)
         object.__setattr__(self, "op", op)
@@ -370,8 +382,10 @@ class Node:
 class HintGraph:
     """An ASCIR hint graph (``ascir.HintGraph(name)``)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, ops: OpTable | None = None) -> None:
         self.name = str(name)
+        #: where nodes named by op type find their definitions (None: nodes must be given OpDefs)
+        self.ops = ops
         # networkx's MultiDiGraph layout: node dict, successors and predecessors (the two share
         # each pair's port dict), all in insertion order so every walk matches what it walked
         self._nodes: dict[str, Node] = {}
@@ -634,12 +648,12 @@ class HintGraph:
     # -- copies ------------------------------------------------------------
     def copy(self, name: str | None = None) -> HintGraph:
         """A deep copy: templates rewrite copies, never the user's graph."""
-        new = HintGraph(name or self.name)
+        new = HintGraph(name or self.name, self.ops)
         new._sizes = dict(self._sizes)
         new._axes = list(self._axes)
         new.attrs = dict(self.attrs)
         for node in self.nodes():
-            clone = Node(node.type, node.name)
+            clone = Node(node.op, node.name)
             clone.y.copy_from(node.y)
             object.__setattr__(clone.attr.ir_attr, "_values", dict(node.attr.ir_attr.explicit()))
             clone.attr.sched.axis = node.attr.sched.axis

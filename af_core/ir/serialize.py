@@ -10,7 +10,7 @@ graph is built from it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
@@ -19,6 +19,9 @@ from af_core.ir.graph import Axis, HintGraph, Node
 from af_core.ir.schema import FORMAT, check, loads
 from af_core.ir.sizes import as_expr, to_text
 from af_core.naming import printable
+
+if TYPE_CHECKING:
+    from af_core.ops.table import OpTable
 
 
 def _attr_to_json(kind: str, value: Any) -> Any:
@@ -73,8 +76,9 @@ def to_json(graph: HintGraph, *, indent: int | None = 1) -> str:
     return json.dumps(graph_to_dict(graph), indent=indent, sort_keys=False)
 
 
-def graph_from_dict(data: Any) -> HintGraph:
-    """A graph from its JSON form, checked against the format first (:mod:`af_core.ir.schema`).
+def graph_from_dict(data: Any, ops: OpTable) -> HintGraph:
+    """A graph from its JSON form, checked against the format first (:mod:`af_core.ir.schema`); op types
+    are found in ``ops`` (``af_core.graph_files`` passes the installed plugins' table).
 
     A value that breaks the format raises a :class:`~af_core.errors.GraphFormatError`
     naming the node (or size, axis, top-level field), the field and the rule;
@@ -82,9 +86,9 @@ def graph_from_dict(data: Any) -> HintGraph:
     unknown op, attribute, port, axis or producer) raises that rule's
     AscirError.
     """
-    check(data, _attr_kinds)
+    check(data, lambda op_type: _attr_kinds(ops, op_type))
     try:
-        return _graph_from_dict(data)
+        return _graph_from_dict(data, ops)
     except AscirError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, sympy.SympifyError, SyntaxError) as exc:
@@ -93,15 +97,13 @@ def graph_from_dict(data: Any) -> HintGraph:
         raise GraphStructureError("json-format", f"malformed graph JSON ({what})") from None
 
 
-def _attr_kinds(op_type: str) -> dict[str, str] | None:
-    from af_core.registry import lookup_op  # late: registries load plugins
-
-    op = lookup_op(op_type)
+def _attr_kinds(ops: OpTable, op_type: str) -> dict[str, str] | None:
+    op = ops.lookup(op_type)
     return None if op is None else {name: spec.kind for name, spec in op.attr_specs.items()}
 
 
-def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
-    graph = HintGraph(data["name"])
+def _graph_from_dict(data: dict[str, Any], ops: OpTable) -> HintGraph:
+    graph = HintGraph(data["name"], ops)
     for size in data.get("sizes", []):
         graph.create_size(size["name"], size.get("max"))
     symbols = graph.size_symbols()
@@ -151,10 +153,11 @@ def _graph_from_dict(data: dict[str, Any]) -> HintGraph:
     return graph
 
 
-def from_json(text: str) -> HintGraph:
-    """A graph from the text of a graph file (nothing in it is evaluated); see :func:`graph_from_dict`."""
+def from_json(text: str, ops: OpTable) -> HintGraph:
+    """A graph from the text of a graph file (nothing in it is evaluated), its op types found in ``ops``;
+    see :func:`graph_from_dict`."""
     try:
         data = loads(text)
     except json.JSONDecodeError as exc:
         raise GraphStructureError("json-format", f"not JSON: {exc}") from None
-    return graph_from_dict(data)
+    return graph_from_dict(data, ops)

@@ -141,7 +141,7 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
         recipe.append(
             (
                 node.name,
-                node.type,
+                node.op,
                 node.attr.ir_attr.explicit(),
                 node.y.dtype,
                 [(port, graph.producer(node, port)) for port in node.op.inputs],
@@ -155,7 +155,7 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
 
     def gather_view(view: Node) -> Node:
         if view.name not in lifted:
-            gather = Node("IndirectLoad", f"{il.name}_{view.name}")
+            gather = Node(il.op, f"{il.name}_{view.name}")
             for key, value in attrs_.items():
                 gather.attr.ir_attr.set(key, value)
             _retarget(gather, view.y.dtype, axes, sizes)
@@ -166,8 +166,8 @@ def hoist_input_chain(graph: HintGraph, il: Node) -> dict[str, object]:
             lifted[view.name] = gather
         return lifted[view.name]
 
-    for name, op_type, attrs2, dtype, inputs in recipe:
-        node = Node(op_type, name)
+    for name, op, attrs2, dtype, inputs in recipe:
+        node = Node(op, name)
         for key, value in attrs2.items():
             node.attr.ir_attr.set(key, value)
         _retarget(node, dtype, axes, sizes)

@@ -18,6 +18,7 @@ from af_core.errors import AscirError, GraphFormatError
 from af_core.graph_files import load_graph
 from af_core.ir.serialize import from_json, graph_from_dict, to_json
 from af_core.ir.validate import validate
+from af_core.registry import registry_ops
 from af_core.samples import seed_minimal
 from af_core.testing import seed_style_gather
 
@@ -33,7 +34,7 @@ def node(data: dict, name: str) -> dict:
 
 def refused(text: str) -> GraphFormatError:
     with pytest.raises(GraphFormatError) as info:
-        from_json(text)
+        from_json(text, registry_ops())
     return info.value
 
 
@@ -178,7 +179,7 @@ def test_a_tensor_size_text_the_grammar_refuses_names_the_node(field, values, ru
     data = base()
     node(data, "x")["y"][field] = values
     with pytest.raises(AscirError) as info:
-        from_json(json.dumps(data))
+        from_json(json.dumps(data), registry_ops())
     assert str(info.value).startswith(f"node 'x' port 'y': rule '{rule}': y.{field} holds something")
 
 
@@ -262,13 +263,13 @@ def test_each_rule_names_the_place_and_the_rule(rule, mutation, where):
     data = base()
     mutation(data)
     with pytest.raises(GraphFormatError) as info:
-        graph_from_dict(data)
+        graph_from_dict(data, registry_ops())
     exc = info.value
     assert exc.rule == rule, str(exc)
     assert str(exc).startswith(where), str(exc)
     assert f": rule '{rule}': " in str(exc)
     with pytest.raises(GraphFormatError) as again:  # the same place and rule through the text
-        from_json(json.dumps(data))
+        from_json(json.dumps(data), registry_ops())
     assert str(again.value).split(": ")[:2] == str(exc).split(": ")[:2]
 
 
@@ -302,7 +303,7 @@ def test_hostile_names_in_messages_are_printable_and_bounded():
 @pytest.mark.parametrize("build", [seed_minimal, seed_style_gather])
 def test_written_graphs_read_back(build):
     text = to_json(build())
-    assert to_json(from_json(text)) == text
+    assert to_json(from_json(text, registry_ops())) == text
 
 
 def test_optional_fields_may_be_left_out_or_null_and_aliases_and_integers_are_kept():
@@ -322,7 +323,7 @@ def test_optional_fields_may_be_left_out_or_null_and_aliases_and_integers_are_ke
     data["sizes"] = [s for s in data["sizes"] if s["name"] != "s3"]
     data["axes"][3]["size"] = 4
     data["attrs"] = {"note": "made by hand", "n": [1, 2.5, None, True, {"k": "v"}]}
-    graph = graph_from_dict(data)
+    graph = graph_from_dict(data, registry_ops())
     validate(graph)
     assert graph.node("x").y.dtype.name == "float16"
     assert graph.size_var("s1").max_value == 1 << 20 and graph.size_var("s0").max_value is None
@@ -335,15 +336,15 @@ def test_an_integer_too_long_to_print_is_described_by_its_size():
     with pytest.raises(
         GraphFormatError, match=r"size 's0' field 'max': rule 'json-range': .*an integer of 16610 bits"
     ):
-        graph_from_dict(data)
+        graph_from_dict(data, registry_ops())
 
 
 def test_a_python_dict_with_non_json_values_is_refused():
     data = base()
     data["attrs"] = {"s": {1, 2}}
     with pytest.raises(GraphFormatError, match=r"graph field 'attrs\.s': rule 'json-type': .*Python set"):
-        graph_from_dict(data)
+        graph_from_dict(data, registry_ops())
     data = base()
     node(data, "x")["y"]["size"] = ("s0", "s1", "s2", "s3")
     with pytest.raises(AscirError, match=r"node 'x' field 'y\.size': rule 'json-type'"):
-        graph_from_dict(data)
+        graph_from_dict(data, registry_ops())

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from af_core.errors import AscirError, GraphFormatError
 from af_core.graph_files import load_graph
 from af_core.ir.serialize import from_json, to_json
+from af_core.registry import registry_ops
 
 PLACE = re.compile(
     r"(node '[^\n]*?'( port '[^\n]*?')?|size '[^\n]*?'|axis '[^\n]*?'|graph)( field '[^\n]+?')?"
@@ -44,12 +45,12 @@ def assert_names_the_place(exc: AscirError) -> None:
 def test_a_mutated_graph_file_is_read_or_refused_naming_the_place(doc):
     text = dump(doc)
     try:
-        graph = from_json(text)
+        graph = from_json(text, registry_ops())
     except AscirError as exc:
         assert_names_the_place(exc)
     else:  # what was read is a graph the writer writes and the reader reads back unchanged
         again = to_json(graph)
-        assert to_json(from_json(again)) == again
+        assert to_json(from_json(again, registry_ops())) == again
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -59,7 +60,7 @@ def test_graph_files_give_the_same_answer(doc, tmp_path_factory):
     path = tmp_path_factory.getbasetemp() / "mutated.json"
     path.write_text(text, encoding="utf-8")
     try:
-        expected = str(from_json(text).name)
+        expected = str(from_json(text, registry_ops()).name)
     except AscirError as exc:
         expected = str(exc)
         with pytest.raises(type(exc)) as info:

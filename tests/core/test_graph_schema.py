@@ -26,6 +26,7 @@ from af_core.errors import AscirError
 from af_core.ir import schema as table
 from af_core.ir.serialize import from_json
 from af_core.ir.validate import validate
+from af_core.registry import registry_ops
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "graph_schema.py"
@@ -162,7 +163,7 @@ def test_table_and_json_schema_have_the_same_fields_required_and_nulls():
 
 def test_the_doc_example_is_a_valid_graph():
     (example,) = re.findall(r"```json\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    graph = from_json(example)
+    graph = from_json(example, registry_ops())
     validate(graph)
     assert valid(SHIPPED, json.loads(example))
     assert [n.name for n in graph.nodes()][-1] == "out"
@@ -193,7 +194,7 @@ def test_reader_and_json_schema_agree_on_mutated_files(doc):
     text = dump(doc)
     value = json.loads(text)  # what any JSON Schema validator sees: the last value of a key given twice
     try:
-        from_json(text)
+        from_json(text, registry_ops())
     except AscirError as exc:
         said = exc.rule in SAID_BY_THE_SCHEMA and not re.match(
             r"(ir_attr|attrs)\b", getattr(exc, "field", "")

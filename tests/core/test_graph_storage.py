@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from af_core.errors import GraphStructureError
 from af_core.ir.graph import HintGraph, Node
+from af_core.registry import registry_ops
 
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True)
 #: op type -> its input ports (core ops: no plugin needed)
@@ -28,7 +29,7 @@ class Mirror:
     """A HintGraph and the networkx graph the same edits give, the way HintGraph edited it before."""
 
     def __init__(self) -> None:
-        self.graph = HintGraph("g")
+        self.graph = HintGraph("g", registry_ops())
         self.ref = nx.MultiDiGraph()
         self.order: dict[str, int] = {}
         self.serial = 0
@@ -40,7 +41,7 @@ class Mirror:
         op = sorted(PORTS)[pick % len(PORTS)]
         name = f"n{self.serial}"
         self.serial += 1
-        self.graph.add_node(Node(op, name))
+        self.graph.add_node(Node(op, name, self.graph))
         self.order[name] = len(self.order)
         self.ref.add_node(name)
 
@@ -118,8 +119,8 @@ def test_edits_match_networkx(nodes, edits):
 
 
 def test_remove_node_of_another_graph_is_a_key_error():
-    graph, other = HintGraph("g"), HintGraph("h")
+    graph, other = HintGraph("g", registry_ops()), HintGraph("h", registry_ops())
     node = Node("Data", "x", other)
-    graph.add_node(Node("Data", "x"))
+    graph.add_node(Node(registry_ops().lookup("Data"), "x"))
     with pytest.raises(KeyError, match="has no node 'x'"):
         graph.remove_node(node)

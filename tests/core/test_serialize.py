@@ -13,13 +13,14 @@ from af_core.errors import AttrError, GraphStructureError, UnknownOpError
 from af_core.ir.mermaid import to_mermaid
 from af_core.ir.serialize import from_json, to_json
 from af_core.ir.validate import validate
+from af_core.registry import registry_ops
 from af_core.testing import seed_style_gather
 
 
 def test_round_trip_seed_graph():
     graph = seed_style_gather()
     text = to_json(graph)
-    again = from_json(text)
+    again = from_json(text, registry_ops())
     assert to_json(again) == text
     validate(again)
     assert again.node("indirect_load").attr.ir_attr.dim == 2
@@ -41,7 +42,7 @@ def test_round_trip_random_gathers(rank, data, dynamic, negative):
     i = g.data("i", index_shape, "int64")
     g.output(g.reduce("Sum", gather(x, dim, i, need_check_bound=True), [rank - 1]))
     text = to_json(g.graph)
-    assert to_json(from_json(text)) == text
+    assert to_json(from_json(text, registry_ops())) == text
     assert json.loads(text)["format"] == "af-hintgraph/1"
 
 
@@ -49,26 +50,26 @@ def test_unknown_op_in_json():
     data = json.loads(to_json(seed_style_gather()))
     data["nodes"][4]["type"] = "IndirectStore"
     with pytest.raises(UnknownOpError, match="IndirectStore"):
-        from_json(json.dumps(data))
+        from_json(json.dumps(data), registry_ops())
 
 
 def test_unknown_attr_in_json():
     data = json.loads(to_json(seed_style_gather()))
     data["nodes"][4]["ir_attr"]["axis"] = 1
     with pytest.raises(AttrError, match="rule 'attr-known'"):
-        from_json(json.dumps(data))
+        from_json(json.dumps(data), registry_ops())
 
 
 def test_unknown_producer_in_json():
     data = json.loads(to_json(seed_style_gather()))
     data["nodes"][4]["inputs"]["x2"] = "nowhere"
     with pytest.raises(GraphStructureError, match="port 'x2'.*nowhere"):
-        from_json(json.dumps(data))
+        from_json(json.dumps(data), registry_ops())
 
 
 def test_wrong_format_tag():
     with pytest.raises(GraphStructureError, match="json-format"):
-        from_json('{"format": "other", "name": "g"}')
+        from_json('{"format": "other", "name": "g"}', registry_ops())
 
 
 def test_mermaid_mentions_all_nodes_and_highlights_indirect_load():

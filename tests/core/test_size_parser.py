@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from af_core.errors import AscirError
 from af_core.ir.serialize import from_json, graph_from_dict, to_json
 from af_core.ir.sizes import MAX_DEPTH, MAX_LITERAL, MAX_TEXT, parse, size_symbol, to_text
+from af_core.registry import registry_ops
 from af_core.testing import seed_style_gather
 
 SYMPY_NAMES = ["S", "N", "Q", "E", "I", "pi", "beta", "gamma", "O", "oo", "zoo", "nan", "Max", "floor"]
@@ -83,7 +84,7 @@ def test_exec_payload_is_rejected_and_never_runs(tmp_path):
     graph = json.loads(to_json(seed_style_gather()))
     graph["axes"][0]["size"] = payload
     with pytest.raises(AscirError) as info:
-        graph_from_dict(graph)
+        graph_from_dict(graph, registry_ops())
     assert info.value.rule == "size-expression" and "axis 'z0' field 'size'" in str(info.value)
     assert not sentinel.exists()
 
@@ -153,7 +154,7 @@ def test_json_round_trip_keeps_odd_size_names():
     graph = g.build()
     text = to_json(graph)
     assert "afx" not in text  # symbol names stay inside; the file speaks the graph's names
-    again = from_json(text)
+    again = from_json(text, registry_ops())
     assert to_json(again) == text
     assert [v.name for v in again.sizes()] == ["class", "E", "core_num"]
 
@@ -244,7 +245,7 @@ def test_json_round_trip_of_random_names(names, nodes):
         assert exc.rule == "node-unique-name"
         return
     text = to_json(graph)
-    again = from_json(text)
+    again = from_json(text, registry_ops())
     assert to_json(again) == text
     assert [v.name for v in again.sizes()] == names
     assert [a.size for a in again.axes()] == [a.size for a in graph.axes()]

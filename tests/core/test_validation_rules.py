@@ -9,6 +9,7 @@ from af_core import ascir
 from af_core.builders import GraphBuilder, gather, index_select
 from af_core.errors import AscirError
 from af_core.ir.validate import validate
+from af_core.registry import registry_ops
 from af_core.testing import seed_style_gather
 
 
@@ -321,7 +322,7 @@ def test_size_declared():
 
     data = json.loads(to_json(seed_style_gather()))
     data["sizes"] = [s for s in data["sizes"] if s["name"] != "s1"]
-    err = expect(graph_from_dict(data), "size-declared", "x", "y")
+    err = expect(graph_from_dict(data, registry_ops()), "size-declared", "x", "y")
     assert err.values == {"size": "s1"}
 
 
@@ -374,4 +375,4 @@ def test_a_declared_maximum_is_a_positive_int64(bad):
     data = graph_to_dict(g.build())
     data["sizes"][0]["max"] = bad
     with pytest.raises(GraphStructureError, match="size 'N' field 'max': rule 'json-"):
-        graph_from_dict(data)  # the graph schema refuses it, naming the field and the rule
+        graph_from_dict(data, registry_ops())  # the graph schema refuses it, naming the field and the rule

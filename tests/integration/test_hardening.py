@@ -16,7 +16,7 @@ from af_core.errors import AfError, AscirError
 from af_core.ir.serialize import graph_from_dict, to_json
 from af_core.ir.validate import validate
 from af_core.plugin_manager import AfPluginManager
-from af_core.registry import Registry, get_registry, reset_registry
+from af_core.registry import Registry, get_registry, registry_ops, reset_registry
 from af_core.testing import chain_graph, gather_sizes
 from af_core.twin import TwinSession
 
@@ -142,7 +142,7 @@ def test_random_invalid_graphs_raise_ascir_errors_only(seed, kinds):
     for kind in kinds:
         data = mutate(data, rng, kind)
     try:
-        graph = graph_from_dict(data)
+        graph = graph_from_dict(data, registry_ops())
         validate(graph)
     except AscirError as exc:
         assert exc.rule and str(exc)
