@@ -143,6 +143,13 @@ def _load() -> float:
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
+def source_path() -> str:
+    """This checkout's packages, for an interpreter that installed copies of them (the af_torch env installs
+    af-core, the plugins and af-torch from the checkout as it was then): the source wins."""
+    dirs = [ROOT, *sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file())]
+    return os.pathsep.join(str(d) for d in [*dirs, ROOT / "frontends" / "torch"])
+
+
 def _interpreter(step: Step, env: dict[str, str]) -> str | None:
     if step.needs == "torch":
         return env.get(TORCH_ENV) or None
@@ -175,6 +182,8 @@ def run_step(
     with tempfile.TemporaryDirectory(prefix="af-bench-") as scratch:
         json_path = Path(scratch) / "benchmark.json"
         argv = [python if a == "python" else a.replace("{json}", str(json_path)) for a in step.argv]
+        if step.needs == "torch":
+            env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, (source_path(), env.get("PYTHONPATH"))))}
         before, t0 = _load(), time.monotonic()
         done = runner(argv, cwd=ROOT, env=env, capture_output=True, text=True)
         seconds, after = time.monotonic() - t0, _load()

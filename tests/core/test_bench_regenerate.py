@@ -8,6 +8,7 @@ sections byte for byte, that a failed step writes nothing, and that a step the m
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -80,12 +81,18 @@ def test_the_torch_step_runs_with_the_named_interpreter():
     seen = []
 
     def runner(argv, **kw):
-        seen.append(argv)
+        seen.append((argv, kw["env"]["PYTHONPATH"]))
         return subprocess.CompletedProcess(argv, 0, stdout="| row |", stderr="")
 
     step = regen.Step("t", "Torch", ("python", "benchmarks/torch_models.py"), needs="torch")
-    regen.run_step(step, {"AF_BENCH_TORCH_PYTHON": "/opt/torch/bin/python"}, runner=runner)
-    assert seen == [["/opt/torch/bin/python", "benchmarks/torch_models.py"]]
+    regen.run_step(
+        step, {"AF_BENCH_TORCH_PYTHON": "/opt/torch/bin/python", "PYTHONPATH": "/mine"}, runner=runner
+    )
+    ((argv, path),) = seen
+    assert argv == ["/opt/torch/bin/python", "benchmarks/torch_models.py"]
+    # the checkout's sources first (the torch env holds copies installed earlier), the caller's path after
+    parts = path.split(os.pathsep)
+    assert parts[0] == str(ROOT) and str(ROOT / "plugins" / "v35_regbase") in parts and parts[-1] == "/mine"
 
 
 def test_pytest_benchmark_json_becomes_a_table_in_ms():
