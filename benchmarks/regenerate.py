@@ -11,8 +11,9 @@ that produced it, when it ran, how long it took and the machine's 1-minute load 
 between ``<!-- step: KEY -->`` / ``<!-- end: KEY -->`` markers, so ``--only`` replaces those steps' sections
 and keeps every other section as the last run wrote it.
 
-A step that fails stops the run and nothing is written: the document never mixes a failed step's
-partial output with the tables around it. A step that needs what the machine lacks (a Python with torch)
+A step that fails stops the run: the sections of the steps that ran before it are written, the failed
+step and those after it keep the text the last run gave them (each section states when it ran), and the
+exit status is 1, naming the step. No section ever holds a failed step's partial output. A step that needs what the machine lacks (a Python with torch)
 is written as such, with what to install, rather than left out silently. The file is written atomically.
 """
 
@@ -252,9 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown step(s) {unknown}; steps: {[s.key for s in STEPS]}")
     out = Path(args.output)
-    kept = sections_of(out.read_text(encoding="utf-8")) if only and out.exists() else {}
+    kept = sections_of(out.read_text(encoding="utf-8")) if out.exists() else {}
     env = dict(os.environ)
     fresh: dict[str, str] = {}
+    failed: StepFailed | None = None
     for step in STEPS:
         if only and step.key not in only:
             continue
@@ -262,11 +264,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             ran = run_step(step, env)
         except StepFailed as exc:
-            print(f"regenerate: {exc}\nnothing written", file=sys.stderr)
-            return 1
+            failed = exc
+            break
         fresh[step.key] = section(step, ran)
         print(f"[{step.key}] {ran.seconds:.0f} s", file=sys.stderr, flush=True)
     write_atomically(out, compose(HEAD.read_text(encoding="utf-8"), {**kept, **fresh}))
+    if failed is not None:
+        print(f"regenerate: {failed}\nwrote the {len(fresh)} step(s) before it to {out}", file=sys.stderr)
+        return 1
     print(f"wrote {out}", file=sys.stderr)
     return 0
 

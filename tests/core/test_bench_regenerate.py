@@ -134,16 +134,23 @@ def test_only_reruns_the_named_steps_and_keeps_the_rest_byte_for_byte(tmp_path, 
     assert [k for k in before if before[k] != after[k]] == ["startup"]
 
 
-def test_a_failed_step_leaves_the_document_as_it_was(tmp_path, monkeypatch):
+def test_a_failed_step_keeps_its_old_section_and_the_steps_before_it_are_written(tmp_path, monkeypatch):
     out = tmp_path / "BENCHMARKS.md"
-    out.write_text("the last good document\n", encoding="utf-8")
+    keys = [s.key for s in regen.STEPS]
+    old = {k: f"<!-- step: {k} -->\nold {k}\n<!-- end: {k} -->\n" for k in keys}
+    out.write_text(regen.compose("# Head\n", old), encoding="utf-8")
+    broken = keys[2]
 
-    def failing(step, env):
-        raise regen.StepFailed(f"step '{step.key}' failed (exit 1): x")
+    def run(step, env):
+        if step.key == broken:
+            raise regen.StepFailed(f"step '{step.key}' failed (exit 1): x")
+        return regen.Ran(f"new {step.key}", step.shown(), "2026-01-01 00:00 UTC", 1.0, 0.5, 0.5)
 
-    monkeypatch.setattr(regen, "run_step", failing)
+    monkeypatch.setattr(regen, "run_step", run)
     assert regen.main(["-o", str(out)]) == 1
-    assert out.read_text(encoding="utf-8") == "the last good document\n"
+    after = regen.sections_of(out.read_text(encoding="utf-8"))
+    assert [k for k in keys if "new " in after[k]] == keys[:2]
+    assert all(after[k] == old[k] for k in keys[2:])
     assert [p.name for p in tmp_path.iterdir()] == ["BENCHMARKS.md"]
 
 
