@@ -16,6 +16,7 @@ from af_v35_regbase.api_calls.vf_chain import (
 )
 
 from af_core import dtypes as dt
+from af_core.schedule.chain_attrs import ChainStep
 
 B, F16, F32, I8, I16, I32, I64 = dt.bool_, dt.float16, dt.float32, dt.int8, dt.int16, dt.int32, dt.int64
 
@@ -60,9 +61,9 @@ def test_the_kept_cases_are_documented_gaps():
 
 def test_step_signatures_read_predicates_as_bool():
     steps = [
-        {"op": "Lts", "inputs": ["x"], "output": "m"},
-        {"op": "LogicalNot", "inputs": ["m"], "output": "n"},
-        {"op": "Where", "inputs": ["k", "w", "w"], "output": "y"},
+        ChainStep(name="s0", op="Lts", inputs=["x"], output="m"),
+        ChainStep(name="s1", op="LogicalNot", inputs=["m"], output="n"),
+        ChainStep(name="s2", op="Where", inputs=["k", "w", "w"], output="y"),
     ]
     tiles = {"x": I32, "m": dt.uint8, "n": dt.uint8, "k": dt.uint8, "w": I64, "y": I64}
     assert step_signatures(steps, tiles.__getitem__) == [
