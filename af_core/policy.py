@@ -15,7 +15,7 @@ the core registers ``seed`` and ``cost`` itself. The default is ``cost``
 (:data:`DEFAULT_POLICY`): once the cost model predicts the twin's counters,
 the lowest modelled cost lands within 10% of the best case on more of the
 workload corpus than the seed's scores (BENCHMARKS.md, "Selection on the
-corpus").
+corpus: every policy's pick").
 """
 
 from __future__ import annotations

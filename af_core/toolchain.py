@@ -11,7 +11,7 @@ everywhere:
   process and compiler);
 - :class:`Flags` is the one flag set: the language standard, the
   optimisation level (:data:`OPTIMIZE`, chosen by measurement, see
-  BENCHMARKS.md), the twin's define, the warning set the twin headers must
+  CHANGELOG.md, "Measurement history"), the twin's define, the warning set the twin headers must
   pass, the sanitizers, position-independent code for shared libraries;
 - :func:`compile_units` compiles translation units to objects, several at
   once (``jobs``); :func:`link` makes an executable or shared library;
@@ -51,14 +51,16 @@ DEFAULT_CXX = "g++"
 #: The language standard of every compile.
 STANDARD = "-std=c++17"
 #: The optimisation level of twin builds: the one with the least build + run time on the corpus
-#: (measured with ``python benchmarks/run_benchmarks.py --only optlevel``, table in BENCHMARKS.md).
+#: (measured with ``python benchmarks/run_benchmarks.py --only optlevel``; the table: CHANGELOG.md,
+#: "Measurement history").
 OPTIMIZE = "-Og"
 #: The twin's define: code under ``#if defined(AF_CPU_TWIN)`` is compiled.
 TWIN_DEFINES = ("-DAF_CPU_TWIN=1",)
 #: The twin's common template instances (``af_twin/instances.h``): declared extern in a translation unit
 #: compiled with the first define, defined in the one object compiled with the second. A twin build
 #: compiles its kernel with the first and the harness main with the second, so the kernel's compile
-#: does not generate code for them again (about a sixth of its compiler time, see BENCHMARKS.md).
+#: does not generate code for them again (about a sixth of its compiler time, see CHANGELOG.md,
+#: "Measurement history").
 TWIN_EXTERN_INSTANCES = "-DAF_TWIN_EXTERN_INSTANCES=1"
 TWIN_INSTANTIATE = "-DAF_TWIN_INSTANTIATE=1"
 #: The warnings the twin headers' own tests compile with (warnings are errors there).

@@ -45,7 +45,8 @@ The constants and where they come from:
   The cycles are predicted, counted and reported, but kept out of the cost:
   only the vector path's compute has a counter (SIMT lanes compute their
   chains with instructions nothing counts), so the term charges one side
-  only. Measured (BENCHMARKS.md, "Register cycles in the cost model"), with
+  only. Measured (CHANGELOG.md, "Measurement history", "Register cycles in
+  the cost model"; BENCHMARKS.md has the current weight table), with
   the register reduce and tile gather: at 32 B per cycle one corpus pick of
   the cost policy changes (two from 128 B), and the pick moves from SIMD to
   SIMT on 8 of 144 synthetic shapes with an Exp / Sigmoid chain, where SIMT

@@ -94,7 +94,7 @@ def test_afc_torch_prints_the_region_table_of_every_example(tmp_path, capsys, na
     assert len(traffic) == len(regions), out
     # fused <= unfused is not asserted: at batch 4 the seed policy's SK-like case of MoEPermute's and
     # TopKGather's regions moved more than the single-op kernels (its workspace round trip) when seed was the
-    # default; not re-measured under the cost default; see BENCHMARKS.md
+    # default; not re-measured under the cost default; see CHANGELOG.md, "Measurement history"
     assert all(
         int(least) <= int(fused) and int(least) <= int(unfused) for fused, least, unfused in traffic
     ), out
