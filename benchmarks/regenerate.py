@@ -33,6 +33,8 @@ from pathlib import Path
 
 import attrs
 
+from af_core.ascendc.cache import write_atomic
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 HEAD = HERE / "head.md"
@@ -224,17 +226,6 @@ def compose(head: str, sections: dict[str, str], steps: Sequence[Step] = STEPS) 
     return "\n".join(parts)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -268,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         fresh[step.key] = section(step, ran)
         print(f"[{step.key}] {ran.seconds:.0f} s", file=sys.stderr, flush=True)
-    write_atomically(out, compose(HEAD.read_text(encoding="utf-8"), {**kept, **fresh}))
+    write_atomic(out, compose(HEAD.read_text(encoding="utf-8"), {**kept, **fresh}))
     if failed is not None:
         print(f"regenerate: {failed}\nwrote the {len(fresh)} step(s) before it to {out}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 // af_twin/reg_bitwise.h
-// The register API's And / Or / Xor / Not of registers: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): And / Or / Xor / Not of registers.
 #ifndef AF_TWIN_REG_BITWISE_H
 #define AF_TWIN_REG_BITWISE_H
 

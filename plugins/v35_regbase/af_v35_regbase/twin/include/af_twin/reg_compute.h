@@ -1,6 +1,6 @@
 // af_twin/reg_compute.h
-// The register API's the computing instructions (arithmetic, Compare / Select, Duplicate, Cast): one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): the computing instructions (arithmetic, Compare / Select, Duplicate, Cast).
 #ifndef AF_TWIN_REG_COMPUTE_H
 #define AF_TWIN_REG_COMPUTE_H
 

@@ -1,6 +1,8 @@
 // af_twin/reg_core.h
-// The register API's the register types (RegTensor, MaskReg, the unaligned registers), the checks and counters every family uses (RegCore, RegUbRange, RegRate, RegCount / RegLoadAccount / RegStoreAccount), 64-bit lanes over a register pair, and asc_vf_call: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): the register types (RegTensor, MaskReg, the unaligned registers), the checks and counting helpers every
+// family uses (RegCore, RegUbRange, RegRate, RegCount, RegAccount), 64-bit lanes over a register pair, and
+// asc_vf_call.
 #ifndef AF_TWIN_REG_CORE_H
 #define AF_TWIN_REG_CORE_H
 
@@ -259,7 +261,7 @@ inline void RegCycles(CoreCtx* c, const char* api, uint32_t lanes, uint32_t rate
 }
 
 // Register loads and stores are counted by these helpers: the instruction counter, the byte counter and the
-// modelled cycles move together, and the *Account forms check the UB range first, so no load or store can
+// modelled cycles move together, and RegAccount checks the UB range first, so no load or store can
 // update one counter and miss another or count bytes it never checked. The one other count is the flush of an
 // unaligned store's buffered bytes (RegFlushUnalign): its StoreUnAlign was counted, the bytes count as written.
 enum class RegMove { kLoad, kStore };
@@ -283,20 +285,12 @@ inline void RegCount(CoreCtx* c, RegMove move, uint64_t bytes, const char* api, 
     RegCycles(c, api, lanes, rate);
 }
 
-// One load reading `range` bytes at `p` (one live buffer of this core: RegUbRange), counted as `bytes`;
-// returns the offset of `p` in the core's UB.
-inline uint32_t RegLoadAccount(CoreCtx* c, const void* p, uint32_t range, uint64_t bytes, const char* api,
-                               const char* operand, uint32_t lanes, uint32_t rate) {
+// One load or store touching `range` bytes at `p` (one live buffer of this core: RegUbRange), counted as
+// `bytes` (a store counts its masked-on bytes); returns the offset of `p` in the core's UB.
+inline uint32_t RegAccount(CoreCtx* c, RegMove move, const void* p, uint32_t range, uint64_t bytes, const char* api,
+                           const char* operand, uint32_t lanes, uint32_t rate) {
     const uint32_t off = RegUbRange(c, p, range, api, operand);
-    RegCount(c, RegMove::kLoad, bytes, api, lanes, rate);
-    return off;
-}
-
-// One store writing within `range` bytes at `p` (RegUbRange), counted as `bytes` (the masked-on ones).
-inline uint32_t RegStoreAccount(CoreCtx* c, const void* p, uint32_t range, uint64_t bytes, const char* api,
-                                const char* operand, uint32_t lanes, uint32_t rate) {
-    const uint32_t off = RegUbRange(c, p, range, api, operand);
-    RegCount(c, RegMove::kStore, bytes, api, lanes, rate);
+    RegCount(c, move, bytes, api, lanes, rate);
     return off;
 }
 

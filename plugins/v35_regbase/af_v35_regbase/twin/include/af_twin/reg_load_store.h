@@ -1,6 +1,7 @@
 // af_twin/reg_load_store.h
-// The register API's LoadAlign and StoreAlign (DIST_NORM, the pack / unpack forms, the dual load and store, the first-element store): one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): LoadAlign and StoreAlign (DIST_NORM, the pack / unpack forms, the dual load and store, the first-
+// element store).
 #ifndef AF_TWIN_REG_LOAD_STORE_H
 #define AF_TWIN_REG_LOAD_STORE_H
 
@@ -38,23 +39,23 @@ inline void LoadAlign(U& dstReg, __ubuf__ T* srcAddr) {
     } else if constexpr (dist == LoadDist::DIST_UNPACK4_B8) {
         // a quarter vector: byte j goes to lane 4j, lanes 4j + 1 .. 4j + 3 are zero (the LoadAlign page's
         // DIST_UNPACK4_B8 row: VL / 4 bytes, three zeros after each)
-        AfTwin::RegLoadAccount(c, srcAddr, kVecBytes / 4, kVecBytes / 4, "LoadAlign", "srcAddr",
-                               LanesOf<ActualT>() / 4, 256 / sizeof(ActualT));
+        AfTwin::RegAccount(c, AfTwin::RegMove::kLoad, srcAddr, kVecBytes / 4, kVecBytes / 4, "LoadAlign", "srcAddr",
+                           LanesOf<ActualT>() / 4, 256 / sizeof(ActualT));
         for (uint32_t j = 0; j < LanesOf<ActualT>() / 4; ++j) {
             std::memcpy(&dstReg.afLane[4 * j], srcAddr + j, 1);
             std::memset(&dstReg.afLane[4 * j + 1], 0, 3);
         }
     } else if constexpr (dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8) {
         // half a vector: element j goes to lane 2j, lane 2j + 1 is zero
-        AfTwin::RegLoadAccount(c, srcAddr, kVecBytes / 2, kVecBytes / 2, "LoadAlign", "srcAddr",
-                               LanesOf<ActualT>() / 2, 256 / sizeof(ActualT));
+        AfTwin::RegAccount(c, AfTwin::RegMove::kLoad, srcAddr, kVecBytes / 2, kVecBytes / 2, "LoadAlign", "srcAddr",
+                           LanesOf<ActualT>() / 2, 256 / sizeof(ActualT));
         for (uint32_t j = 0; j < LanesOf<ActualT>() / 2; ++j) {
             std::memcpy(&dstReg.afLane[2 * j], srcAddr + j, sizeof(ActualT));
             std::memset(&dstReg.afLane[2 * j + 1], 0, sizeof(ActualT));
         }
     } else {
-        AfTwin::RegLoadAccount(c, srcAddr, kVecBytes, kVecBytes, "LoadAlign", "srcAddr",
-                               LanesOf<ActualT>(), 256 / sizeof(ActualT));
+        AfTwin::RegAccount(c, AfTwin::RegMove::kLoad, srcAddr, kVecBytes, kVecBytes, "LoadAlign", "srcAddr",
+                           LanesOf<ActualT>(), 256 / sizeof(ActualT));
         std::memcpy(dstReg.afLane, srcAddr, kVecBytes);
     }
     if constexpr (U::REG_NUM == 1) {
@@ -83,8 +84,8 @@ inline void LoadAlign(U& dstReg0, U& dstReg1, __ubuf__ T* srcAddr) {
     static_assert(AfTwin::AcceptsRegLoadAlign<ActualT>, "Reg::LoadAlign: element type not accepted by the 3510 "
                   "register implementation (af_twin/api_dtypes.h)");
     AfTwin::CoreCtx* c = AfTwin::RegCore("LoadAlign");
-    AfTwin::RegLoadAccount(c, srcAddr, 2 * kVecBytes, 2 * kVecBytes, "LoadAlign", "srcAddr",
-                           2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    AfTwin::RegAccount(c, AfTwin::RegMove::kLoad, srcAddr, 2 * kVecBytes, 2 * kVecBytes, "LoadAlign", "srcAddr",
+                       2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
     for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
         std::memcpy(&dstReg0.afLane[j], srcAddr + 2 * j, sizeof(ActualT));
         std::memcpy(&dstReg1.afLane[j], srcAddr + 2 * j + 1, sizeof(ActualT));
@@ -128,9 +129,9 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
                          static_cast<const void*>(dstAddr), static_cast<unsigned>(sizeof(ActualT)));
         const uintptr_t base = q - q % AfTwin::kUbAlign;  // the check below wants a 32-byte start
         const uint32_t lead = static_cast<uint32_t>(q - base);
-        const uint32_t off = AfTwin::RegStoreAccount(c, reinterpret_cast<const void*>(base), lead + sizeof(ActualT),
-                                                     sizeof(ActualT), "StoreAlign", "dstAddr",
-                                                     1, 256 / sizeof(ActualT));
+        const uint32_t off = AfTwin::RegAccount(c, AfTwin::RegMove::kStore, reinterpret_cast<const void*>(base),
+                                                lead + sizeof(ActualT), sizeof(ActualT), "StoreAlign", "dstAddr", 1,
+                                                256 / sizeof(ActualT));
         std::memcpy(dstAddr, &srcReg.afLane[0], sizeof(ActualT));
         if (off + lead + sizeof(ActualT) > c->dirtyEnd)
             c->dirtyEnd = off + lead + static_cast<uint32_t>(sizeof(ActualT));
@@ -141,8 +142,8 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         // DIST_PACK4_B32 row: the low 8 bits, a quarter of each element, stored contiguously)
         AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
         const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, LanesOf<ActualT>(), 1);
-        const uint32_t off = AfTwin::RegStoreAccount(c, dstAddr, last, on, "StoreAlign", "dstAddr",
-                                                     LanesOf<ActualT>(), 256 / sizeof(ActualT));
+        const uint32_t off = AfTwin::RegAccount(c, AfTwin::RegMove::kStore, dstAddr, last, on, "StoreAlign",
+                                                "dstAddr", LanesOf<ActualT>(), 256 / sizeof(ActualT));
         auto* bytes = reinterpret_cast<__ubuf__ uint8_t*>(dstAddr);
         for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
             if (mask.afOn[j]) std::memcpy(&bytes[j], &srcReg.afLane[j], 1);  // the low byte (little-endian)
@@ -156,9 +157,9 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
         using Pair = typename std::conditional<dist == StoreDist::DIST_PACK_B32, uint32_t, uint16_t>::type;
         AfTwin::RegCheckMask<Pair>(mask, "StoreAlign", "mask");
         const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, kVecBytes / sizeof(Pair), 2);
-        const uint32_t off = AfTwin::RegStoreAccount(c, dstAddr, last * sizeof(ActualT),
-                                                     uint64_t{on} * sizeof(ActualT), "StoreAlign", "dstAddr",
-                                                     kVecBytes / sizeof(Pair), 256 / sizeof(ActualT));
+        const uint32_t off = AfTwin::RegAccount(c, AfTwin::RegMove::kStore, dstAddr, last * sizeof(ActualT),
+                                                uint64_t{on} * sizeof(ActualT), "StoreAlign", "dstAddr",
+                                                kVecBytes / sizeof(Pair), 256 / sizeof(ActualT));
         for (uint32_t j = 0; j < kVecBytes / sizeof(Pair); ++j) {
             if (mask.afOn[j]) std::memcpy(dstAddr + j, &srcReg.afLane[2 * j], sizeof(ActualT));
         }
@@ -168,9 +169,9 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg, MaskReg& mask) {
     }
     AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
     const auto [last, on] = AfTwin::RegStoreLanes(mask, srcReg, LanesOf<ActualT>(), 1);
-    const uint32_t off = AfTwin::RegStoreAccount(c, dstAddr, last * sizeof(ActualT), uint64_t{on} * sizeof(ActualT),
-                                                 "StoreAlign", "dstAddr",
-                                                 LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    const uint32_t off = AfTwin::RegAccount(c, AfTwin::RegMove::kStore, dstAddr, last * sizeof(ActualT),
+                                            uint64_t{on} * sizeof(ActualT), "StoreAlign", "dstAddr",
+                                            LanesOf<ActualT>(), 256 / sizeof(ActualT));
     for (uint32_t i = 0; i < LanesOf<ActualT>(); ++i) {
         if (mask.afOn[i]) std::memcpy(dstAddr + i, &srcReg.afLane[i], sizeof(ActualT));
     }
@@ -201,8 +202,8 @@ inline void StoreAlign(__ubuf__ T* dstAddr, U& srcReg0, U& srcReg1, MaskReg& mas
     AfTwin::RegCheckMask<ActualT>(mask, "StoreAlign", "mask");
     AfTwin::RegStoreLanes(mask, srcReg0, LanesOf<ActualT>(), 1);
     AfTwin::RegStoreLanes(mask, srcReg1, LanesOf<ActualT>(), 1);
-    const uint32_t off = AfTwin::RegStoreAccount(c, dstAddr, 2 * kVecBytes, 2 * kVecBytes, "StoreAlign", "dstAddr",
-                                                 2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
+    const uint32_t off = AfTwin::RegAccount(c, AfTwin::RegMove::kStore, dstAddr, 2 * kVecBytes, 2 * kVecBytes,
+                                            "StoreAlign", "dstAddr", 2 * LanesOf<ActualT>(), 256 / sizeof(ActualT));
     for (uint32_t j = 0; j < LanesOf<ActualT>(); ++j) {
         std::memcpy(dstAddr + 2 * j, &srcReg0.afLane[j], sizeof(ActualT));
         std::memcpy(dstAddr + 2 * j + 1, &srcReg1.afLane[j], sizeof(ActualT));

@@ -1,6 +1,6 @@
 // af_twin/reg_mask.h
-// The register API's UpdateMask and CreateMask: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): UpdateMask and CreateMask.
 #ifndef AF_TWIN_REG_MASK_H
 #define AF_TWIN_REG_MASK_H
 

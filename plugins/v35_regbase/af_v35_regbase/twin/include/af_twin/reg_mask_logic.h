@@ -1,6 +1,6 @@
 // af_twin/reg_mask_logic.h
-// The register API's And / Or / Xor / Not of mask registers: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): And / Or / Xor / Not of mask registers.
 #ifndef AF_TWIN_REG_MASK_LOGIC_H
 #define AF_TWIN_REG_MASK_LOGIC_H
 

@@ -1,6 +1,6 @@
 // af_twin/reg_mask_moves.h
-// The register API's the moves of a mask register to and from UB, and the unaligned store: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): the moves of a mask register to and from UB, and the unaligned store.
 #ifndef AF_TWIN_REG_MASK_MOVES_H
 #define AF_TWIN_REG_MASK_MOVES_H
 

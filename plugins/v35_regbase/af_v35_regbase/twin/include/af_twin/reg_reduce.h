@@ -1,6 +1,6 @@
 // af_twin/reg_reduce.h
-// The register API's the register reduce (the block-strided load, Reduce, its first-element store): one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): the register reduce (the block-strided load, Reduce, its first-element store).
 #ifndef AF_TWIN_REG_REDUCE_H
 #define AF_TWIN_REG_REDUCE_H
 

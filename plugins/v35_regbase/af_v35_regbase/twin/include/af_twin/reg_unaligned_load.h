@@ -1,6 +1,6 @@
 // af_twin/reg_unaligned_load.h
-// The register API's LoadUnAlignPre / LoadUnAlign: one family of af_twin/reg.h, which says what the twin emulates, checks
-// and counts. Included in family order, each after the one before it.
+// One family of the register API that af_twin/reg.h includes (reg.h says what the twin emulates, checks and
+// counts): LoadUnAlignPre / LoadUnAlign.
 #ifndef AF_TWIN_REG_UNALIGNED_LOAD_H
 #define AF_TWIN_REG_UNALIGNED_LOAD_H
 
