@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -57,9 +57,20 @@ class Step:
     #: ``torch``: runs with the interpreter ``AF_BENCH_TORCH_PYTHON`` names (torch, transformers,
     #: deepctr-torch); without one the section says so
     needs: str = ""
+    #: (environment variable, flag): when the variable is set, ``flag VALUE`` is added to the command, and
+    #: the command is shown with ``flag $VARIABLE`` (a path of the machine that ran it is not the document's)
+    optional: tuple[tuple[str, str], ...] = ()
 
-    def shown(self) -> str:
-        return " ".join(shlex.quote(a) if "{" not in a else a for a in self.argv)
+    def shown(self, env: Mapping[str, str] | None = None) -> str:
+        words = [shlex.quote(a) if "{" not in a else a for a in self.argv]
+        for var, flag in self.optional:
+            if env is not None and env.get(var):
+                words += [flag, f"${var}"]
+        return " ".join(words)
+
+    def args(self, env: Mapping[str, str]) -> list[str]:
+        """The optional flags the environment asks for, with their values."""
+        return [part for var, flag in self.optional if env.get(var) for part in (flag, env[var])]
 
 
 def _run_benchmarks(key: str, title: str) -> Step:
@@ -120,6 +131,7 @@ STEPS: tuple[Step, ...] = (
         "PyTorch models: the libraries' own code",
         ("python", "benchmarks/torch_models.py"),
         needs="torch",
+        optional=(("AF_BENCH_DLRM", "--dlrm"),),  # a checkout of facebookresearch/dlrm adds DLRM_Net's row
     ),
 )
 
@@ -181,10 +193,11 @@ def run_step(
             f"Not run: no Python with torch. Set {TORCH_ENV} to an interpreter with torch, transformers and "
             "deepctr-torch (`python3 dev.py bench` uses the af_torch env's)."
         )
-        return Ran(body, step.shown(), started, 0.0, _load(), _load())
+        return Ran(body, step.shown(env), started, 0.0, _load(), _load())
     with tempfile.TemporaryDirectory(prefix="af-bench-") as scratch:
         json_path = Path(scratch) / "benchmark.json"
         argv = [python if a == "python" else a.replace("{json}", str(json_path)) for a in step.argv]
+        argv += step.args(env)
         if step.needs == "torch":
             env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, (source_path(), env.get("PYTHONPATH"))))}
         before, t0 = _load(), time.monotonic()
@@ -192,12 +205,12 @@ def run_step(
         seconds, after = time.monotonic() - t0, _load()
         if done.returncode != 0:
             tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
-            raise StepFailed(f"step '{step.key}' failed (exit {done.returncode}): {step.shown()}\n{tail}")
+            raise StepFailed(f"step '{step.key}' failed (exit {done.returncode}): {step.shown(env)}\n{tail}")
         if step.render == "pytest-benchmark":
             body = render_pytest_benchmark(json.loads(json_path.read_text(encoding="utf-8")))
         else:
             body = done.stdout.strip()
-    return Ran(body, step.shown(), started, seconds, before, after)
+    return Ran(body, step.shown(env), started, seconds, before, after)
 
 
 def section(step: Step, ran: Ran, cores: int | None = None) -> str:
@@ -236,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.list:
         for step in STEPS:
-            print(f"{step.key}: {step.shown()}" + (f"  (needs {TORCH_ENV})" if step.needs else ""))
+            extra = [f"needs {TORCH_ENV}"] if step.needs else []
+            extra += [f"{flag} ${var} when {var} is set" for var, flag in step.optional]
+            print(f"{step.key}: {step.shown()}" + (f"  ({'; '.join(extra)})" if extra else ""))
         return 0
     keys = {s.key for s in STEPS}
     only = [k.strip() for k in args.only.split(",") if k.strip()]

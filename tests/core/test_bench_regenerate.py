@@ -95,6 +95,21 @@ def test_the_torch_step_runs_with_the_named_interpreter():
     assert parts[0] == str(ROOT) and str(ROOT / "plugins" / "v35_regbase") in parts and parts[-1] == "/mine"
 
 
+def test_an_optional_flag_is_passed_and_shown_by_its_variable_not_its_value():
+    seen = []
+
+    def runner(argv, **kw):
+        seen.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout="| row |", stderr="")
+
+    step = regen.Step("m", "Models", ("python", "m.py"), optional=(("AF_BENCH_DLRM", "--dlrm"),))
+    ran = regen.run_step(step, {"AF_BENCH_DLRM": "/home/someone/dlrm"}, runner=runner)
+    assert seen[0][1:] == ["m.py", "--dlrm", "/home/someone/dlrm"]
+    assert ran.command == "python m.py --dlrm $AF_BENCH_DLRM" and "someone" not in regen.section(step, ran)
+    regen.run_step(step, {}, runner=runner)
+    assert seen[1][1:] == ["m.py"]
+
+
 def test_pytest_benchmark_json_becomes_a_table_in_ms():
     data = {
         "benchmarks": [{"name": "test_chain[8]", "stats": {"min": 0.0123, "median": 0.01456, "rounds": 21}}]
