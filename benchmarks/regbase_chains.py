@@ -164,8 +164,9 @@ def main() -> None:
                     return None
                 with memory_path_only():
                     before = measure(graph, w.distribution, template)
-                assert before is not None, (w.name, template)
-                return after, before
+                # the memory path holds more scratch tiles, so it may not fit where the registers do: the
+                # comparison needs both, and the search goes on to a shorter shape
+                return None if before is None else (after, before)
 
             note, after, before = measured(w, template, both)
             if after is None or before is None:
