@@ -28,6 +28,7 @@ data loaders give them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -141,7 +142,9 @@ def dlrm_net(checkout: str) -> Callable[[], lm.LibraryModel]:
         sys.path.insert(0, checkout)
         argv, sys.argv = sys.argv, [sys.argv[0]]  # the module parses no flags at import, but keep it clean
         try:
-            import dlrm_s_pytorch
+            # its import prints which optional packages are missing: to stderr, not into the table
+            with contextlib.redirect_stdout(sys.stderr):
+                import dlrm_s_pytorch
         finally:
             sys.argv = argv
         rows = np.array([50, 40, 30])
