@@ -164,7 +164,7 @@ def bench_compile_cold(rounds: int = 15, processes: int = 7) -> str:
             f"{processes} processes",
         ],
         [
-            "fresh process: imports + first compile (target < 300)",
+            "fresh process: imports + first compile",
             ms(together[0]),
             ms(together[1]),
             f"{processes} processes",
