@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from af_core.ir.graph import HintGraph
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform, current_platform
+from af_core.registry import Registry, get_registry
 
 if TYPE_CHECKING:  # both import the heavy libraries; Autofuser loads them on first use
     from af_core.codegen.codegen import CodegenResult
@@ -22,10 +23,17 @@ __all__ = ["Autofuser", "AutofuserOptions"]
 
 
 class Autofuser:
-    """Schedules graphs and generates code with the installed plugins."""
+    """Schedules graphs and generates code with the installed plugins.
 
-    def __init__(self, options: AutofuserOptions | None = None) -> None:
+    ``registry`` is the set of plugins it compiles with (default: the registry in force when it is made,
+    :func:`af_core.registry.get_registry`); an Autofuser built on its own registry, say with a plugin
+    disabled or an extra one added, compiles with that one whatever the process's is, and the options'
+    selection policy must be one of its policies."""
+
+    def __init__(self, options: AutofuserOptions | None = None, registry: Registry | None = None) -> None:
         self.options = options or AutofuserOptions()
+        self.registry = get_registry() if registry is None else registry
+        self.registry.policy(self.options.selection)  # PolicyError naming the installed ones
 
     @property
     def platform(self) -> Platform:
@@ -35,7 +43,7 @@ class Autofuser:
         """Validate ``graph`` and collect every template's cases (a ScheduleResult)."""
         from af_core.schedule.scheduler import schedule
 
-        return schedule(graph, self.options, self.platform)
+        return schedule(graph, self.options, self.platform, self.registry)
 
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         """The full :class:`CodegenResult` (proto, tiling_data, tiling, kernel, infer_shape)."""

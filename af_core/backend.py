@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from af_core.errors import PluginError, Unsupported
 from af_core.registry import get_registry
@@ -154,9 +154,21 @@ def undeclared(cls: type, role: Role) -> list[str]:
     ]
 
 
+def role_calls() -> list[type[RoleCall]]:
+    """The ApiCall classes of the registry in force, by name, read as :class:`RoleCall` (the registry checks
+    their shape, :func:`api_call_for` the declarations of the role it hands one out for)."""
+    return [cast("type[RoleCall]", cls) for cls in get_registry().api_calls.values()]
+
+
+def role_call(name: str) -> type[RoleCall] | None:
+    """The ApiCall class registered as ``name`` in the registry in force, read as :class:`RoleCall`, or
+    None."""
+    return cast("type[RoleCall] | None", get_registry().api_calls.get(name))
+
+
 def installed(role: Role) -> bool:
     """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`)."""
-    return any(role in cls.roles for cls in get_registry().table("api_call").values())
+    return any(role in cls.roles for cls in role_calls())
 
 
 def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[RoleCall]:
@@ -167,7 +179,7 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[Role
     """
     found = [
         cls
-        for cls in get_registry().table("api_call").values()
+        for cls in role_calls()
         if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)
     ]
     if not found:
@@ -176,7 +188,7 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[Role
     chosen = min(found, key=lambda cls: (-cls.priority, cls.name))
     missing = undeclared(chosen, role)
     if missing:
-        entry = get_registry().entry("api_call", chosen.name)
+        entry = get_registry().api_calls.entry(chosen.name)
         who = f" of plugin '{entry.plugin}' ({entry.distribution})" if entry is not None else ""
         raise PluginError(
             f"ApiCall '{chosen.name}'{who} fills the role '{role.value}' but does not answer "

@@ -205,9 +205,7 @@ class GraphBuilder:
         """``g.relu(t)``, ``g.add(a, b)``, ``g.muls(t, value=2.0)`` for registered ops."""
         if op_type_lower.startswith("_"):
             raise AttributeError(op_type_lower)
-        from af_core.registry import get_registry
-
-        for op_name in get_registry().names("op"):
+        for op_name in self.ops.names():
             if op_name.lower() == op_type_lower:
                 return lambda *inputs, **kw: self.op(op_name, *inputs, **kw)
         raise AttributeError(f"no registered op named like '{op_type_lower}'")

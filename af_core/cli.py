@@ -326,8 +326,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     for col in ("plugin", "distribution", "version", "hooks", "templates", "ApiCalls"):
         table.add_column(col)
     for info in registry.manager.plugins():
-        templates = [e.name for e in registry.entries("template") if e.plugin == info.name]
-        calls = [e.name for e in registry.entries("api_call") if e.plugin == info.name]
+        templates = [e.name for e in registry.templates.entries() if e.plugin == info.name]
+        calls = [e.name for e in registry.api_calls.entries() if e.plugin == info.name]
         table.add_row(
             *(
                 _t(c)
@@ -342,7 +342,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
             )
         )
     console.print(table)
-    for entry in registry.entries("selection_policy"):
+    for entry in registry.policies.entries():
         console.print(
             _t(
                 f"selection policy {entry.name} ({entry.distribution}): {entry.value.describe()} "

@@ -18,7 +18,6 @@ import attrs
 from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
-from af_core.registry import get_registry, lookup_policy
 from af_core.schedule.cost import BYTES_PER_CYCLE, COUNTER_NAMES
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.int64 import Int64Failure, evaluate
@@ -269,13 +268,12 @@ def _other_picks(
     """What every installed policy other than the scheduled one would pick at these sizes."""
     refs = [CaseRef.of(c) for c in scheduled.cases]
     out: list[tuple[str, str | None]] = []
-    for name in get_registry().names("selection_policy"):
-        if name == scheduled.policy.name:
+    for policy in scheduled.registry.policies.values():
+        if policy.name == scheduled.policy.name:
             continue
+        name = policy.name
         try:
-            result = solve(
-                refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, lookup_policy(name)
-            )
+            result = solve(refs, scheduled.size_names, sizes, core_num, ub_size, scheduled.guards, policy)
             out.append((name, result.chosen().label))
         except TilingError:
             out.append((name, None))

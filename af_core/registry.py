@@ -7,16 +7,27 @@ error of the second distribution naming both (its registrations of that kind
 are dropped, the others keep working); with ``AF_STRICT_PLUGINS`` it raises
 :class:`DuplicateRegistrationError`.
 
-The process-wide registry is built lazily by :func:`get_registry` and can be
-rebuilt (after changing ``AF_DISABLE_PLUGINS`` in a test, say) with
-:func:`reset_registry`.
+Which registry a compilation uses is chosen at the API edge: ``Autofuser(registry=...)``,
+``TwinSession(registry=...)``, the CLI (the process's). The schedule and the code generator read the
+one their caller hands them (a :class:`~af_core.schedule.scheduler.ScheduleResult` carries it), and
+run a template's and an ApiCall's code inside :func:`use_registry`, so the role lookups the plugin
+contract offers (``api_call_for(role)``, which takes no registry) answer from the same one.
+:func:`get_registry` is the registry in force: the innermost :func:`use_registry` of this thread or
+task, else the process's own, built lazily (and rebuilt by :func:`reset_registry`, after changing
+``AF_DISABLE_PLUGINS`` in a test, say).
+
+Core code reads registrations through the typed tables (:attr:`Registry.ops`, :attr:`Registry.api_calls`,
+...); :meth:`Registry.get` by a kind's name stays for tools and tests.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import enum
 import threading
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -26,6 +37,51 @@ from af_core.plugin_manager import AfPluginManager, LoadError
 if TYPE_CHECKING:
     from af_core.ops.opdef import OpDef
     from af_core.policy import SelectionPolicy
+
+
+class Kind(enum.StrEnum):
+    """What a registration is: each kind has its hook, its shape check and its typed table."""
+
+    OP = "op"
+    API_CALL = "api_call"
+    API_SOURCE = "api_source"
+    TEMPLATE = "template"
+    SAMPLE = "sample"
+    SELECTION_POLICY = "selection_policy"
+
+
+# The values of higher layers (ApiCall classes, templates, samples, API sources) are typed here by the shape
+# this layer checks (the ``_check_*`` functions below): what the layers above may rely on without this one
+# importing them. The schedule layer reads an ApiCall class as ``af_core.backend.RoleCall``.
+class RegisteredApiCall(Protocol):
+    """A registered ApiCall class, as :func:`_check_api_call` checks it: a text name and ``generate``."""
+
+    name: str
+    generate: Callable[..., str]
+
+
+class RegisteredApiSource(Protocol):
+    """A registered API source (``af_core.codegen.api_source.ApiSource``), as :func:`_check_api_source`
+    checks it."""
+
+    name: str
+    text: str
+    requires: tuple[str, ...] | list[str]
+
+
+class RegisteredTemplate(Protocol):
+    """A registered template, as :func:`_check_template` checks it: a text name and ``propose``."""
+
+    name: str
+    propose: Callable[..., Any]
+
+
+class RegisteredSample(Protocol):
+    """A registered sample (``af_core.samples.Sample``), as :func:`_check_sample` checks it."""
+
+    name: str
+    build: Callable[[], Any]
+    shapes: tuple[Any, ...]
 
 
 #: Held while a deferred entry is built (re-entrant: building one may look up another).
@@ -96,23 +152,111 @@ class Entry:
         return value
 
 
+_T = TypeVar("_T", covariant=True)
+
+
+class Table(Generic[_T]):
+    """The registrations of one kind, read-only and typed by what the kind's check guarantees.
+
+    Names are unique within a kind (a second registration is a load error). ``entries`` / ``names`` /
+    ``values`` are ordered by name, so nothing downstream depends on plugin load order;
+    ``in_order`` keeps registration order for the listings that show it. A deferred entry is built
+    when its value is first read (``get`` or ``values``)."""
+
+    def __init__(self, kind: Kind, entries: Mapping[str, Entry]) -> None:
+        self.kind = kind
+        self._entries = entries
+
+    def get(self, name: str) -> _T | None:
+        """The value registered as ``name``, or None."""
+        entry = self._entries.get(name)
+        return None if entry is None else entry.value
+
+    def lookup(self, name: str) -> _T | None:
+        """:meth:`get` under the name the IR's op table protocol (``af_core.ops.table.OpTable``) asks."""
+        return self.get(name)
+
+    def entry(self, name: str) -> Entry | None:
+        """The entry (value, plugin, distribution) registered as ``name``, or None."""
+        return self._entries.get(name)
+
+    def entries(self) -> list[Entry]:
+        return [self._entries[n] for n in sorted(self._entries)]
+
+    def in_order(self) -> list[Entry]:
+        """Entries in registration order (plugin load order, then each plugin's own order)."""
+        return list(self._entries.values())
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def values(self) -> list[_T]:
+        return [e.value for e in self.entries()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Table({self.kind.value}: {', '.join(self.names())})"
+
+
 class Registry:
     """Everything plugins registered, by kind and name."""
 
-    KINDS = ("op", "api_call", "api_source", "template", "sample", "selection_policy")
+    KINDS = tuple(Kind)
 
     def __init__(self, manager: AfPluginManager) -> None:
         self.manager = manager
-        self._entries: dict[str, dict[str, Entry]] = {k: {} for k in self.KINDS}
+        self._entries: dict[Kind, dict[str, Entry]] = {k: {} for k in Kind}
         self.hook_errors: list[LoadError] = []
-        self._collect("af_register_ops", "op", _stamp_op)
-        self._collect("af_register_api_calls", "api_call", _check_api_call)
-        self._collect("af_register_api_sources", "api_source", _check_api_source)
-        self._collect("af_register_templates", "template", _check_template)
-        self._collect("af_register_samples", "sample", _check_sample)
-        self._collect("af_register_selection_policies", "selection_policy", _check_policy)
+        self._collect("af_register_ops", Kind.OP, _stamp_op)
+        self._collect("af_register_api_calls", Kind.API_CALL, _check_api_call)
+        self._collect("af_register_api_sources", Kind.API_SOURCE, _check_api_source)
+        self._collect("af_register_templates", Kind.TEMPLATE, _check_template)
+        self._collect("af_register_samples", Kind.SAMPLE, _check_sample)
+        self._collect("af_register_selection_policies", Kind.SELECTION_POLICY, _check_policy)
 
-    def _collect(self, hook: str, kind: str, check: Callable[[Any, str], Any]) -> None:
+    # -- the typed tables the core reads ----------------------------------------------------------------
+    @property
+    def ops(self) -> Table[OpDef]:
+        """Ops; also the op table (``lookup``) the IR and the graph builders are handed."""
+        return Table(Kind.OP, self._entries[Kind.OP])
+
+    @property
+    def api_calls(self) -> Table[type[RegisteredApiCall]]:
+        return Table(Kind.API_CALL, self._entries[Kind.API_CALL])
+
+    @property
+    def api_sources(self) -> Table[RegisteredApiSource]:
+        return Table(Kind.API_SOURCE, self._entries[Kind.API_SOURCE])
+
+    @property
+    def templates(self) -> Table[RegisteredTemplate]:
+        return Table(Kind.TEMPLATE, self._entries[Kind.TEMPLATE])
+
+    @property
+    def samples(self) -> Table[RegisteredSample]:
+        return Table(Kind.SAMPLE, self._entries[Kind.SAMPLE])
+
+    @property
+    def policies(self) -> Table[SelectionPolicy]:
+        return Table(Kind.SELECTION_POLICY, self._entries[Kind.SELECTION_POLICY])
+
+    def policy(self, name: str) -> SelectionPolicy:
+        """The selection policy called ``name``; an unknown name is a ``PolicyError`` listing the installed
+        ones."""
+        from af_core.policy import PolicyError
+
+        policy = self.policies.get(name) if isinstance(name, str) else None
+        if policy is None:
+            installed = ", ".join(self.policies.names()) or "none"
+            raise PolicyError(f"unknown selection policy {name!r} (installed: {installed})")
+        return policy
+
+    def _collect(self, hook: str, kind: Kind, check: Callable[[Any, str], Any]) -> None:
         """Run ``hook`` plugin by plugin; a plugin whose hook fails registers nothing of this kind.
 
         Failures (the hook raising, a malformed value, a name another
@@ -153,26 +297,33 @@ class Registry:
             for entry in staged:
                 table[entry.name] = entry
 
-    # -- lookups -----------------------------------------------------------
+    # -- lookups by a kind's name (tools and tests; the core reads the typed tables) ---------------------
+    def of_kind(self, kind: str) -> Table[Any]:
+        """The table of the kind named ``kind`` (a :class:`Kind` value); another name is a ``ValueError``
+        listing the kinds."""
+        try:
+            return Table(Kind(kind), self._entries[Kind(kind)])
+        except ValueError:
+            raise ValueError(f"no registration kind {kind!r} (kinds: {', '.join(Kind)})") from None
+
     def get(self, kind: str, name: str) -> Any | None:
-        entry = self._entries[kind].get(name)
-        return None if entry is None else entry.value
+        return self.of_kind(kind).get(name)
 
     def entry(self, kind: str, name: str) -> Entry | None:
-        return self._entries[kind].get(name)
+        return self.of_kind(kind).entry(name)
 
     def entries(self, kind: str) -> list[Entry]:
-        return [self._entries[kind][n] for n in sorted(self._entries[kind])]
+        return self.of_kind(kind).entries()
 
     def entries_in_order(self, kind: str) -> list[Entry]:
         """Entries in registration order (plugin load order, then each plugin's own order)."""
-        return list(self._entries[kind].values())
+        return self.of_kind(kind).in_order()
 
     def names(self, kind: str) -> list[str]:
-        return sorted(self._entries[kind])
+        return self.of_kind(kind).names()
 
     def table(self, kind: str) -> Mapping[str, Any]:
-        return {n: e.value for n, e in sorted(self._entries[kind].items())}
+        return {e.name: e.value for e in self.of_kind(kind).entries()}
 
     @property
     def load_errors(self) -> list[LoadError]:
@@ -265,15 +416,33 @@ def _check_policy(value: Any, dist: str) -> Any:
 
 _lock = threading.Lock()
 _registry: Registry | None = None
+#: The registry :func:`use_registry` put in force for this thread or task (None: the process's).
+_in_force: contextvars.ContextVar[Registry | None] = contextvars.ContextVar("af_registry", default=None)
 
 
 def get_registry() -> Registry:
-    """The process-wide registry (built on first use)."""
+    """The registry in force: the innermost :func:`use_registry` of this thread or task, else the
+    process-wide one (built on first use)."""
+    scoped = _in_force.get()
+    if scoped is not None:
+        return scoped
     global _registry
     with _lock:
         if _registry is None:
             _registry = Registry(AfPluginManager())
         return _registry
+
+
+@contextlib.contextmanager
+def use_registry(registry: Registry) -> Iterator[Registry]:
+    """Put ``registry`` in force for the code run inside (this thread or task only): what the schedule and
+    the code generator wrap around the plugin code they call, so a lookup that takes no registry answers
+    from the one their caller chose. Nests; the previous one is back on exit, whatever happened inside."""
+    token = _in_force.set(registry)
+    try:
+        yield registry
+    finally:
+        _in_force.reset(token)
 
 
 def reset_registry(registry: Registry | None = None) -> Registry | None:
@@ -285,16 +454,20 @@ def reset_registry(registry: Registry | None = None) -> Registry | None:
 
 
 def lookup_op(name: str) -> OpDef | None:
-    """The OpDef registered under ``name``, or None."""
-    return get_registry().get("op", name)
+    """The OpDef registered under ``name`` in the registry in force, or None."""
+    return get_registry().ops.get(name)
 
 
 class RegistryOps:
-    """The op table of the process's registry (:class:`af_core.ops.table.OpTable`), asked on each lookup,
-    so a graph built before :func:`reset_registry` sees the registry in force when it adds a node."""
+    """The op table of the registry in force (:class:`af_core.ops.table.OpTable`), asked on each lookup,
+    so a graph built before :func:`reset_registry` sees the registry in force when it adds a node. A graph
+    built for one registry is handed that registry's :attr:`Registry.ops` instead."""
 
     def lookup(self, op_type: str) -> OpDef | None:
         return lookup_op(op_type)
+
+    def names(self) -> list[str]:
+        return get_registry().ops.names()
 
     def __repr__(self) -> str:
         return "registry_ops()"
@@ -309,15 +482,8 @@ def registry_ops() -> RegistryOps:
 
 
 def lookup_policy(name: str) -> SelectionPolicy:
-    """The installed selection policy called ``name``; an unknown name is an error listing the installed ones."""
-    from af_core.policy import PolicyError
-
-    registry = get_registry()
-    policy = registry.get("selection_policy", name) if isinstance(name, str) else None
-    if policy is None:
-        installed = ", ".join(registry.names("selection_policy")) or "none"
-        raise PolicyError(f"unknown selection policy {name!r} (installed: {installed})")
-    return policy
+    """The selection policy called ``name`` in the registry in force (:meth:`Registry.policy`)."""
+    return get_registry().policy(name)
 
 
 def op_with_role(role: str) -> OpDef:
@@ -329,7 +495,7 @@ def op_with_role(role: str) -> OpDef:
     """
     from af_core.errors import UnknownOpError
 
-    for entry in get_registry().entries("op"):
+    for entry in get_registry().ops.entries():
         if role in entry.value.roles:
             return entry.value
     raise UnknownOpError(

@@ -96,7 +96,7 @@ def installed_samples() -> tuple[Sample, ...]:
     from af_core.errors import PluginError
     from af_core.registry import get_registry
 
-    entries = get_registry().entries_in_order("sample")
+    entries = get_registry().samples.in_order()
     core_names = {s.name for s in CORE_SAMPLES}
     for entry in entries:
         if entry.name in core_names:

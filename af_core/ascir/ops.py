@@ -44,4 +44,4 @@ def __getattr__(op_type: str) -> _OpFactory:
 def __dir__() -> list[str]:
     from af_core.registry import get_registry
 
-    return get_registry().names("op")
+    return get_registry().ops.names()

@@ -18,7 +18,7 @@ the core nor a template needs to know which plugin provides a role.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from af_core.backend import GATHER_SCRATCH, GatherMode, Role, core_default
 from af_core.codegen.jinja import render_string
@@ -214,10 +214,10 @@ def create_api_call(name: str) -> ApiCall:
     """Instantiate the ApiCall registered under ``name`` (the ApiCallFactory)."""
     from af_core.registry import get_registry
 
-    cls = get_registry().get("api_call", name)
+    table = get_registry().api_calls
+    cls = table.get(name)
     if cls is None:
         raise CodegenError(
-            f"no plugin registers the ApiCall '{name}' (installed: "
-            f"{', '.join(get_registry().names('api_call')) or 'none'})"
+            f"no plugin registers the ApiCall '{name}' (installed: {', '.join(table.names()) or 'none'})"
         )
-    return cls()
+    return cast(ApiCall, cls())

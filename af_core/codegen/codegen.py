@@ -10,11 +10,12 @@ byte-identical text: every collection is ordered before it is printed.
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import attrs
 
 from af_core import __version__, naming
-from af_core.codegen.api_source import resolve_order
+from af_core.codegen.api_source import ApiSource, resolve_order
 from af_core.codegen.cexpr import CHECKED_HELPERS, INT_HELPERS, CppFormatter, to_cpp
 from af_core.codegen.jinja import render
 from af_core.codegen.kernel import case_function
@@ -22,7 +23,7 @@ from af_core.errors import UsageError
 from af_core.ir.sizes import Expr, expr_text, to_text
 from af_core.ir.validate import MAX_RANK
 from af_core.policy import better_than_best, cpp_names
-from af_core.registry import get_registry
+from af_core.registry import use_registry
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.solve import CaseRef, solve_scheduled, struct_field_names
 
@@ -108,6 +109,12 @@ class Codegen:
         self.static = static
 
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
+        """Every artifact of ``scheduled``, generated with the registry it was scheduled with in force (the
+        ApiCalls and API sources its cases name are that registry's)."""
+        with use_registry(scheduled.registry):
+            return self._generate(scheduled)
+
+    def _generate(self, scheduled: ScheduleResult) -> CodegenResult:
         graph = scheduled.normalized
         name = naming.kernel_symbol(self.kernel_name or graph.name)
         # C++ names of the sizes: their symbol names (naming.size_ident of the graph's names)
@@ -205,8 +212,8 @@ class Codegen:
         cases = [c for c in scheduled.cases if baked is None or c.tiling_key == baked.tiling_key]
         for case in cases:
             functions.append(case_function(case, size_names, params, param_of, definitions, sources))
-        registry = get_registry()
-        api_sources = resolve_order(sources, lambda n: registry.get("api_source", n))
+        table = scheduled.registry.api_sources
+        api_sources = resolve_order(sources, lambda n: cast("ApiSource | None", table.get(n)))
         return render(
             "kernel.cpp.j2",
             name=name,

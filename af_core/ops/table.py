@@ -17,9 +17,12 @@ from af_core.ops.opdef import OpDef
 
 
 class OpTable(Protocol):
-    """Looks up an op type's definition by name; None when the table has no such op."""
+    """Looks up an op type's definition by name (None when the table has no such op) and lists the names
+    (sorted: what a graph builder offers as ``g.relu`` and the like)."""
 
     def lookup(self, op_type: str) -> OpDef | None: ...
+
+    def names(self) -> list[str]: ...
 
 
 def _by_name(ops: Mapping[str, OpDef]) -> dict[str, OpDef]:
@@ -38,3 +41,6 @@ class FixedOps:
 
     def lookup(self, op_type: str) -> OpDef | None:
         return self.ops.get(op_type)
+
+    def names(self) -> list[str]:
+        return sorted(self.ops)

@@ -27,12 +27,12 @@ from typing import TypeAlias
 import sympy
 
 from af_core import dtypes as dt
-from af_core.backend import Role, RoleCall, api_call_for, installed
+from af_core.backend import Role, RoleCall, api_call_for, installed, role_call
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
 from af_core.ops.opdef import CAST, ComputeType
-from af_core.registry import get_registry, op_with_role
+from af_core.registry import op_with_role
 from af_core.schedule.chain_attrs import ChainReduce, ChainStep
 from af_core.schedule.cost import COUNTER_NAMES, LINE_BYTES, storage_bytes
 from af_core.schedule.impl_graph import ImplGraph, ImplNode
@@ -340,7 +340,7 @@ class TileBuilder:
         for node in self.nodes:
             if node.api_call is None or node.loop_axis != self.loop:
                 continue
-            cls = get_registry().get("api_call", node.api_call)
+            cls = role_call(node.api_call)
             if cls is None:
                 raise Unsupported(
                     f"no installed plugin registers the ApiCall '{node.api_call}' ('{node.name}')"

@@ -31,7 +31,7 @@ from af_core.ops.opdef import ComputeType
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform
 from af_core.policy import SEED, SelectionPolicy
-from af_core.registry import get_registry, lookup_policy
+from af_core.registry import Registry, get_registry, use_registry
 from af_core.schedule.analysis import FusionAnalysis, analyze
 from af_core.schedule.case import Case
 from af_core.schedule.contributions import ContributionDiagnostic, apply_contributions
@@ -62,6 +62,8 @@ class ScheduleResult:
     guards: list[Guard]
     policy: SelectionPolicy = SEED
     diagnostics: list[ContributionDiagnostic] = attrs.Factory(list)
+    #: the registry the cases were scheduled with: code generation, explanations and the twin use the same
+    registry: Registry = attrs.field(factory=get_registry, eq=False, repr=False)
 
     def __iter__(self) -> Iterator[Case]:
         return iter(self.cases)
@@ -214,8 +216,21 @@ def limit_workspace(case: Case, limit: int) -> None:
         case.tiling.require(holds, f"workspace exceeds AutofuserOptions.workspace_limit ({limit} bytes)")
 
 
-def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) -> ScheduleResult:
-    policy = lookup_policy(options.selection)
+def schedule(
+    graph: HintGraph, options: AutofuserOptions, platform: Platform, registry: Registry | None = None
+) -> ScheduleResult:
+    """Every template of ``registry`` (default: the one in force) proposes cases for ``graph``, run with
+    that registry in force (:func:`af_core.registry.use_registry`), so the roles a template asks for are
+    filled from it too; the result carries it on to code generation."""
+    registry = get_registry() if registry is None else registry
+    with use_registry(registry):
+        return _schedule(graph, options, platform, registry)
+
+
+def _schedule(
+    graph: HintGraph, options: AutofuserOptions, platform: Platform, registry: Registry
+) -> ScheduleResult:
+    policy = registry.policy(options.selection)
     info = validate(graph)
     norm, info = normalized_copy(graph, info)
     analysis = analyze(norm)
@@ -224,8 +239,7 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
     )
     measures = SelectionMeasures.of(norm, analysis.indirect_load, thresholds)
     ctx = ScheduleContext(platform, options, measures, graph.name)
-    registry = get_registry()
-    entries = registry.entries("template")
+    entries = registry.templates.entries()
     forced = forced_template(options)
     if forced is not None:
         chosen = [e for e in entries if e.name == forced]
@@ -276,4 +290,5 @@ def schedule(graph: HintGraph, options: AutofuserOptions, platform: Platform) ->
         runtime_guards(norm, info, analysis),
         policy,
         diagnostics,
+        registry,
     )

@@ -25,6 +25,7 @@ from af_core.inputs import GraphInputs, InputDraw, input_sizes, pack_inputs
 from af_core.ir.graph import HintGraph
 from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import evaluate
+from af_core.registry import Registry
 from af_core.twin.budget import MemoryEstimate, MemoryLimit
 from af_core.twin.plan import RunPlan, plan_run
 from af_core.twin.runner import (
@@ -178,17 +179,22 @@ class TwinSession:
         kernel: str | None = None,
         max_memory: int | MemoryLimit | None = None,
         defer_build: bool = False,
+        registry: Registry | None = None,
     ) -> None:
         """``kernel`` replaces the generated kernel.cpp text (a hand-edited kernel for the same graph: the
         host tiling, tiling data and infer_shape stay the generated ones). ``defer_build`` leaves the g++
-        build to the first run that launches a kernel (a refused or empty run builds nothing)."""
+        build to the first run that launches a kernel (a refused or empty run builds nothing).
+        ``registry``: the plugins to compile with (:class:`~af_core.autofuser.Autofuser`'s ``registry``);
+        a runner made here includes that registry's twin headers."""
         self.graph = graph
-        self.fuser = Autofuser(options or AutofuserOptions())
+        self.fuser = Autofuser(options or AutofuserOptions(), registry)
         self.scheduled = self.fuser.schedule(graph)
         self.result: CodegenResult = self.fuser.generate(self.scheduled)
         if kernel is not None:
             self.result = attrs.evolve(self.result, kernel=kernel)
-        self.runner = runner or TwinRunner(self.fuser.platform, sanitize=sanitize)
+        self.runner = runner or TwinRunner(
+            self.fuser.platform, sanitize=sanitize, registry=self.fuser.registry
+        )
         self.max_memory = max_memory
         self._build: TwinBuild | None = None
         if not defer_build:

@@ -54,7 +54,7 @@ from af_core.inputs import GraphInputs
 from af_core.naming import demangle
 from af_core.platform import Platform
 from af_core.reference.bfloat16 import bits_to_f32, f32_to_bits
-from af_core.registry import get_registry
+from af_core.registry import Registry, get_registry
 from af_core.twin.cache import (  # noqa: F401 - CHECKSUM_FILE, OWNER_FILE and discard_entry are public here too
     CHECKSUM_FILE,
     LAYOUT,
@@ -153,6 +153,8 @@ class TwinRunner:
     measurements); ``jobs`` compiler processes run at once; ``pch=False``
     builds without the precompiled twin headers. All but ``jobs`` are part of
     the cache key (a parallel build links the binary a serial one does).
+    ``registry`` gives the plugins whose twin headers the builds include
+    (default: the registry in force at the first build).
     """
 
     def __init__(
@@ -166,10 +168,12 @@ class TwinRunner:
         optimize: str | None = None,
         jobs: int = 2,
         pch: bool = True,
+        registry: Registry | None = None,
     ) -> None:
         from af_core.platform import current_platform
 
         self.platform = platform or current_platform()
+        self.registry = registry
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.sanitize = sanitize
         self.cxx = cxx or toolchain.compiler()
@@ -214,7 +218,8 @@ class TwinRunner:
         return built
 
     def include_dirs(self) -> list[str]:
-        dirs = get_registry().manager.twin_include_dirs(self.platform)
+        registry = get_registry() if self.registry is None else self.registry
+        dirs = registry.manager.twin_include_dirs(self.platform)
         if not dirs:
             raise ToolchainError(
                 f"no installed plugin provides CPU twin headers for SoC {self.platform.soc} "

@@ -20,7 +20,7 @@ from af_core.explain import explain
 from af_core.ir.serialize import to_json
 from af_core.plugin_manager import AfPluginManager
 from af_core.policy import SelectionPolicy
-from af_core.registry import Registry, reset_registry
+from af_core.registry import Registry, use_registry
 from af_core.schedule.contributions import ResourceFormula, ScoreTerm
 from af_core.testing import chain_graph, gather_sizes
 from af_core.tiling.solve import solve_scheduled
@@ -68,11 +68,9 @@ def policy_plugin() -> types.ModuleType:
 @pytest.fixture(scope="module")
 def installed():
     """Every installed plugin plus the test's policies and contributor, for this module's tests."""
-    previous = reset_registry(
-        Registry(AfPluginManager(extra_plugins=(("test_policies", policy_plugin(), "af-test-policies"),)))
-    )
-    yield
-    reset_registry(previous)
+    plugins = (("test_policies", policy_plugin(), "af-test-policies"),)
+    with use_registry(Registry(AfPluginManager(extra_plugins=plugins))):
+        yield
 
 
 GRAPHS = {
@@ -257,14 +255,13 @@ def test_a_raising_contributor_is_a_diagnostic_and_proto_and_report_record_every
         ("test_policies", policy_plugin(), "af-test-policies"),
         ("crashing", broken, "af-test-crashing"),
     )
-    previous = reset_registry(Registry(AfPluginManager(extra_plugins=plugins)))
-    try:
-        fuser = Autofuser(AutofuserOptions(selection="least_l2"))
-        scheduled = fuser.schedule(chain_graph(rank=2, dim=1))
-        result = fuser.generate(scheduled)
-        report = report_markdown(scheduled, result, None)
-    finally:
-        reset_registry(previous)
+    registry = Registry(AfPluginManager(extra_plugins=plugins))
+    with use_registry(registry):  # the options name a policy only this registry has
+        options = AutofuserOptions(selection="least_l2")
+    fuser = Autofuser(options, registry)  # the process's registry stays as it is
+    scheduled = fuser.schedule(chain_graph(rank=2, dim=1))
+    result = fuser.generate(scheduled)
+    report = report_markdown(scheduled, result, None)
     assert scheduled.cases and len(scheduled.diagnostics) == len(scheduled.cases)
     assert all(
         d.plugin == "crashing"

@@ -15,7 +15,7 @@ from af_core import hookimpl
 from af_core.autofuser import AutofuserOptions
 from af_core.hookspecs import CONTRACT_VERSION
 from af_core.plugin_manager import AfPluginManager
-from af_core.registry import Registry, reset_registry
+from af_core.registry import Registry, use_registry
 from af_core.testing import chain_graph
 from af_core.twin import TwinSession
 
@@ -46,11 +46,8 @@ def renamed_templates():
             register(template)
 
     module.af_register_templates = af_register_templates
-    previous = reset_registry(Registry(AfPluginManager(extra_plugins=(("my_rows", module, "my-rows"),))))
-    try:
+    with use_registry(Registry(AfPluginManager(extra_plugins=(("my_rows", module, "my-rows"),)))):
         yield [t.name for t in templates]
-    finally:
-        reset_registry(previous)
 
 
 @pytest.mark.parametrize("name", ["my_rows", "my_stages", "my_lanes"])

@@ -28,7 +28,7 @@ import pytest
 from af_core import hookimpl
 from af_core.hookspecs import CONTRACT_VERSION
 from af_core.plugin_manager import AfPluginManager
-from af_core.registry import Registry, reset_registry
+from af_core.registry import Registry, use_registry
 
 from .api_calls import FakeBrokenGather, FakeLanesGather, FakeLoadRows, FakeStoreRows
 from .ops import API_SOURCES, FAKE_OFFSET
@@ -120,13 +120,10 @@ def fake_registry(**kw) -> Registry:
 
 @contextlib.contextmanager
 def installed(**kw) -> Iterator[Registry]:
-    """Make the fake back end the process's registry (official-header check off), restore afterwards."""
+    """Put the fake back end's registry in force inside the block (official-header check off); the
+    process's own registry is left as it was."""
     with pytest.MonkeyPatch.context() as patch:
         # the fake kernels are not AscendC: the official check does not apply (see the module docstring)
         patch.setenv("AF_ASCENDC_CHECK", "0")
-        registry = fake_registry(**kw)
-        previous = reset_registry(registry)
-        try:
+        with use_registry(fake_registry(**kw)) as registry:
             yield registry
-        finally:
-            reset_registry(previous)
