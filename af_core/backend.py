@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, cast, overload
 
 from af_core.errors import PluginError, Unsupported
 from af_core.registry import get_registry
@@ -90,13 +90,14 @@ OpSignature = tuple[str, Sequence["DType"], "DType"]
 
 
 class RoleCall(Protocol):
-    """What the schedulers and templates ask of the class filling a role, before any node exists.
+    """What the schedulers ask of the class filling any role, before any node exists: who it is, and the
+    cost model's questions (the counters one call predicts, the bytes it reads past its tiles).
 
-    :func:`api_call_for` returns such a class. ``af_core.codegen.api_call.ApiCall`` (the base every
-    back-end class derives from) satisfies it and documents each answer; this protocol is how the
-    schedule layer names the contract without depending on the code generator, which sits above it.
-    Which questions a role asks: docs/writing-templates.md; which answers a role's class must give
-    itself: :data:`ROLE_DECLARATIONS`.
+    :func:`api_call_for` returns such a class, typed by the role's own protocol (:data:`ROLE_PROTOCOLS`).
+    ``af_core.codegen.api_call.ApiCall`` (the base every back-end class derives from) satisfies all of
+    them and documents each answer; these protocols are how the schedule layer names the contract
+    without depending on the code generator, which sits above it. Which answers a role's class must
+    give itself: :data:`ROLE_DECLARATIONS`.
     """
 
     name: ClassVar[str]
@@ -105,9 +106,44 @@ class RoleCall(Protocol):
     priority: ClassVar[int]
 
     @classmethod
+    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]: ...
+    @classmethod
+    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int: ...
+    @classmethod
+    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int: ...
+
+
+class OpCall(RoleCall, Protocol):
+    """:attr:`Role.VECTOR_OP` and :attr:`Role.REDUCE`: one op over a tile, asked per op type and dtypes."""
+
+    @classmethod
     def supports(cls, op_type: str) -> bool: ...
     @classmethod
     def rejection(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
+    @classmethod
+    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
+    @classmethod
+    def scratch_dtypes(
+        cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType
+    ) -> tuple[DType, ...]: ...
+
+
+class GatherCall(RoleCall, Protocol):
+    """:attr:`Role.GATHER`: the scratch tiles it needs and a note on its form; what it reads past a tile
+    it must answer itself (:data:`ROLE_DECLARATIONS`)."""
+
+    @classmethod
+    def gather_scratch(
+        cls, *, data: DType, index: DType, neg: bool, bound: bool, full_index: bool
+    ) -> frozenset[str]: ...
+    @classmethod
+    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
+
+
+class VectorChainCall(OpCall, Protocol):
+    """:attr:`Role.VECTOR_CHAIN`: which ops may share a run, which values cross its edge, which reduce may
+    end it; what it reads past a tile it must answer itself (:data:`ROLE_DECLARATIONS`)."""
+
     @classmethod
     def run_rejection(cls, ops: Sequence[OpSignature]) -> str | None: ...
     @classmethod
@@ -117,25 +153,19 @@ class RoleCall(Protocol):
         cls, ops: Sequence[OpSignature], dtype: DType, *, stores: bool, reduces: bool
     ) -> str | None: ...
     @classmethod
-    def form_note(cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType) -> str | None: ...
-    @classmethod
     def reduce_rejection(
         cls, kind: str, dtype: DType, view: tuple[object, object, object], ops: Sequence[OpSignature]
     ) -> str | None: ...
-    @classmethod
-    def read_past_tiles(cls, node: ImplNode, impl: ImplGraph) -> int: ...
-    @classmethod
-    def read_past_tile(cls, node: ImplNode, impl: ImplGraph, tensor: str) -> int: ...
-    @classmethod
-    def gather_scratch(
-        cls, *, data: DType, index: DType, neg: bool, bound: bool, full_index: bool
-    ) -> frozenset[str]: ...
-    @classmethod
-    def scratch_dtypes(
-        cls, op_type: str, in_dtypes: Sequence[DType], out_dtype: DType
-    ) -> tuple[DType, ...]: ...
-    @classmethod
-    def predicted_counters(cls, node: ImplNode, impl: ImplGraph) -> dict[str, Any]: ...
+
+
+#: The protocol of each role: what :func:`api_call_for` checks the chosen class against (and types its
+#: result by); a role missing here asks only :class:`RoleCall`'s questions.
+ROLE_PROTOCOLS: dict[Role, type] = {
+    Role.VECTOR_OP: OpCall,
+    Role.REDUCE: OpCall,
+    Role.GATHER: GatherCall,
+    Role.VECTOR_CHAIN: VectorChainCall,
+}
 
 
 def core_default(fn: _F) -> _F:
@@ -171,6 +201,18 @@ def installed(role: Role) -> bool:
     return any(role in cls.roles for cls in role_calls())
 
 
+@overload
+def api_call_for(role: Literal[Role.GATHER], gather_mode: GatherMode | None = None) -> type[GatherCall]: ...
+@overload
+def api_call_for(
+    role: Literal[Role.VECTOR_CHAIN], gather_mode: GatherMode | None = None
+) -> type[VectorChainCall]: ...
+@overload
+def api_call_for(
+    role: Literal[Role.VECTOR_OP, Role.REDUCE], gather_mode: GatherMode | None = None
+) -> type[OpCall]: ...
+@overload
+def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[RoleCall]: ...
 def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[RoleCall]:
     """The installed ApiCall class filling ``role`` (and, for gathers, ``gather_mode``).
 
@@ -186,10 +228,18 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[Role
         what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
         raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")
     chosen = min(found, key=lambda cls: (-cls.priority, cls.name))
+    entry = get_registry().api_calls.entry(chosen.name)
+    who = f" of plugin '{entry.plugin}' ({entry.distribution})" if entry is not None else ""
+    protocol = ROLE_PROTOCOLS.get(role, RoleCall)
+    absent = sorted(m for m in _members(protocol) if not hasattr(chosen, m))
+    if absent:
+        raise PluginError(
+            f"ApiCall '{chosen.name}'{who} fills the role '{role.value}' but has no "
+            + ", ".join(absent)
+            + f" ({protocol.__name__}, the questions the schedulers ask of that role)"
+        )
     missing = undeclared(chosen, role)
     if missing:
-        entry = get_registry().api_calls.entry(chosen.name)
-        who = f" of plugin '{entry.plugin}' ({entry.distribution})" if entry is not None else ""
         raise PluginError(
             f"ApiCall '{chosen.name}'{who} fills the role '{role.value}' but does not answer "
             + ", ".join(missing)
@@ -197,3 +247,14 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[Role
             "filling this role must make explicitly"
         )
     return chosen
+
+
+def _members(protocol: type) -> frozenset[str]:
+    """The attributes and methods a protocol class names (its own and its bases')."""
+    names: set[str] = set()
+    for klass in protocol.__mro__:
+        if klass is object or klass is Protocol or klass.__name__ in ("Generic",):
+            continue
+        names |= {n for n in vars(klass) if not n.startswith("_")}
+        names |= set(getattr(klass, "__annotations__", {}))
+    return frozenset(names)

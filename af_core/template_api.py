@@ -120,6 +120,10 @@ _LAZY = {
     "Role": "af_core.backend",
     "GatherMode": "af_core.backend",
     "api_call_for": "af_core.backend",
+    "RoleCall": "af_core.backend",
+    "OpCall": "af_core.backend",
+    "GatherCall": "af_core.backend",
+    "VectorChainCall": "af_core.backend",
     # samples: the graphs a plugin registers (af_register_samples) and the builders they are written with
     "Sample": "af_core.samples",
     "GraphBuilder": "af_core.builders",
@@ -161,6 +165,7 @@ __all__ = [
     "Expr",
     "FloorDiv",
     "FusionAnalysis",
+    "GatherCall",
     "GatherMode",
     "GraphBuilder",
     "GraphInputs",
@@ -177,12 +182,14 @@ __all__ = [
     "Max",
     "Min",
     "Node",
+    "OpCall",
     "OpDef",
     "OutSpec",
     "RefContext",
     "Rejected",
     "ResourceFormula",
     "Role",
+    "RoleCall",
     "RowTiles",
     "Sample",
     "ScalarEmitter",
@@ -199,6 +206,7 @@ __all__ = [
     "UB_SIZE",
     "Unsupported",
     "VECIN_VECOUT",
+    "VectorChainCall",
     "add_gather",
     "add_reduce",
     "api_call_for",
@@ -240,7 +248,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core import dtypes
-    from af_core.backend import GatherMode, Role, api_call_for
+    from af_core.backend import GatherCall, GatherMode, OpCall, Role, RoleCall, VectorChainCall, api_call_for
     from af_core.builders import GraphBuilder, embedding, gather
     from af_core.codegen.api_call import ApiCall
     from af_core.codegen.api_source import ApiSource

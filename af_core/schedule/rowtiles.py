@@ -27,7 +27,7 @@ from typing import TypeAlias
 import sympy
 
 from af_core import dtypes as dt
-from af_core.backend import Role, RoleCall, api_call_for, installed, role_call
+from af_core.backend import OpCall, Role, VectorChainCall, api_call_for, installed, role_call
 from af_core.errors import ScheduleError, Unsupported
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, Size, expand_polynomial, product
@@ -40,7 +40,7 @@ from af_core.schedule.tiles import RowTiles, TilePlan, pitch_for
 from af_core.tiling.spec import CeilDiv, FloorDiv, Min
 
 
-def vector_api() -> type[RoleCall]:
+def vector_api() -> type[OpCall]:
     """The installed ApiCall of :attr:`Role.VECTOR_OP` (raises Unsupported when there is none)."""
     return api_call_for(Role.VECTOR_OP)
 
@@ -475,7 +475,7 @@ def _edge_crossings(
     runs: list[tuple[list[ImplNode], bool]],
     local: frozenset[str],
     impl: ImplGraph,
-    chain: type[RoleCall],
+    chain: type[VectorChainCall],
 ) -> dict[str, str]:
     """The fused nodes whose run-local values would cross their run's edge where the chain cannot move them
     (:meth:`~af_core.codegen.api_call.ApiCall.edge_rejection`), each with the reason. ``runs``: each run
@@ -520,7 +520,7 @@ _Run: TypeAlias = tuple[list[ImplNode], bool]
 
 
 def _plan_runs(
-    nodes: list[ImplNode], impl: ImplGraph, chain: type[RoleCall], held_out: dict[str, str]
+    nodes: list[ImplNode], impl: ImplGraph, chain: type[VectorChainCall], held_out: dict[str, str]
 ) -> tuple[list[ImplNode], list[str], list[_Run]]:
     """One planning pass of :func:`fuse_vector_chains`, with the nodes of ``held_out`` kept out of runs;
     returns the new node list, the notes and the runs, each with whether a reduce ends it."""
@@ -555,7 +555,7 @@ class _RunPlanner:
     """
 
     def __init__(
-        self, nodes: list[ImplNode], impl: ImplGraph, chain: type[RoleCall], held_out: dict[str, str]
+        self, nodes: list[ImplNode], impl: ImplGraph, chain: type[VectorChainCall], held_out: dict[str, str]
     ) -> None:
         self.nodes = nodes
         self.impl = impl

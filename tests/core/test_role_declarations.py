@@ -16,7 +16,16 @@ from fake_backend import FakeLanesGather, FakeLoadRows, FakeStoreRows
 from fake_backend.graphs import offset_chain
 
 from af_core.autofuser import Autofuser
-from af_core.backend import ROLE_DECLARATIONS, GatherMode, Role, api_call_for, undeclared
+from af_core.backend import (
+    ROLE_DECLARATIONS,
+    ROLE_PROTOCOLS,
+    GatherMode,
+    Role,
+    RoleCall,
+    _members,
+    api_call_for,
+    undeclared,
+)
 from af_core.codegen.api_call import ApiCall
 from af_core.errors import PluginError, ScheduleError
 from af_core.registry import get_registry
@@ -77,8 +86,46 @@ def test_a_class_that_answers_per_tile_is_chosen():
         assert api_call_for(Role.GATHER, GatherMode.LANES) is PerTileGather
 
 
+class BareGather:
+    """A gather class written without the ApiCall base: it answers one of the gather role's questions."""
+
+    name: ClassVar[str] = "BareGather"
+    roles: ClassVar[frozenset[Role]] = frozenset({Role.GATHER})
+    gather_modes: ClassVar[frozenset[GatherMode]] = frozenset({GatherMode.LANES})
+    priority: ClassVar[int] = 0
+
+    @classmethod
+    def read_past_tiles(cls, node, impl) -> int:
+        return 0
+
+    def generate(self, node, ctx) -> str:
+        return ""
+
+
+def test_api_call_for_refuses_a_class_missing_its_roles_questions_naming_them():
+    with fake_backend.installed(api_calls=(BareGather, FakeLoadRows, FakeStoreRows)):
+        with pytest.raises(PluginError) as info:
+            api_call_for(Role.GATHER, GatherMode.LANES)
+    text = str(info.value)
+    assert "'BareGather'" in text and fake_backend.DIST in text and "'gather'" in text
+    assert "has no form_note, gather_scratch, predicted_counters, read_past_tile (GatherCall" in text
+
+
+def test_the_api_call_base_answers_every_question_of_every_role_protocol():
+    """The base documents each answer; a class deriving from it lacks none (only the declarations of
+    ROLE_DECLARATIONS must be its own)."""
+    for role, protocol in ROLE_PROTOCOLS.items():
+        assert _members(RoleCall) <= _members(protocol), role
+        assert all(hasattr(ApiCall, m) for m in _members(protocol)), role
+    for groups in ROLE_DECLARATIONS.values():
+        for group in groups:
+            assert any(m in _members(RoleCall) for m in group)
+
+
 def test_every_installed_api_call_answers_what_its_roles_need():
     """Whatever this environment installs (nothing in ``core``, every back end in ``integration``)."""
-    for entry in get_registry().entries("api_call"):
+    for entry in get_registry().api_calls.entries():
         for role in sorted(entry.value.roles):
             assert undeclared(entry.value, role) == [], (entry.name, role)
+            protocol = ROLE_PROTOCOLS.get(role, RoleCall)
+            assert all(hasattr(entry.value, m) for m in _members(protocol)), (entry.name, role)

@@ -19,8 +19,17 @@ import af_core.template_api as api
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("sympy", "numpy", "networkx", "jinja2", "rich")
-#: Names of the hook contract (docs/hooks.md tells authors to import them) that no built-in plugin uses yet.
-CONTRACT_ONLY = {"SelectionPolicy", "ScoreTerm", "ResourceFormula"}
+#: Names of the hook contract (docs/hooks.md tells authors to import them) that no built-in plugin uses yet,
+#: and the per-role protocols ``api_call_for`` returns (a plugin annotating what it got names them).
+CONTRACT_ONLY = {
+    "SelectionPolicy",
+    "ScoreTerm",
+    "ResourceFormula",
+    "RoleCall",
+    "OpCall",
+    "GatherCall",
+    "VectorChainCall",
+}
 #: Names docs/writing-templates.md tells authors to use in their own plugin's tests, which no plugin module needs.
 TESTS_ONLY = {"ScheduleError", "evaluate_case", "solve_scheduled"}
 
