@@ -634,7 +634,22 @@ inline uint16_t HbApiIndex(HbCore& h, const char* api) {
 // Issues one instruction of `pipe` named `api` and checks and records the accesses the call made;
 // `readsAfter`: the call reads its operands after this (a memory vector call, a scalar read), so in lag
 // mode it can be made to read what a write not yet landed replaced.
-inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter = false) {
+//
+// HbCommit and the checks only it calls are most of the race check's code. A kernel built beside an object
+// compiled with AF_TWIN_INSTANTIATE (the twin runner's harness main; instances.h describes both defines)
+// declares it and calls that object's one copy instead of compiling the check again; every other build
+// keeps the inline definition.
+#if defined(AF_TWIN_EXTERN_INSTANCES)
+void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter = false);
+#else
+#if defined(AF_TWIN_INSTANTIATE)
+#define AF_TWIN_HB_LINKAGE
+void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter = false);
+#else
+#define AF_TWIN_HB_LINKAGE inline
+inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter = false);
+#endif
+AF_TWIN_HB_LINKAGE void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter) {
     HbCore& h = c->hb;
     h.readsAfter = readsAfter;
     if (!h.swapped.empty()) HbRestore(c);
@@ -681,6 +696,8 @@ inline void HbCommit(CoreCtx* c, uint32_t pipe, const char* api, bool readsAfter
     h.pending.clear();
     h.olds.clear();
 }
+#undef AF_TWIN_HB_LINKAGE
+#endif
 
 // A scalar access (GetValue / SetValue) is a PIPE_S instruction of its own, except inside a SIMT or register
 // vector function, whose accesses belong to the function's one PIPE_V instruction.
