@@ -12,6 +12,12 @@ formula engine's import alone (sympy, the floor of any compile) and a fresh
 process that imports the compiler and compiles the seed's minimal graph. The import rows are the cumulative
 microseconds ``python -X importtime`` reports for the module, medians too.
 Wall-clock figures depend on the machine and its load.
+
+Every command runs once untimed first, with Python's bytecode caches on and kept in a temporary folder
+(``PYTHONPYCACHEPREFIX``; nothing is written beside the sources): the timed processes then read compiled
+modules, as they do after ``pip install`` or any earlier run. A machine that sets
+``PYTHONDONTWRITEBYTECODE`` would otherwise compile every module of af from source in every process; the
+last process row shows that case for the first compile.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -37,11 +45,28 @@ def afc_command() -> list[str]:
     )
 
 
-def median_ms(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system of the child) of ``runs`` fresh processes.
+def bytecode_env(prefix: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this environment) with the bytecode caches on, written under ``prefix``."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    return env
+
+
+def no_bytecode_env() -> dict[str, str]:
+    """This environment with no bytecode written or read from a cache prefix: every import compiles the
+    sources that have no cache beside them."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def median_ms(cmd: list[str], runs: int, env: Mapping[str, str]) -> tuple[float, float]:
+    """Median wall time and median CPU time (user + system of the child) of ``runs`` fresh processes, after
+    one untimed run (which writes the bytecode caches ``env`` asks for).
 
     On a shared machine the wall time grows with the load; the CPU time much less so.
     """
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     wall, cpu = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -53,16 +78,14 @@ def median_ms(cmd: list[str], runs: int, env: dict[str, str] | None = None) -> t
     return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
 
 
-def import_ms(module: str, runs: int) -> float:
-    """Median cumulative import time of ``module`` (``-X importtime``), in milliseconds."""
+def import_ms(module: str, runs: int, env: Mapping[str, str]) -> float:
+    """Median cumulative import time of ``module`` (``-X importtime``), in milliseconds (after one untimed
+    import)."""
     times = []
+    cmd = [sys.executable, "-X", "importtime", "-c", f"import {module}"]
+    subprocess.run(cmd, capture_output=True, check=True, env=env)
     for _ in range(runs):
-        proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
         for line in proc.stderr.splitlines():
             parts = [p.strip() for p in line.removeprefix("import time:").split("|")]
             if len(parts) == 3 and parts[2] == module:
@@ -77,44 +100,56 @@ FIRST_COMPILE = (
 )
 
 
-def core_only_env() -> dict[str, str]:
-    """This environment with every installed ``af_core`` entry point disabled: what an install of af-core alone loads."""
+def core_only_env(base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` with every installed ``af_core`` entry point disabled: what an install of af-core alone loads."""
     names = sorted({ep.name for ep in md.entry_points(group="af_core")})
-    return {**os.environ, "AF_DISABLE_PLUGINS": ",".join(names)}
+    return {**base, "AF_DISABLE_PLUGINS": ",".join(names)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="processes per figure (default 20)")
     args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="af-startup-pycache-") as prefix:
+        return report(args.runs, bytecode_env(Path(prefix)))
+
+
+def report(runs: int, env: dict[str, str]) -> int:
+    """Print the table, every process run with ``env`` (bytecode caches on) unless its row says otherwise."""
     afc = afc_command()
     shown = "afc" if len(afc) == 1 else "python -m af_core"
     load_before = os.getloadavg()[0]
     rows = [
-        ("`python -c pass` (the interpreter alone)", median_ms([sys.executable, "-c", "pass"], args.runs)),
-        (f"`{shown} --help`", median_ms([*afc, "--help"], args.runs)),
-        (f"`{shown} --version`", median_ms([*afc, "--version"], args.runs)),
+        ("`python -c pass` (the interpreter alone)", median_ms([sys.executable, "-c", "pass"], runs, env)),
+        (f"`{shown} --help`", median_ms([*afc, "--help"], runs, env)),
+        (f"`{shown} --version`", median_ms([*afc, "--version"], runs, env)),
         (
             f"`{shown} plugins` (every plugin disabled: af-core alone)",
-            median_ms([*afc, "plugins"], args.runs, core_only_env()),
+            median_ms([*afc, "plugins"], runs, core_only_env(env)),
         ),
-        (f"`{shown} plugins` (every installed plugin)", median_ms([*afc, "plugins"], args.runs)),
+        (f"`{shown} plugins` (every installed plugin)", median_ms([*afc, "plugins"], runs, env)),
         (
             "`python -c 'import sympy'` (the formula engine alone)",
-            median_ms([sys.executable, "-c", "import sympy"], args.runs),
+            median_ms([sys.executable, "-c", "import sympy"], runs, env),
         ),
         (
             "import the compiler, compile the seed's minimal graph (every installed plugin)",
-            median_ms([sys.executable, "-c", FIRST_COMPILE], args.runs),
+            median_ms([sys.executable, "-c", FIRST_COMPILE], runs, env),
+        ),
+        (
+            "the same with `PYTHONDONTWRITEBYTECODE=1` (a module with no cache beside its source, as af's in a "
+            "checkout, is compiled in every process)",
+            median_ms([sys.executable, "-c", FIRST_COMPILE], runs, no_bytecode_env()),
         ),
     ]
     imports = [
-        ("`import af_core` (`-X importtime`, cumulative)", import_ms("af_core", args.runs)),
-        ("`import af_core.cli` (`-X importtime`, cumulative)", import_ms("af_core.cli", args.runs)),
+        ("`import af_core` (`-X importtime`, cumulative)", import_ms("af_core", runs, env)),
+        ("`import af_core.cli` (`-X importtime`, cumulative)", import_ms("af_core.cli", runs, env)),
     ]
     print(
         f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
-        f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, median of {args.runs} runs\n"
+        f"load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after, median of {runs} runs, "
+        "bytecode caches on unless a row says otherwise\n"
     )
     print("| what | median wall ms | median CPU ms |")
     print("|---|---|---|")
