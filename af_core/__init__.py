@@ -14,7 +14,7 @@ source (pyproject.toml reads it).
 
 from __future__ import annotations
 
-import importlib
+from af_core.lazy import lazy_attributes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
 
@@ -52,15 +52,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.registry import deferred
 
 
-def __getattr__(name: str) -> object:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'af_core' has no attribute '{name}'")
-    module = importlib.import_module(module_name)
-    value = module if module_name == f"af_core.{name}" else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*__all__, "__doc__", "__file__", "__name__", "__path__", "__spec__"})
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals(), __all__)

@@ -24,7 +24,7 @@ sympy with the schedule layer. Each name loads only its defining module.
 
 from __future__ import annotations
 
-import importlib
+from af_core.lazy import lazy_attributes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
 
@@ -316,17 +316,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.twin import GraphRun, TwinSession
 
 
-def __getattr__(name: str) -> object:
-    """Import the module defining ``name`` on first use, and keep the value so the next lookup is direct."""
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'af_core.template_api' has no attribute '{name}'")
-    module = importlib.import_module(module_name)
-    value = module if module_name == f"af_core.{name}" else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The declared names (resolved or not), so that ``dir()`` and completion show the whole API."""
-    return sorted({*__all__, "__doc__", "__file__", "__name__", "__spec__"})
+#: Each declared name is imported from its defining module on first use and kept, so the next lookup is direct;
+#: ``dir()`` lists every declared name, resolved or not.
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals(), __all__)
