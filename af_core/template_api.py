@@ -124,6 +124,11 @@ _LAZY = {
     "OpCall": "af_core.backend",
     "GatherCall": "af_core.backend",
     "VectorChainCall": "af_core.backend",
+    # the typed attributes of the row roles' nodes, as a back end reads them
+    "LoadRowsAttrs": "af_core.schedule.node_attrs",
+    "VectorOpAttrs": "af_core.schedule.node_attrs",
+    "ReduceAttrs": "af_core.schedule.node_attrs",
+    "StoreRowsAttrs": "af_core.schedule.node_attrs",
     # samples: the graphs a plugin registers (af_register_samples) and the builders they are written with
     "Sample": "af_core.samples",
     "GraphBuilder": "af_core.builders",
@@ -178,6 +183,7 @@ __all__ = [
     "InferContext",
     "KernelContext",
     "LINE_BYTES",
+    "LoadRowsAttrs",
     "Mask",
     "Max",
     "Min",
@@ -185,6 +191,7 @@ __all__ = [
     "OpCall",
     "OpDef",
     "OutSpec",
+    "ReduceAttrs",
     "RefContext",
     "Rejected",
     "ResourceFormula",
@@ -199,6 +206,7 @@ __all__ = [
     "SelectionPolicy",
     "Stage",
     "Storage",
+    "StoreRowsAttrs",
     "TileBuilder",
     "TilePlan",
     "TilingSpec",
@@ -207,6 +215,7 @@ __all__ = [
     "Unsupported",
     "VECIN_VECOUT",
     "VectorChainCall",
+    "VectorOpAttrs",
     "add_gather",
     "add_reduce",
     "api_call_for",
@@ -298,6 +307,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         Storage,
     )
     from af_core.schedule.measures import main_input
+    from af_core.schedule.node_attrs import LoadRowsAttrs, ReduceAttrs, StoreRowsAttrs, VectorOpAttrs
     from af_core.schedule.rewrite import hoist_input_chain, sink_unary_ops
     from af_core.schedule.rowtiles import (
         TileBuilder,

@@ -21,8 +21,8 @@ never hard-coded here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeAlias
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
 
 import sympy
 
@@ -117,7 +117,7 @@ def workspace_view(
     }
 
 
-def dense(view: dict) -> bool:
+def dense(view: Mapping[str, Any]) -> bool:
     """Structural check that a row is one unit-stride block (the rule AfRowIsDense applies)."""
     expected = sympy.Integer(1)
     for size, stride in reversed(list(zip(view["inner_sizes"], view["inner_strides"]))):

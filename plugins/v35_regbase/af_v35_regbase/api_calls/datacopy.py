@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from af_core.template_api import ApiCall, Role
+from af_core.template_api import ApiCall, Role, StoreRowsAttrs
 
 
 class StoreRegApiCall(ApiCall):
@@ -16,12 +16,12 @@ class StoreRegApiCall(ApiCall):
     roles = frozenset({Role.STORE_ROWS})
 
     def build_api_param(self) -> None:
-        a, ctx = self.node.attrs, self.ctx
+        a, ctx = StoreRowsAttrs.of(self.node), self.ctx
         self.param.update(
-            offset=ctx.expr(a["gm_offset"]),
-            count=ctx.expr(a["count"]),
-            rows=ctx.expr(a.get("rows", 1)),
-            pitch=ctx.expr(a["pitch"]) if "pitch" in a else None,
+            offset=ctx.expr(a.gm_offset),
+            count=ctx.expr(a.count),
+            rows=ctx.expr(a.rows),
+            pitch=None if a.pitch is None else ctx.expr(a.pitch),
         )
 
     def generate_api_call_string(self) -> str:

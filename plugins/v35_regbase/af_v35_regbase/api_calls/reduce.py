@@ -12,7 +12,7 @@ like the reference's integer accumulation.
 
 from __future__ import annotations
 
-from af_core.template_api import ApiCall, Role
+from af_core.template_api import ApiCall, ReduceAttrs, Role
 from af_core.template_api import dtypes as dt
 from af_v35_regbase import api_dtypes
 
@@ -45,16 +45,16 @@ class ReduceRegApiCall(ApiCall):
         return None
 
     def build_api_param(self) -> None:
-        a = self.node.attrs
+        a = ReduceAttrs.of(self.node)
         self.param.update(
-            kind=_KIND[a["kind"]],
-            mean=a["kind"] == "Mean",
-            rows=self.ctx.expr(a["rows"]),
-            group=self.ctx.expr(a["group"]),
-            inner=self.ctx.expr(a["inner"]),
-            tiles=self.ctx.expr(a.get("tiles", 1)),
-            src_pitch=self.ctx.expr(a.get("src_pitch", 0)),
-            dst_pitch=self.ctx.expr(a.get("dst_pitch", 0)),
+            kind=_KIND[a.kind],
+            mean=a.kind == "Mean",
+            rows=self.ctx.expr(a.rows),
+            group=self.ctx.expr(a.group),
+            inner=self.ctx.expr(a.inner),
+            tiles=self.ctx.expr(a.tiles),
+            src_pitch=self.ctx.expr(a.src_pitch),
+            dst_pitch=self.ctx.expr(a.dst_pitch),
         )
 
     def generate_api_call_string(self) -> str:

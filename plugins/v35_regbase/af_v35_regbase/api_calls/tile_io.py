@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
 
-from af_core.template_api import ApiCall, CeilDiv, ImplGraph, ImplNode, Role, dense, product
+from af_core.template_api import ApiCall, CeilDiv, ImplGraph, ImplNode, LoadRowsAttrs, Role, dense, product
 
 TILE_IO_SOURCE = "af_tile_io"
 #: rows one ``DataCopyPad`` of ``AfLoadRows`` moves at most (its block count is 12 bits)
 MAX_ROWS = 4095
 
 
-def merged_rows(view: dict) -> dict:
+def merged_rows(view: Mapping[str, Any]) -> Mapping[str, Any]:
     """``view`` with its outer axes of size 1 dropped and each pair of adjacent outer axes that step as one
     merged (the outer one's stride is the inner one's size times its stride): the same rows at the same
     offsets, numbered the same way. ``AfLoadRows`` shares one ``DataCopyPad`` among consecutive rows only
@@ -33,7 +34,7 @@ def merged_rows(view: dict) -> dict:
     return {**view, "outer_sizes": [m[0] for m in merged], "outer_strides": [m[1] for m in merged]}
 
 
-def row_view(ctx, name: str, view: dict) -> list[str]:
+def row_view(ctx, name: str, view: Mapping[str, Any]) -> list[str]:
     """C++ lines declaring an ``AfRowView`` named ``name`` from a template's view description."""
     lines = [
         f"AfRowView {name}{{}};",
@@ -70,32 +71,32 @@ class LoadRowsRegApiCall(ApiCall):
         runs broken at the wrap of the last outer axis that does not step as one with the axis before it
         are counted as one (where the tile starts decides the breaks). A non-dense row is read element by
         element and issues no vector call: the node's one per tile is taken back (-1)."""
-        a = node.attrs
-        view = merged_rows(a["view"])
+        a = LoadRowsAttrs.of(node)
+        view = merged_rows(a.view)
         if not dense(view):
             return {"api_calls": sympy.Integer(-1)}
         size = impl.tensor(node.outputs[0]).dtype.itemsize
         width = product(view["inner_sizes"])
         filled = CeilDiv(width * size, 32) * (32 // size)
-        calls = sympy.Piecewise((a["rows"], sympy.Gt(a["pitch"], filled)), (0, True))
+        calls = sympy.Piecewise((a.rows, sympy.Gt(a.pitch, filled)), (0, True))
         if view["outer_sizes"]:
             last_size, last_stride = view["outer_sizes"][-1], view["outer_strides"][-1]
             apart = sympy.Or(sympy.Lt(last_stride, width), sympy.Le(last_size, 1))
-            calls = calls + sympy.Piecewise((a["rows"] - 1, apart), (CeilDiv(a["rows"], MAX_ROWS) - 1, True))
+            calls = calls + sympy.Piecewise((a.rows - 1, apart), (CeilDiv(a.rows, MAX_ROWS) - 1, True))
         return {"api_calls": calls}
 
     def generate_api_call_string(self) -> str:
-        ctx, a = self.ctx, self.node.attrs
+        ctx, a = self.ctx, LoadRowsAttrs.of(self.node)
         gm = self.node.inputs[0]
         out = self.node.outputs[0]
         ctype = ctx.cpp_type(ctx.impl.tensor(out).dtype)
         view = ctx.unique("view")
         make, dst = ctx.produce(out)
-        lines = row_view(ctx, view, merged_rows(a["view"]))
+        lines = row_view(ctx, view, merged_rows(a.view))
         lines += [
             make,
-            f"AfLoadRows<{ctype}>({dst}, {ctx.gm(gm)}, {view}, {ctx.expr(a['first_row'])}, {ctx.expr(a['rows'])}, "
-            f"{ctx.expr(a['pitch'])}, static_cast<{ctype}>(0));",
+            f"AfLoadRows<{ctype}>({dst}, {ctx.gm(gm)}, {view}, {ctx.expr(a.first_row)}, {ctx.expr(a.rows)}, "
+            f"{ctx.expr(a.pitch)}, static_cast<{ctype}>(0));",
             ctx.finish(out),
         ]
         return "\n".join(line for line in lines if line)

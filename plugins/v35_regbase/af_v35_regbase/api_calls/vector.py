@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from af_core.template_api import ApiCall, CodegenError, Role, literal
+from af_core.template_api import ApiCall, CodegenError, Role, VectorOpAttrs, literal
 from af_core.template_api import dtypes as dt
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
@@ -138,7 +138,7 @@ class VecElementwiseRegApiCall(ApiCall):
 
     def generate_api_call_string(self) -> str:
         ctx, node = self.ctx, self.node
-        a = node.attrs
+        a = self.op_attrs = VectorOpAttrs.of(node)
         op = node.op_type
         in_dtypes, out_t = self._graph_dtypes()
         form = op_form(op, in_dtypes, out_t)
@@ -151,10 +151,10 @@ class VecElementwiseRegApiCall(ApiCall):
             lines.append(take)
             srcs.append(var)
         out = node.outputs[0]
-        make, dst = ctx.produce(out, like=a.get("inplace"))
+        make, dst = ctx.produce(out, like=a.inplace)
         lines.append(make)
         scratch = []
-        for name in a.get("scratch", ()) if form.scratch else ():
+        for name in a.scratch if form.scratch else ():
             take, var = ctx.produce(name)
             lines.append(take)
             scratch.append(var)
@@ -163,7 +163,7 @@ class VecElementwiseRegApiCall(ApiCall):
                 f"node '{node.name}': its form needs {len(form.scratch)} scratch tiles, "
                 f"the schedule gave {len(scratch)}"
             )
-        count = ctx.expr(a["count"])
+        count = ctx.expr(a.count)
         self.n = f"static_cast<int32_t>({count})"
         self.un = f"static_cast<uint32_t>({count})"
         lines += self._emit(op, form, dst, srcs, scratch, out_t, in_dtypes)
@@ -189,6 +189,14 @@ class VecElementwiseRegApiCall(ApiCall):
             out = dt.bool_
         return tuple(ins), out
 
+    def _scalar(self) -> float:
+        """The node's scalar operand (a tensor-scalar op or a compare with a scalar)."""
+        if self.op_attrs.value is None:
+            raise CodegenError(
+                f"node '{self.node.name}' ({self.node.op_type}) takes a scalar operand but has no attribute 'value'"
+            )
+        return float(self.op_attrs.value)
+
     # -- forms -----------------------------------------------------------------
     def _apply(self, op: str, api: str, dst: str, srcs: list[str], dtype: dt.DType) -> str:
         """One API call of ``op`` on operands of ``dtype``."""
@@ -196,7 +204,7 @@ class VecElementwiseRegApiCall(ApiCall):
             return f"AscendC::{api}({dst}, {srcs[0]}, {self.n});"
         if op in BINARY:
             return f"AscendC::{api}({dst}, {srcs[0]}, {srcs[1]}, {self.n});"
-        value = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
+        value = -1.0 if op == "Neg" else TENSOR_SCALAR[op][1] * self._scalar()
         return f"AscendC::{api}({dst}, {srcs[0]}, {scalar_literal(value, dtype)}, {self.n});"
 
     def _cast(self, dst: str, src: str, dst_t: dt.DType, src_t: dt.DType, mode: str) -> str:
@@ -241,7 +249,7 @@ class VecElementwiseRegApiCall(ApiCall):
             views = [_view(s, form.lane) for s in srcs]
             return [self._apply(op, form.api, _view(dst, form.lane), views, form.lane)]
         if kind == "splat":
-            value = TENSOR_SCALAR[op][1] * float(self.node.attrs["value"])
+            value = TENSOR_SCALAR[op][1] * self._scalar()
             return [
                 f"AscendC::Duplicate({scratch[0]}, {scalar_literal(value, out_t)}, {self.n});",
                 f"AscendC::{form.api}({dst}, {srcs[0]}, {scratch[0]}, {self.n});",
@@ -266,7 +274,7 @@ class VecElementwiseRegApiCall(ApiCall):
         raise CodegenError(f"node '{self.node.name}': unknown vector form {kind}")
 
     def _compares(self, mode: str, dst: str, src: str, src_t: dt.DType) -> str:
-        value = float(self.node.attrs["value"])
+        value = self._scalar()
         scalar = (
             f"static_cast<{_cpp(src_t)}>({compare_scalar(mode, value, src_t)})"
             if src_t.is_float
@@ -279,7 +287,7 @@ class VecElementwiseRegApiCall(ApiCall):
         rounded up to whole 256-byte repeats (tiles are allocated in whole repeats; the extra mask bits
         describe padding no store reads)."""
         repeat = VECTOR_REPEAT_BYTES // src_t.itemsize
-        count = self.ctx.expr(self.node.attrs["count"])
+        count = self.ctx.expr(self.op_attrs.count)
         return f"static_cast<uint32_t>((({count}) + {repeat - 1}) / {repeat} * {repeat})"
 
     def _bits(self, form: Form, dst: str, srcs: list[str], out_t: dt.DType) -> list[str]:
@@ -288,7 +296,7 @@ class VecElementwiseRegApiCall(ApiCall):
         Integer tiles hold ``count * itemsize`` bytes (whole 32-byte blocks), bit masks ``count`` bits in a
         32-byte aligned buffer, rounded up here to whole lanes.
         """
-        count = self.ctx.expr(self.node.attrs["count"])
+        count = self.ctx.expr(self.op_attrs.count)
         lane = form.lane
         if out_t.is_bool:
             lanes = f"static_cast<int32_t>((({count}) + {8 * lane.itemsize - 1}) / {8 * lane.itemsize})"
@@ -333,7 +341,7 @@ class VecElementwiseRegApiCall(ApiCall):
             return [f"AscendC::DataCopy({dst}, {src}, {self.un});"] if dst != src else []
         casts = [i for i, s in enumerate(steps) if s[2] != "VIEW"]
         if not casts:  # only reinterpretations: copy the bits
-            if self.node.attrs.get("inplace"):
+            if self.op_attrs.inplace:
                 return []
             return [f"AscendC::DataCopy({dst}, {_view(src, out_t)}, {self.un});"]
         lines: list[str] = []
