@@ -14,6 +14,10 @@ import json
 import re
 
 import pytest
+from af_v35_twin_build import INCLUDE_DIR  # loaded by conftest.py
+
+from af_core.platform import Platform
+from af_core.twin import budget
 
 pytestmark = pytest.mark.twin
 
@@ -240,3 +244,33 @@ def test_the_access_log_is_bounded_with_a_message_naming_the_bound(program):
 )
 def test_bad_parameters_are_refused(program, case, message):
     assert abort(program, case) == ("launch", -1, message)
+
+
+def test_the_documented_defaults_and_bounds_agree_with_the_platform_and_the_memory_estimate():
+    header = (INCLUDE_DIR / "af_twin" / "l2.h").read_text(encoding="utf-8")
+
+    def constant(name: str) -> int:
+        """``N``, ``uint64_t{N}`` or either shifted left (``<< S``)."""
+        (match,) = re.finditer(
+            rf"constexpr uint\d+_t {name} = (?:uint64_t\{{)?(\d+)\}}?(?: << (\d+))?;", header
+        )
+        return int(match[1]) << int(match[2] or 0)
+
+    plat = Platform()
+    defaults = (constant("kL2DefaultSize"), constant("kL2DefaultLine"), constant("kL2DefaultWays"))
+    assert defaults == (plat.l2_size, plat.l2_line, plat.l2_ways) == (128 << 20, 128, 16)
+    bounds = (constant("kL2MaxRecords"), constant("kL2FlushRecords"))
+    assert bounds == (budget.L2_MAX_RECORDS, budget.L2_FLUSH)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("l2_line", 96, "platform l2_line must be a power of two in [1, 2097152], got 96"),
+        ("l2_ways", 0, "platform l2_ways must be at least 1, got 0"),
+        ("l2_size", 1000, "platform l2_size must be a positive multiple of l2_line x l2_ways = 2048 bytes"),
+    ],
+)
+def test_the_platform_refuses_an_l2_the_twin_would_refuse(field, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Platform(**{field: value})
