@@ -59,9 +59,9 @@ WORKER_BYTES, WORKER_SHADOW_BYTES = 256 * 1024, 256 * 1024 * 21
 #: Twin workers run at most this many cores at once.
 MAX_WORKERS = 256
 #: The twin's shared-L2 model (``af_twin/l2.h``) logs each core's GM accesses as 8-byte records, at most
-#: ``L2_MAX_RECORDS`` a launch (``kL2MaxRecords``; the twin stops a launch that needs more); a worker adds
-#: its records to the launch's count every ``L2_FLUSH`` records, so a launch can log that many more per
-#: worker before it stops. The logs grow by doubling: their capacity, plus the old buffer of a growth in
+#: ``L2_MAX_RECORDS`` a launch (``kL2MaxRecords``; past it the cores stop logging and the launch reports no
+#: L2 replay); a worker adds its records to the launch's count every ``L2_FLUSH`` records, so a launch can log
+#: that many more per worker before the cores stop. The logs grow by doubling: their capacity, plus the old buffer of a growth in
 #: progress, is at most 3 times the records. Each core of the launch also has a log header (``L2_CORE_BYTES``).
 L2_MAX_RECORDS, L2_FLUSH, L2_RECORD_BYTES, L2_CORE_BYTES = 1 << 22, 4096, 8, 128
 #: The L2 cache's tables: a tag, a last-use stamp and a dirty flag per line of the platform's L2.

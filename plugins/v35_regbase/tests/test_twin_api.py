@@ -51,7 +51,15 @@ COUNTER_KEYS = {
 }
 # The shared L2 model's counters: test_counters_json_of_a_known_program and test_twin_l2.py check them; the
 # other cases compare the rest (Output.report leaves these out).
-L2_KEYS = ("hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes", "l2_write_bytes", "l2_hits", "l2_misses")
+L2_KEYS = (
+    "l2_read_bytes",
+    "l2_write_bytes",
+    "l2_modelled",
+    "hbm_read_bytes",
+    "hbm_write_bytes",
+    "l2_hits",
+    "l2_misses",
+)
 
 # ---------------------------------------------------------------------------
 # Shared C++ helpers.
@@ -2029,6 +2037,7 @@ def test_counters_json_of_a_known_program(runtime):
         "l2_write_bytes": 2 * 100 + 4,  # the DataCopyPad bytes and the SetValue float
         "l2_hits": 2,
         "l2_misses": 11,
+        "l2_modelled": 1,
     }
     assert {key: second.pop(key) for key in L2_KEYS} == {
         "hbm_read_bytes": 128,  # each launch starts with an empty L2
@@ -2037,6 +2046,7 @@ def test_counters_json_of_a_known_program(runtime):
         "l2_write_bytes": 0,
         "l2_hits": 0,
         "l2_misses": 1,
+        "l2_modelled": 1,
     }
     assert first == counters(
         gm_read_bytes=2 * 512,  # DataCopy of 128 floats per core

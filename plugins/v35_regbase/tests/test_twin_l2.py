@@ -221,13 +221,22 @@ def test_simt_threads_reach_l2_in_lockstep_whatever_order_the_twin_runs_them(pro
     )
 
 
-def test_the_access_log_is_bounded_with_a_message_naming_the_bound(program):
-    assert abort(program, "log_limit") == (
-        "launch",
-        0,
-        "the launch's GM accesses need more than 4194304 records (32 MiB) in the shared L2 model's log "
-        "(runs of contiguous lines; scattered accesses take one each): run smaller sizes",
-    )
+def test_past_the_log_bound_the_launch_runs_on_and_reports_no_replay(program):
+    """A launch whose log passes kL2MaxRecords is not refused: it completes with every other counter, says
+    ``l2_modelled`` 0 and leaves out the counters only the replay gives (rather than stating wrong ones)."""
+    rc, out, err = program("log_limit")
+    assert rc == 0, err
+    report = json.loads(out)
+    assert report["l2_modelled"] == 0
+    assert not {"hbm_read_bytes", "hbm_write_bytes", "l2_hits", "l2_misses"} & set(report)
+    assert report["l2_write_bytes"] == 4 * (budget.L2_MAX_RECORDS + 1)
+    assert report["scalar_gm_writes"] == budget.L2_MAX_RECORDS + 1
+
+
+def test_a_launch_within_the_bound_says_it_was_modelled(program):
+    rc, out, err = program("twice")
+    assert rc == 0, err
+    assert json.loads(out)["l2_modelled"] == 1
 
 
 @pytest.mark.parametrize(

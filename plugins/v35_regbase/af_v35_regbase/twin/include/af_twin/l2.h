@@ -54,7 +54,8 @@ constexpr uint32_t kL2LineBits = 40;
 constexpr uint64_t kL2MaxRecordLine = (uint64_t{1} << kL2LineBits) - 1;
 constexpr uint64_t kL2MaxRecordCount = (uint64_t{1} << 23) - 1;
 // Records a launch may log, over all its cores: 4M (32 MiB). A core adds its records to the launch's count
-// every kL2FlushRecords records and when it ends, and the launch stops (Fail) once the count exceeds the bound.
+// every kL2FlushRecords records and when it ends; once the count exceeds the bound the cores stop logging and
+// the launch reports no replay (runtime.h, FlushL2Records).
 // The host-memory estimate of a run (af_core/twin/budget.py, L2_MAX_RECORDS and L2_FLUSH) uses both figures.
 constexpr uint64_t kL2MaxRecords = uint64_t{1} << 22;
 constexpr uint64_t kL2FlushRecords = 4096;

@@ -91,6 +91,7 @@ struct Counters {
     uint64_t l2_write_bytes = 0;   // bytes cores write to L2: DataCopy UB -> GM bytes + scalar / SIMT GM stores
     uint64_t l2_hits = 0;          // line accesses that hit (reads and writes)
     uint64_t l2_misses = 0;        // line accesses that missed (reads and writes)
+    uint64_t l2_modelled = 1;      // 0: the log passed kL2MaxRecords, no replay (hbm_*, l2_hits, l2_misses absent)
 };
 
 // Per-core counters: plain integers, merged when the core's thread ends.
@@ -360,6 +361,8 @@ struct GlobalState {
     L2Params l2;
     std::vector<L2Log> l2Logs;
     std::atomic<uint64_t> l2Records{0};
+    // set once the launch's log passes kL2MaxRecords: the cores stop logging and the launch reports no replay
+    std::atomic<bool> l2Overflow{false};
 };
 
 inline GlobalState gState;
@@ -549,16 +552,22 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
     }
 }
 
-// Adds this core's batch of L2 records to the launch's count; the log of a launch is bounded (kL2MaxRecords).
+// Adds this core's batch of L2 records to the launch's count. The log of a launch is bounded (kL2MaxRecords):
+// past the bound every core stops logging and drops what it logged, and the launch runs on without the L2
+// replay (the report says l2_modelled 0 and leaves out the counters only the replay gives). The kernel's
+// results and every other counter are the same either way.
 inline void FlushL2Records(CoreCtx* c) {
     const uint64_t total = gState.l2Records.fetch_add(c->l2Unflushed, std::memory_order_relaxed) + c->l2Unflushed;
     c->l2Unflushed = 0;
-    if (total > kL2MaxRecords)
-        Fail("launch",
-             "the launch's GM accesses need more than %llu records (%llu MiB) in the shared L2 model's log "
-             "(runs of contiguous lines; scattered accesses take one each): run smaller sizes",
-             static_cast<unsigned long long>(kL2MaxRecords),
-             static_cast<unsigned long long>(kL2MaxRecords * sizeof(uint64_t) >> 20));
+    if (total > kL2MaxRecords) gState.l2Overflow.store(true, std::memory_order_relaxed);
+}
+
+// Drops core c's log once the launch's log has passed its bound.
+inline void DropL2Log(CoreCtx* c) {
+    if (c->l2.records.empty() && c->l2.stageStart.empty()) return;
+    std::vector<uint64_t>().swap(c->l2.records);
+    std::vector<uint64_t>().swap(c->l2.stageStart);
+    c->l2.open = false;
 }
 
 // Logs an L2 access of core c: n bytes at device address `device`, a read or a write. An access that
@@ -566,6 +575,10 @@ inline void FlushL2Records(CoreCtx* c) {
 // line both touch counts once (l2.h).
 inline void L2Record(CoreCtx* c, uint64_t device, uint64_t n, bool write) {
     if (c == nullptr || n == 0) return;
+    if (gState.l2Overflow.load(std::memory_order_relaxed)) {
+        DropL2Log(c);
+        return;
+    }
     L2Log& log = c->l2;
     const uint64_t line = gState.l2.line;
     uint64_t first = device / line;
@@ -688,9 +701,8 @@ inline void WriteReportJson(FILE* f) {
                  "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
                  "\"dcache_misses\": %llu, \"vf_calls\": %llu, \"reg_loads\": %llu, \"reg_stores\": %llu, "
                  "\"reg_load_bytes\": %llu, \"reg_store_bytes\": %llu, \"reg_compute\": %llu, "
-                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, \"hbm_read_bytes\": %llu, "
-                 "\"hbm_write_bytes\": %llu, \"l2_read_bytes\": %llu, \"l2_write_bytes\": %llu, \"l2_hits\": %llu, "
-                 "\"l2_misses\": %llu, \"stage_cores\": [",
+                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, "
+                 "\"l2_read_bytes\": %llu, \"l2_write_bytes\": %llu, \"l2_modelled\": %llu, ",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -704,10 +716,15 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.reg_stores), static_cast<unsigned long long>(k.reg_load_bytes),
                  static_cast<unsigned long long>(k.reg_store_bytes), static_cast<unsigned long long>(k.reg_compute),
                  static_cast<unsigned long long>(k.reg_masks), static_cast<unsigned long long>(k.vector_ub_bytes),
-                 static_cast<unsigned long long>(k.reg_cycles), static_cast<unsigned long long>(k.hbm_read_bytes),
-                 static_cast<unsigned long long>(k.hbm_write_bytes), static_cast<unsigned long long>(k.l2_read_bytes),
-                 static_cast<unsigned long long>(k.l2_write_bytes), static_cast<unsigned long long>(k.l2_hits),
-                 static_cast<unsigned long long>(k.l2_misses));
+                 static_cast<unsigned long long>(k.reg_cycles), static_cast<unsigned long long>(k.l2_read_bytes),
+                 static_cast<unsigned long long>(k.l2_write_bytes), static_cast<unsigned long long>(k.l2_modelled));
+    if (k.l2_modelled) {
+        std::fprintf(f, "\"hbm_read_bytes\": %llu, \"hbm_write_bytes\": %llu, \"l2_hits\": %llu, \"l2_misses\": %llu, ",
+                     static_cast<unsigned long long>(k.hbm_read_bytes),
+                     static_cast<unsigned long long>(k.hbm_write_bytes), static_cast<unsigned long long>(k.l2_hits),
+                     static_cast<unsigned long long>(k.l2_misses));
+    }
+    std::fprintf(f, "\"stage_cores\": [");
     const uint32_t stages = gState.stagesSeen.load();
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
@@ -798,6 +815,7 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     g.l2Logs.clear();
     g.l2Logs.resize(blockDim);
     g.l2Records.store(0);
+    g.l2Overflow.store(false);
 
     std::atomic<uint32_t> next{0};
     std::vector<CoreCounters> perWorker(g.workers);
@@ -866,7 +884,8 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     k.reg_cycles = total.regCycles;
     k.sync_all = g.completed;
     k.block_dim = blockDim;
-    const L2Counts l2 = ReplayL2(g.l2Logs, g.l2);
+    k.l2_modelled = g.l2Overflow.load() ? 0 : 1;
+    const L2Counts l2 = k.l2_modelled ? ReplayL2(g.l2Logs, g.l2) : L2Counts{};
     g.l2Logs.clear();
     g.l2Logs.shrink_to_fit();
     k.hbm_read_bytes = l2.readMisses * g.l2.line;
