@@ -1,8 +1,9 @@
 // CPU-twin harness main, the same for every generated kernel (the kernel is described by the
 // kAfHarnessGraph table generated with it; see af_harness_graph.h).
 //
-// Usage: harness RUN_DIR. RUN_DIR/run.txt holds "core_num ub_size dcache_reserve", the graph's
-// sizes and the byte count of each input; inputs are RUN_DIR/in<i>.bin (raw global-memory bytes,
+// Usage: harness RUN_DIR. RUN_DIR/run.txt holds "core_num ub_size dcache_reserve l2_size l2_line
+// l2_ways" (the platform's figures; the L2 ones feed the twin's shared-L2 model), the graph's sizes and
+// the byte count of each input; inputs are RUN_DIR/in<i>.bin (raw global-memory bytes,
 // Data index order). Runs host tiling (or reads RUN_DIR/tiling.txt), launches the kernel on
 // block_dim emulated cores and writes RUN_DIR/out<i>.bin and RUN_DIR/result.json (status, tiling
 // data, counters).
@@ -77,10 +78,12 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "harness: no run.txt in %s\n", dir.c_str());
         return 2;
     }
-    long long coreNum = 0, ubSize = 0, dcache = 0;
+    long long coreNum = 0, ubSize = 0, dcache = 0, l2Size = 0, l2Line = 0, l2Ways = 0;
     std::vector<int64_t> sizes(g.sizeCount > 0 ? g.sizeCount : 1, 0);
     std::vector<long long> inBytes(g.inputCount > 0 ? g.inputCount : 1, 0);
-    bool ok = std::fscanf(run, "%lld %lld %lld", &coreNum, &ubSize, &dcache) == 3;
+    bool ok = std::fscanf(run, "%lld %lld %lld %lld %lld %lld", &coreNum, &ubSize, &dcache, &l2Size, &l2Line,
+                          &l2Ways) == 6;
+    ok = ok && l2Size > 0 && l2Line > 0 && l2Line <= 0xFFFFFFFFLL && l2Ways > 0 && l2Ways <= 0xFFFFFFFFLL;
     for (int i = 0; ok && i < g.sizeCount; ++i) {
         long long v = 0;
         ok = std::fscanf(run, "%lld", &v) == 1;
@@ -128,6 +131,7 @@ int main(int argc, char** argv)
     std::vector<int64_t> ranks(outRows, 0);
     g.inferShape(sizes.data(), dims.data(), ranks.data());
     AfTwin::Configure(static_cast<uint32_t>(ubSize), static_cast<uint32_t>(dcache));
+    AfTwin::ConfigureL2(static_cast<uint64_t>(l2Size), static_cast<uint32_t>(l2Line), static_cast<uint32_t>(l2Ways));
     std::vector<GmBuffer> buffers;  // inputs, then outputs
     for (int i = 0; i < g.inputCount; ++i) {
         buffers.push_back(ReadFile(dir + "/in" + std::to_string(i) + ".bin", static_cast<size_t>(inBytes[i])));

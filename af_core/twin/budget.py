@@ -4,7 +4,8 @@ A run of :class:`af_core.twin.TwinSession` holds, at its peak, the inputs (each 
 plus the arrays one input is drawn or checked with), the numpy reference's value of every node of
 the graph, the CPU twin's global-memory copies of the inputs, outputs and workspace, the twin's race
 check shadow (of every output and the workspace: at most 17 bytes a byte),
-its per-core UB and UB shadow, the outputs read back, and the arrays the comparison makes.
+its per-core UB and UB shadow, its shared-L2 model (the log of the launch's GM accesses, which the twin
+bounds, and the cache's tables), the outputs read back, and the arrays the comparison makes.
 :func:`estimate_memory` adds all of them up from the bytes of every tensor of the graph at the run's
 sizes, as if they were all alive at once, so it is an upper bound.
 
@@ -25,6 +26,7 @@ from pathlib import Path
 import attrs
 
 from af_core.errors import MemoryBudgetError, UsageError
+from af_core.platform import Platform
 from af_core.reference.interpreter import VALUE_PRESERVING
 
 #: The environment variable that sets the memory limit (``--max-memory`` wins over it).
@@ -56,6 +58,14 @@ LINE_BYTES, LINE = 10, 128
 WORKER_BYTES, WORKER_SHADOW_BYTES = 256 * 1024, 256 * 1024 * 21
 #: Twin workers run at most this many cores at once.
 MAX_WORKERS = 256
+#: The twin's shared-L2 model (``af_twin/l2.h``) logs each core's GM accesses as 8-byte records, at most
+#: ``L2_MAX_RECORDS`` a launch (``kL2MaxRecords``; past it the cores stop logging and the launch reports no
+#: L2 replay); a worker adds its records to the launch's count every ``L2_FLUSH`` records, so a launch can log
+#: that many more per worker before the cores stop. The logs grow by doubling: their capacity, plus the old buffer of a growth in
+#: progress, is at most 3 times the records. Each core of the launch also has a log header (``L2_CORE_BYTES``).
+L2_MAX_RECORDS, L2_FLUSH, L2_RECORD_BYTES, L2_CORE_BYTES = 1 << 22, 4096, 8, 128
+#: The L2 cache's tables: a tag, a last-use stamp and a dirty flag per line of the platform's L2.
+L2_LINE_BYTES = 17
 #: The twin process itself (code, libraries, its tables): about 90 MiB measured on x86-64.
 TWIN_PROCESS_BYTES = 128 << 20
 #: A twin built with ASan and UBSan (``sanitize``): ASan's shadow and redzones about double what the
@@ -63,6 +73,8 @@ TWIN_PROCESS_BYTES = 128 << 20
 SANITIZE_FACTOR, SANITIZE_BYTES = 2, 256 << 20
 #: The run's own Python objects besides its arrays (the tiling, the comparison, numpy's buffers).
 RUN_OBJECT_BYTES = 16 << 20
+#: Lines of the default platform's L2.
+DEFAULT_L2_LINES = Platform().l2_size // Platform().l2_line
 
 _UNITS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 _SIZE = re.compile(r"([0-9]{1,30}(?:\.[0-9]{1,12})?)\s?([kmgtpe]?)(i?b)?", re.IGNORECASE | re.ASCII)
@@ -227,6 +239,7 @@ def estimate_memory(
     race: bool = True,
     sanitize: bool = False,
     held: int = 0,
+    l2_lines: int = DEFAULT_L2_LINES,
 ) -> MemoryEstimate:
     """The host memory of a run over ``tensors`` (every node of the graph), an upper bound.
 
@@ -234,7 +247,8 @@ def estimate_memory(
     ``launch`` False (every output empty) no kernel runs and the twin takes nothing. ``race``: the
     twin's race check shadows outputs, workspace and each worker's UB; ``sanitize``: the twin is built
     with ASan and UBSan. ``held``: bytes of input arrays the caller already holds (``--inputs``
-    files), counted with the inputs.
+    files), counted with the inputs. ``l2_lines``: lines of the platform's L2 (``l2_size // l2_line``),
+    the size of the twin's L2 tables.
     """
     data = [t for t in tensors if t.kind == "data"]
     outputs = [t for t in tensors if t.kind == "output"]
@@ -250,8 +264,13 @@ def estimate_memory(
         shadow = (out_bytes + workspace) * RACE_SHADOW_BYTES if race else 0
         lines = -(-gm // LINE) * LINE_BYTES
         worker = WORKER_BYTES + (WORKER_SHADOW_BYTES if race else 0)
-        workers = min(max(block_dim, 1), MAX_WORKERS) * worker
-        process = gm + shadow + lines + workers + TWIN_PROCESS_BYTES
+        running = min(max(block_dim, 1), MAX_WORKERS)
+        workers = running * worker
+        l2_log = (
+            3 * (L2_MAX_RECORDS + running * L2_FLUSH) * L2_RECORD_BYTES + max(block_dim, 1) * L2_CORE_BYTES
+        )
+        l2 = l2_log + l2_lines * L2_LINE_BYTES
+        process = gm + shadow + lines + workers + l2 + TWIN_PROCESS_BYTES
         if sanitize:
             process = process * SANITIZE_FACTOR + SANITIZE_BYTES
         # the inputs' bytes written for the twin, the twin process, the outputs read back and converted

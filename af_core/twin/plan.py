@@ -209,6 +209,7 @@ def plan_run(
         race=race_check_on(),
         sanitize=sanitize,
         held=held,
+        l2_lines=scheduled.platform.l2_size // scheduled.platform.l2_line,
     )
     chosen = memory_limit(limit)
     check_memory(memory, chosen, show_sizes(graph, env))

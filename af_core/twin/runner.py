@@ -411,10 +411,9 @@ class TwinRunner:
                 (run_dir / "tiling.txt").write_text(
                     " ".join(str(int(struct[f])) for f in result.struct_fields) + "\n"
                 )
-            (run_dir / "run.txt").write_text(
-                " ".join(str(v) for v in [core_num, ub_size, self.platform.dcache_reserve, *sizes, *in_bytes])
-                + "\n"
-            )
+            l2 = [self.platform.l2_size, self.platform.l2_line, self.platform.l2_ways]
+            machine = [core_num, ub_size, self.platform.dcache_reserve, *l2]
+            (run_dir / "run.txt").write_text(" ".join(str(v) for v in [*machine, *sizes, *in_bytes]) + "\n")
             env = dict(os.environ)
             if self.sanitize:
                 env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")

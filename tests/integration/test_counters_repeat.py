@@ -11,6 +11,10 @@ against 20922, ``sim_L54000_k50_ta`` simt/lanes 11805 against 11585). The
 workloads are corpus cases with data-cache traffic: zipf bags (SIMT and SIMT
 lanes), a sparse per-row gather with SIMT lanes and a zipf embedding.
 
+The shared-L2 counters (``hbm_*``, ``l2_*``) are compared too: the cores run on
+threads at the same time, and the L2 model replays their logged accesses in a
+fixed order after the launch, so thread timing cannot change them either.
+
 With randomisation off the runs would share their addresses and this test could
 not tell; the program test of the twin headers
 (``plugins/v35_regbase/tests/test_twin_device_addresses.py``) moves the host
@@ -32,6 +36,7 @@ pytestmark = pytest.mark.twin
 
 WORKLOADS = ("dcnv2_bag27_sum", "tbe_default_bag20", "sim_L54000_k50_ta", "dlrm_kaggle_d16")
 CORES = 48
+L2_KEYS = ("hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes", "l2_write_bytes", "l2_hits", "l2_misses")
 
 
 def aslr() -> str:
@@ -52,10 +57,12 @@ def test_counters_are_identical_in_two_processes(name):
             continue  # the case does not fit these sizes
         second = session.run(inputs, core_num=CORES, tiling_key=case.tiling_key)
         where = f"{name} {case.label} (randomize_va_space={aslr()})"
+        assert set(L2_KEYS) <= set(first.counters), where
         assert first.counters == second.counters, where
         assert first.stage_cores == second.stage_cores, where
         for out, values in first.outputs.items():
             assert np.array_equal(values, second.outputs[out], equal_nan=True), where
-        compared.append((case.label, first.counters["dcache_misses"]))
-    # the comparison covered data-cache traffic (a SIMT case that fills lines)
-    assert any(label.startswith("simt") and misses > 0 for label, misses in compared), compared
+        compared.append((case.label, first.counters["dcache_misses"], first.counters["l2_hits"]))
+    # the comparison covered data-cache traffic (a SIMT case that fills lines) and L2 reuse across accesses
+    assert any(label.startswith("simt") and misses > 0 for label, misses, _hits in compared), compared
+    assert any(hits > 0 for _label, _misses, hits in compared), compared

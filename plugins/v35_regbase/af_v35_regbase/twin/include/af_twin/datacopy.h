@@ -132,7 +132,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     ++c->c.datacopy;
     c->c.gmRead += bytes;
     if (bytes != 0) {
-        AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset(), bytes, false);
+        AfTwin::CopyLines(src.AfAlloc(), src.AfByteOffset(), bytes, false);
         std::memcpy(d, src.GetPhyAddr(), bytes);
     }
     AfTwin::HbCommit(c, AfTwin::kPipeMte2, api);
@@ -148,7 +148,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     AfTwin::CoreCtx* c = AfTwin::tCore;
     ++c->c.datacopy;
     c->c.gmWrite += bytes;
-    if (bytes != 0) AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
+    if (bytes != 0) AfTwin::CopyLines(dst.AfAlloc(), dst.AfByteOffset(), bytes, true);
     AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copy reads UB (lag mode: maybe stale)
     if (bytes != 0) std::memcpy(dst.GetPhyAddr(0), s, bytes);
 }
@@ -185,7 +185,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         src.AfCheckBytes(so, so + len, api, "reads");
         c->c.gmRead += len;
         if (len == 0) continue;
-        AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset() + so, len, false);
+        AfTwin::CopyLines(src.AfAlloc(), src.AfByteOffset() + so, len, false);
         std::memcpy(d + dof, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()) + so, len);
     }
     AfTwin::HbCommit(c, AfTwin::kPipeMte2, api);
@@ -205,7 +205,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         AfTwin::UbBytes(src, so, so + len, api, "src");
         dst.AfCheckBytes(dof, dof + len, api, "writes");
         c->c.gmWrite += len;
-        if (len != 0) AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
+        if (len != 0) AfTwin::CopyLines(dst.AfAlloc(), dst.AfByteOffset() + dof, len, true);
     }
     AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copies read UB (lag mode: maybe stale)
     for (uint32_t i = 0; i < p.blockCount && len != 0; ++i) {
@@ -268,7 +268,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint8_t* out = d + i * ubStep;
         const uint64_t g = i * gmStep;
-        AfTwin::MarkLines(src.AfAlloc(), src.AfByteOffset() + g, p.blockLen, false);
+        AfTwin::CopyLines(src.AfAlloc(), src.AfByteOffset() + g, p.blockLen, false);
         for (uint32_t k = 0; k < pad.leftPadding; ++k) {
             if (pad.isPad) {
                 std::memcpy(out + uint64_t{k} * es, &pad.paddingValue, es);
@@ -312,7 +312,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     c->c.gmWrite += uint64_t{p.blockCount} * p.blockLen;
     uint8_t* gdst = reinterpret_cast<uint8_t*>(dst.GetPhyAddr(0));
     for (uint32_t i = 0; i < p.blockCount; ++i) {
-        AfTwin::MarkLines(dst.AfAlloc(), dst.AfByteOffset() + i * gmStep, p.blockLen, true);
+        AfTwin::CopyLines(dst.AfAlloc(), dst.AfByteOffset() + i * gmStep, p.blockLen, true);
     }
     AfTwin::HbCommit(c, AfTwin::kPipeMte3, api, true);  // then the copies read UB (lag mode: maybe stale)
     for (uint32_t i = 0; i < p.blockCount; ++i) std::memcpy(gdst + i * gmStep, s + i * ubStep, p.blockLen);

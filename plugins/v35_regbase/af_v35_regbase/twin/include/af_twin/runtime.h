@@ -7,15 +7,17 @@
 // allocation; SIMT raw accesses stay inside GM allocations / the core's UB;
 // SyncAll cannot deadlock silently; launch parameters are valid.
 // Counts: data movement, scalar GM accesses, distinct 128-byte GM lines, UB
-// high-water mark, API calls (see struct Counters). Every counter is a function
-// of the kernel, its inputs and the registered allocations (their sizes and
-// registration order) only: the data-cache model indexes its sets by a canonical
-// device address (see RegisterGm), never by where the host heap put a buffer.
+// high-water mark, API calls, the per-core data cache's fills and the shared
+// L2's hits, misses and HBM traffic (see struct Counters, and l2.h for the L2
+// model). Every counter is a function of the kernel, its inputs and the
+// registered allocations (their sizes and registration order) only: the cache
+// models index their sets by a canonical device address (see RegisterGm), never
+// by where the host heap put a buffer, and the L2 replays the cores' logged
+// accesses in a fixed order after the launch, not as the threads ran.
 // Not emulated: more than kMaxResidentCores cores at a time (a larger blockDim
-// runs in waves on the same worker threads, and SyncAll then aborts); timing,
-// caches and bandwidth (the line counters count distinct lines touched, not
-// misses); GM accesses through raw pointers other than the SIMT hooks are not
-// checked or counted.
+// runs in waves on the same worker threads, and SyncAll then aborts); timing
+// and bandwidth; GM accesses through raw pointers other than the SIMT hooks are
+// not checked or counted.
 #ifndef AF_TWIN_RUNTIME_H
 #define AF_TWIN_RUNTIME_H
 
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "hb_state.h"
+#include "l2.h"
 #include "types.h"
 
 namespace AfTwin {
@@ -81,6 +84,14 @@ struct Counters {
     uint64_t reg_masks = 0;        // UpdateMask / CreateMask
     uint64_t vector_ub_bytes = 0;  // UB operand bytes of the memory-based vector calls (tensor.h UbOperand)
     uint64_t reg_cycles = 0;       // modelled single-issue cycles of the register instructions (reg.h)
+    // The shared L2 (l2.h), replayed after the launch
+    uint64_t hbm_read_bytes = 0;   // read misses x L2 line
+    uint64_t hbm_write_bytes = 0;  // (dirty lines evicted + dirty lines left at the end) x L2 line
+    uint64_t l2_read_bytes = 0;    // bytes cores read from L2: DataCopy GM -> UB bytes + data-cache fills x 128
+    uint64_t l2_write_bytes = 0;   // bytes cores write to L2: DataCopy UB -> GM bytes + scalar / SIMT GM stores
+    uint64_t l2_hits = 0;          // line accesses that hit (reads and writes)
+    uint64_t l2_misses = 0;        // line accesses that missed (reads and writes)
+    uint64_t l2_modelled = 1;      // 0: the log passed kL2MaxRecords, no replay (hbm_*, l2_hits, l2_misses absent)
 };
 
 // Per-core counters: plain integers, merged when the core's thread ends.
@@ -104,6 +115,7 @@ struct CoreCounters {
     uint64_t regMasks = 0;
     uint64_t vectorUbBytes = 0;
     uint64_t regCycles = 0;
+    uint64_t scalarWriteBytes = 0;  // bytes written by GlobalTensor::SetValue and SimtGmStore
 
     void Merge(const CoreCounters& o) {
         gmRead += o.gmRead;
@@ -124,6 +136,7 @@ struct CoreCounters {
         regMasks += o.regMasks;
         vectorUbBytes += o.vectorUbBytes;
         regCycles += o.regCycles;
+        scalarWriteBytes += o.scalarWriteBytes;
         ubHigh = std::max(ubHigh, o.ubHigh);
     }
 };
@@ -241,9 +254,23 @@ struct CoreCtx {
         uint32_t step;    // the thread's n-th read
         uint32_t thread;  // linear thread index
         uint64_t line;    // GM line device address / 128
+        uint32_t access;  // the thread's n-th GM access, reads and writes (the L2 order, SimtL2)
     };
     std::vector<SimtRead> simtReads;
     std::vector<uint32_t> simtSteps;
+    std::vector<uint32_t> simtAccesses;  // GM accesses per thread so far
+    // L2 accesses of the running VF_CALL (its data-cache fills and GM stores), logged in lockstep order when
+    // it ends: the n-th access of every thread before the (n+1)-th of any
+    struct SimtL2 {
+        uint32_t access;
+        uint32_t thread;
+        uint64_t device;
+        uint64_t n;
+        bool write;
+    };
+    std::vector<SimtL2> simtL2;
+    L2Log l2;                 // this core's L2 accesses, replayed after the launch (l2.h)
+    uint64_t l2Unflushed = 0; // records not yet added to GlobalState::l2Records
 };
 
 inline uint64_t WriteClockNow();
@@ -254,6 +281,7 @@ inline void HbBarrierAll(CoreCtx* c);
 inline void HbReadEnv();
 inline void HbUb(CoreCtx* c, uint64_t off, uint64_t n, bool write);
 inline void HbLaunchGm();
+inline void L2Record(CoreCtx* c, uint64_t device, uint64_t n, bool write);
 
 // The device address of host address p inside allocation a: every path into the data-cache model
 // (scalar reads, SIMT reads, invalidation) translates through here.
@@ -269,9 +297,11 @@ inline void DcacheRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64_t n) 
     const uint64_t last = (DeviceAddress(a, p) + (n ? n - 1 : 0)) / kGmLine;
     for (uint64_t line = first; line <= last; ++line) {
         if (c->inSimt) {
-            c->simtReads.push_back({c->simtSteps[c->simtLinear]++, c->simtLinear, line});
+            const uint32_t t = c->simtLinear;
+            c->simtReads.push_back({c->simtSteps[t]++, t, line, c->simtAccesses[t]++});
         } else if (!c->dcache.Access(line * kGmLine, WriteClockNow())) {
             ++c->c.dcacheMiss;
+            L2Record(c, line * kGmLine, kGmLine, false);  // the fill reads the line from L2
         }
     }
 }
@@ -282,10 +312,20 @@ inline void ReplaySimtReads(CoreCtx* c) {
         return a.step != b.step ? a.step < b.step : a.thread < b.thread;
     });
     for (const auto& r : log) {
-        if (!c->dcache.Access(r.line * kGmLine, WriteClockNow())) ++c->c.dcacheMiss;
+        if (!c->dcache.Access(r.line * kGmLine, WriteClockNow())) {
+            ++c->c.dcacheMiss;
+            c->simtL2.push_back({r.access, r.thread, r.line * kGmLine, kGmLine, false});  // the fill reads L2
+        }
     }
     log.clear();
     log.shrink_to_fit();
+    auto& l2 = c->simtL2;
+    std::stable_sort(l2.begin(), l2.end(), [](const CoreCtx::SimtL2& a, const CoreCtx::SimtL2& b) {
+        return a.access != b.access ? a.access < b.access : a.thread < b.thread;
+    });
+    for (const auto& e : l2) L2Record(c, e.device, e.n, e.write);
+    l2.clear();
+    l2.shrink_to_fit();
 }
 
 struct GlobalState {
@@ -317,6 +357,12 @@ struct GlobalState {
     std::atomic<uint64_t> probeHits[kMaxProbes / 64] = {};
     std::atomic<uint64_t> moveUncovered[kMaxProbes / 64] = {};  // MoveCovers found the moved flag weaker
     std::atomic<uint32_t> probesSeen{0};
+    // the shared L2 (l2.h): its parameters, the logs of the launch's cores (by core index) and their records
+    L2Params l2;
+    std::vector<L2Log> l2Logs;
+    std::atomic<uint64_t> l2Records{0};
+    // set once the launch's log passes kL2MaxRecords: the cores stop logging and the launch reports no replay
+    std::atomic<bool> l2Overflow{false};
 };
 
 inline GlobalState gState;
@@ -367,6 +413,24 @@ inline void Configure(uint32_t ubSize, uint32_t dcacheReserve) {
     gState.ubSize = ubSize;
     gState.dcacheReserve = dcacheReserve;
 }
+
+// The shared L2 the launches replay their GM accesses through (l2.h); without a call, the documented defaults.
+inline void ConfigureL2(uint64_t size, uint32_t line, uint32_t ways) {
+    if (gState.launching.load()) Fail("launch", "ConfigureL2 called during a Launch");
+    if (line == 0 || (line & (line - 1)) != 0 || line > kL2MaxLine)
+        Fail("launch", "ConfigureL2: L2 line size %u must be a power of two in [1, %llu]", line,
+             static_cast<unsigned long long>(kL2MaxLine));
+    if (ways == 0) Fail("launch", "ConfigureL2: L2 associativity must be at least 1 way, got 0");
+    const uint64_t setBytes = uint64_t{line} * ways;
+    if (size < setBytes || size % setBytes != 0)
+        Fail("launch",
+             "ConfigureL2: L2 size %llu must be a positive multiple of line size x ways = %u x %u = %llu bytes "
+             "(one set)",
+             static_cast<unsigned long long>(size), line, ways, static_cast<unsigned long long>(setBytes));
+    gState.l2 = L2Params{size, line, ways};
+}
+
+inline const L2Params& L2Config() { return gState.l2; }
 
 inline uint32_t UbSize() { return gState.ubSize; }
 inline uint32_t DcacheReserve() { return gState.dcacheReserve; }
@@ -488,6 +552,79 @@ inline void MarkLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool wr
     }
 }
 
+// Adds this core's batch of L2 records to the launch's count. The log of a launch is bounded (kL2MaxRecords):
+// past the bound every core stops logging and drops what it logged, and the launch runs on without the L2
+// replay (the report says l2_modelled 0 and leaves out the counters only the replay gives). The kernel's
+// results and every other counter are the same either way.
+inline void FlushL2Records(CoreCtx* c) {
+    const uint64_t total = gState.l2Records.fetch_add(c->l2Unflushed, std::memory_order_relaxed) + c->l2Unflushed;
+    c->l2Unflushed = 0;
+    if (total > kL2MaxRecords) gState.l2Overflow.store(true, std::memory_order_relaxed);
+}
+
+// Drops core c's log once the launch's log has passed its bound.
+inline void DropL2Log(CoreCtx* c) {
+    if (c->l2.records.empty() && c->l2.stageStart.empty()) return;
+    std::vector<uint64_t>().swap(c->l2.records);
+    std::vector<uint64_t>().swap(c->l2.stageStart);
+    c->l2.open = false;
+}
+
+// Logs an L2 access of core c: n bytes at device address `device`, a read or a write. An access that
+// continues the previous one (the next byte, the same direction, no SyncAll between) extends its record, so a
+// line both touch counts once (l2.h).
+inline void L2Record(CoreCtx* c, uint64_t device, uint64_t n, bool write) {
+    if (c == nullptr || n == 0) return;
+    if (gState.l2Overflow.load(std::memory_order_relaxed)) {
+        DropL2Log(c);
+        return;
+    }
+    L2Log& log = c->l2;
+    const uint64_t line = gState.l2.line;
+    uint64_t first = device / line;
+    const uint64_t last = (device + n - 1) / line;
+    if (last > kL2MaxRecordLine)
+        Fail("launch", "device address %llu is beyond the %u-bit line numbers of the shared L2 model's log",
+             static_cast<unsigned long long>(device + n - 1), kL2LineBits);
+    if (log.open && write == log.endWrite && device == log.end) {
+        uint64_t& r = log.records.back();
+        const uint64_t rLast = L2First(r) + L2Count(r) - 1;  // first is rLast or rLast + 1
+        const uint64_t count = L2Count(r) + (last - rLast);
+        if (count <= kL2MaxRecordCount) {
+            r = L2Pack(L2First(r), count, write);
+            log.end = device + n;
+            return;
+        }
+        first = rLast + 1;
+    }
+    while (first <= last) {
+        const uint64_t count = std::min(last - first + 1, kL2MaxRecordCount);
+        log.records.push_back(L2Pack(first, count, write));
+        first += count;
+        if (++c->l2Unflushed == kL2FlushRecords) FlushL2Records(c);
+    }
+    log.end = device + n;
+    log.endWrite = write;
+    log.open = true;
+}
+
+// A scalar or SIMT GM store of n bytes at device address `device`: logged now, or, inside a VF_CALL, when the
+// VF ends, in lockstep order with its threads' other GM accesses (ReplaySimtReads).
+inline void L2Store(CoreCtx* c, uint64_t device, uint64_t n) {
+    if (c == nullptr) return;
+    if (c->inSimt) {
+        c->simtL2.push_back({c->simtAccesses[c->simtLinear]++, c->simtLinear, device, n, true});
+    } else {
+        L2Record(c, device, n, true);
+    }
+}
+
+// A DataCopy burst between UB and GM: the line counters and the L2 log.
+inline void CopyLines(const GmAlloc* a, uint64_t byteOffset, uint64_t n, bool write) {
+    MarkLines(a, byteOffset, n, write);
+    L2Record(tCore, a->device + byteOffset, n, write);
+}
+
 // A scalar GM read (GlobalTensor::GetValue) of n bytes at p, in allocation a, through this core's data cache.
 // A hit on a line that another core wrote after this core filled it returns stale data on the device (the
 // scalar data cache is not coherent with other cores' writes): reported as dcache-stale.
@@ -498,6 +635,7 @@ inline void DcacheScalarRead(CoreCtx* c, const GmAlloc* a, const void* p, uint64
         if (way < 0) {
             c->dcache.Fill(line * kGmLine, WriteClockNow());
             ++c->c.dcacheMiss;
+            L2Record(c, line * kGmLine, kGmLine, false);
             continue;
         }
         const uint64_t filled = c->dcache.filled[static_cast<size_t>(way)];
@@ -563,7 +701,8 @@ inline void WriteReportJson(FILE* f) {
                  "\"datacopy_calls\": %llu, \"simt_threads\": %llu, \"sync_all\": %llu, \"block_dim\": %llu, "
                  "\"dcache_misses\": %llu, \"vf_calls\": %llu, \"reg_loads\": %llu, \"reg_stores\": %llu, "
                  "\"reg_load_bytes\": %llu, \"reg_store_bytes\": %llu, \"reg_compute\": %llu, "
-                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, \"stage_cores\": [",
+                 "\"reg_masks\": %llu, \"vector_ub_bytes\": %llu, \"reg_cycles\": %llu, "
+                 "\"l2_read_bytes\": %llu, \"l2_write_bytes\": %llu, \"l2_modelled\": %llu, ",
                  static_cast<unsigned long long>(k.gm_read_bytes), static_cast<unsigned long long>(k.gm_write_bytes),
                  static_cast<unsigned long long>(k.scalar_gm_reads),
                  static_cast<unsigned long long>(k.scalar_gm_writes),
@@ -577,7 +716,15 @@ inline void WriteReportJson(FILE* f) {
                  static_cast<unsigned long long>(k.reg_stores), static_cast<unsigned long long>(k.reg_load_bytes),
                  static_cast<unsigned long long>(k.reg_store_bytes), static_cast<unsigned long long>(k.reg_compute),
                  static_cast<unsigned long long>(k.reg_masks), static_cast<unsigned long long>(k.vector_ub_bytes),
-                 static_cast<unsigned long long>(k.reg_cycles));
+                 static_cast<unsigned long long>(k.reg_cycles), static_cast<unsigned long long>(k.l2_read_bytes),
+                 static_cast<unsigned long long>(k.l2_write_bytes), static_cast<unsigned long long>(k.l2_modelled));
+    if (k.l2_modelled) {
+        std::fprintf(f, "\"hbm_read_bytes\": %llu, \"hbm_write_bytes\": %llu, \"l2_hits\": %llu, \"l2_misses\": %llu, ",
+                     static_cast<unsigned long long>(k.hbm_read_bytes),
+                     static_cast<unsigned long long>(k.hbm_write_bytes), static_cast<unsigned long long>(k.l2_hits),
+                     static_cast<unsigned long long>(k.l2_misses));
+    }
+    std::fprintf(f, "\"stage_cores\": [");
     const uint32_t stages = gState.stagesSeen.load();
     for (uint32_t i = 0; i < stages; ++i) {
         std::fprintf(f, "%s%u", i ? ", " : "", gState.stageCores[i].load());
@@ -605,6 +752,8 @@ inline void SyncAllBarrier() {
              "SyncAll with blockDim %u: only %u cores can be resident at once, the others would never arrive",
              g.blockDim, g.workers);
     HbBarrierAll(c);  // SyncAll's default config waits for every pipe before and after the barrier
+    c->l2.stageStart.push_back(c->l2.records.size());  // later accesses replay after every core's earlier ones
+    c->l2.open = false;
     std::unique_lock<std::mutex> lock(g.barrierMutex);
     ++c->syncCount;
     if (g.finished > 0)
@@ -663,6 +812,10 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     g.firstFinished = -1;
     for (auto& sc : g.stageCores) sc.store(0);
     g.stagesSeen.store(0);
+    g.l2Logs.clear();
+    g.l2Logs.resize(blockDim);
+    g.l2Records.store(0);
+    g.l2Overflow.store(false);
 
     std::atomic<uint32_t> next{0};
     std::vector<CoreCounters> perWorker(g.workers);
@@ -687,10 +840,14 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
             ctx.vfKernel = false;
             ctx.inRegVf = false;
             ctx.dcache.Reset(g.dcacheReserve);
+            ctx.l2 = L2Log{};
+            ctx.l2Unflushed = 0;
             tCore = &ctx;
             HbReset(&ctx);
             body();
             HbCoreEnd(&ctx);
+            FlushL2Records(&ctx);
+            g.l2Logs[idx] = std::move(ctx.l2);
             CoreFinished(&ctx);
             ctx.dirtyEnd = std::max<uint32_t>(ctx.dirtyEnd, static_cast<uint32_t>(ctx.c.ubHigh));
             tCore = nullptr;
@@ -727,6 +884,16 @@ inline void Launch(uint32_t blockDim, const std::function<void()>& body) {
     k.reg_cycles = total.regCycles;
     k.sync_all = g.completed;
     k.block_dim = blockDim;
+    k.l2_modelled = g.l2Overflow.load() ? 0 : 1;
+    const L2Counts l2 = k.l2_modelled ? ReplayL2(g.l2Logs, g.l2) : L2Counts{};
+    g.l2Logs.clear();
+    g.l2Logs.shrink_to_fit();
+    k.hbm_read_bytes = l2.readMisses * g.l2.line;
+    k.hbm_write_bytes = (l2.writeBacks + l2.dirtyLeft) * g.l2.line;
+    k.l2_read_bytes = total.gmRead + total.dcacheMiss * kGmLine;
+    k.l2_write_bytes = total.gmWrite + total.scalarWriteBytes;
+    k.l2_hits = l2.hits;
+    k.l2_misses = l2.misses;
     for (auto& a : g.gm) {
         for (uint64_t i = 0; i < a->lines; ++i) {
             k.cachelines_read += a->readLines[i].load(std::memory_order_relaxed);
@@ -757,8 +924,10 @@ inline void SimtGmStore(T* p, T v) {
     CoreCtx* c = RequireCore("SimtGmStore");
     const GmAlloc* a = CheckGm(p, sizeof(T), "SIMT GM store", "writes");
     ++c->c.scalarWrite;
+    c->c.scalarWriteBytes += sizeof(T);
     const uint64_t off = reinterpret_cast<uintptr_t>(p) - a->base;
     MarkLines(a, off, sizeof(T), true);
+    L2Store(c, a->device + off, sizeof(T));
     std::memcpy(p, &v, sizeof(T));
 }
 

@@ -103,6 +103,7 @@ inline void VF_CALL(Dim3 threads, Args... args) {
     c->inSimt = true;
     c->simtTotal = static_cast<uint32_t>(total);
     c->simtSteps.assign(total, 0);
+    c->simtAccesses.assign(total, 0);
     blockDim = AfTwinDim3Value{threads.x, threads.y, threads.z};
     for (const uint32_t linear : AfTwin::SimtOrder(static_cast<uint32_t>(total))) {
         threadIdx = AfTwinDim3Value{linear % threads.x, linear / threads.x % threads.y,

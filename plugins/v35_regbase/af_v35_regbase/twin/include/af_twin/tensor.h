@@ -110,8 +110,12 @@ public:
     void SetValue(uint64_t offset, T value) {
         AfCheck(offset, "GlobalTensor::SetValue", "writes");
         AfTwin::CoreCtx* c = AfTwin::tCore;
-        if (c) ++c->c.scalarWrite;
+        if (c) {
+            ++c->c.scalarWrite;
+            c->c.scalarWriteBytes += sizeof(T);
+        }
         AfTwin::MarkLines(alloc_, AfByteOffset() + offset * sizeof(T), sizeof(T), true);
+        AfTwin::L2Store(c, alloc_->device + AfByteOffset() + offset * sizeof(T), sizeof(T));
         AfTwin::HbScalar(c, "GlobalTensor::SetValue");
         std::memcpy(addr_ + offset, &value, sizeof(T));
     }
