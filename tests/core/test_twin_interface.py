@@ -21,6 +21,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 #: What the harness drives (namespace AfTwin).
 HARNESS = {
     "Configure",
+    "ConfigureL2",
     "RegisterGm",
     "SetGmReadOnly",
     "SetTilingKey",

@@ -4,7 +4,7 @@
 // per-case functions of af_core/codegen/kernel.py) and the twin harness (harness.cpp.j2) compile
 // and run: the device qualifiers, GM_ADDR and TILING_KEY_IS; in namespace AscendC the handful of
 // types the core's skeleton prints (TPipe, TQue, TBuf, LocalTensor, GlobalTensor) with scalar
-// element access only; in namespace AfTwin what the harness drives (Configure, RegisterGm,
+// element access only; in namespace AfTwin what the harness drives (Configure, ConfigureL2, RegisterGm,
 // SetGmReadOnly, SetTilingKey, Launch, MarkStage, WriteReportJson).
 //
 // Each core runs on its own thread; SyncAll is a barrier of all of them. Every scalar global-memory
@@ -84,6 +84,9 @@ inline int64_t& CurrentCore() {
 }
 
 inline void Configure(uint32_t /*ubSize*/, uint32_t /*dcacheReserve*/) {}
+
+// The harness passes the platform's L2 (size, line, ways); this back end models no L2, so it only has to accept it.
+inline void ConfigureL2(uint64_t /*size*/, uint32_t /*line*/, uint32_t /*ways*/) {}
 
 inline void RegisterGm(const void* base, uint64_t bytes, const char* name) {
     State().gm.push_back({static_cast<const uint8_t*>(base), bytes, name ? name : ""});
