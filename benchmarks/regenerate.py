@@ -99,6 +99,9 @@ STEPS: tuple[Step, ...] = (
     _run_benchmarks(
         "counters", "The cost model's counters against the twin's (corpus, every case that fits)"
     ),
+    _run_benchmarks(
+        "l2", "The shared L2 on the twin: bytes the cores read from it and bytes it reads from HBM (corpus)"
+    ),
     _run_benchmarks("repeat", "Twin counters across processes (corpus)"),
     Step(
         "dedup",

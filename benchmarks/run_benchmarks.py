@@ -702,6 +702,7 @@ def corpus_runs(progress: Progress) -> list[dict]:
                 raise AssertionError(f"{w.name} {case.label}: {run.describe()}")
             cases[case.label] = {
                 "measured": twin_counters(run.twin.counters),
+                "twin": dict(run.twin.counters),
                 "predicted": {n: ev.resources.get(n) for n in COUNTER_NAMES},
                 "traffic": traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info),
                 "cost": ev.cost,
@@ -763,6 +764,63 @@ def bench_counters(runs: list[dict], within: float = 0.25) -> str:
     lines = [f"- {name}: {n}/{total} case rows within +-{within:.0%}" for name, n in ok.items()]
     lines.append(f"- modelled cost against twin-counted cost: {ok_cost}/{total} within +-{within:.0%}")
     return text + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
+
+
+def bench_l2(runs: list[dict], within: float = 0.25) -> str:
+    """The twin's shared-L2 counters per corpus case that fits: the bytes the cores read from L2 against
+    what the case's counters predict for them (``read_bytes`` + 128 x ``line_fills``: DataCopy bytes and
+    data-cache fills), and the bytes L2 read from HBM (its misses), which no case predicts yet, beside the
+    distinct 128-byte lines the case read (``cachelines_read``: what HBM would deliver if L2 kept every
+    line and no line were written before it is read)."""
+    from af_core.schedule.cost import LINE_BYTES
+
+    rows = []
+    ok = modelled = total = 0
+    for r in runs:
+        for label, c in sorted(r["cases"].items()):
+            total += 1
+            p, t = c["predicted"], c["twin"]
+            predicted = (
+                None
+                if p["read_bytes"] is None or p["line_fills"] is None
+                else p["read_bytes"] + LINE_BYTES * p["line_fills"]
+            )
+            measured = t["l2_read_bytes"]
+            good = predicted is not None and (
+                (predicted == 0 and measured == 0) or (measured and abs(predicted / measured - 1) <= within)
+            )
+            ok += bool(good)
+            hbm = t.get("hbm_read_bytes") if t.get("l2_modelled") else None
+            modelled += hbm is not None
+            distinct = LINE_BYTES * t["cachelines_read"]
+            rows.append(
+                [
+                    r["name"],
+                    label,
+                    f"{predicted} / {measured} ({_ratio(predicted, measured)})",
+                    "not modelled (log bound)" if hbm is None else hbm,
+                    distinct,
+                    "-" if hbm is None or not measured else f"{hbm / measured:.2f}",
+                ]
+            )
+    text = table(
+        [
+            "workload",
+            "case",
+            "L2 -> core bytes: predicted / twin",
+            "HBM read bytes (twin)",
+            "distinct lines read x 128",
+            "HBM / L2 -> core",
+        ],
+        rows,
+    )
+    lines = [
+        f"- L2 -> core bytes: {ok}/{total} case rows predicted within +-{within:.0%}",
+        f"- HBM read bytes: modelled on {modelled}/{total} case rows (the others' L2 logs passed the twin's "
+        "bound); no case predicts them yet",
+        f"- load average at the end: {load_average()}",
+    ]
+    return text + "\n\n" + "\n".join(lines) + "\n"
 
 
 def bench_reg_cycles(runs: list[dict]) -> str:
@@ -1286,6 +1344,10 @@ SECTION_TABLE: dict[str, Callable[[Progress, argparse.Namespace], list[tuple[str
         lambda p, a: bench_selection(p),
     ),
     "counters": _counters,
+    "l2": _titled(
+        "The shared L2 on the twin: bytes the cores read from it and bytes it reads from HBM (corpus)",
+        lambda p, a: bench_l2(_corpus_runs(p)),
+    ),
     "policies": _titled(
         "Selection on the corpus: every policy's pick", lambda p, a: bench_policies(_corpus_runs(p))
     ),

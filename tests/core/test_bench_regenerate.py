@@ -49,7 +49,7 @@ def test_every_step_names_a_script_of_the_tree_and_keys_are_unique():
 def test_every_run_benchmarks_step_is_a_section_it_has():
     text = (BENCH / "run_benchmarks.py").read_text(encoding="utf-8")
     table = text[text.index("SECTION_TABLE:") : text.index("#: Sections run only")]
-    sections = set(re.findall(r'^    "([a-z]+)": ', table, re.M))
+    sections = set(re.findall(r'^    "([a-z0-9]+)": ', table, re.M))
     asked = {s.argv[-1] for s in regen.STEPS if "benchmarks/run_benchmarks.py" in s.argv}
     assert asked and asked <= sections
     extra = {"optlevel"}  # the sweep that chose the twin's optimisation level runs only when named
