@@ -115,7 +115,6 @@ the memory-based ``ReduceRegApiCall``, with the reason in ``afc explain``.
 
 from __future__ import annotations
 
-import enum
 import functools
 import hashlib
 import math
@@ -142,73 +141,73 @@ from af_core.template_api import dtypes as dt
 from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.legalize import (
     BINARY,
-    BITWISE,
     COMPARE,
     COMPARE_SCALAR,
     LOGICAL,
     TENSOR_SCALAR,
     TRUNCATE,
-    UNARY,
     Form,
     op_form,
 )
 from af_v35_regbase.api_calls.vector import compare_scalar, scalar_literal
+from af_v35_regbase.api_calls.vf_chain.ops import (
+    _F32,
+    _I16,
+    _I32,
+    _U16,
+    BITWISE_BINARY,
+    COMPOSITE,
+    RECIPROCALS,
+    REG_API,
+    VECTOR_BYTES,
+    FormKind,
+    _compares,
+    _f32_only,
+    _neg_in_own_type,
+    _promotable,
+    _widened_bytes,
+    b64_api,
+    form_kind,
+    mask_tensors,
+    step_signatures,
+)
+from af_v35_regbase.api_calls.vf_chain.ops import ROUNDS_ONCE as ROUNDS_ONCE
+from af_v35_regbase.api_calls.vf_chain.ops import bool_inputs as bool_inputs
+from af_v35_regbase.api_calls.vf_chain.reduce_facts import (
+    _REDUCE_PARAMS,
+    _REDUCE_TYPE,
+    REDUCE_KINDS,
+    REG_REDUCE,
+    UNALIGN_REGS,
+    UNALIGNED_READ_PAST,
+    reduce_apis,
+    starts_aligned,
+    stores_aligned,
+)
+from af_v35_regbase.api_calls.vf_chain.routes import (
+    _MADE_WORDS,
+    _WIDE_COMPARE,
+    FLOAT_WORDS,
+    LOW_BYTE,
+    LOW_WORDS,
+    PAIR_FLOAT,
+    SIGN_WORDS,
+    _cast_trait,
+    _low_byte,
+    _modes,
+    _route_modes,
+    _route_sizes,
+    _same_size_2b_cast,
+    _trait,
+    _widens_from_bytes,
+    _word_route,
+    register_route,
+)
 from af_v35_regbase.api_dtypes import reg_accepts
 from af_v35_regbase.reg_cost import COMPUTE, LOAD, MASK, STORE, RegInstr
 
-#: Bytes of one vector register.
-VECTOR_BYTES = 256
-#: ASCIR op -> register instruction, for the ops a run may hold (Neg is Muls by -1 as on the memory path).
-REG_API = {
-    **{op: api for op, api in UNARY.items() if op != "Rsqrt"},
-    **BINARY,
-    **{op: api for op, (api, _sign) in TENSOR_SCALAR.items()},
-    **{op: "Truncate" for op in TRUNCATE},
-    **BITWISE,
-}
-#: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
-#: memory path computes on the int16 view of the same bytes).
-BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
-#: Composite ops a run may hold (computed in float32; Exp2 also in int32 registers, :meth:`_Function.exp2`).
-COMPOSITE = {"Sigmoid", "Exp2"}
-#: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
-#: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).
-RECIPROCALS = {"Reciprocal", "Rsqrt"}
-#: Ops whose float16 / bfloat16 ``direct`` memory form a vector function may compute in float32 registers
-#: (Cast up, the op, Cast back with CAST_RINT): each float32 result is correctly rounded or exact, and
-#: float32 holds more than twice the 2-byte types' precision plus two bits, so the second rounding gives
-#: the same bits as the op rounded once in the 2-byte type -- what the memory path computes.
-ROUNDS_ONCE = frozenset(
-    {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Abs", "Sqrt", "Neg", "Relu", "Floor", "Ceil", "Round"}
-)
-_F32, _I32 = dt.float32, dt.int32
 #: element size -> the dtype name of the UpdateMask of a step (the mask type of text())
 _MASK_DTYPES = {8: "int64", 4: "float32", 2: "float16", 1: "uint8"}
-_NARROW_FLOATS = ("float16", "bfloat16")
-
-
-class FormKind(enum.Enum):
-    """The kinds of memory-path form :func:`~af_v35_regbase.api_calls.legalize.op_form` gives an op (its
-    ``Form.kind`` strings, which the memory path keeps), named once here so the register code matches on
-    members rather than on spelled-out strings; each kind with a register form has a row of
-    :data:`REGISTER_FORMS`."""
-
-    DIRECT = "direct"
-    PROMOTE = "promote"
-    WIDEN = "widen"
-    REINTERPRET = "reinterpret"
-    SPLAT = "splat"
-    RELU_MAXS = "relu_maxs"
-    CAST = "cast"
-    BITS = "bits"
-    COMPOSITE = "composite"
-    REJECT = "reject"
-
-
-def form_kind(form: Form) -> FormKind:
-    """The :class:`FormKind` of a memory-path form (a kind ``op_form`` does not make is an error here, not a
-    silent miss of every table row)."""
-    return FormKind(form.kind)
 
 
 #: Why a run of 64-bit values keeps a predicate read outside it (:meth:`VfChainRegApiCall.edge_rejection`).
@@ -270,57 +269,6 @@ def memory_call_reason(reason: str) -> str | None:
     return None
 
 
-def _cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str] | None:
-    """(name, C++ definition) of the register CastTrait for one Cast step, or None when there is none."""
-    if dst == _F32 and src.name in _NARROW_FLOATS and mode == "CAST_NONE":
-        layout, sat, rnd = "ZERO", "UNKNOWN", "UNKNOWN"
-    elif src == _F32 and dst.name in _NARROW_FLOATS and mode not in ("CAST_NONE",):
-        layout, sat, rnd = "ZERO", "NO_SAT", mode
-    elif (
-        dst == _F32
-        and src == _I32
-        and mode in ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
-    ):
-        layout, sat, rnd = "UNKNOWN", "UNKNOWN", mode
-    elif (
-        dst == _I32
-        and src == _F32
-        and mode in ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
-    ):
-        layout, sat, rnd = "UNKNOWN", "SAT", mode
-    else:
-        found = _two_byte_cast_trait(dst, src, mode) or _byte_cast_trait(dst, src, mode)
-        if found is None:
-            return None
-        layout, sat, rnd = found
-    return _trait(layout, sat, rnd)
-
-
-def _trait(layout: str, sat: str, rnd: str) -> tuple[str, str]:
-    """(name, C++ definition) of the register CastTrait with these fields and MaskMergeMode::ZEROING."""
-    name = f"kAfRegCast_{layout}_{sat}_{rnd}"
-    text = (
-        f"constexpr AscendC::Reg::CastTrait {name} = {{AscendC::Reg::RegLayout::{layout}, "
-        f"AscendC::Reg::SatMode::{sat}, AscendC::Reg::MaskMergeMode::ZEROING, AscendC::RoundMode::{rnd}}};\n"
-    )
-    return name, text
-
-
-def _promotable(op_type: str, out: dt.DType) -> bool:
-    """Whether a ``direct`` op on ``out`` may run in float32 registers with the same bits (ROUNDS_ONCE)."""
-    return out.name in _NARROW_FLOATS and op_type in ROUNDS_ONCE and reg_accepts(REG_API[op_type], _F32)
-
-
-def _f32_only(op_type: str, form: Form, out: dt.DType) -> bool:
-    """Whether a ``direct`` op has a register form in float32 only (e.g. Neg on bfloat16: register Muls
-    takes no bfloat16)."""
-    return (
-        form_kind(form) is FormKind.DIRECT
-        and _promotable(op_type, out)
-        and not reg_accepts(REG_API[op_type], out)
-    )
-
-
 @functools.lru_cache(maxsize=4096)
 def _run_facts(op_type: str, ins: tuple, out) -> tuple[bool, frozenset[int], bool]:
     """What one op brings to a run's vector step: whether it makes or reads a mask register, the element
@@ -356,30 +304,6 @@ def run_step_size(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> in
     return 4 if 4 in sizes else max(sizes, default=1)
 
 
-def bool_inputs(step: ChainStep) -> list[str]:
-    """The tensors a step reads as predicates: a Where's condition, a logical op's operands."""
-    if step.op == "Where":
-        return [step.inputs[0]]
-    return list(step.inputs) if step.op in LOGICAL else []
-
-
-def mask_tensors(steps: Sequence[ChainStep]) -> tuple[set[str], set[str]]:
-    """(the predicates the steps make, those they read that no step makes: bit-mask tiles made outside)."""
-    made = {s.output for s in steps if _makes_mask(s.op)}
-    return made, {t for s in steps for t in bool_inputs(s)} - made
-
-
-def step_signatures(steps: Sequence[ChainStep], dtype_of: Callable[[str], dt.DType]) -> list:
-    """``(op, input dtypes, output dtype)`` of each step as the fusion saw it: a predicate (a comparison's or
-    logical op's result, a Where's condition) as ``bool``, every other value its tile's dtype."""
-    out = []
-    for s in steps:
-        flags = set(bool_inputs(s))
-        ins = tuple(dt.bool_ if t in flags else dtype_of(t) for t in s.inputs)
-        out.append((s.op, ins, dt.bool_ if _makes_mask(s.op) else dtype_of(s.output)))
-    return out
-
-
 def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
     """Why an op making or reading a bool value cannot join a run, or None (Compare / Compares into a
     mask register, Where as a Select by one)."""
@@ -404,9 +328,6 @@ def _mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType) -> s
 
 
 # -- predicates in a run of 2- and 4-byte values ------------------------------------
-#: 2-byte type -> the 4-byte type its values widen to exactly (a register Cast, RegLayout::ZERO: element j of
-#: the unpacked 2-byte lanes to 4-byte lane j), in which a run holding 2- and 4-byte values compares them.
-_WIDE_COMPARE = {"float16": _F32, "bfloat16": _F32, "int16": _I32, "uint16": dt.uint32}
 
 
 def _wide_masks_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
@@ -476,39 +397,7 @@ def _unsigned_rejection(op_type: str, out: dt.DType) -> str | None:
     return None if reg_accepts(api, out) else f"the 3510 register {api} does not accept {out.name}"
 
 
-def _neg_in_own_type(op_type: str, out: dt.DType) -> bool:
-    """Whether an 8-bit op the memory path widens to int16 is the register ``Neg`` in its own type: int8 Neg
-    (memory: ``Muls(-1)`` in int16, the low byte kept), which the 3510 register ``Neg`` takes -- the
-    wrap-around negation, the same bits (-(-128) is -128 both ways). 8-bit Mul / Muls stay memory calls:
-    the register ``Mul`` / ``Muls`` take no 8-bit type."""
-    return op_type == "Neg" and out.itemsize == 1 and reg_accepts("Neg", out)
-
-
-def _widened_bytes(op_type: str, form: Form, out: dt.DType) -> bool:
-    """Whether ``op_type`` is an 8-bit Mul / Muls, which runs in registers as the memory path computes it
-    (``widen``): the bytes cast up exactly to 2-byte lanes (int8 -> int16, uint8 -> uint16 read as int16),
-    the op in int16, the product's low byte cast back (uint16 -> uint8, ``NO_SAT``), in a run whose 1-byte
-    values sit unpacked in the even byte lanes next to the 2-byte ones (``DIST_UNPACK_B8`` /
-    ``DIST_PACK_B16``). Only the even byte lanes are read and written (``RegLayout::ZERO``), so no
-    narrowing Cast's other byte lanes matter."""
-    return form_kind(form) is FormKind.WIDEN and op_type in ("Mul", "Muls") and out.itemsize == 1
-
-
-def _makes_mask(op: str) -> bool:
-    """Whether a step's result is a predicate in a mask register (a comparison or a logical op)."""
-    return _compares(op) or op in LOGICAL
-
-
 # -- 64-bit integer ops over a register pair ----------------------------------------
-def b64_api(op_type: str, out: dt.DType) -> str:
-    """The register instruction of a 64-bit op: its :data:`REG_API` one, except Neg on int64 -- the register
-    ``Neg`` (NegImpl takes int64: Duplicate of 0 and the pair Sub, five calls) rather than the memory path's
-    ``Muls`` by -1 (Duplicate and the pair Mul, seven); both are the wrap-around negation, the same bits."""
-    if op_type == "Neg" and reg_accepts("Neg", out):
-        return "Neg"
-    return REG_API.get(op_type, op_type)
-
-
 def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
     """Why an op on 64-bit data cannot join a run, or None. A run of 64-bit values holds 32 elements a step
     (one RegTraitNumOne register); the 3510 register implementation computes Add / Sub / Mul, Adds / Muls
@@ -547,203 +436,6 @@ def _b64_cast_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out
     if _word_route(form):
         return None  # 64-bit values as words (or a register pair), in a run of 4-byte values
     return _b64_reason(op_type, out)
-
-
-# -- Cast routes in registers -------------------------------------------------------
-_TO_INT_MODES = ("CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC")
-
-
-def register_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | str:
-    """The register steps of a ``cast`` form's route, or why it has none. A step is a register Cast
-    (:func:`_cast_trait`), a same-width integer reinterpretation (``VIEW``: the register read as the other
-    type, no instruction -- the memory path copies the same bits), or float16 / bfloat16 -> int32 with a
-    rounding mode as the exact Cast up to float and the Cast to int32 with that mode (the same value
-    rounded, saturated, NaN -> 0)."""
-    words = _sign_words_route(form)
-    if words is not None:
-        return words
-    out: list[tuple[dt.DType, dt.DType, str]] = []
-    for to, frm, mode in form.steps:
-        if mode == "VIEW" or _cast_trait(to, frm, mode) is not None:
-            out.append((to, frm, mode))
-        elif to == _I32 and frm.name in _NARROW_FLOATS and mode in _TO_INT_MODES:
-            out += [(_F32, frm, "CAST_NONE"), (_I32, _F32, mode)]
-        elif to == _I32 and frm == dt.int64 and mode == "CAST_NONE":
-            out.append((to, frm, LOW_WORDS))  # the low words of the dual load: no instruction
-        elif to == dt.int64 and frm == _I32 and mode == "CAST_NONE":
-            out.append((to, frm, SIGN_WORDS))  # the sign words beside it, the pair stored by the dual store
-        elif to == dt.int64 and frm == _F32 and mode == "CAST_TRUNC":
-            out.append((to, frm, FLOAT_WORDS))  # both words computed in registers, stored as the pair
-        elif to == _F32 and frm == dt.int64 and mode == "CAST_RINT":
-            out.append((to, frm, PAIR_FLOAT))  # the tile loaded as a register pair, the pair's register Cast
-        elif to == dt.uint8 and frm in (dt.int32, _U32) and mode == "CAST_NONE":
-            out.append((to, frm, LOW_BYTE))  # stored by StoreAlign DIST_PACK4_B32: no instruction
-        elif (to, frm) in _BYTE_WIDENING and mode == "CAST_NONE":
-            mid = _BYTE_WIDENING[to, frm]  # sign / zero extension in two exact steps
-            out += [(mid, frm, "CAST_NONE"), (to, mid, "CAST_NONE")]
-        else:
-            return f"Cast {frm.name} -> {to.name} ({mode}) has no register Cast here"
-    sizes = {d.itemsize for step in out for d in step[:2]}
-    if {1, 4} <= sizes and not _widens_from_bytes(out) and not _low_byte(out):
-        return (
-            f"Cast {form.steps[0][1].name} -> {form.steps[-1][0].name} narrows 4-byte values to bytes, which "
-            "no vector step holds together"
-        )
-    return tuple(out)
-
-
-#: A route step that keeps a 4-byte integer register as the uint8 of its low byte: the memory Cast's
-#: CAST_NONE keeps the low bits, which ``StoreAlign`` ``DIST_PACK4_B32`` stores (no instruction before it).
-LOW_BYTE = "LOW_BYTE"
-#: The route step int64 -> int32 (the memory Cast keeps the low 32 bits): the low words of the int64 tile,
-#: which a run of 4-byte values loads with the dual ``LoadAlign`` ``DIST_DINTLV_B32`` (64 values, 512 bytes a
-#: step: low words into one register, high words into another); no instruction of its own.
-LOW_WORDS = "LOW_WORDS"
-#: The route step int32 -> int64 (the memory Cast sign-extends): the int32 register is the low words, the
-#: high words its sign (``Mins`` with 0, ``Maxs`` with -1: -1 below 0, else 0), and the pair is stored by the
-#: dual ``StoreAlign`` ``DIST_INTLV_B32`` (64 values, 512 bytes a step) -- no 8-byte register; no op of the
-#: run reads the 64-bit value.
-SIGN_WORDS = "SIGN_WORDS"
-#: The route step float32 -> int64 with CAST_TRUNC (the memory Cast truncates and saturates, NaN -> 0): the
-#: int64's low and high words computed in float32 and int32 registers (:meth:`_Function.float_words`), stored
-#: as :data:`SIGN_WORDS`' pair is -- no 8-byte register.
-FLOAT_WORDS = "FLOAT_WORDS"
-#: The route step int64 -> float32 with CAST_RINT: the int64 tile loaded into a ``RegTraitNumTwo`` register
-#: (its ``LoadAlign`` is the dual load ``DIST_DINTLV_B32``: 64 values, 512 bytes a step) and converted by the
-#: register ``Cast<float, int64_t>`` of the pair (the 3510 sequence MaskInterleave, Interleave, two vcvt
-#: s642f32, DeInterleave: the exact 64-bit value rounded once, as the memory Cast) -- no 8-byte register of
-#: the run's lanes.
-PAIR_FLOAT = "PAIR_FLOAT"
-#: Exact integer widenings to int32 a route to 64 bits starts with (the memory path goes through float32,
-#: which holds these values exactly, and truncates: the same value).
-_TO_INT32 = {
-    dt.int8: ((dt.int16, dt.int8, "CAST_NONE"), (dt.int32, dt.int16, "CAST_NONE")),
-    dt.uint8: (
-        (dt.uint16, dt.uint8, "CAST_NONE"),
-        (dt.uint32, dt.uint16, "CAST_NONE"),
-        (dt.int32, dt.uint32, "VIEW"),
-    ),
-    dt.int16: ((dt.int32, dt.int16, "CAST_NONE"),),
-    dt.uint16: ((dt.uint32, dt.uint16, "CAST_NONE"), (dt.int32, dt.uint32, "VIEW")),
-    dt.int32: (),
-}
-
-
-#: Route steps that hold a 64-bit value as two int32 registers of words.
-_WORD_MODES = (LOW_WORDS, SIGN_WORDS, FLOAT_WORDS, PAIR_FLOAT)
-#: Route steps that make a 64-bit value as two int32 registers (stored by the dual store): no register pair
-#: of the ``RegTraitNumTwo`` type, which :data:`PAIR_FLOAT` reads, holds it.
-_MADE_WORDS = (SIGN_WORDS, FLOAT_WORDS)
-
-
-def _sign_words_route(form: Form) -> tuple[tuple[dt.DType, dt.DType, str], ...] | None:
-    """The register route of an integer Cast to int64 / uint64 whose memory route goes through floats that
-    hold the integer exactly (an 8-bit one through float16 / float32, a 16-bit one through float32) and
-    truncates: a sign or zero extension. None for any other route (int32 -> int64 and the integer widenings
-    before it are steps :func:`register_route` maps one by one). The integer widened to int32 exactly
-    (:data:`_TO_INT32`), then :data:`SIGN_WORDS` (and the view as uint64)."""
-    steps = form.steps
-    tail: tuple = ()
-    if steps and steps[-1] == (dt.uint64, dt.int64, "VIEW"):
-        steps, tail = steps[:-1], steps[-1:]
-    if len(steps) < 2 or steps[-1] != (dt.int64, _F32, "CAST_TRUNC"):
-        return None
-    src = steps[0][1]
-    floats = [to for to, _frm, mode in steps[:-1] if mode == "CAST_NONE" and to.is_float]
-    if src not in _TO_INT32 or len(floats) != len(steps) - 1:
-        return None
-    if dt.float16 in floats and src.itemsize != 1:  # float16 holds every 8-bit integer, not every 16-bit one
-        return None
-    return (*_TO_INT32[src], (dt.int64, dt.int32, SIGN_WORDS), *tail)
-
-
-def _modes(form: Form) -> frozenset[str]:
-    """The modes of a ``cast`` form's register route (empty for other forms or a route with no register
-    form)."""
-    if form_kind(form) is not FormKind.CAST:
-        return frozenset()
-    route = register_route(form)
-    return frozenset() if isinstance(route, str) else frozenset(mode for _to, _frm, mode in route)
-
-
-@functools.lru_cache(maxsize=4096)
-def _route_modes(op_type: str, ins: tuple, out) -> frozenset[str]:
-    """:func:`_modes` of an op on these dtypes; cached as :func:`_run_facts` is."""
-    ins_t, out_t = tuple(dt.get(d) for d in ins), dt.get(out)
-    if out_t.is_bool or any(d.is_bool for d in ins_t):
-        return frozenset()
-    return _modes(op_form(op_type, ins_t, out_t))
-
-
-def _word_route(form: Form) -> bool:
-    """Whether a ``cast`` form's register route holds 64-bit values only as int32 words or a RegTraitNumTwo
-    register (:data:`_WORD_MODES`): in a run of 4-byte values, with no 8-byte register of its lanes."""
-    return not _modes(form).isdisjoint(_WORD_MODES)
-
-
-def _low_byte(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
-    """Whether a route is a 4-byte integer's low byte alone (:data:`LOW_BYTE`): a value only a store reads."""
-    return len(route) == 1 and route[0][2] == LOW_BYTE
-
-
-#: int8 -> int32 and uint8 -> uint32 in two register Casts through the 2-byte integer of their sign.
-_BYTE_WIDENING = {(dt.int32, dt.int8): dt.int16, (dt.uint32, dt.uint8): dt.uint16}
-
-
-def _widens_from_bytes(route: Sequence[tuple[dt.DType, dt.DType, str]]) -> bool:
-    """Whether a route starts from a 1-byte value and only widens (or views) from there: what a vector step
-    of 4-byte values holds, the 1-byte values in every fourth byte lane (``LoadAlign`` ``DIST_UNPACK4_B8``),
-    widened by a 1 -> 2-byte Cast into the even 2-byte lanes, where a 2 -> 4-byte Cast reads them."""
-    return (
-        bool(route) and route[0][1].itemsize == 1 and all(to.itemsize >= frm.itemsize for to, frm, _ in route)
-    )
-
-
-# -- Cast pairs with 2-byte integers, float16 <-> bfloat16 ------------------------------------------
-_I16, _U16, _U32 = dt.int16, dt.uint16, dt.uint32
-
-
-def _two_byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str, str] | None:
-    """(RegLayout, SatMode, RoundMode) of a register Cast with a 2-byte integer or between float16 and
-    bfloat16, as the 3510 CastImpl groups the pairs (the trait fields each takes), chosen so the register
-    Cast gives the memory Cast's bits (af_twin ``CastValue``): float / float16 -> int16 saturate (``SAT``,
-    NaN -> 0), 4-byte -> 2-byte integers keep the low 16 bits (``NO_SAT``), bfloat16 -> float16 overflows to
-    infinity (``NO_SAT``); widening from a 2-byte integer is exact. None for any other pair (those with
-    1-byte types among them: their values would need 1-byte lanes unpacked, which vector functions do not
-    generate)."""
-    rounds = mode in _TO_INT_MODES
-    if src == _I16 and dst == _F32 and mode == "CAST_NONE":
-        return "ZERO", "UNKNOWN", "UNKNOWN"
-    if (src, dst) in ((_I16, _I32), (_U16, _U32)) and mode == "CAST_NONE":
-        return "ZERO", "UNKNOWN", "UNKNOWN"
-    if src == _F32 and dst == _I16 and rounds:
-        return "ZERO", "SAT", mode
-    if src in (_I32, _U32) and dst in (_I16, _U16) and mode == "CAST_NONE":
-        return "ZERO", "NO_SAT", "UNKNOWN"
-    if (src, dst) in ((_I16, dt.float16), (dt.float16, dt.bfloat16)) and rounds:
-        return "UNKNOWN", "UNKNOWN", mode
-    if src == dt.float16 and dst == _I16 and rounds:
-        return "UNKNOWN", "SAT", mode
-    if src == dt.bfloat16 and dst == dt.float16 and rounds:
-        return "UNKNOWN", "NO_SAT", mode
-    return None
-
-
-def _byte_cast_trait(dst: dt.DType, src: dt.DType, mode: str) -> tuple[str, str, str] | None:
-    """(RegLayout, SatMode, RoundMode) of a register Cast between a 1-byte and a 2-byte type, the 1-byte
-    values in the even byte lanes (``RegLayout::ZERO``, where ``LoadAlign`` ``DIST_UNPACK_B8`` puts them
-    and from where ``StoreAlign`` ``DIST_PACK_B16`` stores them): int8 -> int16, uint8 -> uint16 and
-    int8 / uint8 -> float16 (exact), float16 -> int8 / uint8 (``SAT``: saturating, NaN -> 0, as the memory
-    Cast), int16 / uint16 -> uint8 (``NO_SAT``: the low byte, as the memory Cast). None for other pairs
-    (a byte widened to 4 bytes takes two of these steps, :data:`_BYTE_WIDENING`)."""
-    i8, u8 = dt.int8, dt.uint8
-    if (src, dst) in ((i8, _I16), (u8, _U16), (i8, dt.float16), (u8, dt.float16)) and mode == "CAST_NONE":
-        return "ZERO", "UNKNOWN", "UNKNOWN"
-    if src == dt.float16 and dst in (i8, u8) and mode in _TO_INT_MODES:
-        return "ZERO", "SAT", mode
-    if src in (_I16, _U16) and dst == u8 and mode == "CAST_NONE":
-        return "ZERO", "NO_SAT", "UNKNOWN"
-    return None
 
 
 def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
@@ -794,30 +486,6 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
             "reads; the run also widens bytes"
         )
     return None
-
-
-def _route_sizes(form: Form) -> frozenset[int]:
-    """Element sizes the register steps of a ``cast`` form hold (its intermediates too, e.g. the float32 of
-    int16 -> float32 -> bfloat16); empty for other forms or a route with no register form."""
-    if form_kind(form) is not FormKind.CAST or not form.steps:
-        return frozenset()
-    route = register_route(form)
-    if isinstance(route, str):
-        return frozenset()
-    sizes = frozenset(d.itemsize for step in route for d in step[:2])
-    # 64-bit values of a word route are two int32 registers (loaded or stored as words), never an 8-byte one
-    return sizes - {8} if _word_route(form) else sizes
-
-
-def _same_size_2b_cast(form: Form) -> bool:
-    """Whether a ``cast`` form holds a register Cast between two 2-byte types (int16 <-> float16, float16 <->
-    bfloat16): it takes a mask and registers of 2-byte lanes, so its run holds no unpacked 2-byte values."""
-    if form_kind(form) is not FormKind.CAST or not form.steps:
-        return False
-    route = register_route(form)
-    return not isinstance(route, str) and any(
-        mode != "VIEW" and to.itemsize == frm.itemsize == 2 for to, frm, mode in route
-    )
 
 
 def _view(reg: str, to: dt.DType) -> str:
@@ -2389,55 +2057,6 @@ def _in_own_lanes(form: Form) -> bool:
     return row is not None and row.own_lanes
 
 
-#: Reduce kinds a vector function computes.
-REDUCE_KINDS = ("Sum", "Mean", "Max", "Min")
-#: Bytes past a tile's last 32-byte block that an unaligned reduce may read: ``LoadUnAlign`` at an address in
-#: block ``b`` reads blocks ``b + 1 .. b + 8``, and the last load of a group row starts in the tile's last
-#: block at most (tile rows are whole blocks).
-UNALIGNED_READ_PAST = 256
-#: ``UnalignRegForLoad`` registers a function may declare (the compiler's limit, official page of the type).
-UNALIGN_REGS = 4
-
-
-def starts_aligned(reduce: ChainReduce, dtype: dt.DType) -> bool:
-    """Whether every group row (kept inner width) or group (innermost axis) of a reduce is known to start on
-    a 32-byte block -- loaded with ``LoadAlign`` -- rather than possibly not -- loaded with ``LoadUnAlign``
-    after a ``LoadUnAlignPre``. Tile rows start on blocks; within one, a group row starts every ``inner``
-    elements, a group every ``group`` elements (one group per tile row: always at its start)."""
-    rows, group, inner = (sympy.sympify(getattr(reduce, k)) for k in ("rows", "group", "inner"))
-    per_block = 32 // dt.get(dtype).itemsize
-    if inner == 1:
-        return bool(rows == 1 or sympy.Mod(group, per_block) == 0)
-    return bool(sympy.Mod(inner, per_block) == 0)
-
-
-def stores_aligned(rows: Expr, inner: Expr, dtype: dt.DType) -> bool:
-    """Whether every result row of a reduce over a kept inner width is known to start on a 32-byte block,
-    where :meth:`_Function.reduce_text` stores it with ``StoreAlign`` (``dst0 + t * dst_pitch + a * inner``):
-    tile rows start on blocks, so one row a tile row, or rows of whole blocks. ``Reg::StoreAlign`` takes
-    32-byte aligned addresses only (the twin stops with ``ub-misaligned`` otherwise); the reduce of other
-    rows stays the memory-based ``ReduceRegApiCall``."""
-    rows, inner = sympy.sympify(rows), sympy.sympify(inner)
-    return bool(rows == 1 or sympy.Mod(inner, 32 // dtype.itemsize) == 0)
-
-
-_REDUCE_PARAMS = ("tiles", "rows", "group", "inner", "src_pitch", "dst_pitch")
-_REDUCE_TYPE = {"Sum": "SUM", "Mean": "SUM", "Max": "MAX", "Min": "MIN"}
-#: The same-type forms of ``Reg::Reduce`` the 3510 ReduceSumImpl / ReduceMaxImpl / ReduceMinImpl accept
-#: (their static_asserts; MIN takes the MAX list), as far as the twin emulates them (no 64-bit registers).
-REG_REDUCE = {
-    "SUM": frozenset({"float16", "float32", "int32", "uint32"}),
-    "MAX": frozenset({"int16", "uint16", "float16", "float32", "int32", "uint32"}),
-}
-
-
-def reduce_apis(kind: str, horizontal: bool = False) -> tuple[str, ...]:
-    """The register instructions (other than loads, stores and ``Reg::Reduce``) a reduce of ``kind``
-    issues (:func:`reduce_steps`, :func:`horizontal_steps`)."""
-    fold = ("Adds", "Add") if kind in ("Sum", "Mean") else (kind,)
-    return (*fold, *(("Select",) if horizontal else ()), *(("Muls",) if kind == "Mean" else ()))
-
-
 def horizontal_steps(kind: str, dtype: dt.DType, acc: str, tmp: str, value: str) -> tuple[str, str, str]:
     """(first, fold, reduce) of a reduce over the innermost axis, one group of ``group`` elements.
 
@@ -2485,10 +2104,6 @@ def _reduce_calls(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[Reg
         zero = "static_cast<float>(-0.0)" if dtype.is_float else f"static_cast<{dtype.cpp}>(0)"
         return RegCall("Adds", (acc, value, zero, "mask")), RegCall("Add", (acc, acc, value, "mask"))
     return RegCall(kind, (acc, value, value, "mask")), RegCall(kind, (acc, acc, value, "mask"))
-
-
-def _compares(op: str) -> bool:
-    return op in COMPARE or op in COMPARE_SCALAR
 
 
 def call_form(call: VfChainRegApiCall | _Source, step: ChainStep) -> Form:
