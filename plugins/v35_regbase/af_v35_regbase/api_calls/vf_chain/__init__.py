@@ -934,19 +934,41 @@ def _build(source: _Source, steps: Sequence[ChainStep], reduce: ChainReduce | No
 @attrs.frozen
 class RegCall:
     """One ``AscendC::Reg`` call, from which both its C++ text and its recorded instruction come (the api named
-    once): ``AscendC::Reg::api<template>(args...);``."""
+    once): ``result = AscendC::Reg::api<template>(args...);``, recorded as a
+    :class:`~af_v35_regbase.reg_cost.RegInstr` of ``dtype``."""
 
     api: str
+    #: the element type of its registers as the cost model names it (a mask type name for a mask instruction;
+    #: for a Cast, the destination)
+    dtype: str
     args: tuple[str, ...]
     template: str = ""
+    #: one of :data:`~af_v35_regbase.reg_cost.KINDS`
+    kind: str = attrs.field(default=COMPUTE, kw_only=True)
+    #: the elements it moves or computes when that is not one full vector of ``dtype``
+    elements: int | None = attrs.field(default=None, kw_only=True)
+    #: a Cast's source type name
+    src: str | None = attrs.field(default=None, kw_only=True)
+    #: a ``Compare`` / ``Compares``'s CMPMODE
+    mode: str | None = attrs.field(default=None, kw_only=True)
+    #: a block-strided ``LoadAlign`` (``DATA_BLOCK_COPY``)
+    block: bool = attrs.field(default=False, kw_only=True)
+    #: a load or store of a mask register: recorded as ``Mask<api>``, which the cost model prices as a mask move
+    of_mask: bool = attrs.field(default=False, kw_only=True)
+    #: what the call's result is assigned to (``mask``, a declared ``AscendC::Reg::MaskReg``), or nothing
+    result: str = attrs.field(default="", kw_only=True)
 
     def text(self) -> str:
         """The call as C++."""
-        return f"AscendC::Reg::{self.api}{f'<{self.template}>' if self.template else ''}({', '.join(self.args)});"
+        call = f"AscendC::Reg::{self.api}{f'<{self.template}>' if self.template else ''}({', '.join(self.args)});"
+        return f"{self.result} = {call}" if self.result else call
 
-
-#: One ``AscendC::Reg`` call in generated text: its name (a declaration of a register type is no call).
-_CALL = re.compile(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(")
+    def instr(self) -> RegInstr:
+        """The instruction the cost model counts for the call."""
+        api = f"Mask{self.api}" if self.of_mask else self.api
+        return RegInstr(
+            api, self.dtype, self.kind, self.elements, src=self.src, block=self.block, mode=self.mode
+        )
 
 
 def _counted(node: ImplNode, impl: ImplGraph) -> _Function:
@@ -982,6 +1004,36 @@ def chain_mix(node: ImplNode, impl: ImplGraph) -> tuple[reg_cost.RegMix, int]:
     return reg_cost.mix(fn.instrs), fn.lanes
 
 
+class _Writer:
+    """The text of a reduce function, piece by piece: a line of register calls is written by :meth:`calls`,
+    which records them in the function's placed calls with the loop the line runs in -- the only way a
+    call of the reduce text outside the per-vector body gets written."""
+
+    def __init__(self, fn: _Function) -> None:
+        self.fn = fn
+        self.parts: list[str] = []
+
+    def code(self, text: str) -> None:
+        """Write ``text`` (C++ other than register calls, or already recorded calls' lines) as it is."""
+        self.parts.append(text)
+
+    def calls(self, loop: str, indent: str, *calls: RegCall) -> None:
+        """Write ``calls`` on one line after ``indent``, each recorded as run once per iteration of ``loop``
+        (a key of :meth:`_Function.loop_counts`)."""
+        lines = self.fn.lines(calls, "reduce function")
+        self.fn.placed += [(loop, call) for call in calls]
+        self.parts.append(indent + " ".join(lines) + "\n")
+
+    def text(self) -> str:
+        """Everything written, in order."""
+        return "".join(self.parts)
+
+
+def _load_pre(u: str, dtype: dt.DType, at: str) -> RegCall:
+    """The ``LoadUnAlignPre`` of ``u`` at address ``at``: the 32-byte block holding it."""
+    return RegCall("LoadUnAlignPre", dtype.name, (u, at), kind=LOAD, elements=32 // dtype.itemsize)
+
+
 @attrs.frozen
 class _StepOperands:
     """What the register code of one value step reads: the step, its op and memory-path form, the dtypes of
@@ -1008,12 +1060,12 @@ class _StepOperands:
 class _Function:
     """The body of one vector function: registers, the per-step instructions, the loop around them.
 
-    Every ``AscendC::Reg`` call of the loop body goes through :meth:`emit`, which records its
-    :class:`~af_v35_regbase.reg_cost.RegInstr` (the cost model counts those); :meth:`text` refuses a
-    body holding a call that was not recorded. Most calls are written by :meth:`instr`, which renders the
-    line and the instruction from the same arguments; a reduce function's calls around the per-vector body
-    are recorded by :meth:`place` / :meth:`place_calls`. A value step's code is the ``emit`` of its form's
-    row of :data:`REGISTER_FORMS` (:meth:`_value`).
+    Every ``AscendC::Reg`` call of the loop body is a :class:`RegCall` appended by :meth:`write` (most by
+    :meth:`instr`, which makes the call from its arguments); the recorded instructions (:attr:`instrs`, which
+    the cost model counts) are those calls' and :meth:`text` writes those calls, so the two cannot differ.
+    A reduce function's calls around the per-vector body are written and recorded together by a
+    :class:`_Writer`. A value step's code is the ``emit`` of its form's row of :data:`REGISTER_FORMS`
+    (:meth:`_value`).
     """
 
     def __init__(self, call: _Source, steps: Sequence[ChainStep], reduce: ChainReduce | None = None) -> None:
@@ -1021,19 +1073,16 @@ class _Function:
         #: the element offset of a step's vector in every tile: a flat step, or (reduce) the group row's
         self.offset = "o"
         self.reduce = reduce
-        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked), with their instructions
-        self.full_loads: list[str] = []
-        self.tail_loads: list[str] = []
-        self.full_instrs: list[reg_cost.RegInstr] = []
-        self.tail_instrs: list[reg_cost.RegInstr] = []
-        #: a reduce function's calls around the per-vector body: (loop of :meth:`loop_counts`, instruction)
-        self.placed: list[tuple[str, reg_cost.RegInstr]] = []
-        #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) lines per vector and their
-        #: instructions, the LoadUnAlignPre lines per group (innermost axis, one UnalignRegForLoad per input)
+        #: a reduce's loads: of a whole vector of data, and of a tail (block-masked)
+        self.full_loads: list[RegCall] = []
+        self.tail_loads: list[RegCall] = []
+        #: a reduce function's calls around the per-vector body: (loop of :meth:`loop_counts`, call)
+        self.placed: list[tuple[str, RegCall]] = []
+        #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) calls per vector, the
+        #: LoadUnAlignPre calls per group (innermost axis, one UnalignRegForLoad per input)
         self.unaligned = reduce is not None and not starts_aligned(reduce, call.dtype_of(reduce.output))
-        self.unaligned_loads: list[str] = []
-        self.unaligned_instrs: list[reg_cost.RegInstr] = []
-        self.row_pres: list[tuple[str, reg_cost.RegInstr]] = []
+        self.unaligned_loads: list[RegCall] = []
+        self.row_pres: list[RegCall] = []
         self.uregs: list[str] = []
         #: tensor -> mask register: the predicates the steps make, and those loaded from bit-mask tiles
         self.masks: dict[str, str] = {}
@@ -1072,30 +1121,40 @@ class _Function:
         self.pairs: dict[str, str] = {}
         size = 4 if wide else max((d.itemsize for d in dtypes), default=1) if not widened else 2
         self.mask_type = {8: "int64_t", 4: "float", 2: "half", 1: "uint8_t"}[size]
-        #: lines written once before the loop (a mask store's pointer and UnalignRegForStore), and once after
-        #: it with their instructions (the StoreUnAlignPost that writes a mask store's last bytes)
+        #: lines written once before the loop (a mask store's pointer and UnalignRegForStore), and the calls
+        #: once after it (the StoreUnAlignPost that writes a mask store's last bytes)
         self.before: list[str] = []
-        self.after: list[str] = []
-        self.after_instrs: list[reg_cost.RegInstr] = []
+        self.after: list[RegCall] = []
         self.uload: str | None = None  # the UnalignRegForLoad of the 4- / 8-byte mask loads
         self.lanes = VECTOR_BYTES // size
         if reduce is None:
             self.offset = f"i * {self.lanes}"
         self.decls: list[str] = []
-        self.body: list[str] = []
+        #: the register calls of one loop iteration (of a reduce function, those of one vector's body)
+        self.body: list[RegCall] = []
         self.regs: dict[str, str] = {}  # tensor -> register
         self.mask_dtype = _MASK_DTYPES[size]
-        #: the register instructions of one loop iteration, the step's UpdateMask (written by text()) first;
-        #: of a reduce function, those of one vector's body (its masks are placed by the reduce's text)
-        self.instrs: list[reg_cost.RegInstr] = (
-            [] if reduce is not None else [RegInstr("UpdateMask", self.mask_dtype, MASK)]
+        #: the UpdateMask of a step, written by :meth:`text` at the top of the loop (a reduce function's
+        #: masks are placed by its text)
+        self.step_mask = RegCall(
+            "UpdateMask", self.mask_dtype, ("count",), self.mask_type, kind=MASK, result="mask"
         )
 
-    def emit(self, instr: reg_cost.RegInstr, line: str) -> None:
-        """Append one register call to the loop body and record its instruction (calls whose text
-        :meth:`instr` does not write: mask moves, loads and stores with distribution modes)."""
-        self.instrs.append(instr)
-        self.body.append(line)
+    @property
+    def instrs(self) -> list[reg_cost.RegInstr]:
+        """The register instructions of one loop iteration, the step's UpdateMask (written by :meth:`text`)
+        first; of a reduce function, those of one vector's body (its masks are placed by its text)."""
+        first = [] if self.reduce is not None else [self.step_mask]
+        return [call.instr() for call in [*first, *self.body]]
+
+    @property
+    def after_instrs(self) -> list[reg_cost.RegInstr]:
+        """The register instructions written once after the loop."""
+        return [call.instr() for call in self.after]
+
+    def write(self, call: RegCall) -> None:
+        """Append one register call to the loop body: its line of the text and its recorded instruction."""
+        self.body.append(call)
 
     def instr(
         self,
@@ -1109,27 +1168,35 @@ class _Function:
         mode: str | None = None,
         elements: int | None = None,
     ) -> None:
-        """Write ``AscendC::Reg::api<template>(args..., mask);`` into the loop body and record its
-        :class:`~af_v35_regbase.reg_cost.RegInstr` from the same arguments, so the instruction is named once
-        for the text and the cost model. ``dtype`` is the element type of its registers (a mask type name for
-        a mask instruction), ``src`` a Cast's source type, ``mode`` a comparison's CMPMODE, ``elements`` the
-        elements a load or store moves when not one vector of ``dtype``; ``mask`` None for a call taking none."""
+        """Write ``AscendC::Reg::api<template>(args..., mask);`` into the loop body (:meth:`write`), its
+        :class:`~af_v35_regbase.reg_cost.RegInstr` recorded from the same call, so the instruction is named
+        once for the text and the cost model. ``dtype`` is the element type of its registers (a mask type name
+        for a mask instruction), ``src`` a Cast's source type, ``mode`` a comparison's CMPMODE, ``elements``
+        the elements a load or store moves when not one vector of ``dtype``; ``mask`` None for a call taking
+        none."""
         name = dtype if isinstance(dtype, str) else dtype.name
-        call = RegCall(api, (*args, *([] if mask is None else [mask])), template)
-        recorded = RegInstr(api, name, kind, elements, src=None if src is None else src.name, mode=mode)
-        self.emit(recorded, call.text())
+        call = RegCall(
+            api,
+            name,
+            (*args, *([] if mask is None else [mask])),
+            template,
+            kind=kind,
+            elements=elements,
+            src=None if src is None else src.name,
+            mode=mode,
+        )
+        self.write(call)
 
-    def place(self, loop: str, line: str, *instrs: reg_cost.RegInstr) -> str:
-        """Record ``instrs``, the register calls of ``line``, a line a reduce function runs once per
-        iteration of ``loop`` (a key of :meth:`loop_counts`); returns the line."""
-        self.placed += [(loop, instr) for instr in instrs]
-        return line
-
-    def place_calls(self, loop: str, *calls: RegCall) -> str:
-        """:meth:`place` for computing calls of the reduce's dtype: their text on one line, each recorded
-        from the same :class:`RegCall`."""
-        dtype = self.call.dtype_of(self.reduce.output).name  # type: ignore[union-attr]
-        return self.place(loop, " ".join(c.text() for c in calls), *(RegInstr(c.api, dtype) for c in calls))
+    def lines(self, calls: Sequence[RegCall], what: str) -> list[str]:
+        """The lines of ``calls``, a list the ``what`` function writes, refused when an entry is not a
+        :class:`RegCall` (a line written around :meth:`write` would not be counted)."""
+        recorded = sum(isinstance(call, RegCall) for call in calls)
+        if recorded != len(calls):
+            raise CodegenError(
+                f"node '{self.call.node.name}': the {what} writes {len(calls)} register calls but records "
+                f"{recorded} instructions (write each through _Function.write / instr)"
+            )
+        return [call.text() for call in calls]
 
     def loop_counts(self, reduce: ChainReduce) -> dict[str, Expr]:
         """How often each loop of the reduce function (:meth:`reduce_text`, :meth:`horizontal_text`) runs
@@ -1166,21 +1233,16 @@ class _Function:
 
     def reduce_parts(self) -> list[tuple[str, list[reg_cost.RegInstr]]]:
         """Every register instruction of a reduce function's text, by the loop it runs in."""
-        parts = [("vector", self.instrs), ("full", self.full_instrs), ("tail", self.tail_instrs)]
-        parts.append(("vector", self.unaligned_instrs))
+        parts = [
+            ("vector", self.instrs),
+            ("full", [call.instr() for call in self.full_loads]),
+            ("tail", [call.instr() for call in self.tail_loads]),
+            ("vector", [call.instr() for call in self.unaligned_loads]),
+        ]
         loops = sorted({loop for loop, _ in self.placed})
-        return parts + [(loop, [i for where, i in self.placed if where == loop]) for loop in loops]
-
-    def _checked(self, text: str) -> str:
-        """``text`` (a reduce function's body), refused when it holds a register call not recorded."""
-        calls = len(_CALL.findall(text))
-        recorded = sum(len(instrs) for _loop, instrs in self.reduce_parts())
-        if calls != recorded:
-            raise CodegenError(
-                f"node '{self.call.node.name}': the reduce function writes {calls} register calls but records "
-                f"{recorded} instructions (append through _Function.emit / place)"
-            )
-        return text
+        return parts + [
+            (loop, [call.instr() for where, call in self.placed if where == loop]) for loop in loops
+        ]
 
     def reg(self, dtype: dt.DType) -> str:
         name = f"r{len(self.decls)}"
@@ -1232,13 +1294,18 @@ class _Function:
         elif self.reduce is not None:
             # a whole vector of data: the contiguous load; a tail: only the 32-byte blocks the mask reaches
             # (nothing past the data), at the documented half rate of the block-strided load
-            self.full_loads.append(f"AscendC::Reg::LoadAlign({r}, {ptr} + {self.offset});")
-            self.full_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD))
+            at = f"{ptr} + {self.offset}"
+            self.full_loads.append(RegCall("LoadAlign", dtype.name, (r, at), kind=LOAD))
             self.tail_loads.append(
-                f"AscendC::Reg::LoadAlign<{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY>"
-                f"({r}, {ptr} + {self.offset}, 1u, mask);"
+                RegCall(
+                    "LoadAlign",
+                    dtype.name,
+                    (r, at, "1u", "mask"),
+                    f"{dtype.cpp}, AscendC::Reg::DataCopyMode::DATA_BLOCK_COPY",
+                    kind=LOAD,
+                    block=True,
+                )
             )
-            self.tail_instrs.append(RegInstr("LoadAlign", dtype.name, LOAD, block=True))
         elif self.bytes_unpacked and dtype.itemsize == 1:
             self.instr(
                 "LoadAlign",
@@ -1288,22 +1355,18 @@ class _Function:
         :meth:`VfChainRegApiCall.read_past_tiles`), which the masked instructions never read."""
         assert self.reduce is not None
         per_group = sympy.sympify(self.reduce.inner) == 1 and len(self.call.node.inputs) <= UNALIGN_REGS
-        pre = RegInstr("LoadUnAlignPre", dtype.name, LOAD, elements=32 // dtype.itemsize)
-        load = RegInstr("LoadUnAlign", dtype.name, LOAD)
+        at = f"{ptr} + {self.offset}"
         if per_group:
             u = f"u{len(self.uregs)}"
             self.uregs.append(u)
-            self.row_pres.append(
-                (f"AscendC::Reg::LoadUnAlignPre({u}, {ptr} + t * src_pitch + a * group);", pre)
-            )
+            row = f"{ptr} + t * src_pitch + a * group"
+            self.row_pres.append(_load_pre(u, dtype, row))
         else:
             if not self.uregs:
                 self.uregs.append("u0")
             u = self.uregs[0]
-            self.unaligned_loads.append(f"AscendC::Reg::LoadUnAlignPre({u}, {ptr} + {self.offset});")
-            self.unaligned_instrs.append(pre)
-        self.unaligned_loads.append(f"AscendC::Reg::LoadUnAlign({r}, {u}, {ptr} + {self.offset});")
-        self.unaligned_instrs.append(load)
+            self.unaligned_loads.append(_load_pre(u, dtype, at))
+        self.unaligned_loads.append(RegCall("LoadUnAlign", dtype.name, (r, u, at), kind=LOAD))
 
     def _mask_bytes(self, what: str) -> int:
         """Bytes of the bit-mask tile one vector step covers (one bit per element), refused where no mask
@@ -1331,9 +1394,12 @@ class _Function:
         self.masks[tensor] = m
         if per_step >= 16:
             dist = "DIST_NORM" if per_step == 32 else "DIST_US"
-            self.emit(
-                RegInstr("MaskLoadAlign", dt.uint8.name, LOAD, elements=per_step),
-                f"AscendC::Reg::LoadAlign<uint8_t, AscendC::Reg::MaskDist::{dist}>({m}, {ptr} + i * {per_step});",
+            at = f"{ptr} + i * {per_step}"
+            template = f"uint8_t, AscendC::Reg::MaskDist::{dist}"
+            self.write(
+                RegCall(
+                    "LoadAlign", dt.uint8.name, (m, at), template, kind=LOAD, elements=per_step, of_mask=True
+                )
             )
             return
         if self.uload is None:
@@ -1361,9 +1427,18 @@ class _Function:
         m = self.masks[tensor]
         if per_step >= 16:
             dist = "DIST_NORM" if per_step == 32 else "DIST_PACK"
-            self.emit(
-                RegInstr("MaskStoreAlign", dt.uint8.name, STORE, elements=per_step),
-                f"AscendC::Reg::StoreAlign<uint8_t, AscendC::Reg::MaskDist::{dist}>({ptr} + i * {per_step}, {m});",
+            at = f"{ptr} + i * {per_step}"
+            template = f"uint8_t, AscendC::Reg::MaskDist::{dist}"
+            self.write(
+                RegCall(
+                    "StoreAlign",
+                    dt.uint8.name,
+                    (at, m),
+                    template,
+                    kind=STORE,
+                    elements=per_step,
+                    of_mask=True,
+                )
             )
             return
         if per_step != 8:
@@ -1375,13 +1450,9 @@ class _Function:
             f"AscendC::Reg::UnalignRegForStore {ureg};",
         ]
         u32 = dt.uint32.name
-        self.emit(
-            RegInstr("MaskStoreUnAlign", u32, STORE), f"AscendC::Reg::StoreUnAlign({bits}, {m}, {ureg});"
-        )
-        self.after.append(
-            f"AscendC::Reg::StoreUnAlignPost<uint32_t, AscendC::Reg::PostLiteral::POST_MODE_NORMAL>({bits}, {ureg}, 0);"
-        )
-        self.after_instrs.append(RegInstr("MaskStoreUnAlignPost", u32, STORE))
+        self.write(RegCall("StoreUnAlign", u32, (bits, m, ureg), kind=STORE, of_mask=True))
+        post = "uint32_t, AscendC::Reg::PostLiteral::POST_MODE_NORMAL"
+        self.after.append(RegCall("StoreUnAlignPost", u32, (bits, ureg, "0"), post, kind=STORE, of_mask=True))
 
     def store(self, tensor: str, ptr: str) -> None:
         if tensor in self.masks:
@@ -1457,9 +1528,8 @@ class _Function:
             # a 1 -> 2-byte Cast of the quartered bytes: the mask of the 2-byte lanes they widen into
             if not self.halves:
                 self.halves = True
-                self.emit(
-                    RegInstr("UpdateMask", dt.uint16.name, MASK),
-                    "mask16 = AscendC::Reg::UpdateMask<uint16_t>(halves);",
+                self.write(
+                    RegCall("UpdateMask", dt.uint16.name, ("halves",), "uint16_t", kind=MASK, result="mask16")
                 )
             mask = "mask16"
         self.instr("Cast", to, dst, src, template=f"{to.cpp}, {frm.cpp}, {trait}", mask=mask, src=frm)
@@ -1840,13 +1910,9 @@ class _Function:
         )
 
     def text(self) -> str:
-        calls = sum("AscendC::Reg::" in line for line in self.body)  # one call a line (mask16 = ... too)
-        if calls != len(self.instrs) - 1:
-            raise CodegenError(
-                f"node '{self.call.node.name}': the vector function writes {calls} register calls but records "
-                f"{len(self.instrs) - 1} instructions (append through _Function.emit)"
-            )
-        inner = "\n".join(f"        {line}" for line in self.body)
+        """The function body of a run with no reduce: the registers, then the loop over ``count`` in vector
+        steps -- the step's UpdateMask, the body's calls -- with the lines once before and after it."""
+        inner = "\n".join(f"        {line}" for line in self.lines(self.body, "vector function"))
         return (
             "{\n"
             + self._declarations(*(["mask16"] if self.halves else []))
@@ -1854,26 +1920,28 @@ class _Function:
             + ("    uint32_t halves = count * 2u;\n" if self.halves else "")
             + f"    const uint32_t repeats = (count + {self.lanes - 1}u) / {self.lanes}u;\n"
             + "    for (uint32_t i = 0; i < repeats; ++i) {\n"
-            + f"        mask = AscendC::Reg::UpdateMask<{self.mask_type}>(count);\n"
+            + f"        {self.step_mask.text()}\n"
             + inner
             + "\n    }\n"
-            + "".join(f"    {line}\n" for line in self.after)
+            + "".join(f"    {line}\n" for line in self.lines(self.after, "vector function"))
             + "}\n"
         )
 
     def _reduce_body(self, whole: str, indent: str) -> str:
         """The loads (contiguous when ``whole``, the C++ condition that the step's vector is all data, else
         block-masked) and the steps of one vector of a reduce."""
+        what = "reduce function"
         loads = (
             [f"if ({whole}) {{"]
-            + [f"    {line}" for line in self.full_loads]
+            + [f"    {line}" for line in self.lines(self.full_loads, what)]
             + ["} else {"]
-            + [f"    {line}" for line in self.tail_loads]
+            + [f"    {line}" for line in self.lines(self.tail_loads, what)]
             + ["}"]
             if self.full_loads
             else []
         )
-        return "\n".join(f"{indent}{line}" for line in [*loads, *self.unaligned_loads, *self.body])
+        lines = [*loads, *self.lines(self.unaligned_loads, what), *self.lines(self.body, what)]
+        return "\n".join(f"{indent}{line}" for line in lines)
 
     def _ureg_declarations(self) -> str:
         """The ``UnalignRegForLoad`` registers of an unaligned reduce's loads."""
@@ -1886,25 +1954,10 @@ class _Function:
         value = self.regs[reduce.input]
         acc = self.reg(dtype)
         start, fold_in = _reduce_calls(kind, dtype, acc, value)
-        first, fold = self.place_calls("first", start), self.place_calls("fold", fold_in)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= inner", " " * 16)
-        scale = (
-            f"            {self.place_calls('chunk', RegCall('Muls', (acc, acc, 'scale', 'mask')))}\n"
-            if kind == "Mean"
-            else ""
-        )
-        update = self.place(
-            "chunk",
-            f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n",
-            RegInstr("UpdateMask", self.mask_dtype, MASK),
-        )
-        store = self.place(
-            "chunk",
-            f"            AscendC::Reg::StoreAlign(dst0 + t * dst_pitch + a * inner + c * {lanes}u, {acc}, mask);\n",
-            RegInstr("StoreAlign", dtype.name, STORE),
-        )
-        return self._checked(
+        out = _Writer(self)
+        out.code(
             "{\n"
             + self._declarations()
             + self._ureg_declarations()
@@ -1913,23 +1966,24 @@ class _Function:
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
             + "        uint32_t left = inner;\n"
             + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
-            + update
-            + "            for (uint32_t g = 0; g < group; ++g) {\n"
+        )
+        out.calls("chunk", " " * 12, self._update_mask("mask", "left"))
+        out.code(
+            "            for (uint32_t g = 0; g < group; ++g) {\n"
             + f"                const uint32_t o = t * src_pitch + (a * group + g) * inner + c * {lanes}u;\n"
             + inner
             + "\n                if (g == 0) {\n"
-            + f"                    {first}\n"
-            + "                } else {\n"
-            + f"                    {fold}\n"
-            + "                }\n"
-            + "            }\n"
-            + scale
-            + store
-            + "        }\n"
-            + "    }\n"
-            + "    }\n"
-            + "}\n"
         )
+        out.calls("first", " " * 20, start)
+        out.code("                } else {\n")
+        out.calls("fold", " " * 20, fold_in)
+        out.code("                }\n" + "            }\n")
+        if kind == "Mean":
+            out.calls("chunk", " " * 12, RegCall("Muls", dtype.name, (acc, acc, "scale", "mask")))
+        at = f"dst0 + t * dst_pitch + a * inner + c * {lanes}u"
+        out.calls("chunk", " " * 12, RegCall("StoreAlign", dtype.name, (at, acc, "mask"), kind=STORE))
+        out.code("        }\n" + "    }\n" + "    }\n" + "}\n")
+        return out.text()
 
     def horizontal_text(self, reduce: ChainReduce) -> str:
         """The function body of a run ending in a reduce over the innermost axis (:func:`horizontal_steps`)."""
@@ -1938,62 +1992,55 @@ class _Function:
         value = self.regs[reduce.input]
         acc, tmp, res = self.reg(dtype), self.reg(dtype), self.reg(dtype)
         start, fold_in = _horizontal_calls(kind, dtype, acc, tmp, value)
-        first, fold = self.place_calls("first", start), self.place_calls("fold", *fold_in)
         lanes = self.lanes
         inner = self._reduce_body(f"(c + 1u) * {self.lanes}u <= group", " " * 12)
-        scale = (
-            f"        {self.place_calls('row', RegCall('Muls', (res, res, 'scale', 'one')))}\n"
-            if kind == "Mean"
-            else ""
+        out = _Writer(self)
+        out.code("{\n" + self._declarations("full") + self._ureg_declarations())
+        one = RegCall(
+            "CreateMask",
+            self.mask_dtype,
+            (),
+            f"{self.mask_type}, AscendC::Reg::MaskPattern::VL1",
+            kind=MASK,
+            result="AscendC::Reg::MaskReg one",
         )
-        mask = RegInstr("UpdateMask", self.mask_dtype, MASK)
-        one = self.place(
-            "launch",
-            f"    AscendC::Reg::MaskReg one = AscendC::Reg::CreateMask<{self.mask_type}, "
-            "AscendC::Reg::MaskPattern::VL1>();\n",
-            RegInstr("CreateMask", self.mask_dtype, MASK),
-        )
-        head = self.place("row", f"        full = AscendC::Reg::UpdateMask<{self.mask_type}>(head);\n", mask)
-        update = self.place(
-            "chunk", f"            mask = AscendC::Reg::UpdateMask<{self.mask_type}>(left);\n", mask
-        )
-        reducer = RegCall("Reduce", (res, acc, "full"), f"AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}")
-        lanes_folded = f"        {self.place_calls('row', reducer)}\n"
-        store = self.place(
-            "row",
-            f"        AscendC::Reg::StoreAlign<{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B"
-            f"{8 * dtype.itemsize}>(dst0 + t * dst_pitch + a, {res}, one);\n",
-            RegInstr("StoreAlign", dtype.name, STORE, elements=1),
-        )
-        return self._checked(
-            "{\n"
-            + self._declarations("full")
-            + self._ureg_declarations()
-            + one
-            + f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
+        out.calls("launch", " " * 4, one)
+        out.code(
+            f"    const uint32_t chunks = (group + {lanes - 1}u) / {lanes}u;\n"
             + "    for (uint32_t t = 0; t < tiles; ++t) {\n"
             + "    for (uint32_t a = 0; a < rows; ++a) {\n"
             + "        uint32_t head = group;\n"
-            + head
-            + "".join(self.place("row", f"        {line}\n", instr) for line, instr in self.row_pres)
-            + "        uint32_t left = group;\n"
-            + "        for (uint32_t c = 0; c < chunks; ++c) {\n"
-            + update
-            + f"            const uint32_t o = t * src_pitch + a * group + c * {lanes}u;\n"
+        )
+        out.calls("row", " " * 8, self._update_mask("full", "head"))
+        for pre in self.row_pres:
+            out.calls("row", " " * 8, pre)
+        out.code("        uint32_t left = group;\n" + "        for (uint32_t c = 0; c < chunks; ++c) {\n")
+        out.calls("chunk", " " * 12, self._update_mask("mask", "left"))
+        out.code(
+            f"            const uint32_t o = t * src_pitch + a * group + c * {lanes}u;\n"
             + inner
             + "\n            if (c == 0) {\n"
-            + f"                {first}\n"
-            + "            } else {\n"
-            + f"                {fold}\n"
-            + "            }\n"
-            + "        }\n"
-            + lanes_folded
-            + scale
-            + store
-            + "    }\n"
-            + "    }\n"
-            + "}\n"
         )
+        out.calls("first", " " * 16, start)
+        out.code("            } else {\n")
+        out.calls("fold", " " * 16, *fold_in)
+        out.code("            }\n" + "        }\n")
+        reducer = f"AscendC::Reg::ReduceType::{_REDUCE_TYPE[kind]}"
+        out.calls("row", " " * 8, RegCall("Reduce", dtype.name, (res, acc, "full"), reducer))
+        if kind == "Mean":
+            out.calls("row", " " * 8, RegCall("Muls", dtype.name, (res, res, "scale", "one")))
+        first = f"{dtype.cpp}, AscendC::Reg::StoreDist::DIST_FIRST_ELEMENT_B{8 * dtype.itemsize}"
+        store = RegCall(
+            "StoreAlign", dtype.name, ("dst0 + t * dst_pitch + a", res, "one"), first, kind=STORE, elements=1
+        )
+        out.calls("row", " " * 8, store)
+        out.code("    }\n" + "    }\n" + "}\n")
+        return out.text()
+
+    def _update_mask(self, mask: str, count: str) -> RegCall:
+        """``mask = UpdateMask<T>(count)``: the mask of the next ``count`` elements of the function's step
+        type."""
+        return RegCall("UpdateMask", self.mask_dtype, (count,), self.mask_type, kind=MASK, result=mask)
 
 
 @attrs.frozen
@@ -2081,7 +2128,10 @@ def _horizontal_calls(
     ``tmp``, then a Select of it into ``acc`` under the vector's mask)."""
     first, _fold = _reduce_calls(kind, dtype, acc, value)
     op = "Add" if kind in ("Sum", "Mean") else kind
-    return first, (RegCall(op, (tmp, acc, value, "mask")), RegCall("Select", (acc, tmp, acc, "mask")))
+    return first, (
+        RegCall(op, dtype.name, (tmp, acc, value, "mask")),
+        RegCall("Select", dtype.name, (acc, tmp, acc, "mask")),
+    )
 
 
 def reduce_steps(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[str, str]:
@@ -2102,8 +2152,13 @@ def _reduce_calls(kind: str, dtype: dt.DType, acc: str, value: str) -> tuple[Reg
     """The calls of :func:`reduce_steps`' first and fold."""
     if kind in ("Sum", "Mean"):
         zero = "static_cast<float>(-0.0)" if dtype.is_float else f"static_cast<{dtype.cpp}>(0)"
-        return RegCall("Adds", (acc, value, zero, "mask")), RegCall("Add", (acc, acc, value, "mask"))
-    return RegCall(kind, (acc, value, value, "mask")), RegCall(kind, (acc, acc, value, "mask"))
+        return (
+            RegCall("Adds", dtype.name, (acc, value, zero, "mask")),
+            RegCall("Add", dtype.name, (acc, acc, value, "mask")),
+        )
+    return RegCall(kind, dtype.name, (acc, value, value, "mask")), RegCall(
+        kind, dtype.name, (acc, acc, value, "mask")
+    )
 
 
 def call_form(call: VfChainRegApiCall | _Source, step: ChainStep) -> Form:
