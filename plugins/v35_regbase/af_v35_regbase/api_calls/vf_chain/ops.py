@@ -40,7 +40,7 @@ REG_API = {
 #: Bitwise ops of two operands (a register And / Or / Xor in the tile's own integer type: the bits the
 #: memory path computes on the int16 view of the same bytes).
 BITWISE_BINARY = frozenset(op for op in BITWISE if op != "BitwiseNot")
-#: Composite ops a run may hold (computed in float32; Exp2 also in int32 registers, :meth:`_Function.exp2`).
+#: Composite ops a run may hold (computed in float32; Exp2 also in int32 registers, :func:`values.exp2`).
 COMPOSITE = {"Sigmoid", "Exp2"}
 #: Ops with no register instruction that a run computes in float32 from ones that exist: Reciprocal as a
 #: Div of a register of ones, Rsqrt as Sqrt then that Div (the memory path's Reciprocal / Rsqrt in float).

@@ -4,7 +4,7 @@ result rows start on 32-byte blocks (:func:`starts_aligned`, :func:`stores_align
 
 Three sides read these facts -- the legality of a fused reduce (:meth:`VfChainRegApiCall.reduce_rejection`),
 the padding a launch claims (:meth:`VfChainRegApiCall.read_past_tiles`) and the reduce's code
-(:meth:`_Function.reduce_text`, its loads) -- and they depend on no register form, so they sit apart from
+(:mod:`reduce_text`, the loads) -- and they depend on no register form, so they sit apart from
 all three.
 """
 
@@ -39,7 +39,7 @@ def starts_aligned(reduce: ChainReduce, dtype: dt.DType) -> bool:
 
 def stores_aligned(rows: Expr, inner: Expr, dtype: dt.DType) -> bool:
     """Whether every result row of a reduce over a kept inner width is known to start on a 32-byte block,
-    where :meth:`_Function.reduce_text` stores it with ``StoreAlign`` (``dst0 + t * dst_pitch + a * inner``):
+    where :func:`reduce_text.reduce_text` stores it with ``StoreAlign`` (``dst0 + t * dst_pitch + a * inner``):
     tile rows start on blocks, so one row a tile row, or rows of whole blocks. ``Reg::StoreAlign`` takes
     32-byte aligned addresses only (the twin stops with ``ub-misaligned`` otherwise); the reduce of other
     rows stays the memory-based ``ReduceRegApiCall``."""
@@ -59,6 +59,6 @@ REG_REDUCE = {
 
 def reduce_apis(kind: str, horizontal: bool = False) -> tuple[str, ...]:
     """The register instructions (other than loads, stores and ``Reg::Reduce``) a reduce of ``kind``
-    issues (:func:`reduce_steps`, :func:`horizontal_steps`)."""
+    issues (:func:`reduce_text.reduce_steps`, :func:`reduce_text.horizontal_steps`)."""
     fold = ("Adds", "Add") if kind in ("Sum", "Mean") else (kind,)
     return (*fold, *(("Select",) if horizontal else ()), *(("Muls",) if kind == "Mean" else ()))

@@ -128,7 +128,7 @@ LOW_WORDS = "LOW_WORDS"
 #: run reads the 64-bit value.
 SIGN_WORDS = "SIGN_WORDS"
 #: The route step float32 -> int64 with CAST_TRUNC (the memory Cast truncates and saturates, NaN -> 0): the
-#: int64's low and high words computed in float32 and int32 registers (:meth:`_Function.float_words`), stored
+#: int64's low and high words computed in float32 and int32 registers (:func:`b64.float_words`), stored
 #: as :data:`SIGN_WORDS`' pair is -- no 8-byte register.
 FLOAT_WORDS = "FLOAT_WORDS"
 #: The route step int64 -> float32 with CAST_RINT: the int64 tile loaded into a ``RegTraitNumTwo`` register
