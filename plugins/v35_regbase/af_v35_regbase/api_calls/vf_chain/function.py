@@ -4,10 +4,10 @@ text and the declarations.
 Every ``AscendC::Reg`` call a function writes is a :class:`RegCall`, from which both its line of C++ and its
 recorded :class:`~af_v35_regbase.reg_cost.RegInstr` come: the body is a list of calls, not of lines, so what
 the cost model counts is what the text holds by construction, and nothing reads the text back. The families
-of code -- loads and stores (:func:`load`, :func:`store`), Casts (:mod:`casts`), 64-bit words (:mod:`b64`), value steps
+of code -- loads and stores (:mod:`moves`), Casts (:mod:`casts`), 64-bit words (:mod:`b64`), value steps
 (:mod:`values`), predicates (:mod:`predicates`), the reduce text (:mod:`reduce_text`) -- are functions of
 their own modules taking the :class:`_Function`. This module knows none of them, nor the table of register
-forms: the step layout it follows is chosen by the builder (:func:`step_layout`), so every family can
+forms: the step layout it follows is chosen by the builder (:func:`build.step_layout`), so every family can
 build on it without an import cycle.
 """
 
@@ -86,7 +86,7 @@ class RegCall:
 @attrs.frozen
 class StepLayout:
     """How one vector step of a function holds its values, chosen from its steps' forms by
-    :func:`step_layout`."""
+    :func:`build.step_layout`."""
 
     #: the element size one step covers a register of: 4 when the function holds 4-byte values, else its
     #: largest (2 for an 8-bit Mul / Muls computed in int16 lanes)
@@ -131,7 +131,7 @@ class _Function:
         self.uregs: list[str] = []
         #: tensor -> mask register: the predicates the steps make, and those loaded from bit-mask tiles
         self.masks: dict[str, str] = {}
-        #: predicates read from bit-mask tiles made outside the function (:func:`load_mask`)
+        #: predicates read from bit-mask tiles made outside the function (:func:`moves.load_mask`)
         self.mask_reads = mask_tensors(steps)[1]
         self.mixed = layout.mixed
         self.bytes_unpacked = layout.bytes_unpacked

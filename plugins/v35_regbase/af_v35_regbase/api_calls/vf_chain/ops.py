@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from af_core.template_api import ChainStep
 from af_core.template_api import dtypes as dt
@@ -24,6 +25,7 @@ from af_v35_regbase.api_calls.legalize import (
     TRUNCATE,
     UNARY,
     Form,
+    op_form,
 )
 from af_v35_regbase.api_dtypes import reg_accepts
 
@@ -61,7 +63,7 @@ class FormKind(enum.Enum):
     """The kinds of memory-path form :func:`~af_v35_regbase.api_calls.legalize.op_form` gives an op (its
     ``Form.kind`` strings, which the memory path keeps), named once here so the register code matches on
     members rather than on spelled-out strings; each kind with a register form has a row of
-    :data:`REGISTER_FORMS`."""
+    :data:`forms.REGISTER_FORMS`."""
 
     DIRECT = "direct"
     PROMOTE = "promote"
@@ -157,3 +159,18 @@ def step_signatures(steps: Sequence[ChainStep], dtype_of: Callable[[str], dt.DTy
         ins = tuple(dt.bool_ if t in flags else dtype_of(t) for t in s.inputs)
         out.append((s.op, ins, dt.bool_ if _makes_mask(s.op) else dtype_of(s.output)))
     return out
+
+
+class Typed(Protocol):
+    """What knows the dtypes of a chain node's tensors: the ApiCall generating it, or the source of a
+    function built without one."""
+
+    def dtype_of(self, tensor: str) -> dt.DType:
+        """The dtype of one of the node's tensors."""
+        ...
+
+
+def call_form(call: Typed, step: ChainStep) -> Form:
+    """The memory-path form of one step, which its register code mirrors."""
+    ins = tuple(call.dtype_of(t) for t in step.inputs)
+    return op_form(step.op, ins, call.dtype_of(step.output))

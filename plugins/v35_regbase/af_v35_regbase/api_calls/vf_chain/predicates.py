@@ -2,7 +2,7 @@
 ``Compares`` into a ``MaskReg``), Where (``Select`` by one) and the logical ops on them.
 
 These steps have no row of the table of register forms -- their legality is the mask rules of
-``_mask_rejection`` -- so they are written here, beside the value steps rather than among them.
+:mod:`legality` -- so they are written here, beside the value steps rather than among them.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 ``Reg::Reduce`` forms the 3510 takes, the instructions each kind issues, and whether group rows start and
 result rows start on 32-byte blocks (:func:`starts_aligned`, :func:`stores_aligned`).
 
-Three sides read these facts -- the legality of a fused reduce (:meth:`VfChainRegApiCall.reduce_rejection`),
-the padding a launch claims (:meth:`VfChainRegApiCall.read_past_tiles`) and the reduce's code
-(:mod:`reduce_text`, the loads) -- and they depend on no register form, so they sit apart from
-all three.
+Three sides read these facts -- the legality of a fused reduce (:func:`legality.reduce_rejection`), the
+padding a launch claims (:meth:`VfChainRegApiCall.read_past_tiles`) and the reduce's code
+(:mod:`reduce_text`, the loads of :mod:`moves`) -- and they depend on no register form, so they sit apart
+from all three.
 """
 
 from __future__ import annotations

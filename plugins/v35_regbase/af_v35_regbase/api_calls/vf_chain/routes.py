@@ -247,7 +247,7 @@ def _modes(form: Form) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _route_modes(op_type: str, ins: tuple, out) -> frozenset[str]:
-    """:func:`_modes` of an op on these dtypes; cached as :func:`_run_facts` is."""
+    """:func:`_modes` of an op on these dtypes; cached as :func:`legality._run_facts` is."""
     ins_t, out_t = tuple(dt.get(d) for d in ins), dt.get(out)
     if out_t.is_bool or any(d.is_bool for d in ins_t):
         return frozenset()

@@ -1,4 +1,4 @@
-"""The code of value steps: the function each row of :data:`REGISTER_FORMS` names as its ``emit`` --
+"""The code of value steps: the function each row of :data:`forms.REGISTER_FORMS` names as its ``emit`` --
 ``(fn, operands) -> register``, writing a step's register instructions the way its memory-path form
 computes it -- and the instruction sequences those share (:func:`apply`, :func:`exp2`, :func:`reciprocal`).
 
@@ -63,7 +63,7 @@ class _StepOperands:
 
     @property
     def kind(self) -> FormKind:
-        """The kind of the step's memory-path form: its row of :data:`REGISTER_FORMS`."""
+        """The kind of the step's memory-path form: its row of :data:`forms.REGISTER_FORMS`."""
         return form_kind(self.form)
 
 
@@ -178,7 +178,7 @@ def in_float32(fn: _Function, s: _StepOperands) -> str:
 
 
 def in_own_type(fn: _Function, s: _StepOperands) -> str:
-    """The register instruction in the op's dtype (``direct``, ``bits``, :data:`UNSIGNED_FORMS`)."""
+    """The register instruction in the op's dtype (``direct``, ``bits``, :data:`forms.UNSIGNED_FORMS`)."""
     return apply(fn, s.op, s.srcs, s.out, s.value)
 
 
