@@ -2,8 +2,9 @@
 the Cast of a ``RegTraitNumTwo`` register pair to float32 (:data:`routes.PAIR_FLOAT`), and the int32 words
 of a Cast to int64 (:data:`routes.SIGN_WORDS`, :data:`routes.FLOAT_WORDS`) in a run of 4-byte values.
 
-The Cast routes to and from 64 bits (:func:`values.cast_route`) and the ``direct`` row's 64-bit ops call these;
-they are kept apart from the plain Casts because they are sequences of their own over words and pairs.
+The Cast routes to and from 64 bits (:func:`values.cast_route`) and the ``direct`` row's 64-bit ops call
+these; they are kept apart from the plain Casts because they are sequences of their own over words and
+pairs.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def pair_cast(fn: _Function, tensor: str) -> str:
     pair = fn.pairs.get(tensor)
     if pair is None:
         raise fn.error(
-            f"the int64 value {tensor!r} is not a loaded register pair; a Cast from int64 to a float reads a tile"
+            f"the int64 value {tensor!r} is not a loaded register pair; a Cast from int64 to a float reads "
+            "a tile"
         )
     trait = define_trait(fn, *_trait("ZERO", "UNKNOWN", "CAST_RINT"))
     dst = fn.reg(_F32)

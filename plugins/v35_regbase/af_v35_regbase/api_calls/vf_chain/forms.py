@@ -162,8 +162,8 @@ def _b64_reason(op_type: str, out: dt.DType) -> str:
 
 
 def _b64_pair_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.DType) -> str | None:
-    """The 64-bit legality of the :data:`B64_FORMS` rows: the op's register instruction (:func:`ops.b64_api`) in
-    its own 64-bit type, one sequence over a register pair."""
+    """The 64-bit legality of the :data:`B64_FORMS` rows: the op's register instruction
+    (:func:`ops.b64_api`) in its own 64-bit type, one sequence over a register pair."""
     if any(d != out for d in ins) or not reg_accepts(b64_api(op_type, out), out):
         return _b64_reason(op_type, out)
     return None

@@ -65,7 +65,8 @@ class RegCall:
     mode: str | None = attrs.field(default=None, kw_only=True)
     #: a block-strided ``LoadAlign`` (``DATA_BLOCK_COPY``)
     block: bool = attrs.field(default=False, kw_only=True)
-    #: a load or store of a mask register: recorded as ``Mask<api>``, which the cost model prices as a mask move
+    #: a load or store of a mask register: recorded as ``Mask<api>``, which the cost model prices as a mask
+    #: move
     of_mask: bool = attrs.field(default=False, kw_only=True)
     #: what the call's result is assigned to (``mask``, a declared ``AscendC::Reg::MaskReg``), or nothing
     result: str = attrs.field(default="", kw_only=True)
@@ -121,7 +122,8 @@ class _Function:
         #: a reduce's loads: of a whole vector of data, and of a tail (block-masked)
         self.full_loads: list[RegCall] = []
         self.tail_loads: list[RegCall] = []
-        #: a reduce function's calls around the per-vector body: (loop of :func:`reduce_text.loop_counts`, call)
+        #: a reduce function's calls around the per-vector body: (loop of :func:`reduce_text.loop_counts`,
+        #: call)
         self.placed: list[tuple[str, RegCall]] = []
         #: a reduce over groups not known to start aligned: its LoadUnAlign(Pre) calls per vector, the
         #: LoadUnAlignPre calls per group (innermost axis, one UnalignRegForLoad per input)
@@ -137,7 +139,8 @@ class _Function:
         self.bytes_unpacked = layout.bytes_unpacked
         self.bytes_quartered = layout.bytes_quartered
         self.halves = False
-        #: tensor -> the 4-byte integer type whose register holds it as its low bytes (:data:`routes.LOW_BYTE`)
+        #: tensor -> the 4-byte integer type whose register holds it as its low bytes
+        #: (:data:`routes.LOW_BYTE`)
         self.low_bytes: dict[str, dt.DType] = {}
         #: tensor -> (low words, high words): a 64-bit value made by :data:`routes.SIGN_WORDS` or
         #: :data:`routes.FLOAT_WORDS`, stored as the pair

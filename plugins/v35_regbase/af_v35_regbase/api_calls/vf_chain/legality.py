@@ -4,7 +4,7 @@ function's vector steps (element sizes, masks, unpacked bytes), for predicates c
 for a reduce ending a run -- with every reason an op stays a memory-based call
 (:data:`MEMORY_CALL_REASONS`).
 
-The scheduler asks these through :class:`VfChainRegApiCall` before any code exists; they read the
+The scheduler asks these through :class:`api_call.VfChainRegApiCall` before any code exists; they read the
 table (:mod:`forms`) and the Cast routes (:mod:`routes`) and write no code, so the code generation can ask
 them too (:func:`run_step_size`) without the rules knowing the code.
 """
@@ -101,8 +101,9 @@ MEMORY_CALL_REASONS: dict[str, tuple[str, str]] = {
         "other than a 4-byte integer's low byte: such a byte would come out of the odd 2-byte lanes a "
         "narrowing Cast leaves, which the documentation does not define. Between bytes and 4-byte types "
         "vector functions widen bytes loaded into every fourth byte lane (LoadAlign DIST_UNPACK4_B8, "
-        ":func:`routes._widens_from_bytes`) and store a 4-byte integer's low bytes (StoreAlign DIST_PACK4_B32, "
-        ":data:`routes.LOW_BYTE`); no elementwise op of the plugin's table falls in this gap today",
+        ":func:`routes._widens_from_bytes`) and store a 4-byte integer's low bytes (StoreAlign "
+        "DIST_PACK4_B32, :data:`routes.LOW_BYTE`); no elementwise op of the plugin's table falls in this gap "
+        "today",
     ),
 }
 
@@ -116,7 +117,7 @@ def memory_call_reason(reason: str) -> str | None:
 
 
 # -- one op ---------------------------------------------------------------------------
-def op_rejection(op_type: str, in_dtypes, out_dtype) -> str | None:
+def op_rejection(op_type: str, in_dtypes: Sequence[dt.DType | str], out_dtype: dt.DType | str) -> str | None:
     """Why ``op_type`` on these dtypes cannot join a register vector function, or None when it can."""
     ins = tuple(dt.get(d) for d in in_dtypes)
     out = dt.get(out_dtype)
@@ -139,8 +140,9 @@ def _b64_rejection(op_type: str, form: Form, ins: tuple[dt.DType, ...], out: dt.
     whose results are the memory path's 64-bit wrap-around values (Compare / Compares / Select of 64-bit data
     go through :func:`_mask_rejection`). A Cast between int64 and uint64 is a register view (the memory path
     copies the same bits); the other Casts to and from 64 bits hold the 64-bit values as int32 words or a
-    RegTraitNumTwo register in a run of 4-byte values (:data:`routes._WORD_MODES`). Each is the 64-bit legality
-    (``wide``) of its form's row of :data:`forms.REGISTER_FORMS`; a form with no such row has no 64-bit form."""
+    RegTraitNumTwo register in a run of 4-byte values (:data:`routes._WORD_MODES`). Each is the 64-bit
+    legality (``wide``) of its form's row of :data:`forms.REGISTER_FORMS`; a form with no such row has no
+    64-bit form."""
     row = REGISTER_FORMS.get(form_kind(form))
     if row is None or row.wide is None:
         return _b64_reason(op_type, out)
@@ -380,7 +382,12 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
 
 
 # -- a reduce ending a run -------------------------------------------------------------------------
-def reduce_rejection(kind: str, dtype, view, ops) -> str | None:
+def reduce_rejection(
+    kind: str,
+    dtype: dt.DType | str,
+    view: tuple[object, object, object],
+    ops: Sequence[tuple[str, Sequence[dt.DType | str], dt.DType | str]],
+) -> str | None:
     """Why a reduce of ``kind`` over ``dtype`` tiles viewed as ``view`` = ``(rows, group, inner)``
     cannot end a run of ``ops`` (empty: the reduce alone) in one vector function, or None when it can.
 
@@ -388,7 +395,7 @@ def reduce_rejection(kind: str, dtype, view, ops) -> str | None:
     innermost axis (``inner`` 1) the group is accumulated lane-wise and folded by ``Reg::Reduce``
     (:func:`reduce_text.horizontal_steps`). Group rows or groups known to start on 32-byte blocks are loaded
     with ``LoadAlign`` (block-masked for a tail, b8 / b16 / b32), the others with the unaligned
-    ``LoadUnAlign`` (:func:`reduce_facts.starts_aligned`, :meth:`VfChainRegApiCall.read_past_tiles`);
+    ``LoadUnAlign`` (:func:`reduce_facts.starts_aligned`, :meth:`api_call.VfChainRegApiCall.read_past_tiles`);
     the run's vector step must be one register of ``dtype`` (no unpacked 2-byte values)."""
     red = dt.get(dtype)
     rows, group, inner = (sympy.sympify(v) for v in view)
@@ -414,9 +421,9 @@ def reduce_rejection(kind: str, dtype, view, ops) -> str | None:
     if not ops:
         return None
     widths: set[int] = set()
-    for op_type, ins, out in ops:
-        ins = tuple(dt.get(d) for d in ins)
-        out = dt.get(out)
+    for op_type, in_dtypes, out_dtype in ops:
+        ins = tuple(dt.get(d) for d in in_dtypes)
+        out = dt.get(out_dtype)
         widths.update(d.itemsize for d in (*ins, out) if not d.is_bool)
         form = op_form(op_type, ins, out)
         if _computes_in_float32(form) or op_type in RECIPROCALS or _f32_only(op_type, form, out):

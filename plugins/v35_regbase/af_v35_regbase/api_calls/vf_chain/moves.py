@@ -3,7 +3,7 @@ values, as words or a register pair, or a reduce's block-masked and unaligned lo
 back to its tile, and the predicates moved between mask registers and bit-mask tiles.
 
 A mask move must agree with the fusion's plan of the run (:func:`legality.run_step_size`), so this family
-sits above the legality rules, which the rest of the code needs not know.
+sits above the legality rules, which no other family of code needs.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from af_v35_regbase.reg_cost import LOAD, MASK, STORE
 def load(fn: _Function, tensor: str, ptr: str) -> None:
     """The load of input ``tensor`` (at pointer ``ptr``) into its register, in the form the function's step
     layout holds it: a predicate from its bit-mask tile (:func:`load_mask`), 64-bit values as a register pair
-    or as int32 words, a reduce's loads by vector and tail, 1- and 2-byte values unpacked next to wider ones."""
+    or as int32 words, a reduce's loads by vector and tail, 1- and 2-byte values unpacked next to wider
+    ones."""
     if tensor in fn.mask_reads:
         load_mask(fn, tensor, ptr)
         return
@@ -114,7 +115,7 @@ def _load_unaligned(fn: _Function, r: str, dtype: dt.DType, ptr: str) -> None:
     (each input its own register, at most :data:`reduce_facts.UNALIGN_REGS`) serves all of them; otherwise
     (kept inner width: the next load is another group row) each load has its own ``LoadUnAlignPre`` into one
     shared register. Unmasked: the lanes past the data hold the bytes after it (the tile's padding,
-    :meth:`VfChainRegApiCall.read_past_tiles`), which the masked instructions never read."""
+    :meth:`api_call.VfChainRegApiCall.read_past_tiles`), which the masked instructions never read."""
     assert fn.reduce is not None
     per_group = sympy.sympify(fn.reduce.inner) == 1 and len(fn.source.node.inputs) <= UNALIGN_REGS
     at = f"{ptr} + {fn.offset}"
@@ -206,8 +207,8 @@ def _mask_bytes(fn: _Function, what: str) -> int:
     steps = step_signatures(fn.source.node.attrs["steps"], fn.source.dtype_of)
     if run_step_size(steps) != size:
         raise fn.error(
-            f"the function steps by {size}-byte elements but its ops by {run_step_size(steps)}-byte ones; the "
-            f"{what} would not match the fusion's plan"
+            f"the function steps by {size}-byte elements but its ops by {run_step_size(steps)}-byte ones; "
+            f"the {what} would not match the fusion's plan"
         )
     return fn.lanes // 8
 

@@ -90,7 +90,8 @@ def logical(fn: _Function, step: ChainStep) -> None:
     missing = [t for t in step.inputs if t not in fn.masks]
     if missing:
         raise fn.error(
-            f"{op} '{step.name}' reads {missing[0]!r}, which no comparison or logical op of this function makes"
+            f"{op} '{step.name}' reads {missing[0]!r}, which no comparison or logical op of this function "
+            "makes"
         )
     m = f"m{len(fn.masks)}"
     srcs = ", ".join(fn.masks[t] for t in step.inputs)

@@ -3,7 +3,7 @@
 result rows start on 32-byte blocks (:func:`starts_aligned`, :func:`stores_aligned`).
 
 Three sides read these facts -- the legality of a fused reduce (:func:`legality.reduce_rejection`), the
-padding a launch claims (:meth:`VfChainRegApiCall.read_past_tiles`) and the reduce's code
+padding a launch claims (:meth:`api_call.VfChainRegApiCall.read_past_tiles`) and the reduce's code
 (:mod:`reduce_text`, the loads of :mod:`moves`) -- and they depend on no register form, so they sit apart
 from all three.
 """
@@ -39,10 +39,10 @@ def starts_aligned(reduce: ChainReduce, dtype: dt.DType) -> bool:
 
 def stores_aligned(rows: Expr, inner: Expr, dtype: dt.DType) -> bool:
     """Whether every result row of a reduce over a kept inner width is known to start on a 32-byte block,
-    where :func:`reduce_text.reduce_text` stores it with ``StoreAlign`` (``dst0 + t * dst_pitch + a * inner``):
-    tile rows start on blocks, so one row a tile row, or rows of whole blocks. ``Reg::StoreAlign`` takes
-    32-byte aligned addresses only (the twin stops with ``ub-misaligned`` otherwise); the reduce of other
-    rows stays the memory-based ``ReduceRegApiCall``."""
+    where :func:`reduce_text.reduce_text` stores it with ``StoreAlign``
+    (``dst0 + t * dst_pitch + a * inner``): tile rows start on blocks, so one row a tile row, or rows of
+    whole blocks. ``Reg::StoreAlign`` takes 32-byte aligned addresses only (the twin stops with
+    ``ub-misaligned`` otherwise); the reduce of other rows stays the memory-based ``ReduceRegApiCall``."""
     rows, inner = sympy.sympify(rows), sympy.sympify(inner)
     return bool(rows == 1 or sympy.Mod(inner, 32 // dtype.itemsize) == 0)
 

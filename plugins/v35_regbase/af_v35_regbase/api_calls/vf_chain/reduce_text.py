@@ -3,9 +3,11 @@ and vectors around the run's body, the accumulator started and folded in the mem
 (:func:`reduce_steps`, :func:`horizontal_steps`), its result stored -- and how often each loop runs
 (:func:`loop_counts`), which the cost model multiplies the calls of each loop by (:func:`reduce_parts`).
 
-Every register call of this text is written through a :class:`_Writer`, which records the call with its
-loop as it writes its line: the calls the cost model counts are the ones the text holds by construction.
-The reduce text is kept apart from the loop of :meth:`function._Function.text` because its loops, masks and
+Every register call of this text comes from a recorded list: the run's body and loads are the function's
+lists of calls, rendered from the lists :func:`reduce_parts` reads, and each call around them is written by a
+:class:`_Writer`, which records it with its loop as it writes its line. So the calls the cost model counts
+are the ones the text holds by construction, and a list entry that is not a call is refused, naming the
+node. The reduce text is kept apart from the loop of :meth:`function._Function.text` because its loops, masks and
 stores are its own.
 """
 
@@ -160,7 +162,8 @@ def horizontal_text(fn: _Function, reduce: ChainReduce) -> str:
 
 
 def _update_mask(fn: _Function, mask: str, count: str) -> RegCall:
-    """``mask = UpdateMask<T>(count)``: the mask of the next ``count`` elements of the function's step type."""
+    """``mask = UpdateMask<T>(count)``: the mask of the next ``count`` elements of the function's step
+    type."""
     return RegCall("UpdateMask", fn.mask_dtype, (count,), fn.mask_type, kind=MASK, result=mask)
 
 
