@@ -2,9 +2,9 @@
 1-byte to 4-byte types.
 
 Each Cast pair the memory path routes through int16 <-> float32 / float16, 2-byte <-> 4-byte integers,
-float16 <-> bfloat16 (``vf_chain._two_byte_cast_trait``) or 1-byte <-> 2-byte steps (the 1-byte values in
-the even byte lanes, ``vf_chain._byte_cast_trait``; next to 4-byte values in every fourth byte lane,
-``vf_chain._widens_from_bytes``) is a register ``Cast`` in SIMD / SK-like vector
+float16 <-> bfloat16 (``vf_chain.routes._two_byte_cast_trait``) or 1-byte <-> 2-byte steps (the 1-byte values in
+the even byte lanes, ``vf_chain.routes._byte_cast_trait``; next to 4-byte values in every fourth byte lane,
+``vf_chain.routes._widens_from_bytes``) is a register ``Cast`` in SIMD / SK-like vector
 functions. Each runs on the twin
 against the same graph compiled with the Cast kept a memory-based call: both must give the same bits at the
 edges (NaN, infinities, -0, .5 ties, values out of the target's range, the integer extremes), and the

@@ -403,7 +403,7 @@ def truncated_int64(values: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("src", ["float32", "float16", "bfloat16"])
 def test_a_float_to_int64_is_two_words_computed_in_registers(template, src):
     """float32 (float16 / bfloat16 cast up exactly first) -> int64, truncated: the words computed in float32
-    and int32 registers (``_Function.float_words``: the int32 Cast below 2^31; above, floor(t / 2^32) and the
+    and int32 registers (``vf_chain.b64.float_words``: the int32 Cast below 2^31; above, floor(t / 2^32) and the
     exact remainder) and stored by the dual store. The memory path's bits and numpy's at the edges
     (saturation past 2^63, infinities, NaN -> 0), the reference on random shapes, predicted counters."""
     g = GraphBuilder(f"wide64_float_{src}")

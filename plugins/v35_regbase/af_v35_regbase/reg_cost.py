@@ -63,7 +63,8 @@ plus the stores.
 **Adding an instruction**: add its row to :data:`RATES` (or a rule in
 :func:`issue` when one call issues several hardware instructions) and the
 same figure to the twin's ``RegRate``; record it where the code is written
-(``_Function.emit`` / ``_Function.place`` in the vector-chain ApiCall, or a
+(a ``RegCall`` through ``_Function.instr`` / ``write`` or the reduce text's
+writer in the vector-chain package ``api_calls/vf_chain``, or a
 :class:`RegInstr` list of one's own ApiCall, as the register tile gather's
 ``gather_vf_step``) and return :func:`launch_counters` (one loop) or
 :func:`loop_counters` (several) from its ``predicted_counters``.
@@ -166,7 +167,7 @@ CAST_RATES: dict[tuple[str, str], int] = {
 MASK_LOGIC_CYCLES = {"And": 1, "Or": 1, "Xor": 1, "Not": 1}
 #: ``MaskPack`` / ``MaskUnPack`` inside a 64-bit sequence: table 5 lists Pack and UnPack at 1 cycle each.
 MASK_PACK_CYCLES = 1
-#: Moves of a predicate between a mask register and its bit-mask tile (``_Function.load_mask`` /
+#: Moves of a predicate between a mask register and its bit-mask tile (``moves.load_mask`` /
 #: ``store_mask``): cycles of one call. Table 3 (MaskReg数据搬入): ``LoadAlign`` of a mask 1, ``MaskGenWithRegTensor`` 4;
 #: table 4 (MaskReg数据搬出): ``StoreAlign`` and ``StoreUnAlign`` of a mask 1; table 5: ``UnPack`` 1; table 2:
 #: ``StoreUnAlignPost`` b32 8 elements (one 32-byte block) a cycle, and it writes at most one block: 1.

@@ -1,6 +1,6 @@
 """The register-form table (``vf_chain.REGISTER_FORMS``) is the one place that decides both whether an op of a
 memory-path form kind joins a vector function (``VfChainRegApiCall.rejection``) and what code computes it
-there (``_Function._value``): removing a kind's row must make both refuse the ops that kind served, so the
+there (``build._value``): removing a kind's row must make both refuse the ops that kind served, so the
 legality and the code generation cannot drift apart."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which runs move a predicate across their edge, and at which mask size (``VfChainRegApiCall.edge_rejection``,
 ``run_step_size``): the fusion asks these before any code exists, so they must agree with the functions
-code generation writes (``_Function`` refuses a mask move whose step size differs from ``run_step_size``)."""
+code generation writes (``moves`` refuses a mask move whose step size differs from ``run_step_size``)."""
 
 from __future__ import annotations
 

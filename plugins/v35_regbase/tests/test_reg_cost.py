@@ -17,6 +17,7 @@ import sympy
 from af_v35_regbase import reg_cost
 from af_v35_regbase.api_calls.indirect_load import register_gather_rejection
 from af_v35_regbase.api_calls.vf_chain import REG_REDUCE, VfChainRegApiCall, _build, _Source, chain_mix
+from af_v35_regbase.api_calls.vf_chain.reduce_text import horizontal_text, reduce_parts, reduce_text
 from af_v35_regbase.api_dtypes import REG_ROWS
 from af_v35_regbase.reg_cost import COMPUTE, LOAD, MASK, STORE, RegInstr, RegMix
 
@@ -332,14 +333,14 @@ def test_a_reduce_function_counts_each_call_times_its_loop(inner, group, instruc
 def test_a_reduce_functions_recorded_instructions_are_the_written_ones(inner):
     node, impl, reduce = _reduce_chain(inner, 72)
     fn = _build(_Source(node, impl, lambda *_: None), node.attrs["steps"], reduce)
-    text = fn.reduce_text(reduce) if inner > 1 else fn.horizontal_text(reduce)
+    text = reduce_text(fn, reduce) if inner > 1 else horizontal_text(fn, reduce)
     written = re.findall(r"AscendC::Reg::(\w+)(?:<[^;()]*>)?\(", text)
-    recorded = [instr.api for _loop, instrs in fn.reduce_parts() for instr in instrs]
+    recorded = [instr.api for _loop, instrs in reduce_parts(fn) for instr in instrs]
     assert sorted(written) == sorted(recorded) and "StoreAlign" in recorded
     fn = _build(_Source(node, impl, lambda *_: None), node.attrs["steps"], reduce)
     fn.body.append("AscendC::Reg::Adds(r1, r1, 1.0f, mask);")
     with pytest.raises(CodegenError, match="reduce function writes"):
-        fn.reduce_text(reduce) if inner > 1 else fn.horizontal_text(reduce)
+        reduce_text(fn, reduce) if inner > 1 else horizontal_text(fn, reduce)
 
 
 #: every register Cast pair the twin emulates: (source, destination)
