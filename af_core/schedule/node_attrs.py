@@ -49,6 +49,10 @@ def _scalar(value: object) -> bool:
     return isinstance(value, (int, float, sympy.Basic)) and not isinstance(value, bool)
 
 
+#: the check of a size attribute (an int or a formula of the sizes) and what it asks for
+_SIZE = (_size, "a size")
+
+
 @attrs.frozen
 class RoleAttrs:
     """Base of the classes of :data:`ROLE_ATTRS`: reading one from a node, checked."""
@@ -97,9 +101,9 @@ class LoadRowsAttrs(RoleAttrs):
     role: ClassVar[Role] = Role.LOAD_ROWS
     kinds: ClassVar[Mapping[str, tuple[Any, str]]] = {
         "view": (_view, "a view (af_core.schedule.rowtiles.view_of)"),
-        "first_row": (_size, "a size"),
-        "rows": (_size, "a size"),
-        "pitch": (_size, "a size"),
+        "first_row": _SIZE,
+        "rows": _SIZE,
+        "pitch": _SIZE,
     }
 
     #: the GM view (``view_of``'s dict: inner sizes and strides, outer sizes and strides, offset)
@@ -115,7 +119,7 @@ class VectorOpAttrs(RoleAttrs):
 
     role: ClassVar[Role] = Role.VECTOR_OP
     kinds: ClassVar[Mapping[str, tuple[Any, str]]] = {
-        "count": (_size, "a size"),
+        "count": _SIZE,
         "value": (_scalar, "a number"),
         "inplace": (_text, "a tile name"),
         "scratch": (_names, "tile names"),
@@ -138,12 +142,12 @@ class ReduceAttrs(RoleAttrs):
     role: ClassVar[Role] = Role.REDUCE
     kinds: ClassVar[Mapping[str, tuple[Any, str]]] = {
         "kind": (_text, "a reduce kind (Sum, Mean, Max, Min, Prod)"),
-        "rows": (_size, "a size"),
-        "group": (_size, "a size"),
-        "inner": (_size, "a size"),
-        "tiles": (_size, "a size"),
-        "src_pitch": (_size, "a size"),
-        "dst_pitch": (_size, "a size"),
+        "rows": _SIZE,
+        "group": _SIZE,
+        "inner": _SIZE,
+        "tiles": _SIZE,
+        "src_pitch": _SIZE,
+        "dst_pitch": _SIZE,
     }
 
     kind: str
@@ -162,10 +166,10 @@ class StoreRowsAttrs(RoleAttrs):
 
     role: ClassVar[Role] = Role.STORE_ROWS
     kinds: ClassVar[Mapping[str, tuple[Any, str]]] = {
-        "gm_offset": (_size, "a size"),
-        "count": (_size, "a size"),
-        "rows": (_size, "a size"),
-        "pitch": (_size, "a size"),
+        "gm_offset": _SIZE,
+        "count": _SIZE,
+        "rows": _SIZE,
+        "pitch": _SIZE,
     }
 
     gm_offset: Size

@@ -142,11 +142,7 @@ class VfChainRegApiCall(ApiCall):
         if "reduce" in node.attrs:
             return self._reduce_call(steps)
         lines: list[str] = []
-        in_vars = []
-        for name in node.inputs:
-            take, var = ctx.use(name)
-            lines.append(take)
-            in_vars.append(var)
+        in_vars = self._take_inputs(lines)
         by_step = {s.output: s for s in steps}
         ready = set(node.inputs)
         out_vars = []
@@ -163,16 +159,21 @@ class VfChainRegApiCall(ApiCall):
         lines += [ctx.finish(name) for name in node.outputs]
         return "\n".join(line for line in lines if line)
 
+    def _take_inputs(self, lines: list[str]) -> list[str]:
+        """The variables of the node's input tiles, appending to ``lines`` the code that takes each."""
+        in_vars = []
+        for name in self.node.inputs:
+            take, var = self.ctx.use(name)
+            lines.append(take)
+            in_vars.append(var)
+        return in_vars
+
     def _reduce_call(self, steps: Sequence[ChainStep]) -> str:
         """The launch of a vector function that computes the run and reduces its last value."""
         ctx, node = self.ctx, self.node
         red = node.attrs["reduce"]
         lines: list[str] = []
-        in_vars = []
-        for name in node.inputs:
-            take, var = ctx.use(name)
-            lines.append(take)
-            in_vars.append(var)
+        in_vars = self._take_inputs(lines)
         (out,) = node.outputs
         make, out_var = ctx.produce(out)
         lines.append(make)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import sympy
 
@@ -330,18 +330,24 @@ def _wide_mask_rejection(op_type: str, ins: tuple[dt.DType, ...], out: dt.DType)
 
 
 # -- bytes next to wider values -----------------------------------------------------------
+def _byte_ops(
+    ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]],
+) -> Iterator[tuple[str, tuple[dt.DType, ...], dt.DType, Form]]:
+    """The ops of a run that read or make 1-byte values: (op, input dtypes, output dtype, memory form)."""
+    for op_type, ins, out in ops:
+        ins_t = tuple(dt.get(d) for d in ins)
+        out_t = dt.get(out)
+        if any(d.itemsize == 1 for d in (*ins_t, out_t)):
+            yield op_type, ins_t, out_t, op_form(op_type, ins_t, out_t)
+
+
 def _byte_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType]]) -> str | None:
     """Why ops holding 1- and 2-byte values cannot share a run, or None. Such a run steps over 128
     elements: its 2-byte values fill whole registers, its 1-byte ones sit in the even byte lanes (loaded
     ``DIST_UNPACK_B8``, stored ``DIST_PACK_B16``), which only the register Casts between the two sizes
     (:func:`routes._byte_cast_trait`) and reinterpretations read: any other op on 1-byte data starts a new
     run."""
-    for op_type, ins, out in ops:
-        ins_t = tuple(dt.get(d) for d in ins)
-        out_t = dt.get(out)
-        if all(d.itemsize != 1 for d in (*ins_t, out_t)):
-            continue
-        form = op_form(op_type, ins_t, out_t)
+    for op_type, _ins, out_t, form in _byte_ops(ops):
         if form_kind(form) is not FormKind.CAST and not _widened_bytes(op_type, form, out_t):
             return (
                 f"{op_type} on 1-byte data next to 2-byte values: the 1-byte values sit unpacked in the even "
@@ -357,12 +363,7 @@ def _quarter_run_rejection(ops: Sequence[tuple[str, Sequence[dt.DType], dt.DType
     low byte (:func:`routes._low_byte`), which stays in its 4-byte register until ``StoreAlign``
     ``DIST_PACK4_B32`` stores it, so no op of the run may read it (a run widening bytes makes none)."""
     reads = makes = False
-    for op_type, ins, out in ops:
-        ins_t = tuple(dt.get(d) for d in ins)
-        out_t = dt.get(out)
-        if all(d.itemsize != 1 for d in (*ins_t, out_t)):
-            continue
-        form = op_form(op_type, ins_t, out_t)
+    for op_type, ins_t, out_t, form in _byte_ops(ops):
         route = register_route(form) if form_kind(form) is FormKind.CAST else None
         if isinstance(route, tuple) and _widens_from_bytes(route):
             reads = True
