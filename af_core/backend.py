@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast, overload
 
 from af_core.errors import PluginError, Unsupported
 from af_core.registry import get_registry
@@ -253,8 +253,7 @@ def _members(protocol: type) -> frozenset[str]:
     """The attributes and methods a protocol class names (its own and its bases')."""
     names: set[str] = set()
     for klass in protocol.__mro__:
-        if klass is object or klass is Protocol or klass.__name__ in ("Generic",):
-            continue
-        names |= {n for n in vars(klass) if not n.startswith("_")}
-        names |= set(getattr(klass, "__annotations__", {}))
+        if klass not in (object, Protocol, Generic):
+            names |= {n for n in vars(klass) if not n.startswith("_")}
+            names |= set(vars(klass).get("__annotations__", {}))
     return frozenset(names)
