@@ -315,15 +315,8 @@ class Registry:
     def entries(self, kind: str) -> list[Entry]:
         return self.of_kind(kind).entries()
 
-    def entries_in_order(self, kind: str) -> list[Entry]:
-        """Entries in registration order (plugin load order, then each plugin's own order)."""
-        return self.of_kind(kind).in_order()
-
     def names(self, kind: str) -> list[str]:
         return self.of_kind(kind).names()
-
-    def table(self, kind: str) -> Mapping[str, Any]:
-        return {e.name: e.value for e in self.of_kind(kind).entries()}
 
     @property
     def load_errors(self) -> list[LoadError]:
@@ -333,7 +326,7 @@ class Registry:
         """Build every deferred registration now; one load error per entry whose build fails."""
         failed = []
         for kind in self.KINDS:
-            for entry in self.entries_in_order(kind):
+            for entry in self.of_kind(kind).in_order():
                 try:
                     entry.value  # noqa: B018 - building it is the point
                 except PluginError as exc:
