@@ -18,7 +18,8 @@ import attrs
 from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
-from af_core.schedule.cost import BYTES_PER_CYCLE, COUNTER_NAMES
+from af_core.schedule.cost import COUNTER_NAMES, time_terms
+from af_core.schedule.time_model import PS_PER_NS, TERMS, TimeEstimate
 from af_core.schedule.scheduler import ScheduleResult
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
@@ -58,22 +59,33 @@ class ContributionRow:
 
 
 #: Column headers of the predicted-counter table (:attr:`ExplainReport.counters`).
-COUNTER_HEADERS = ("key", "case", *COUNTER_NAMES, f"reg_cycles x {BYTES_PER_CYCLE} B (not in cost)")
+COUNTER_HEADERS = (
+    "key",
+    "case",
+    *COUNTER_NAMES,
+    *(f"{term} ns" for term in TERMS),
+    "estimated ns",
+    "bound by",
+)
 
 
 @attrs.frozen
 class CounterRow:
     """A fitting case's predicted counters at the shape (:data:`~af_core.schedule.cost.COUNTER_NAMES` order;
-    None: the case does not predict that counter) and its register cycles as bytes
-    (:data:`~af_core.schedule.cost.BYTES_PER_CYCLE` each; an estimate beside the cost, not in it)."""
+    None: the case does not predict that counter) and the terms of its estimated time
+    (:mod:`af_core.schedule.time_model`; None when it predicts no counters: its cost is its own formula)."""
 
     tiling_key: int
     case: str
     values: tuple[int | None, ...]
-    reg_cycle_bytes: int | None
+    terms: TimeEstimate | None
 
     def cells(self) -> tuple[object, ...]:
-        return (self.tiling_key, self.case, *self.values, self.reg_cycle_bytes)
+        t = self.terms
+        if t is None:
+            return (self.tiling_key, self.case, *self.values, *(None,) * (len(TERMS) + 2))
+        ns = tuple(f"{getattr(t, term) / PS_PER_NS:.1f}" for term in TERMS)
+        return (self.tiling_key, self.case, *self.values, *ns, f"{t.total / PS_PER_NS:.1f}", t.bound_by())
 
 
 @attrs.frozen
@@ -123,8 +135,8 @@ class ExplainReport:
         if self.counters:
             lines += [
                 "",
-                "Predicted counters (the modelled cost is made of them; the register cycles are an estimate "
-                f"beside it, shown as bytes at {BYTES_PER_CYCLE} B per cycle, not in it):",
+                "Predicted counters and the estimated time they give (the modelled cost: launch + the largest "
+                "of the HBM, L2 and core terms, or HBM/L2 + core for a single-buffered case):",
                 "",
                 "| " + " | ".join(COUNTER_HEADERS) + " |",
                 "|" + "---|" * len(COUNTER_HEADERS),
@@ -253,13 +265,20 @@ def _counter_rows(scheduled: ScheduleResult, evaluations: list[CaseEvaluation]) 
         values = tuple(ev.resources.get(name) for name in COUNTER_NAMES)
         if not ev.fits or all(v is None for v in values):
             continue
-        cycles = ev.resources.get("reg_cycles")
-        rows.append(
-            CounterRow(
-                case.tiling_key, case.label, values, None if cycles is None else BYTES_PER_CYCLE * cycles
-            )
-        )
+        rows.append(CounterRow(case.tiling_key, case.label, values, _terms(ev)))
     return tuple(rows)
+
+
+def _terms(ev: CaseEvaluation) -> TimeEstimate | None:
+    """The time terms whose total is the case's cost (overlapped or single-buffered), else None."""
+    counters = {name: ev.resources.get(name) for name in COUNTER_NAMES}
+    if any(v is None for v in counters.values()) or ev.block_dim is None:
+        return None
+    for serialized in (False, True):
+        terms = time_terms(counters, ev.block_dim, serialized)
+        if terms.total == ev.cost:
+            return terms
+    return None
 
 
 def _other_picks(

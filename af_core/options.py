@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import attrs
 
+from af_core.index_distribution import IndexDistribution, parse_distribution
 from af_core.platform import Platform
 from af_core.policy import DEFAULT_POLICY
+
+
+def _distribution(value: str | IndexDistribution | None) -> IndexDistribution | None:
+    """A declared distribution parsed (a bad name is a UsageError naming it), ``None`` kept."""
+    return None if value is None else parse_distribution(value)
 
 
 @attrs.define
@@ -30,7 +36,11 @@ class AutofuserOptions:
     corpus benchmark) and ``"seed"`` (highest score, ties by modelled cost —
     the design's rule), or one a plugin registers. An
     unknown name is a :class:`~af_core.policy.PolicyError` listing the
-    installed ones.
+    installed ones. ``index_distribution`` declares how the index values are
+    drawn (a name of :mod:`af_core.index_distribution` such as ``"zipf1.15"``,
+    or a parsed one): with concrete sizes the cases then predict the distinct
+    lines HBM delivers and the data-cache fills from it; ``None`` (the
+    default) predicts from the sizes alone.
     """
 
     tiling_lib_path: str = ""
@@ -43,6 +53,7 @@ class AutofuserOptions:
     kernel_name: str | None = None
     workspace_limit: int | None = None  # bytes; cases needing more are dropped at tiling time
     selection: str = attrs.field(default=DEFAULT_POLICY)
+    index_distribution: IndexDistribution | None = attrs.field(default=None, converter=_distribution)
 
     @selection.validator
     def _installed_policy(self, attribute: attrs.Attribute[str], value: str) -> None:

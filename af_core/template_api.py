@@ -107,6 +107,12 @@ _LAZY = {
     "storage_bytes": "af_core.schedule.cost",
     "CounterModel": "af_core.schedule.cost",
     "LINE_BYTES": "af_core.schedule.cost",
+    "run_line_bytes": "af_core.schedule.cost",
+    # reuse: distinct lines and data-cache fills of a gather under the declared index distribution
+    "GatherReuse": "af_core.schedule.reuse",
+    "gather_reuse": "af_core.schedule.reuse",
+    "expected_distinct": "af_core.schedule.reuse",
+    "IndexDistribution": "af_core.index_distribution",
     # codegen: ApiCalls, the kernel context they generate in, scalar code and C++ sources
     "ApiCall": "af_core.codegen.api_call",
     "ApiSource": "af_core.codegen.api_source",
@@ -172,6 +178,7 @@ __all__ = [
     "FusionAnalysis",
     "GatherCall",
     "GatherMode",
+    "GatherReuse",
     "GraphBuilder",
     "GraphInputs",
     "GraphRun",
@@ -180,6 +187,7 @@ __all__ = [
     "ImplGraph",
     "ImplNode",
     "ImplTensor",
+    "IndexDistribution",
     "InferContext",
     "KernelContext",
     "LINE_BYTES",
@@ -227,10 +235,12 @@ __all__ = [
     "dtypes",
     "embedding",
     "evaluate_case",
+    "expected_distinct",
     "field",
     "fold_view",
     "gather",
     "gather_read_bytes",
+    "gather_reuse",
     "gather_span_limit",
     "hoist_input_chain",
     "index_layout",
@@ -243,6 +253,7 @@ __all__ = [
     "reduced_axes",
     "require_dtype_in",
     "require_same_dtype",
+    "run_line_bytes",
     "settle_pattern_flag",
     "sink_unary_ops",
     "solve",
@@ -293,9 +304,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         CounterModel,
         gather_read_bytes,
         modelled_cost,
+        run_line_bytes,
         storage_bytes,
         twin_counters,
     )
+    from af_core.index_distribution import IndexDistribution
+    from af_core.schedule.reuse import GatherReuse, expected_distinct, gather_reuse
     from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
     from af_core.schedule.impl_graph import (
         VECIN_VECOUT,

@@ -46,6 +46,8 @@ class Traffic:
     measured: int
     api_calls: int = 0
     reg_cycles: int = 0
+    #: the twin-estimated time (ps): the time model of af_core.schedule.time_model on the twin's counters
+    time: int = 0
 
     @property
     def ratio(self) -> float:
@@ -53,11 +55,8 @@ class Traffic:
 
     @property
     def cost(self) -> int:
-        """The twin-counted cost: measured bytes plus the issue cost of every counted API call and the
-        modelled register cycles, with the constants of the modelled cost (af_core.schedule.cost)."""
-        from af_core.schedule.cost import API_CALL_BYTES, REG_CYCLE_BYTES
-
-        return self.measured + API_CALL_BYTES * self.api_calls + REG_CYCLE_BYTES * self.reg_cycles
+        """The twin-estimated time, the measure cases are ranked by (the modelled cost's unit)."""
+        return self.time
 
 
 def measured_bytes(counters: dict[str, int]) -> int:
@@ -216,9 +215,17 @@ def traffic(
     outputs: dict[str, np.ndarray],
     counters: dict[str, int],
     info: GraphInfo | None = None,
+    serialized: bool = False,
 ) -> Traffic:
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
-    from af_core.schedule.cost import twin_counters
+    from af_core.schedule.cost import counted_cost, twin_cores, twin_counters
 
     counted = twin_counters(counters)
-    return Traffic(minimum, per_lane, measured_bytes(counters), counted["api_calls"], counted["reg_cycles"])
+    return Traffic(
+        minimum,
+        per_lane,
+        measured_bytes(counters),
+        counted["api_calls"],
+        counted["reg_cycles"],
+        counted_cost(counted, twin_cores(counters), serialized),
+    )

@@ -102,6 +102,7 @@ STEPS: tuple[Step, ...] = (
     _run_benchmarks(
         "l2", "The shared L2 on the twin: bytes the cores read from it and bytes it reads from HBM (corpus)"
     ),
+    _run_benchmarks("time", "Estimated time against the bound (corpus, default policy)"),
     _run_benchmarks("repeat", "Twin counters across processes (corpus)"),
     Step(
         "dedup",

@@ -526,6 +526,19 @@ def bench_optlevel(
 
 
 # -- data movement --------------------------------------------------------------------
+def workload_session(w) -> TwinSession:
+    """A corpus workload's session, compiled with its declared index distribution (the cases predict its
+    reuse: distinct lines for HBM, fills of the data caches)."""
+    from af_core.options import AutofuserOptions
+
+    return TwinSession(w.graph, options=AutofuserOptions(index_distribution=w.distribution))
+
+
+def serialized(case) -> bool:
+    """Whether a case cannot overlap copies with compute (single-buffered), as its modelled cost says."""
+    return case.meta.get("buffers") == 1
+
+
 def measure_all(session: TwinSession, inputs) -> dict[str, object]:
     """Traffic of every case that fits, of the seed / cost choices and the seed rule's template."""
     sizes = inputs.sizes
@@ -538,7 +551,7 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
         if not run.ok:
             raise AssertionError(f"{session.graph.name} {case.label}: {run.describe()}")
         results[case.label] = traffic(
-            session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info
+            session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info, serialized(case)
         )
     if not results:
         return {}
@@ -649,7 +662,7 @@ def bench_corpus(progress: Progress) -> tuple[str, list]:
     workloads = load_workloads()
     task = progress.add_task("workload corpus", total=len(workloads))
     for w in workloads:
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         measured = measure_all(session, inputs)
         rows.append(traffic_row(w.name, measured))
@@ -675,14 +688,14 @@ def corpus_runs(progress: Progress) -> list[dict]:
     """Every corpus workload's cases that fit, each run once on the twin (checked against the reference):
     per case its twin counters, traffic and predicted counters, and every installed policy's pick."""
     from af_core.registry import get_registry
-    from af_core.schedule.cost import COUNTER_NAMES, twin_counters
+    from af_core.schedule.cost import COUNTER_NAMES, twin_cores, twin_counters
 
     policies = get_registry().names("selection_policy")
     out = []
     workloads = load_workloads()
     task = progress.add_task("corpus: counters and policies", total=len(workloads))
     for w in workloads:
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         sch = session.scheduled
         refs = [CaseRef.of(c) for c in sch.cases]
@@ -704,9 +717,13 @@ def corpus_runs(progress: Progress) -> list[dict]:
                 "measured": twin_counters(run.twin.counters),
                 "twin": dict(run.twin.counters),
                 "predicted": {n: ev.resources.get(n) for n in COUNTER_NAMES},
-                "traffic": traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info),
+                "traffic": traffic(
+                    session.graph, inputs, run.reference, run.twin.counters, sch.info, serialized(case)
+                ),
                 "cost": ev.cost,
                 "key": ev.tiling_key,
+                "cores": twin_cores(run.twin.counters),
+                "serialized": serialized(case),
             }
         picks = {}
         for name in policies:
@@ -746,7 +763,7 @@ def bench_counters(runs: list[dict], within: float = 0.25) -> str:
                 row.append(f"{p} / {m} ({_ratio(p, m)})")
                 good = p is not None and ((p == 0 and m == 0) or (m and abs(p / m - 1) <= within))
                 ok[counter.name] += bool(good)
-            counted = counted_cost(c["measured"])
+            counted = counted_cost(c["measured"], c["cores"], c["serialized"])
             cost_ok = abs(c["cost"] / counted - 1) <= within
             ok_cost += cost_ok
             row.append(f"{c['cost']} / {counted} ({c['cost'] / counted:.2f})")
@@ -766,41 +783,39 @@ def bench_counters(runs: list[dict], within: float = 0.25) -> str:
     return text + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
 
 
+def _within(predicted, measured, within: float) -> bool:
+    return predicted is not None and (
+        (predicted == 0 and measured == 0) or (measured and abs(predicted / measured - 1) <= within)
+    )
+
+
 def bench_l2(runs: list[dict], within: float = 0.25) -> str:
-    """The twin's shared-L2 counters per corpus case that fits: the bytes the cores read from L2 against
-    what the case's counters predict for them (``read_bytes`` + 128 x ``line_fills``: DataCopy bytes and
-    data-cache fills), and the bytes L2 read from HBM (its misses), which no case predicts yet, beside the
-    distinct 128-byte lines the case read (``cachelines_read``: what HBM would deliver if L2 kept every
-    line and no line were written before it is read)."""
+    """The two memory levels per corpus case that fits: bytes the cores read from the shared L2
+    (``l2_core_bytes``: DataCopy bytes and data-cache fills) and bytes between HBM and L2 (``hbm_bytes``:
+    misses and write-backs), predicted by the case (compiled with the workload's index distribution)
+    against the twin, beside the distinct lines the case read."""
     from af_core.schedule.cost import LINE_BYTES
 
     rows = []
-    ok = modelled = total = 0
+    ok_l2 = ok_hbm = modelled = total = 0
     for r in runs:
         for label, c in sorted(r["cases"].items()):
             total += 1
-            p, t = c["predicted"], c["twin"]
-            predicted = (
-                None
-                if p["read_bytes"] is None or p["line_fills"] is None
-                else p["read_bytes"] + LINE_BYTES * p["line_fills"]
-            )
-            measured = t["l2_read_bytes"]
-            good = predicted is not None and (
-                (predicted == 0 and measured == 0) or (measured and abs(predicted / measured - 1) <= within)
-            )
-            ok += bool(good)
-            hbm = t.get("hbm_read_bytes") if t.get("l2_modelled") else None
-            modelled += hbm is not None
-            distinct = LINE_BYTES * t["cachelines_read"]
+            p, m, t = c["predicted"], c["measured"], c["twin"]
+            l2p, l2m = p["l2_core_bytes"], m["l2_core_bytes"]
+            ok_l2 += bool(_within(l2p, l2m, within))
+            counted = bool(t.get("l2_modelled"))
+            modelled += counted
+            hbm_p, hbm_m = p["hbm_bytes"], m["hbm_bytes"]
+            ok_hbm += counted and bool(_within(hbm_p, hbm_m, within))
             rows.append(
                 [
                     r["name"],
                     label,
-                    f"{predicted} / {measured} ({_ratio(predicted, measured)})",
-                    "not modelled (log bound)" if hbm is None else hbm,
-                    distinct,
-                    "-" if hbm is None or not measured else f"{hbm / measured:.2f}",
+                    f"{l2p} / {l2m} ({_ratio(l2p, l2m)})",
+                    f"{hbm_p} / {hbm_m} ({_ratio(hbm_p, hbm_m)})" if counted else f"{hbm_p} / not modelled",
+                    LINE_BYTES * t["cachelines_read"],
+                    "-" if not counted or not l2m else f"{t['hbm_read_bytes'] / l2m:.2f}",
                 ]
             )
     text = table(
@@ -808,27 +823,89 @@ def bench_l2(runs: list[dict], within: float = 0.25) -> str:
             "workload",
             "case",
             "L2 -> core bytes: predicted / twin",
-            "HBM read bytes (twin)",
+            "HBM bytes (reads + write-backs): predicted / twin",
             "distinct lines read x 128",
-            "HBM / L2 -> core",
+            "HBM read / L2 -> core (twin)",
         ],
         rows,
     )
     lines = [
-        f"- L2 -> core bytes: {ok}/{total} case rows predicted within +-{within:.0%}",
-        f"- HBM read bytes: modelled on {modelled}/{total} case rows (the others' L2 logs passed the twin's "
-        "bound); no case predicts them yet",
+        f"- L2 -> core bytes: {ok_l2}/{total} case rows predicted within +-{within:.0%}",
+        f"- HBM bytes: {ok_hbm}/{modelled} case rows predicted within +-{within:.0%} (the twin counts them "
+        f"on {modelled}/{total}; the others' L2 logs passed the twin's bound)",
         f"- load average at the end: {load_average()}",
+    ]
+    return text + "\n\n" + "\n".join(lines) + "\n"
+
+
+def bench_time(runs: list[dict], slack: float = 1.10, over: float = 1.25) -> str:
+    """Estimated time against the bound per corpus workload, under the default policy: the twin-estimated
+    time of its pick and of the best case, and the bound time (the same roofline over the least HBM bytes,
+    the DESIGN minimum, with no core work and one launch)."""
+    from af_core.policy import DEFAULT_POLICY
+    from af_core.schedule.cost import time_terms
+    from af_core.schedule.time_model import DEFAULT_CONSTANTS, PS_PER_NS
+
+    rows = []
+    near_bound = near_best = 0
+    for r in runs:
+        cases = r["cases"]
+        pick = r["picks"][DEFAULT_POLICY]
+        c = cases[pick]
+        terms = time_terms(c["measured"], c["cores"], c["serialized"])
+        best = min(cases, key=lambda k: cases[k]["traffic"].cost)
+        least = c["traffic"].minimum
+        hbm = -(-least * PS_PER_NS // DEFAULT_CONSTANTS.hbm_bytes_per_ns)
+        bound = DEFAULT_CONSTANTS.launch_ns * PS_PER_NS + hbm
+        near_bound += terms.total <= over * bound
+        near_best += terms.total <= slack * cases[best]["traffic"].cost
+        launch = terms.launch
+        rows.append(
+            [
+                r["name"],
+                pick,
+                f"{terms.hbm / 1e3:.1f}",
+                f"{terms.l2 / 1e3:.1f}",
+                f"{terms.core / 1e3:.1f}",
+                f"{terms.total / 1e3:.1f}",
+                f"{bound / 1e3:.1f}",
+                f"{terms.total / bound:.2f}",
+                f"{(terms.total - launch) / max(1, bound - launch):.2f}",
+                best,
+                f"{terms.total / cases[best]['traffic'].cost:.2f}",
+            ]
+        )
+    text = table(
+        [
+            "workload",
+            "default pick",
+            "HBM ns",
+            "L2 ns",
+            "core ns",
+            "estimated ns (twin)",
+            "bound ns",
+            "time / bound",
+            "time / bound without the launch",
+            "best case (twin-estimated time)",
+            "pick / best",
+        ],
+        rows,
+    )
+    lines = [
+        f"- estimated time within {over}x of the bound: {near_bound}/{len(runs)} workloads",
+        f"- default pick within {slack - 1:.0%} of the best case's twin-estimated time: "
+        f"{near_best}/{len(runs)} workloads",
+        f"- launch {DEFAULT_CONSTANTS.launch_ns} ns in every estimate and bound (an assumption; the last "
+        "ratio column leaves it out)",
     ]
     return text + "\n\n" + "\n".join(lines) + "\n"
 
 
 def bench_reg_cycles(runs: list[dict]) -> str:
     """Register instructions and cycles of the vector functions: predicted (the case's resource formulas)
-    against the twin's count, for every corpus case that issues any, with the cycles as bytes
-    (af_core.schedule.cost.BYTES_PER_CYCLE each) and what share of the twin-counted cost they would be if
-    they were added to it (they are not: REG_CYCLE_BYTES is 0)."""
-    from af_core.schedule.cost import BYTES_PER_CYCLE, counted_cost
+    against the twin's count, for every corpus case that issues any, and the cycles' part of the
+    twin-estimated time's core term (af_core.schedule.time_model)."""
+    from af_core.schedule.time_model import DEFAULT_CONSTANTS, core_cycles
 
     rows = []
     exact = 0
@@ -838,8 +915,7 @@ def bench_reg_cycles(runs: list[dict]) -> str:
             if not (m["reg_instructions"] or p.get("reg_instructions")):
                 continue
             exact += p["reg_instructions"] == m["reg_instructions"] and p["reg_cycles"] == m["reg_cycles"]
-            term = BYTES_PER_CYCLE * m["reg_cycles"]
-            counted = counted_cost(m)
+            cycles = core_cycles(m, DEFAULT_CONSTANTS)
             rows.append(
                 [
                     r["name"],
@@ -847,8 +923,7 @@ def bench_reg_cycles(runs: list[dict]) -> str:
                     f"{p['reg_instructions']} / {m['reg_instructions']}",
                     f"{p['reg_cycles']} / {m['reg_cycles']}",
                     f"{m['reg_cycles'] / max(1, m['reg_instructions']):.2f}",
-                    term,
-                    f"{term / (counted + term):.1%}",
+                    f"{m['reg_cycles'] / max(1, cycles):.1%}",
                 ]
             )
     text = table(
@@ -858,148 +933,11 @@ def bench_reg_cycles(runs: list[dict]) -> str:
             "reg_instructions: predicted / twin",
             "reg_cycles: predicted / twin",
             "cycles per instruction",
-            f"reg_cycles x {BYTES_PER_CYCLE} B",
-            "its share, were it added to the twin-counted cost",
+            "share of the core term's cycles (twin)",
         ],
         rows,
     )
     return text + f"\n\n- {exact}/{len(rows)} case rows predict both register counters exactly\n"
-
-
-def _modelled_with(c: dict, weight: int) -> int:
-    """A case's modelled cost were a register cycle to weigh ``weight`` bytes (its counters, x1.25 when the
-    case is single-buffered as its modelled cost says; a case predicting no counters keeps its cost)."""
-    from af_core.schedule.cost import counted_cost
-
-    p = c["predicted"]
-    if any(v is None for v in p.values()):
-        return c["cost"]
-    base = counted_cost(p)
-    x = base + weight * p["reg_cycles"]
-    return x + x // 4 if c["cost"] != base else x
-
-
-def _counted_with(c: dict, weight: int) -> int:
-    """A case's twin-counted cost were a register cycle to weigh ``weight`` bytes."""
-    from af_core.schedule.cost import counted_cost
-
-    return counted_cost(c["measured"]) + weight * c["measured"]["reg_cycles"]
-
-
-REG_WEIGHTS = (0, 32, 128, 512, 2048, 8192)
-
-
-def reg_weight_sweep_graph(post: tuple[str, ...]):
-    """gather [B, L, D] along L (K = L / 4 indices per row) followed by an elementwise chain."""
-    from af_core.workloads import apply_op
-
-    g = GraphBuilder("reg_weight_" + "_".join(op.split("(")[0] for op in post))
-    x = g.data("x", ["B", "L", "D"], "float32")
-    y = gather(x, 1, g.data("index", ["B", "K", "D"], "int32"))
-    for op in post:
-        y = apply_op(g, op, y)
-    g.output(y, "y")
-    return g.build()
-
-
-def bench_reg_weight(runs: list[dict], progress: Progress, slack: float = 1.10) -> str:
-    """What weighing register cycles in the cost would change: the cost policy's picks on the corpus for
-    each weight of REG_WEIGHTS, and on a sweep of gathers with elementwise chains the shapes whose pick
-    changes at BYTES_PER_CYCLE, with both picks run on the twin."""
-    from af_core.schedule.cost import BYTES_PER_CYCLE, twin_counters
-
-    rows = []
-    for w in REG_WEIGHTS:
-        by_cost = by_bytes = moved = 0
-        for r in runs:
-            cases = r["cases"]
-            pick = min(cases, key=lambda k, w=w, cases=cases: (_modelled_with(cases[k], w), cases[k]["key"]))
-            first = min(cases, key=lambda k, cases=cases: (_modelled_with(cases[k], 0), cases[k]["key"]))
-            best = min(_counted_with(c, w) for c in cases.values())
-            least = min(c["traffic"].measured for c in cases.values())
-            by_cost += _counted_with(cases[pick], w) <= slack * best
-            by_bytes += cases[pick]["traffic"].measured <= slack * least
-            moved += pick != first
-        rows.append([w, f"{by_cost}/{len(runs)}", f"{by_bytes}/{len(runs)}", moved])
-    corpus = table(
-        [
-            "bytes per register cycle",
-            "cost policy within 10% of the best (twin-counted cost at that weight)",
-            "within 10% of the least bytes",
-            "picks unlike weight 0",
-        ],
-        rows,
-    )
-    chains = (("Exp",), ("Sigmoid", "Exp"), ("Sigmoid", "Mul(2.0)", "Exp", "Sqrt"))
-    shapes = [
-        {"B": b, "L": length, "D": d, "K": max(1, length // 4)}
-        for b in (1, 4, 16, 64)
-        for length in (16, 256, 4096)
-        for d in (1, 8, 64, 512)
-    ]
-    task = progress.add_task("register-cycle weight sweep", total=len(chains) * len(shapes))
-    flips, total = [], 0
-    for post in chains:
-        session = TwinSession(reg_weight_sweep_graph(post))
-        sch = session.scheduled
-        refs = [CaseRef.of(c) for c in sch.cases]
-        for env in shapes:
-            progress.advance(task)
-            evs = [
-                e
-                for e in solve(refs, sch.size_names, env, CORES, sch.platform.ub_size, sch.guards).evaluations
-                if e.fits
-            ]
-            total += 1
-
-            def modelled(e, w: int) -> int:
-                cycles = e.resources.get("reg_cycles") or 0
-                base = e.cost  # at REG_CYCLE_BYTES = 0
-                extra = w * cycles
-                return base + extra + (extra // 4 if e.label == "simd/sb" else 0)
-
-            at0 = min(evs, key=lambda e: (modelled(e, 0), e.tiling_key))
-            at_w = min(evs, key=lambda e: (modelled(e, BYTES_PER_CYCLE), e.tiling_key))
-            if at0.label == at_w.label:
-                continue
-            inputs = session.inputs(env, seed=1)
-            measured = {}
-            for ev in (at0, at_w):
-                run = session.check(inputs=inputs, core_num=CORES, tiling_key=ev.tiling_key)
-                if not run.ok:
-                    raise AssertionError(f"{sch.graph.name} {ev.label}: {run.describe()}")
-                t = traffic(session.graph, inputs, run.reference, run.twin.counters, sch.info)
-                measured[ev.label] = (t.measured, twin_counters(run.twin.counters)["reg_cycles"], t.cost)
-            b0, c0, k0 = measured[at0.label]
-            bw, cw, kw = measured[at_w.label]
-            flips.append(
-                [
-                    " ".join(post),
-                    " ".join(f"{k}={v}" for k, v in env.items()),
-                    at0.label,
-                    at_w.label,
-                    f"{bw / b0:.2f}",
-                    f"{(kw + BYTES_PER_CYCLE * cw) / (k0 + BYTES_PER_CYCLE * c0):.2f}",
-                ]
-            )
-    sweep = table(
-        [
-            "chain after the gather",
-            "shape",
-            "cost policy picks (weight 0)",
-            f"picks at {BYTES_PER_CYCLE} B per cycle",
-            "bytes of the second / the first (twin)",
-            f"twin-counted cost at {BYTES_PER_CYCLE} B per cycle, second / first",
-        ],
-        flips,
-    )
-    return (
-        corpus
-        + f"\n\nA sweep of {total} shapes (chains {', '.join(' '.join(c) for c in chains)} after a gather"
-        f" [B, L, D] along L): the pick changes at {BYTES_PER_CYCLE} B per cycle on {len(flips)}:\n\n"
-        + sweep
-        + "\n"
-    )
 
 
 def bench_policies(runs: list[dict], slack: float = 1.10) -> str:
@@ -1049,7 +987,7 @@ def bench_cores(progress: Progress, over: float = 1.25) -> str:
     task = progress.add_task("1 core vs 48", total=len(workloads))
     for w in workloads:
         progress.advance(task)
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         refs = [CaseRef.of(c) for c in session.scheduled.cases]
         figures = {}
@@ -1128,7 +1066,7 @@ def bench_unfused(progress: Progress) -> str:
     wins = {"default": 0, "cost": 0, "any": 0}
     worse: dict[str, list[str]] = {k: [] for k in wins}
     for w in workloads:
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         m = fused_vs_unfused(session, inputs, core_num=CORES)
         if not m.agree:
@@ -1204,7 +1142,7 @@ def bench_repeat(progress: Progress) -> str:
     task = progress.add_task("counters repeat", total=len(workloads))
     identical, runs, differing = 0, 0, []
     for w in workloads:
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         same = True
         for case in session.scheduled.cases:
@@ -1312,7 +1250,6 @@ def _counters(progress: Progress, args: argparse.Namespace) -> list[tuple[str, s
             "Register instructions and cycles of the vector functions (corpus, every case that issues any)",
             bench_reg_cycles(runs),
         ),
-        ("Register cycles in the cost: what each weight would change", bench_reg_weight(runs, progress)),
     ]
 
 
@@ -1350,6 +1287,9 @@ SECTION_TABLE: dict[str, Callable[[Progress, argparse.Namespace], list[tuple[str
     ),
     "policies": _titled(
         "Selection on the corpus: every policy's pick", lambda p, a: bench_policies(_corpus_runs(p))
+    ),
+    "time": _titled(
+        "Estimated time against the bound (corpus, default policy)", lambda p, a: bench_time(_corpus_runs(p))
     ),
 }
 #: Sections run only when asked for with --only.

@@ -6,60 +6,30 @@ Two separate parts, so each can be checked on its own:
    formulas of its tiling spec (shown by ``afc explain`` and in
    ``proto.json``), the counters the CPU twin measures when it runs the
    case: bytes DataCopy reads from GM, bytes written to GM, line fills of
-   the per-core data cache, API calls, scalar GM accesses, and the register
-   instructions of vector functions with their cycles.
+   the per-core data cache, API calls, scalar GM accesses, the register
+   instructions of vector functions with their cycles, and the two levels
+   of the memory hierarchy: bytes between the shared L2 and the cores, and
+   bytes HBM delivers to L2 or takes from it (L2 misses and write-backs).
    :func:`twin_counters` reads the same quantities from a twin report, so
-   prediction and measurement compare name by name (the ``counters``
-   benchmark section does it on the whole corpus).
-2. **Cost** (:func:`counted_cost`): bytes, where every counter other than
-   bytes is converted with the constants below. The same function applied
-   to the twin's counters is the *twin-counted cost* that benchmarks rank
-   cases by, so the modelled cost and the measured one differ only by how
-   well the counters are predicted.
+   prediction and measurement compare name by name (the ``counters`` and
+   ``l2`` benchmark sections do it on the whole corpus).
+2. **Cost** (:func:`counted_cost`): the estimated time in picoseconds of
+   :mod:`af_core.schedule.time_model`, a roofline over HBM, L2 and the
+   cores' work plus the launch. The same function applied to the twin's
+   counters is the *twin-estimated time* that benchmarks rank cases by, so
+   the modelled cost and the measured one differ only by how well the
+   counters are predicted. The time model's module docstring cites its
+   constants or says that none is documented.
 
-The constants and where they come from:
+The byte constants below remain for the formulas that build counters:
 
 - :data:`LINE_BYTES` (128): a data-cache line fill moves one 128-byte line
-  from GM (the line size of the A5 SIMT data cache, the twin's cache model).
-- :data:`API_CALL_BYTES` (256): the fixed issue cost of one API call
-  (vector or DataCopy), expressed as the bytes a core would have moved in the
-  same time. This is a project estimate, not a measured A5 figure: it is
-  the order of a call's scalar set-up (tens of cycles) at the bandwidth a
-  core's copy engine sustains (a few bytes per cycle). The twin counts the
-  calls; it cannot time them.
-- :data:`SCALAR_ACCESS_BYTES` (0): scalar and SIMT GM accesses that hit the
-  data cache. They are predicted and counted, but weigh nothing: their
-  traffic is already in the line fills, and we have no figure for their
-  issue cost that is better than none.
-- :data:`BYTES_PER_CYCLE` (32): the scale at which register cycles
-  (``reg_cycles``) are shown beside the cost: the GM bytes a core's share
-  of the bandwidth moves in one cycle. An assumption, marked as such: 1.6
-  TB/s of GM bandwidth (the figure the asc-devkit guide's L2-cache tuning
-  page, ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``,
-  uses) shared by the 48 cores of the default platform, at the 1 GHz the
-  Ascend 950 cycle counter runs at (``GetSystemCycle``, asc-devkit API
-  docs): 1.6e12 / (48 x 1e9) = 33 bytes per cycle, rounded to 32. The cycles
-  themselves come from the back end (for v35, the documented
-  per-instruction throughput, single issue).
-- :data:`REG_CYCLE_BYTES` (0): the weight of a register cycle *in the cost*.
-  The cycles are predicted, counted and reported, but kept out of the cost:
-  only the vector path's compute has a counter (SIMT lanes compute their
-  chains with instructions nothing counts), so the term charges one side
-  only. Measured (CHANGELOG.md, "Measurement history", "Register cycles in
-  the cost model"; BENCHMARKS.md has the current weight table), with
-  the register reduce and tile gather: at 32 B per cycle one corpus pick of
-  the cost policy changes (two from 128 B), and the pick moves from SIMD to
-  SIMT on 8 of 144 synthetic shapes with an Exp / Sigmoid chain, where SIMT
-  moves 1.33-1.65x SIMD's bytes. The cost applies the weight
-  (``counted_cost``, the twin-counted cost alike), so setting it is the
-  only change once lane compute is modelled too.
-- :data:`REG_INSTRUCTION_BYTES` (0): register instructions are counted and
-  predicted, but their time is in ``reg_cycles``.
-- :data:`SERIALIZED_NUM` / :data:`SERIALIZED_DEN` (5/4): a case that cannot
-  overlap copies with compute (single buffering) pays a quarter more. Not
-  a counter: the twin runs pipes in program order and cannot see overlap,
-  so the twin-counted cost leaves this factor out and a single-buffered
-  case's modelled cost is 1.25x its twin-counted one by construction.
+  (the line size of the A5 SIMT data cache and of L2, the twin's models).
+- :data:`BYTES_PER_CYCLE` (32): the scale at which ``afc explain`` shows
+  register cycles as bytes beside the counters: 1.6 TB/s of GM bandwidth
+  (the asc-devkit guide's L2-cache tuning page,
+  ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``)
+  shared by the 48 cores of the default platform at 1 GHz, rounded.
 
 The host tiling evaluates the same formulas; lower cost is better.
 """
@@ -74,17 +44,14 @@ import attrs
 import sympy
 
 from af_core.ir.sizes import Expr
-from af_core.tiling.spec import CeilDiv, FloorDiv, Min, TilingSpec
+from af_core.schedule.time_model import DEFAULT_CONSTANTS, TimeConstants, TimeEstimate, estimate
+from af_core.tiling.spec import CORE_NUM, CeilDiv, FloorDiv, Min, TilingSpec
 
 LINE_BYTES = 128
-API_CALL_BYTES = 256
-SCALAR_ACCESS_BYTES = 0
 BYTES_PER_CYCLE = 32
-REG_CYCLE_BYTES = 0
-REG_INSTRUCTION_BYTES = 0
-SERIALIZED_NUM, SERIALIZED_DEN = 5, 4
-#: Bytes per scattered access in :func:`modelled_cost` (the former model: one 32-byte sector each).
+#: Bytes per scattered access and per API call in :func:`modelled_cost` (the former one-formula model).
 SECTOR_BYTES = 32
+API_CALL_BYTES = 256
 
 
 @attrs.frozen
@@ -124,16 +91,39 @@ COUNTERS: tuple[Counter, ...] = (
         "reg_cycles",
         "single-issue cycles of those instructions from the back end's documented throughput, all cores",
     ),
+    Counter(
+        "l2_core_bytes",
+        "l2_read_bytes",
+        "bytes the cores read from the shared L2: read_bytes + 128 x line_fills",
+    ),
+    Counter(
+        "hbm_bytes",
+        "hbm_read_bytes + hbm_write_bytes",
+        "bytes between HBM and L2: L2 misses and write-backs (the distinct lines read, and the output)",
+    ),
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 
 
 def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
-    """The contract's counters from a twin report (``WriteReportJson`` keys)."""
+    """The contract's counters from a twin report (``WriteReportJson`` keys).
+
+    The L2 counters: when the twin's L2 log passed its bound (``l2_modelled`` 0; a few huge lane
+    gathers), HBM bytes are not counted and stand at the bound with no reuse between cores (every line
+    the cores read, and the writes); a report without L2 keys (an older twin) reads the same way.
+    """
+    read = int(report["gm_read_bytes"])
+    write = max(int(report["gm_write_bytes"]), LINE_BYTES * int(report["cachelines_written"]))
+    fills = int(report["dcache_misses"])
+    l2_core = int(report.get("l2_read_bytes", read + LINE_BYTES * fills))
+    if report.get("l2_modelled"):
+        hbm = int(report["hbm_read_bytes"]) + int(report["hbm_write_bytes"])
+    else:
+        hbm = l2_core + write
     return {
-        "read_bytes": int(report["gm_read_bytes"]),
-        "write_bytes": max(int(report["gm_write_bytes"]), LINE_BYTES * int(report["cachelines_written"])),
-        "line_fills": int(report["dcache_misses"]),
+        "read_bytes": read,
+        "write_bytes": write,
+        "line_fills": fills,
         # a register vector function is one issued call, as a case predicts a fused run (one node)
         "api_calls": int(report.get("vector_calls", 0))
         + int(report.get("datacopy_calls", 0))
@@ -143,25 +133,35 @@ def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
             int(report.get(k, 0)) for k in ("reg_loads", "reg_stores", "reg_compute", "reg_masks")
         ),
         "reg_cycles": int(report.get("reg_cycles", 0)),
+        "l2_core_bytes": l2_core,
+        "hbm_bytes": hbm,
     }
 
 
-def counted_cost(counters: Mapping[str, Any], serialized: bool = False) -> Any:
-    """Cost in bytes from the counters (symbolic formulas or measured integers alike)."""
-    cost = (
-        counters["read_bytes"]
-        + counters["write_bytes"]
-        + LINE_BYTES * counters["line_fills"]
-        + API_CALL_BYTES * counters["api_calls"]
-        + SCALAR_ACCESS_BYTES * counters["scalar_accesses"]
-        + REG_INSTRUCTION_BYTES * counters["reg_instructions"]
-        + REG_CYCLE_BYTES * counters["reg_cycles"]
-    )
-    if not serialized:
-        return cost
-    if isinstance(cost, int):
-        return cost + cost * (SERIALIZED_NUM - SERIALIZED_DEN) // SERIALIZED_DEN
-    return cost + FloorDiv(cost * (SERIALIZED_NUM - SERIALIZED_DEN), SERIALIZED_DEN)
+def twin_cores(report: Mapping[str, int]) -> int:
+    """The cores a twin run used (its block_dim)."""
+    return max(1, int(report.get("block_dim", 1)))
+
+
+def counted_cost(
+    counters: Mapping[str, Any],
+    cores: Any,
+    serialized: bool = False,
+    constants: TimeConstants = DEFAULT_CONSTANTS,
+) -> Any:
+    """Cost from the counters on ``cores`` cores: the estimated time in picoseconds (symbolic formulas or
+    measured integers alike)."""
+    return estimate(counters, cores, serialized, constants).total
+
+
+def time_terms(
+    counters: Mapping[str, Any],
+    cores: Any,
+    serialized: bool = False,
+    constants: TimeConstants = DEFAULT_CONSTANTS,
+) -> TimeEstimate:
+    """The estimate's terms (HBM, L2, core, launch) for ``afc explain`` and the benchmarks."""
+    return estimate(counters, cores, serialized, constants)
 
 
 @attrs.frozen
@@ -185,19 +185,32 @@ class CounterModel:
     scalar_accesses: Expr = 0
     reg_instructions: Expr = 0
     reg_cycles: Expr = 0
+    #: None: every line the cores read comes from HBM once per core (no reuse across cores), plus the
+    #: writes; a gather whose rows repeat across cores predicts its distinct lines instead.
+    hbm_bytes: Expr | None = None
 
     def resources(self) -> dict[str, Expr]:
-        """The counters as resource formulas, keyed by counter name."""
-        return {name: sympy.sympify(getattr(self, name)) for name in COUNTER_NAMES}
+        """The counters as resource formulas, keyed by counter name (``l2_core_bytes`` derived)."""
+        out = {
+            name: sympy.sympify(getattr(self, name))
+            for name in COUNTER_NAMES
+            if name not in ("l2_core_bytes", "hbm_bytes")
+        }
+        out["l2_core_bytes"] = out["read_bytes"] + LINE_BYTES * out["line_fills"]
+        out["hbm_bytes"] = (
+            out["l2_core_bytes"] + out["write_bytes"] if self.hbm_bytes is None else sympy.sympify(self.hbm_bytes)
+        )
+        return out
 
-    def cost(self, serialized: bool = False) -> Expr:
-        """The modelled cost: :func:`counted_cost` of these counters."""
-        return sympy.sympify(counted_cost(self.resources(), serialized))
+    def cost(self, cores: Expr, serialized: bool = False) -> Expr:
+        """The modelled cost: :func:`counted_cost` of these counters on ``cores`` cores."""
+        return sympy.sympify(counted_cost(self.resources(), cores, serialized))
 
     def apply(self, spec: TilingSpec, serialized: bool = False) -> None:
-        """Add the counters to ``spec.resources`` and set ``spec.cost`` from them."""
+        """Add the counters to ``spec.resources`` and set ``spec.cost`` from them, on the cores
+        ``spec.block_dim`` says (set it first)."""
         spec.resources.update(self.resources())
-        spec.cost = self.cost(serialized)
+        spec.cost = self.cost(spec.block_dim, serialized)
 
 
 def storage_bytes(sizes: Sequence[Expr], strides: Sequence[Expr], itemsize: int) -> Expr:
@@ -290,16 +303,20 @@ def gather_read_bytes(
 
 
 def modelled_cost(
-    gm_bytes: Expr, *, scattered: Expr = 0, api_calls: Expr = 0, serialized: bool = False
+    gm_bytes: Expr,
+    *,
+    scattered: Expr = 0,
+    api_calls: Expr = 0,
+    serialized: bool = False,
+    cores: Expr = CORE_NUM,
 ) -> Expr:
-    """The former one-formula cost (bytes + a sector per scattered access + a fixed cost per API call).
+    """The estimated time of a case that predicts only its GM bytes, scattered accesses (a 32-byte sector
+    each) and API calls: every byte through L2 from HBM once, the calls spread over ``cores``.
 
     Kept for templates that do not predict counters; :class:`CounterModel` is
     the contract the built-in templates follow.
     """
-    cost = (
-        sympy.sympify(gm_bytes)
-        + SECTOR_BYTES * sympy.sympify(scattered)
-        + API_CALL_BYTES * sympy.sympify(api_calls)
-    )
-    return cost + FloorDiv(cost, 4) if serialized else cost
+    moved = sympy.sympify(gm_bytes) + SECTOR_BYTES * sympy.sympify(scattered)
+    counters = {name: sympy.Integer(0) for name in COUNTER_NAMES}
+    counters.update(read_bytes=moved, l2_core_bytes=moved, hbm_bytes=moved, api_calls=sympy.sympify(api_calls))
+    return sympy.sympify(counted_cost(counters, cores, serialized))

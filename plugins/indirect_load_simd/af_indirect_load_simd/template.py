@@ -233,6 +233,7 @@ class SimdTemplate:
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
         # the back end's own figures for its calls (the register instructions of its vector functions)
         by_calls = b.call_counters(row_tiles)
+        spec.block_dim = used
         CounterModel(
             read_bytes=b.read_bytes,
             write_bytes=b.write_bytes,
@@ -242,5 +243,4 @@ class SimdTemplate:
             reg_instructions=by_calls["reg_instructions"],
             reg_cycles=by_calls["reg_cycles"],
         ).apply(spec, serialized=buffers == 1)
-        spec.block_dim = used
         return Case(self.name, variant, graph, impl, spec, meta={"buffers": buffers})

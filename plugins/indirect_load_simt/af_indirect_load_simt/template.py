@@ -37,6 +37,7 @@ the usable UB the host tiling is given.
 
 from __future__ import annotations
 
+import attrs
 import sympy
 
 from af_core.template_api import (
@@ -49,10 +50,12 @@ from af_core.template_api import (
     CounterModel,
     FloorDiv,
     GatherMode,
+    GatherReuse,
     HintGraph,
     ImplAxis,
     ImplGraph,
     ImplNode,
+    IndexDistribution,
     Max,
     Min,
     Node,
@@ -67,16 +70,20 @@ from af_core.template_api import (
     api_call_for,
     assign_releases,
     contiguous_strides,
+    expected_distinct,
     gather_read_bytes,
+    gather_reuse,
     hoist_input_chain,
     product,
     reduce_calls_per_group,
     reduced_axes,
+    run_line_bytes,
     storage_bytes,
 )
 from af_core.template_api import dtypes as dt
 
 MIN_LANES_PER_CORE = 256
+CORE_NUM_DEFAULT = 48  # cores the reuse model splits values over when no platform says (propose sets it)
 SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)
 SMALL_CASE_THREADS = 128  # fewest threads vf_threads halves down to
 SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
@@ -145,6 +152,8 @@ class SimtTemplate:
         parts = _Parts(
             graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform)
         )
+        parts.distribution = ctx.options.index_distribution
+        parts.core_num = ctx.platform.core_num
         if reduce is None:
             return [self._linear(parts, "default")]
         out: list[Case | Rejected] = [self._linear(parts, "lanes")]
@@ -162,13 +171,13 @@ class SimtTemplate:
             "dcache_bytes": sympy.Integer(parts.dcache),
             "workspace_bytes": sympy.Integer(0),
         }
+        spec.block_dim = sympy.Symbol("used_cores", integer=True)
         counters.apply(spec)
         spec.require(
             sympy.Le(ub_bytes, parts.ub_limit),
             "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel",
         )
         spec.score = sympy.Integer(1)
-        spec.block_dim = sympy.Symbol("used_cores", integer=True)
         parts.impl.stages = [stage]
         parts.impl.meta = {
             "dcache_reserve": parts.dcache,
@@ -246,7 +255,8 @@ class SimtTemplate:
             attrs,
         )
         stage = Stage("simt", axes, [node, *parts.fused], [], used_cores="used_cores")
-        reads = total * per_output
+        # the reads as a formula of the sizes (not the ``total`` field), so the reuse model sees concrete sizes
+        reads = product(out_sizes) * per_output
         out_bytes = total * parts.output.y.dtype.itemsize
         # a group of lanes sharing a row reads its lines together, and the groups that run at once keep
         # them for the group's whole reduce (lane_threads): each group is a reader of its own
@@ -258,10 +268,12 @@ class SimtTemplate:
             threads = Min(per_core, SIMT_MAX_THREADS)
             thrash = Min(1, FloorDiv(threads * LINE_BYTES, parts.dcache // 2 + 1))
             fills = fills + thrash * (parts.thrashing_fills(reads, per_output) - fills)
+        written = LINE_BYTES * CeilDiv(out_bytes, LINE_BYTES)
         counters = CounterModel(
-            write_bytes=LINE_BYTES * CeilDiv(out_bytes, LINE_BYTES),
+            write_bytes=written,
             line_fills=fills,
             scalar_accesses=reads * parts.lane_loads() + total,
+            hbm_bytes=parts.hbm_read_bytes(reads) + written,
         )
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), counters)
 
@@ -364,13 +376,31 @@ class SimtTemplate:
         # per tile
         per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
         calls = rows * per_group + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
+        written = LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES)
         counters = CounterModel(
-            write_bytes=LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES),
+            write_bytes=written,
             line_fills=parts.line_fills(total),
             api_calls=calls,
             scalar_accesses=total * parts.lane_loads(),
+            hbm_bytes=parts.hbm_read_bytes(total) + written,
         )
         return self._case(parts, "default", stage, spec, ub_bytes, counters)
+
+
+@attrs.frozen
+class _GatherShape:
+    """One gather as the cost formulas see it: its index values, the bytes each reads, the outer rows
+    that each own a slice of the input (and whether the input is broadcast along them), the slice's
+    bytes and rows, and the stride between rows."""
+
+    values: sympy.Expr
+    run_bytes: sympy.Expr
+    outer: sympy.Expr
+    outer_broadcast: bool
+    slice_bytes: sympy.Expr
+    population: sympy.Expr
+    stride_bytes: sympy.Expr
+    itemsize: int
 
 
 class _Parts:
@@ -417,6 +447,8 @@ class _Parts:
             "coord_sizes": self.sizes,
         }
         self.impl = ImplGraph(graph.name, "simt")
+        self.distribution: IndexDistribution | None = None  # the options' declared index distribution
+        self.core_num = CORE_NUM_DEFAULT
 
     def fresh(self) -> _Parts:
         """A copy with its own ImplGraph (cases must not share impl state)."""
@@ -483,32 +515,83 @@ class _Parts:
 
     def gathered_bytes(self, reads: sympy.Expr, readers: sympy.Expr | None = None) -> sympy.Expr:
         """Modelled bytes the gathers read through the data cache for ``reads`` element reads, split over
-        ``readers`` (the used cores by default)."""
-        run = self.run()
-        dim = int(self.il.attr.ir_attr.dim)
-        rows = product(list(self.sizes[:dim]))
+        ``readers`` (the used cores by default). A table gather (one table for all outer rows) with concrete sizes and a
+        declared index distribution takes the expected fills of every core's cache (``gather_reuse``):
+        repeated rows hit, which the sizes-only formula cannot see."""
         total = sympy.Integer(0)
         for g in self.gathers:
-            isz = g.y.dtype.itemsize
-            source = self.graph.producer(g, "x1")
-            view = self._view_strides(source)
-            # a side input broadcast along the gathered slice (a mask [B, L, 1]) spans only its stored bytes,
-            # and one index value reads one of its elements however long the run is
-            slice_bytes = storage_bytes(list(source.y.size[dim:]), view[dim:], isz)
-            run_elements = run if any(sympy.sympify(s) != 0 for s in view[dim + 1 :]) else 1
-            outer_broadcast = any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim])
-            stride = sympy.sympify(self._data_strides(source)[dim]) * isz
+            shape = self._gather_shape(g, reads)
+            # one table for every outer row (dim 0, or an input broadcast along the outer axes)
+            reuse = self._reuse(shape) if shape.outer == 1 or shape.outer_broadcast else None
+            if reuse is not None:
+                total = total + LINE_BYTES * reuse.core_fills
+                continue
             total = total + gather_read_bytes(
-                CeilDiv(reads, run),
-                run_elements * isz,
-                None if outer_broadcast else rows,
-                slice_bytes,
+                shape.values,
+                shape.run_bytes,
+                None if shape.outer_broadcast else shape.outer,
+                shape.slice_bytes,
                 sympy.Symbol("used_cores", integer=True) if readers is None else readers,
                 self.dcache,
-                stride_bytes=stride,
-                itemsize=isz,
+                stride_bytes=shape.stride_bytes,
+                itemsize=shape.itemsize,
             )
         return total
+
+    def hbm_read_bytes(self, reads: sympy.Expr) -> sympy.Expr:
+        """Bytes HBM delivers for ``reads`` element reads: the index and side inputs' lines, and each
+        gather's distinct lines per outer row (from ``gather_reuse`` when it can model them, else the
+        uniform ``expected_distinct`` rows, their lines at most the slice's)."""
+        index, side = self._side_bytes()
+        total = LINE_BYTES * (CeilDiv(index, LINE_BYTES) + CeilDiv(side, LINE_BYTES))
+        for g in self.gathers:
+            shape = self._gather_shape(g, reads)
+            outer = 1 if shape.outer_broadcast else shape.outer
+            per_outer = CeilDiv(shape.values, outer)
+            reuse = self._reuse(shape, per_outer)
+            if reuse is not None:
+                total = total + outer * LINE_BYTES * reuse.distinct_lines
+                continue
+            lines = expected_distinct(per_outer, shape.population) * run_line_bytes(
+                shape.run_bytes, shape.stride_bytes, shape.itemsize
+            )
+            total = total + outer * Min(lines, LINE_BYTES * (CeilDiv(shape.slice_bytes, LINE_BYTES) + 1))
+        return total
+
+    def _reuse(self, shape: _GatherShape, values: sympy.Expr | None = None) -> GatherReuse | None:
+        """The reuse model's figures for one gather's values (all of them by default)."""
+        cores = product(self.sizes)
+        cores = min(self.core_num, max(1, int(cores) // MIN_LANES_PER_CORE)) if sympy.sympify(cores).is_Integer else 1
+        return gather_reuse(
+            shape.values if values is None else values,
+            shape.population,
+            shape.run_bytes,
+            shape.stride_bytes,
+            cores,
+            self.dcache,
+            self.distribution,
+        )
+
+    def _gather_shape(self, g: Node, reads: sympy.Expr) -> _GatherShape:
+        """What the cost formulas need of one gather for ``reads`` element reads."""
+        run = self.run()
+        dim = int(self.il.attr.ir_attr.dim)
+        isz = g.y.dtype.itemsize
+        source = self.graph.producer(g, "x1")
+        view = self._view_strides(source)
+        # a side input broadcast along the gathered slice (a mask [B, L, 1]) spans only its stored bytes,
+        # and one index value reads one of its elements however long the run is
+        run_elements = run if any(sympy.sympify(s) != 0 for s in view[dim + 1 :]) else 1
+        return _GatherShape(
+            values=CeilDiv(reads, run),
+            run_bytes=run_elements * isz,
+            outer=product(list(self.sizes[:dim])),
+            outer_broadcast=any(sympy.sympify(s) == 0 for s in self._data_strides(source)[:dim]),
+            slice_bytes=storage_bytes(list(source.y.size[dim:]), view[dim:], isz),
+            population=source.y.size[dim],
+            stride_bytes=sympy.sympify(self._data_strides(source)[dim]) * isz,
+            itemsize=isz,
+        )
 
     def _view_strides(self, node: Node) -> list:
         """Strides of the input a gather reads, as viewed at ``node``'s sizes (0 along broadcast axes)."""
