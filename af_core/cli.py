@@ -764,7 +764,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from af_core.explain import COUNTER_HEADERS
 
         table = Table(
-            title="predicted counters (the modelled cost is made of them; register cycles beside it)"
+            title="predicted counters and the estimated time they give (the modelled cost)"
         )
         for col in COUNTER_HEADERS:
             table.add_column(col)
