@@ -16,7 +16,7 @@ import pytest
 from af_core.autofuser import AutofuserOptions
 from af_core.builders import GraphBuilder, embedding
 from af_core.policy import DEFAULT_POLICY
-from af_core.schedule.cost import COUNTER_NAMES, counted_cost, twin_counters
+from af_core.schedule.cost import COUNTER_NAMES, counted_cost, twin_cores, twin_counters
 from af_core.testing import chain_graph
 from af_core.tiling.solve import CaseRef, solve
 from af_core.traffic import traffic
@@ -91,18 +91,21 @@ def test_the_modelled_cost_is_the_counted_cost_of_the_predicted_counters():
     inputs, cases = _predicted_and_measured(session)
     for label, (predicted, measured, ev) in cases.items():
         serialized = label == "simd/sb"
-        assert ev.cost == counted_cost(predicted, serialized), label
-        # the twin-counted cost of the benchmarks is the same combination of the measured counters
+        assert ev.cost == counted_cost(predicted, ev.block_dim, serialized), label
+        # the twin-estimated time of the benchmarks is the same combination of the measured counters
         run = session.check(inputs=inputs, core_num=CORES, tiling_key=ev.tiling_key)
-        t = traffic(session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info)
-        assert t.cost == counted_cost(measured), label
+        info = session.scheduled.info
+        t = traffic(session.graph, inputs, run.reference, run.twin.counters, info, serialized)
+        assert t.cost == counted_cost(measured, twin_cores(run.twin.counters), serialized), label
 
 
 def test_the_default_policy_picks_the_lane_reduce_the_twin_counts_cheaper():
     assert AutofuserOptions().selection == DEFAULT_POLICY == "cost"
     session = TwinSession(_bag_sum(4000, 64, 96, 12))
     inputs, cases = _predicted_and_measured(session)
-    counted = {label: counted_cost(m) for label, (_p, m, _ev) in cases.items()}
+    counted = {
+        label: counted_cost(m, ev.block_dim, label == "simd/sb") for label, (_p, m, ev) in cases.items()
+    }
     session = TwinSession(_bag_sum(4000, 64, 96, 12), AutofuserOptions(force_template="simt"))
     run = session.check(inputs=inputs, core_num=CORES)
     assert run.ok, run.describe()
