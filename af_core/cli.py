@@ -763,9 +763,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if report.counters:
         from af_core.explain import COUNTER_HEADERS
 
-        table = Table(
-            title="predicted counters and the estimated time they give (the modelled cost)"
-        )
+        table = Table(title="predicted counters and the estimated time they give (the modelled cost)")
         for col in COUNTER_HEADERS:
             table.add_column(col)
         for row in report.counters:

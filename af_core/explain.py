@@ -19,8 +19,8 @@ from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
 from af_core.schedule.cost import COUNTER_NAMES, time_terms
-from af_core.schedule.time_model import PS_PER_NS, TERMS, TimeEstimate
 from af_core.schedule.scheduler import ScheduleResult
+from af_core.schedule.time_model import PS_PER_NS, TERMS, TimeEstimate
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
 

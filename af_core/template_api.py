@@ -275,6 +275,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.codegen.context import KernelContext
     from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, literal, value_type
     from af_core.errors import CodegenError, DTypeError, ScheduleError, Unsupported
+    from af_core.index_distribution import IndexDistribution
     from af_core.inputs import GraphInputs
     from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
     from af_core.ir.graph import HintGraph, Node
@@ -308,8 +309,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         storage_bytes,
         twin_counters,
     )
-    from af_core.index_distribution import IndexDistribution
-    from af_core.schedule.reuse import GatherReuse, expected_distinct, gather_reuse
     from af_core.schedule.gather_stage import add_gather, gather_span_limit, index_layout, settle_pattern_flag
     from af_core.schedule.impl_graph import (
         VECIN_VECOUT,
@@ -322,6 +321,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from af_core.schedule.measures import main_input
     from af_core.schedule.node_attrs import LoadRowsAttrs, ReduceAttrs, StoreRowsAttrs, VectorOpAttrs
+    from af_core.schedule.reuse import GatherReuse, expected_distinct, gather_reuse
     from af_core.schedule.rewrite import hoist_input_chain, sink_unary_ops
     from af_core.schedule.rowtiles import (
         TileBuilder,

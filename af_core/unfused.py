@@ -29,6 +29,12 @@ figure smaller, so "fused <= unfused" is the stricter claim.
 
 The unfused figure (:func:`unfused_traffic`) is the gather's measured bytes
 plus the exact bytes of every stream piece.
+
+Times (:mod:`af_core.schedule.time_model`): the fused kernel and the lone
+gather take their twin-estimated time; a stream piece takes the estimate of
+its exact bytes through HBM and L2 with one vector instruction per 256 bytes
+of its result spread over the cores (:func:`stream_time`, the least a
+streaming kernel can do), and its own launch.
 """
 
 from __future__ import annotations
@@ -49,12 +55,15 @@ from af_core.ir.validate import GraphInfo, normalized_copy, validate
 from af_core.ops.opdef import ComputeType
 from af_core.reference.interpreter import evaluate
 from af_core.schedule.analysis import analyze
+from af_core.schedule.cost import COUNTER_NAMES, counted_cost, twin_cores, twin_counters
 from af_core.tiling.solve import CaseRef, solve
 from af_core.traffic import measured_bytes
 from af_core.twin import Comparison, TwinSession, compare, has_math
 
 #: Names inside every piece graph: operands ``in0``, ``in1``, ..., the op ``op``, the output ``out``.
 OUTPUT = "out"
+#: Bytes of one vector instruction's operand (a 256-byte register on A5).
+VECTOR_BYTES = 256
 
 
 @attrs.frozen
@@ -121,6 +130,26 @@ def stream_bytes(piece: Piece) -> int:
     """GM bytes of a streaming single-op kernel: every distinct operand element read once,
     every element of its stored result written once."""
     return piece.in_bytes + piece.out_bytes
+
+
+def stream_time(piece: Piece, core_num: int) -> int:
+    """Estimated time (ps) of a streaming single-op kernel: its exact bytes from HBM through L2, one
+    vector instruction per 256 bytes of its result over ``core_num`` cores, and one launch."""
+    moved = stream_bytes(piece)
+    counters = dict.fromkeys(COUNTER_NAMES, 0)
+    counters.update(
+        read_bytes=piece.in_bytes,
+        write_bytes=piece.out_bytes,
+        l2_core_bytes=piece.in_bytes,
+        hbm_bytes=moved,
+        reg_cycles=-(-piece.out_bytes // VECTOR_BYTES),
+    )
+    return int(counted_cost(counters, core_num))
+
+
+def twin_time(counters: Mapping[str, int], serialized: bool = False) -> int:
+    """The twin-estimated time (ps) of one run from its report."""
+    return int(counted_cost(twin_counters(counters), twin_cores(counters), serialized))
 
 
 def split(
@@ -271,6 +300,8 @@ class UnfusedRun:
     gather_bytes: int  # measured on the twin
     gather_counters: dict[str, int]
     gather_label: str  # the case the lone gather ran
+    gather_time: int = 0  # its twin-estimated time (ps)
+    core_num: int = 1
 
     @property
     def stream_bytes(self) -> int:
@@ -279,6 +310,11 @@ class UnfusedRun:
     @property
     def total(self) -> int:
         return self.gather_bytes + self.stream_bytes
+
+    @property
+    def time(self) -> int:
+        """Estimated time (ps): the lone gather's twin-estimated time and every stream kernel's."""
+        return self.gather_time + sum(stream_time(p, self.core_num) for p in self.plan.streams)
 
 
 def policy_key(session: TwinSession, sizes: Mapping[str, int], core_num: int, policy: str) -> int | None:
@@ -336,7 +372,15 @@ def run_unfused(
         measured_bytes(run.twin.counters),
         dict(run.twin.counters),
         run.template,
+        twin_time(run.twin.counters, _serialized(sess, run.template)),
+        core_num,
     )
+
+
+def _serialized(session: TwinSession, label: str) -> bool:
+    """Whether the case ``label`` of ``session`` is single-buffered, as its modelled cost says."""
+    case = next((c for c in session.scheduled.cases if c.label == label), None)
+    return case is not None and case.meta.get("buffers") == 1
 
 
 @attrs.frozen
@@ -350,6 +394,7 @@ class FusedVsUnfused:
     fused: dict[str, tuple[int, str]]  # policy -> (measured bytes, case label)
     unfused: dict[str, UnfusedRun]  # policy -> the unfused run
     agreements: dict[str, Comparison]  # policy -> the unfused chain's output against the fused kernel's
+    fused_time: dict[str, int] = attrs.Factory(dict)  # policy -> twin-estimated time (ps)
 
     @property
     def agree(self) -> bool:
@@ -359,6 +404,10 @@ class FusedVsUnfused:
         """Fused bytes over unfused bytes under ``policy``: at most 1 when fusing does not lose."""
         total = self.unfused[policy].total
         return self.fused[policy][0] / total if total else float("inf")
+
+    def time_ratio(self, policy: str = "default") -> float:
+        """Fused estimated time over unfused estimated time under ``policy``."""
+        return self.fused_time[policy] / self.unfused[policy].time
 
 
 def fused_vs_unfused(
@@ -378,6 +427,7 @@ def fused_vs_unfused(
     plan = split(session.graph, inputs.sizes, session.scheduled.info)
     gather_session = gather_session or TwinSession(plan.gather.graph)
     fused: dict[str, tuple[int, str]] = {}
+    fused_time: dict[str, int] = {}
     unfused: dict[str, UnfusedRun] = {}
     outputs: dict[str, np.ndarray] = {}
     for policy in policies:
@@ -386,9 +436,10 @@ def fused_vs_unfused(
         if not run.ok:
             raise AssertionError(f"fused '{session.graph.name}' ({policy} policy): {run.describe()}")
         fused[policy] = (measured_bytes(run.twin.counters), run.template)
+        fused_time[policy] = twin_time(run.twin.counters, _serialized(session, run.template))
         outputs[policy] = run.twin.outputs[plan.output]
         unfused[policy] = run_unfused(plan, inputs, core_num=core_num, session=gather_session, policy=policy)
     dtype = session.scheduled.info[plan.output].dtype
     exact = not has_math(session.graph)
     agreements = {p: compare(plan.output, unfused[p].output, outputs[p], dtype, exact) for p in policies}
-    return FusedVsUnfused(session.graph.name, fused, unfused, agreements)
+    return FusedVsUnfused(session.graph.name, fused, unfused, agreements, fused_time)

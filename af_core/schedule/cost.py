@@ -198,7 +198,9 @@ class CounterModel:
         }
         out["l2_core_bytes"] = out["read_bytes"] + LINE_BYTES * out["line_fills"]
         out["hbm_bytes"] = (
-            out["l2_core_bytes"] + out["write_bytes"] if self.hbm_bytes is None else sympy.sympify(self.hbm_bytes)
+            out["l2_core_bytes"] + out["write_bytes"]
+            if self.hbm_bytes is None
+            else sympy.sympify(self.hbm_bytes)
         )
         return out
 
@@ -318,5 +320,7 @@ def modelled_cost(
     """
     moved = sympy.sympify(gm_bytes) + SECTOR_BYTES * sympy.sympify(scattered)
     counters = {name: sympy.Integer(0) for name in COUNTER_NAMES}
-    counters.update(read_bytes=moved, l2_core_bytes=moved, hbm_bytes=moved, api_calls=sympy.sympify(api_calls))
+    counters.update(
+        read_bytes=moved, l2_core_bytes=moved, hbm_bytes=moved, api_calls=sympy.sympify(api_calls)
+    )
     return sympy.sympify(counted_cost(counters, cores, serialized))

@@ -23,7 +23,7 @@ The constants (:class:`TimeConstants`) and where they come from:
 - ``hbm_bytes_per_ns`` 1600 and ``l2_bytes_per_ns`` 7000: the asc-devkit guide's L2-cache page
   (``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``) gives about 1.6 TB/s for GM
   and about 7 TB/s of mixed read/write bandwidth for L2.
-- ``cycles_per_ns`` 1: no document gives the AI core's clock; the 1 GHz of the Ascend 950 system cycle
+- ``ps_per_cycle`` 1000: no document gives the AI core's clock; the 1 GHz of the Ascend 950 system cycle
   counter (``GetSystemCycle``) stands in for it, as in :mod:`af_core.schedule.cost`. An assumption.
 - ``api_call_cycles`` 50: no document gives an API call's issue cost; the order of its scalar set-up
   (tens of cycles). An assumption.
@@ -56,7 +56,7 @@ class TimeConstants:
 
     hbm_bytes_per_ns: int = 1600
     l2_bytes_per_ns: int = 7000
-    cycles_per_ns: int = 1
+    ps_per_cycle: int = 1000
     api_call_cycles: int = 50
     lane_accesses_per_cycle: int = 32
     launch_ns: int = 3000
@@ -67,6 +67,8 @@ class TimeConstants:
 
 
 DEFAULT_CONSTANTS = TimeConstants()
+#: The constants no document gives (the sensitivity sweep halves and doubles each).
+ASSUMED = ("ps_per_cycle", "api_call_cycles", "lane_accesses_per_cycle", "launch_ns")
 #: The terms of an estimate, in the order ``afc explain`` shows them.
 TERMS = ("hbm", "l2", "core", "launch")
 
@@ -126,9 +128,9 @@ def estimate(
     ps = PS_PER_NS
     hbm = _ceil_div(counters["hbm_bytes"] * ps, constants.hbm_bytes_per_ns)
     l2 = _ceil_div((counters["l2_core_bytes"] + counters["write_bytes"]) * ps, constants.l2_bytes_per_ns)
-    cycles = core_cycles(counters, constants) * ps
+    cycles = core_cycles(counters, constants) * constants.ps_per_cycle
     if isinstance(cores, int) and isinstance(cycles, int):
-        core = -(-cycles // (constants.cycles_per_ns * max(1, cores)))
+        core = -(-cycles // max(1, cores))
     else:
-        core = CeilDiv(sympy.sympify(cycles), constants.cycles_per_ns * Max(1, cores))
+        core = CeilDiv(sympy.sympify(cycles), Max(1, cores))
     return TimeEstimate(hbm, l2, core, constants.launch_ns * ps, serialized)

@@ -63,6 +63,7 @@ from af_core.template_api import (
     Case,
     CeilDiv,
     ComputeType,
+    CounterModel,
     FloorDiv,
     HintGraph,
     ImplAxis,
@@ -78,8 +79,8 @@ from af_core.template_api import (
     TilingSpec,
     Unsupported,
     assign_releases,
+    expected_distinct,
     field,
-    modelled_cost,
     pitch_for,
     product,
 )
@@ -103,11 +104,6 @@ MIN_COLUMN_BYTES = 4096
 MIN_ROW_BYTES = 4096
 #: A probe pitch (a multiple of 8, so that mask bytes divide) to read the tiles' UB bytes per pitch element.
 _PITCH_PROBE = 256
-
-
-def expected_distinct(chunk, rows) -> sympy.Expr:
-    """Expected distinct values among ``chunk`` indices drawn uniformly from ``rows`` rows (integer formula)."""
-    return Max(1, Min(chunk, rows, CeilDiv(2 * chunk * rows, 2 * rows + chunk)))
 
 
 class DedupGatherTemplate:
@@ -305,12 +301,14 @@ class DedupGatherTemplate:
                 "deduplication saves unless most indices repeat",
             )
         spec.score = sympy.Integer(1)
-        spec.cost = self._cost(stage, loop, an, table, index, dim, positions, chunk, chunks, width, col_tiles)
         spec.block_dim = used
+        self._counters(stage, loop, an, table, index, dim, positions, chunk, chunks, width, col_tiles).apply(
+            spec
+        )
         return Case(self.name, "default", graph, impl, spec)
 
     @staticmethod
-    def _cost(
+    def _counters(
         stage: Stage,
         loop: str,
         an,
@@ -322,8 +320,11 @@ class DedupGatherTemplate:
         chunks,
         width,
         col_tiles,
-    ) -> sympy.Expr:
-        """Modelled cost: expected distinct rows read, output and index bytes, copies, stores and chain calls."""
+    ) -> CounterModel:
+        """Predicted counters: the expected distinct rows of each chunk read (DataCopyPad), the output
+        written, the index read into UB and numbered by a scalar pass, copies, stores and chain calls.
+        HBM delivers each row once however many chunks read it (the shared L2 keeps it), so its bytes
+        are the distinct rows of all positions."""
         out_dtype = an.output.y.dtype
         table_rows = table.y.size[dim] * product(
             [s for s, st in zip(table.y.size[:dim], table.y.strides[:dim]) if sympy.sympify(st) != 0]
@@ -341,5 +342,18 @@ class DedupGatherTemplate:
                 and n.api_call not in (DedupGatherApiCall.name, DedupStoreApiCall.name)
             ]
         ) + (1 if an.post_chain else 0)
-        calls = col_tiles * (distinct + positions) + chunks * col_tiles * per_item
-        return modelled_cost(distinct * row_in + positions * row_out + index_bytes, api_calls=calls)
+        # per column tile: a copy per distinct row read, and a store per run of positions whose tile rows
+        # follow each other (a run ends at each repeated row and at each chunk's end)
+        stores = positions - distinct + chunks
+        calls = col_tiles * (distinct + stores) + chunks * col_tiles * per_item
+        written = positions * row_out
+        read = distinct * row_in + index_bytes
+        return CounterModel(
+            read_bytes=read,
+            write_bytes=written,
+            api_calls=calls,
+            scalar_accesses=positions,
+            hbm_bytes=Min(positions, expected_distinct(positions, table_rows)) * row_in
+            + index_bytes
+            + written,
+        )

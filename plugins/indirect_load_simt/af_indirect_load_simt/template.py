@@ -561,7 +561,11 @@ class _Parts:
     def _reuse(self, shape: _GatherShape, values: sympy.Expr | None = None) -> GatherReuse | None:
         """The reuse model's figures for one gather's values (all of them by default)."""
         cores = product(self.sizes)
-        cores = min(self.core_num, max(1, int(cores) // MIN_LANES_PER_CORE)) if sympy.sympify(cores).is_Integer else 1
+        cores = (
+            min(self.core_num, max(1, int(cores) // MIN_LANES_PER_CORE))
+            if sympy.sympify(cores).is_Integer
+            else 1
+        )
         return gather_reuse(
             shape.values if values is None else values,
             shape.population,

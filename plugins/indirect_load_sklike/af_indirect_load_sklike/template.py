@@ -21,6 +21,7 @@ from __future__ import annotations
 import sympy
 
 from af_core.template_api import (
+    LINE_BYTES,
     UB_SIZE,
     AlignUp,
     Case,
@@ -330,6 +331,9 @@ class SkLikeTemplate:
         # the seed's SK-like region: long contiguous rows, too few outer indices to share among cores
         region = sympy.And(ctx.measures.cache_ok(), sympy.Not(ctx.measures.core_ok()))
         spec.score = sympy.Piecewise((2, region), (-1, True))
+        # a later stage reads each workspace back from L2, which still holds it: HBM sees the workspace
+        # written back once and never read
+        read_back = sum((size for _, size in ws), sympy.Integer(0))
         CounterModel(
             read_bytes=counted["read"],
             write_bytes=counted["write"],
@@ -338,5 +342,6 @@ class SkLikeTemplate:
             scalar_accesses=counted["scalar"],
             reg_instructions=counted["reg_instructions"],
             reg_cycles=counted["reg_cycles"],
+            hbm_bytes=counted["read"] + LINE_BYTES * counted["fills"] - read_back + counted["write"],
         ).apply(spec)
         return Case(self.name, "default", graph, impl, spec, meta={"stages": [st.key for st in stages]})
