@@ -333,7 +333,7 @@ class SkLikeTemplate:
         spec.score = sympy.Piecewise((2, region), (-1, True))
         # a later stage reads each workspace back from L2, which still holds it: HBM sees the workspace
         # written back once and never read
-        read_back = sum((size for _, size in ws), sympy.Integer(0))
+        read_back = sympy.Add(*(sympy.sympify(size) for _, size in ws))
         CounterModel(
             read_bytes=counted["read"],
             write_bytes=counted["write"],
