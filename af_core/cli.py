@@ -296,7 +296,10 @@ def _options(args: argparse.Namespace) -> AutofuserOptions:
     if getattr(args, "cores", None):
         plat = Platform(plat.soc, args.cores, plat.ub_size)
     return AutofuserOptions(
-        platform=plat, force_template=getattr(args, "force_template", None), selection=selection
+        platform=plat,
+        force_template=getattr(args, "force_template", None),
+        selection=selection,
+        index_distribution=getattr(args, "index_distribution", None),
     )
 
 
@@ -1121,6 +1124,13 @@ def build_parser(plugin_commands: tuple = ()) -> argparse.ArgumentParser:
             "--cores", type=_positive_int, default=None, help="core count (default: the platform's)"
         )
         p.add_argument("--selection", default=None, metavar="POLICY", help=SELECTION_HELP)
+        p.add_argument(
+            "--index-distribution",
+            default=None,
+            metavar="NAME",
+            help="how the index values are drawn (uniform, zipf<alpha>, repeat<k>, unique, ...): the cases "
+            "predict repeated rows from it when the sizes are given",
+        )
 
     p = add("compile", "write the generated artifacts")
     p.add_argument("graph", nargs="+", help=".json graphs (data) or .py programs defining `graph` (code)")

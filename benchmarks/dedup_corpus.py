@@ -5,10 +5,10 @@
 Run it with af-indirect-load-dedup installed beside the built-in templates
 (the bench env sets ``AF_DISABLE_PLUGINS=scalar_loop``). Per workload the
 template accepts: its measured traffic (x the minimum, DataCopy bytes plus
-data-cache line fills, as in the corpus table) and twin-counted cost as
+data-cache line fills, as in the corpus table) and twin-estimated time as
 installed (rows under its 4 KiB floor are dropped: "-"), the same with the
 floor lowered to 0 (what deduplication alone does to the bytes of short
-rows), the best other case by twin-counted cost, and the seed and cost
+rows), the best other case by twin-estimated time, and the seed and cost
 policies' picks. Workloads the template rejects are listed with the reason.
 """
 
@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from run_benchmarks import CORES, measure_all, table
+from run_benchmarks import CORES, measure_all, table, workload_session
 
 from af_core.autofuser import AutofuserOptions
 from af_core.errors import AfError, ScheduleError
@@ -44,9 +44,9 @@ HEADERS = [
 
 
 def forced_dedup(w, inputs) -> tuple[float, int] | str:
-    """(x min, twin-counted cost) of the dedup case alone, or the reason it does not run."""
+    """(x min, twin-estimated time) of the dedup case alone, or the reason it does not run."""
     try:
-        s = TwinSession(w.graph, AutofuserOptions(force_template="dedup"))
+        s = TwinSession(w.graph, AutofuserOptions(force_template="dedup", index_distribution=w.distribution))
         run = s.check(inputs=inputs, core_num=CORES)
     except ScheduleError as e:
         return next((r.reason for r in e.rejections if r.template == "dedup"), str(e))
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
     template = get_registry().get("template", "dedup")
     rows, rejected = [], []
     for w in load_workloads():
-        session = TwinSession(w.graph)
+        session = workload_session(w)
         inputs = session.inputs({}, seed=1, distribution=w.distribution)
         template.min_row_bytes = 0
         try:

@@ -614,7 +614,7 @@ TRAFFIC_HEADERS = [
     "x min",
     "selected (cost policy)",
     "x min",
-    "best case (twin-counted cost)",
+    "best case (twin-estimated time)",
     "x min",
     "one-read-per-lane x min",
     "every case (x min)",
@@ -775,12 +775,12 @@ def bench_counters(runs: list[dict], within: float = 0.25) -> str:
             "case",
             "index values",
             *[f"{c.name}: predicted / measured" for c in COUNTERS],
-            "modelled / twin-counted cost",
+            "modelled / twin-estimated time (ps)",
         ],
         rows,
     )
     lines = [f"- {name}: {n}/{total} case rows within +-{within:.0%}" for name, n in ok.items()]
-    lines.append(f"- modelled cost against twin-counted cost: {ok_cost}/{total} within +-{within:.0%}")
+    lines.append(f"- modelled cost against twin-estimated time: {ok_cost}/{total} within +-{within:.0%}")
     return text + "\n\n" + "\n".join(lines) + f"\n- load average at the end: {load_average()}\n"
 
 
@@ -1006,7 +1006,7 @@ def bench_reg_cycles(runs: list[dict]) -> str:
 
 
 def bench_policies(runs: list[dict], slack: float = 1.10) -> str:
-    """Every installed policy's pick per corpus workload, against the best case by twin-counted cost and
+    """Every installed policy's pick per corpus workload, against the best case by twin-estimated time and
     by measured bytes."""
     from af_core.policy import DEFAULT_POLICY
 
@@ -1026,13 +1026,13 @@ def bench_policies(runs: list[dict], slack: float = 1.10) -> str:
             within[n][1] += by_bytes <= slack
             row += [r["picks"][n], f"{by_cost:.2f}", f"{by_bytes:.2f}"]
         rows.append(row)
-    headers = ["workload", "best (twin-counted cost)", "best (measured bytes)"]
+    headers = ["workload", "best (twin-estimated time)", "best (measured bytes)"]
     for n in names:
         mark = " (default)" if n == DEFAULT_POLICY else ""
         headers += [f"{n}{mark} picks", f"{n}: cost / best", f"{n}: bytes / least"]
     lines = [
         f"- {n}{' (default)' if n == DEFAULT_POLICY else ''}: within {slack - 1:.0%} of the best case in "
-        f"{within[n][0]}/{len(runs)} workloads by twin-counted cost, {within[n][1]}/{len(runs)} by measured bytes"
+        f"{within[n][0]}/{len(runs)} workloads by twin-estimated time, {within[n][1]}/{len(runs)} by measured bytes"
         for n in names
     ]
     return (
@@ -1283,7 +1283,7 @@ def bench_selection(progress: Progress) -> str:
             "seed rule picks",
             "selected (seed)",
             "selected (cost)",
-            "best by twin-counted cost",
+            "best by twin-estimated time",
             "seed / best",
             "cost / best",
         ],

@@ -42,8 +42,9 @@ _PERMUTATION_SEED = 20261207
 def expected_distinct(draws: sympy.Expr | int, population: sympy.Expr | int) -> sympy.Expr:
     """Expected distinct values among ``draws`` uniform draws from ``population`` values, as an integer
     formula: ``2 d p / (2 p + d)`` (the Pade form of ``p (1 - exp(-d / p))``), at most ``min(d, p)`` and
-    at least 1. It is high by up to 16% where ``d`` is about twice ``p``, and within 6% elsewhere below
-    ``d = p``; the products stay far inside int64 for sizes up to a billion."""
+    at least 1. It is never below the expectation: high by up to 16% (where ``d`` is about twice ``p``),
+    by up to 6% while ``d <= p``, plus the one rounding up adds; its products stay inside int64 for sizes
+    up to a billion."""
     return Max(1, Min(draws, population, CeilDiv(2 * draws * population, 2 * population + draws)))
 
 

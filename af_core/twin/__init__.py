@@ -236,6 +236,21 @@ class TwinSession:
             sanitize=self.runner.sanitize,
         )
 
+    def _draw(
+        self,
+        negative_indices: bool,
+        out_of_range: float,
+        positive: bool,
+        distribution: str | IndexDistribution | None,
+        drawing: bool,
+    ) -> InputDraw:
+        """The drawing options; an unnamed distribution is the declared one only when values are drawn
+        (given inputs draw nothing, so only options named by the caller are refused with them)."""
+        if distribution is None:
+            declared = self.fuser.options.index_distribution
+            distribution = declared if drawing and declared is not None else "uniform"
+        return InputDraw(negative_indices, out_of_range, positive, distribution)
+
     def inputs(
         self,
         sizes: Mapping[str, int] | None = None,
@@ -245,15 +260,17 @@ class TwinSession:
         negative_indices: bool = False,
         out_of_range: float = 0.0,
         positive: bool = False,
-        distribution: str | IndexDistribution = "uniform",
+        distribution: str | IndexDistribution | None = None,
     ) -> GraphInputs:
         """Random inputs at ``sizes``, or ``arrays`` packed into storage (sizes deduced from their
         shapes); the run is planned (:meth:`plan`) first.
 
         ``seed`` (default 0) and the drawing options are those of :func:`af_core.inputs.make_inputs`;
-        with ``arrays`` nothing is drawn, and giving them is a ``UsageError`` naming them.
+        with ``arrays`` nothing is drawn, and giving them is a ``UsageError`` naming them. Without a
+        ``distribution``, index values follow the one the options declare (``index_distribution``,
+        which the cases predicted with), else uniform.
         """
-        draw = InputDraw(negative_indices, out_of_range, positive, distribution)
+        draw = self._draw(negative_indices, out_of_range, positive, distribution, arrays is None)
         if arrays is not None:
             _refuse_draw_options("inputs(arrays=...)", seed, draw)
             env = input_sizes(self.graph, arrays, sizes, info=self.scheduled.info)
@@ -291,7 +308,7 @@ class TwinSession:
         negative_indices: bool = False,
         out_of_range: float = 0.0,
         positive: bool = False,
-        distribution: str | IndexDistribution = "uniform",
+        distribution: str | IndexDistribution | None = None,
     ) -> GraphRun:
         """Run at ``sizes`` on random inputs (or on ``inputs``) and compare with the reference.
 
@@ -302,7 +319,7 @@ class TwinSession:
         The reference runs first: inputs it refuses (an index out of range where the graph does not
         check bounds) raise its :class:`af_core.errors.AscirError` before the twin runs them.
         """
-        draw = InputDraw(negative_indices, out_of_range, positive, distribution)
+        draw = self._draw(negative_indices, out_of_range, positive, distribution, inputs is None)
         if inputs is None:
             plan = self.plan(sizes, core_num=core_num, tiling_key=tiling_key)
             inputs = draw.make(self.graph, plan.sizes, seed or 0, self.scheduled.info)
@@ -347,7 +364,7 @@ def run_graph(
     negative_indices: bool = False,
     out_of_range: float = 0.0,
     positive: bool = False,
-    distribution: str | IndexDistribution = "uniform",
+    distribution: str | IndexDistribution | None = None,
 ) -> GraphRun:
     """Compile ``graph`` for the twin, run it on random inputs and compare with the reference.
 

@@ -99,9 +99,11 @@ def test_the_same_figures_in_every_call_and_none_without_what_it_needs():
 
 @given(draws=st.integers(1, 10**7), population=st.integers(1, 10**7))
 def test_the_uniform_formula_is_within_its_stated_error(draws, population):
+    """Never below the expectation, above it by at most 16% (6% while draws <= population), plus the one
+    the rounding up adds."""
     exact = population * -np.expm1(draws * np.log1p(-1 / population)) if population > 1 else 1.0
     value = int(expected_distinct(draws, population))
     assert 1 <= value <= min(draws, population)
-    assert value == pytest.approx(exact, rel=0.16, abs=2)
+    assert exact - 1e-6 <= value <= 1.16 * exact + 1
     if draws <= population:
-        assert value == pytest.approx(exact, rel=0.06, abs=2)
+        assert value <= 1.06 * exact + 1
