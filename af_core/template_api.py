@@ -112,6 +112,7 @@ _LAZY = {
     "GatherReuse": "af_core.schedule.reuse",
     "gather_reuse": "af_core.schedule.reuse",
     "expected_distinct": "af_core.schedule.reuse",
+    "distinct_rows": "af_core.schedule.reuse",
     "IndexDistribution": "af_core.index_distribution",
     # codegen: ApiCalls, the kernel context they generate in, scalar code and C++ sources
     "ApiCall": "af_core.codegen.api_call",
@@ -232,6 +233,7 @@ __all__ = [
     "broadcast_sizes",
     "contiguous_strides",
     "dense",
+    "distinct_rows",
     "dtypes",
     "embedding",
     "evaluate_case",
@@ -321,7 +323,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from af_core.schedule.measures import main_input
     from af_core.schedule.node_attrs import LoadRowsAttrs, ReduceAttrs, StoreRowsAttrs, VectorOpAttrs
-    from af_core.schedule.reuse import GatherReuse, expected_distinct, gather_reuse
+    from af_core.schedule.reuse import GatherReuse, distinct_rows, expected_distinct, gather_reuse
     from af_core.schedule.rewrite import hoist_input_chain, sink_unary_ops
     from af_core.schedule.rowtiles import (
         TileBuilder,

@@ -57,9 +57,13 @@ class GatherReuse:
     core_fills: int
 
 
-def _hit_probabilities(rows: int, draws: int, d: IndexDistribution) -> tuple[np.ndarray, np.ndarray, float]:
+def _hit_probabilities(
+    rows: int, draws: int, d: IndexDistribution, total: int | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Per row: the probability one draw selects it, and the probability ``draws`` draws select it at
-    least once; and the draws that can miss a cache (a ``repeat<k>`` value's copies follow each other)."""
+    least once; and the draws that can miss a cache (a ``repeat<k>`` value's copies follow each other).
+    ``total``: the draws of the whole index when ``draws`` are a part of it (the pool ``duplicates``
+    draws from is a quarter of the whole index)."""
     import numpy as np
 
     kind = d.kind
@@ -70,7 +74,7 @@ def _hit_probabilities(rows: int, draws: int, d: IndexDistribution) -> tuple[np.
         mass[-1] = max(0.0, 1.0 - float(mass[:-1].sum()))
         mass = mass[np.random.default_rng(_PERMUTATION_SEED).permutation(rows)]
     elif kind is DistributionKind.DUPLICATES:
-        pool = max(1, draws // 4)
+        pool = max(1, (draws if total is None else total) // 4)
         pooled = int(round(rows * -math.expm1(pool * math.log1p(-1.0 / rows)))) if rows > 1 else 1
         mass = np.zeros(rows)
         mass[np.random.default_rng(_PERMUTATION_SEED).permutation(rows)[: max(1, pooled)]] = 1.0 / max(
@@ -181,6 +185,28 @@ def _gather_reuse(
         np.add.at(line_mass, first, mass)
         fills = _che_fills(line_mass, 1, per_core, cache_lines)
     return GatherReuse(int(round(distinct)), int(round(fills * cores)))
+
+
+@functools.lru_cache(maxsize=256)
+def _distinct_rows(draws: int, rows: int, distribution: IndexDistribution, total: int) -> int:
+    _mass, hit, _effective = _hit_probabilities(rows, draws, distribution, total)
+    return max(1, int(round(float(hit.sum()))))
+
+
+def distinct_rows(
+    draws: object, rows: object, distribution: IndexDistribution | None, total: object | None = None
+) -> int | None:
+    """Expected distinct rows among ``draws`` index values (a part of ``total``, all of them by
+    default) over a table of ``rows`` rows; ``None`` without a distribution or with a symbolic size."""
+    if distribution is None:
+        return None
+    concrete = [sympy.sympify(v) for v in (draws, rows, draws if total is None else total)]
+    if not all(v.is_Integer and int(v) > 0 for v in concrete):
+        return None
+    n_draws, n_rows, n_total = (int(v) for v in concrete)
+    if n_rows > MAX_MODELLED_ROWS:
+        return None
+    return _distinct_rows(n_draws, n_rows, distribution, n_total)
 
 
 def gather_reuse(

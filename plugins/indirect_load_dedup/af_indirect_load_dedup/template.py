@@ -52,6 +52,7 @@ the chain's calls per work item.
 
 from __future__ import annotations
 
+import attrs
 import sympy
 from af_v35_regbase.row_select import RowSelect, row_select
 
@@ -61,6 +62,7 @@ from af_core.template_api import (
     VECIN_VECOUT,
     AlignUp,
     Case,
+    CaseRef,
     CeilDiv,
     ComputeType,
     CounterModel,
@@ -79,6 +81,8 @@ from af_core.template_api import (
     TilingSpec,
     Unsupported,
     assign_releases,
+    distinct_rows,
+    evaluate_case,
     expected_distinct,
     field,
     pitch_for,
@@ -104,6 +108,29 @@ MIN_COLUMN_BYTES = 4096
 MIN_ROW_BYTES = 4096
 #: A probe pitch (a multiple of 8, so that mask bytes divide) to read the tiles' UB bytes per pitch element.
 _PITCH_PROBE = 256
+
+
+@attrs.frozen
+class _ChunkSizes:
+    """The tiling fields the counters are formulas of, and their values at the platform (or None)."""
+
+    positions: sympy.Expr
+    chunk: sympy.Expr
+    chunks: sympy.Expr
+    width: sympy.Expr
+    col_tiles: sympy.Expr
+    at: dict[str, int] | None
+
+
+def _fields_at_platform(spec: TilingSpec, ctx: ScheduleContext) -> dict[str, int] | None:
+    """The case's tiling fields at the platform's core count and UB, when the sizes are concrete (the
+    reuse model needs a chunk's size as a number); None otherwise."""
+    env = {"core_num": ctx.platform.core_num, "ub_size": ctx.platform.ub_size}
+    known = set(env) | {f.name for f in spec.fields}
+    if any(not {str(x) for x in sympy.sympify(f.expr).free_symbols} <= known for f in spec.fields):
+        return None
+    ev = evaluate_case(CaseRef(0, "dedup", spec), env)
+    return dict(ev.fields) if {"chunk", "positions"} <= set(ev.fields) else None
 
 
 class DedupGatherTemplate:
@@ -140,9 +167,9 @@ class DedupGatherTemplate:
                 f"rows of {int(row_bytes)} bytes, under {self.min_row_bytes}: a copy call per distinct row "
                 "costs more than deduplication saves unless most indices repeat"
             )
-        return [self._case(graph, il, an, rs)]
+        return [self._case(graph, il, an, rs, ctx)]
 
-    def _case(self, graph: HintGraph, il: Node, an, rs: RowSelect) -> Case:
+    def _case(self, graph: HintGraph, il: Node, an, rs: RowSelect, ctx: ScheduleContext) -> Case:
         table, index, dim, view = rs.table, rs.index, rs.dim, rs.view
         out_sizes = list(il.y.size)
         row_sizes = out_sizes[: dim + 1]
@@ -302,9 +329,8 @@ class DedupGatherTemplate:
             )
         spec.score = sympy.Integer(1)
         spec.block_dim = used
-        self._counters(stage, loop, an, table, index, dim, positions, chunk, chunks, width, col_tiles).apply(
-            spec
-        )
+        sizes = _ChunkSizes(positions, chunk, chunks, width, col_tiles, _fields_at_platform(spec, ctx))
+        self._counters(stage, loop, an, table, index, dim, sizes, ctx).apply(spec)
         return Case(self.name, "default", graph, impl, spec)
 
     @staticmethod
@@ -315,21 +341,28 @@ class DedupGatherTemplate:
         table: Node,
         index: Node,
         dim: int,
-        positions,
-        chunk,
-        chunks,
-        width,
-        col_tiles,
+        sizes: _ChunkSizes,
+        ctx: ScheduleContext,
     ) -> CounterModel:
         """Predicted counters: the expected distinct rows of each chunk read (DataCopyPad), the output
         written, the index read into UB and numbered by a scalar pass, copies, stores and chain calls.
         HBM delivers each row once however many chunks read it (the shared L2 keeps it), so its bytes
-        are the distinct rows of all positions."""
+        are the distinct rows of all positions. With a declared index distribution and concrete sizes,
+        the distinct rows come from it (a chunk's at the platform's core count, ``at``); otherwise from
+        the uniform formula."""
+        positions, chunk, chunks, width, col_tiles, at = attrs.astuple(sizes, recurse=False)
         out_dtype = an.output.y.dtype
         table_rows = table.y.size[dim] * product(
             [s for s, st in zip(table.y.size[:dim], table.y.strides[:dim]) if sympy.sympify(st) != 0]
         )
-        distinct = Min(positions, chunks * expected_distinct(chunk, table_rows))
+        declared = ctx.options.index_distribution
+        per_chunk = None if at is None else distinct_rows(at["chunk"], table_rows, declared, at["positions"])
+        overall = None if at is None else distinct_rows(at["positions"], table_rows, declared)
+        if per_chunk is None:
+            per_chunk = expected_distinct(chunk, table_rows)
+        if overall is None:
+            overall = expected_distinct(positions, table_rows)
+        distinct = Min(positions, chunks * per_chunk)
         row_in = width * table.y.dtype.itemsize
         row_out = width * out_dtype.itemsize
         index_bytes = chunks * AlignUp(chunk * index.y.dtype.itemsize, 128)
@@ -353,7 +386,5 @@ class DedupGatherTemplate:
             write_bytes=written,
             api_calls=calls,
             scalar_accesses=positions,
-            hbm_bytes=Min(positions, expected_distinct(positions, table_rows)) * row_in
-            + index_bytes
-            + written,
+            hbm_bytes=Min(positions, overall) * row_in + index_bytes + written,
         )
