@@ -31,7 +31,7 @@ CONTRACT_ONLY = {
     "VectorChainCall",
 }
 #: Names docs/writing-templates.md tells authors to use in their own plugin's tests, which no plugin module needs.
-TESTS_ONLY = {"ScheduleError", "evaluate_case", "solve_scheduled"}
+TESTS_ONLY = {"ScheduleError", "solve_scheduled"}
 
 
 def defining_object(name: str) -> object:
