@@ -119,12 +119,18 @@ class AfPluginManager:
         disabled = self._disabled_names()
 
         def dist_of(ep: md.EntryPoint) -> tuple[str, str]:
-            return (ep.dist.name, ep.dist.version) if ep.dist is not None else ("unknown", "0")
+            # ``Distribution.name`` and ``.version`` each parse the whole metadata file: parse it once
+            if ep.dist is None:
+                return ("unknown", "0")
+            metadata = ep.dist.metadata
+            return (metadata["Name"], metadata["Version"])
 
-        eps = sorted(md.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, dist_of(e)[0], e.value))
+        eps = sorted(
+            ((ep, dist_of(ep)) for ep in md.entry_points(group=ENTRY_POINT_GROUP)),
+            key=lambda item: (item[0].name, item[1][0], item[0].value),
+        )
         owner: dict[str, str] = {}
-        for ep in eps:
-            dist_name, version = dist_of(ep)
+        for ep, (dist_name, version) in eps:
             if ep.name in owner:
                 if owner[ep.name] != dist_name:
                     self._fail(
