@@ -56,6 +56,7 @@ from af_core.template_api import (
     ImplGraph,
     ImplNode,
     IndexDistribution,
+    LaneLoads,
     Max,
     Min,
     Node,
@@ -269,10 +270,16 @@ class SimtTemplate:
             thrash = Min(1, FloorDiv(threads * LINE_BYTES, parts.dcache // 2 + 1))
             fills = fills + thrash * (parts.thrashing_fills(reads, per_output) - fills)
         written = LINE_BYTES * CeilDiv(out_bytes, LINE_BYTES)
+        if parts.reduce is None:
+            lane_reads = reads * parts.lane_loads()
+        else:
+            # a lane reads what depends on a reduced coordinate at every step, the rest once
+            varying, once = parts.lane_reduce_loads()
+            lane_reads = reads * varying + total * once
         counters = CounterModel(
             write_bytes=written,
             line_fills=fills,
-            scalar_accesses=reads * parts.lane_loads() + total,
+            scalar_accesses=lane_reads + total,
             hbm_bytes=parts.hbm_read_bytes(reads) + written,
         )
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), counters)
@@ -461,6 +468,12 @@ class _Parts:
     def lane_loads(self) -> int:
         """GM reads a lane makes per value: one per Load of the graph (index, gathered and side inputs)."""
         return len([n for n in self.graph.nodes() if n.op.compute_type == ComputeType.LOAD])
+
+    def lane_reduce_loads(self) -> tuple[int, int]:
+        """(GM reads a lane of the lane reduce makes at every reduce step, GM reads it makes once): a
+        load whose offset uses no reduced coordinate (an index constant along the reduced axes) is read
+        before the loop (:class:`LaneLoads`, the walk the lanes are emitted by)."""
+        return LaneLoads(self.graph).counts(self.value, self.reduce_axes())
 
     def _side_bytes(self) -> tuple[sympy.Expr, sympy.Expr]:
         """(index bytes, side-input bytes): tensors the lanes read that are not gathered."""

@@ -23,9 +23,11 @@ from af_core.template_api import (
     ComputeType,
     HintGraph,
     KernelContext,
+    LaneLoads,
     Mask,
     Node,
     ScalarEmitter,
+    offset_axes,
     value_type,
 )
 
@@ -62,24 +64,23 @@ class LanePointers:
         return self.params[data.name][0]
 
 
-def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
-    """The Data node under a view (Load or Broadcasts of a Load), with the axes masked on the way."""
-    from af_core.template_api import broadcast_mask
-
-    while node.op.compute_type == ComputeType.BROADCAST:
-        src = graph.producer(node, "x")
-        mask = frozenset(mask | broadcast_mask(node, src))
-        node = src
-    if node.op.compute_type != ComputeType.LOAD:
-        raise CodegenError(f"'{node.name}' ({node.type}) is not a view of a kernel input")
-    return graph.producer(node, "x"), mask
-
-
 class LaneEmitter(ScalarEmitter):
-    """Scalar emitter whose leaves are GM loads and gathers."""
+    """Scalar emitter whose leaves are GM loads and gathers.
+
+    With ``reduced`` axes (the lane reduce) every line goes to one of two lists: ``pre``, the values that
+    do not depend on a reduced coordinate (computed and loaded once per lane, before the reduce loop),
+    and ``loop``, the rest. Which values depend on which axes is :class:`LaneLoads`' walk of the same
+    chain, which the SIMT template counts its predicted GM reads from.
+    """
 
     def __init__(
-        self, graph: HintGraph, attrs: dict, params: LaneParams, pointers: LanePointers, coords: list[str]
+        self,
+        graph: HintGraph,
+        attrs: dict,
+        params: LaneParams,
+        pointers: LanePointers,
+        coords: list[str],
+        reduced: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(graph, self._leaf)
         self.attrs = attrs
@@ -88,19 +89,29 @@ class LaneEmitter(ScalarEmitter):
         self.coords = coords
         self.index_vars: dict[Mask, str] = {}  # normalized index per coordinate mask
         self.valid: dict[Mask, str] = {}  # index-in-range flag per coordinate mask
+        self.reduced = reduced
+        self.lane_loads = LaneLoads(graph)
+        self.pre: list[str] = []
+        self.loop: list[str] = self.lines
+
+    def _route(self, node: Node, mask: Mask) -> None:
+        """Send the next lines to ``pre`` when ``node`` at ``mask`` is the same at every reduce step."""
+        if self.reduced and not self.lane_loads.axes(node, mask) & self.reduced:
+            self.lines = self.pre
+        else:
+            self.lines = self.loop
 
     def _offset(self, data: Node, coords: list[str], mask: Mask) -> str:
         terms = []
-        for axis, stride in enumerate(data.y.strides):
-            if axis in mask or sympy.sympify(stride) == 0 or sympy.sympify(data.y.size[axis]) == 1:
-                continue
-            stride = sympy.sympify(stride)
+        for axis in offset_axes(data, mask):
+            stride = sympy.sympify(data.y.strides[axis])
             terms.append(coords[axis] if stride == 1 else f"{coords[axis]} * {self.params(stride)}")
         return " + ".join(terms) if terms else "0"
 
     def _leaf(self, node: Node, mask: Mask) -> str | None:
         kind = node.op.compute_type
         if kind == "load":
+            self._route(node, mask)
             data = self.graph.producer(node, "x")
             ptr = self.pointers(data)
             load = f"AF_SIMT_GM_LOAD({ptr} + ({self._offset(data, self.coords, mask)}))"
@@ -109,15 +120,18 @@ class LaneEmitter(ScalarEmitter):
             return self._gather(node, mask)
         return None
 
+    def _elementwise(self, node: Node, mask: Mask) -> str:
+        self._route(node, mask)
+        return super()._elementwise(node, mask)
+
     def _gather(self, node: Node, mask: Mask) -> str:
-        graph = self.graph
         dim = int(node.attr.ir_attr.dim)
-        x1 = graph.producer(node, "x1")
-        index_value = self.value(graph.producer(node, "x2"), mask)
-        data, view_mask = _view(graph, x1, frozenset())
-        extent = self.params(x1.y.size[dim])
+        index_node, data, data_mask = self.lane_loads.gather_parts(node, mask)
+        index_value = self.value(index_node, mask)
+        extent = self.params(self.graph.producer(node, "x1").y.size[dim])
         idx = self.index_vars.get(mask)
         if idx is None:
+            self._route(index_node, mask)
             idx = self.fresh()
             self.emit(f"int64_t {idx} = static_cast<int64_t>({index_value});")
             if self.attrs["need_check_negative"]:
@@ -128,12 +142,11 @@ class LaneEmitter(ScalarEmitter):
                 self.emit(f"AF_SIMT_CHECK_INDEX({idx}, {extent}, {KernelContext.c_string(node.name)});")
             self.index_vars[mask] = idx
             self.valid[mask] = ok
+        self._route(node, mask)
         ok = self.valid[mask]
         coords = list(self.coords)
         coords[dim] = idx
-        # output-level broadcasts mask every axis but dim; the view's own broadcasts mask theirs
-        offset = self._offset(data, coords, frozenset((mask - {dim}) | view_mask))
-        load = f"AF_SIMT_GM_LOAD({self.pointers(data)} + ({offset}))"
+        load = f"AF_SIMT_GM_LOAD({self.pointers(data)} + ({self._offset(data, coords, data_mask)}))"
         if self.attrs["need_check_bound"]:
             return f"({ok} ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
         return load
@@ -149,6 +162,7 @@ class LaneEmitter(ScalarEmitter):
                 raise CodegenError(
                     f"bound check after '{node.name}' has no gathered value at this coordinate"
                 )
+            self._route(node, mask)
             wrapped = self.fresh()
             ctype = value_type(node.y.dtype)
             self.emit(f"const {ctype} {wrapped} = {ok} ? {var} : static_cast<{ctype}>(0);")
@@ -171,16 +185,16 @@ def simt_lanes(
     params = LaneParams(ctx)
     pointers = LanePointers(ctx)
     coords = [f"c{i}" for i in range(rank)]
-    emitter = LaneEmitter(graph, attrs, params, pointers, coords)
+    reduce = attrs.get("lane_reduce")
+    red_axes = list(reduce["axes"]) if reduce else []
+    emitter = LaneEmitter(graph, attrs, params, pointers, coords, frozenset(red_axes))
     value = emitter.value(graph.node(attrs["value_node"]))
     for source in sorted(emitter.sources):
         ctx.need_source(source)
-    reduce = attrs.get("lane_reduce")
-    red_axes = list(reduce["axes"]) if reduce else []
     kept = [axis for axis in range(rank) if axis not in red_axes]
     decode = _decode("pos", "rem", coords, kept, sizes, params)
     if not reduce:
-        body = decode + emitter.lines
+        body = decode + emitter.loop
         result = value
     else:
         vdtype = graph.node(attrs["value_node"]).y.dtype
@@ -193,15 +207,21 @@ def simt_lanes(
             combine = "(acc != acc) ? acc : ((v != v || v > acc) ? v : acc)"
         else:
             combine = "(acc != acc) ? acc : ((v != v || v < acc) ? v : acc)"
-        loop = _decode("rr", "rrem", coords, red_axes, sizes, params)
-        body = decode + [
-            f"{acc_t} acc = 0;",
+        steps = _decode("rr", "rrem", coords, red_axes, sizes, params) + emitter.loop
+        loop = [
             f"for (int64_t rr = 0; rr < {group}; ++rr) {{",
-            *(f"    {line}" for line in loop + emitter.lines),
+            *(f"    {line}" for line in steps),
             f"    const {acc_t} v = static_cast<{acc_t}>({value});",
             f"    acc = rr == 0 ? v : ({combine});",
             "}",
         ]
+        # loads that do not depend on a reduced coordinate are read once, before the loop; an empty
+        # group reads nothing (its index rows are empty)
+        if emitter.pre and not sympy.sympify(reduce["group"]).is_positive:
+            loop = [f"if ({group} > 0) {{", *(f"    {line}" for line in emitter.pre + loop), "}"]
+        else:
+            loop = emitter.pre + loop
+        body = decode + [f"{acc_t} acc = 0;", *loop]
         if kind == "Mean" and vdtype.is_float:
             body.append(f"acc = acc * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
         elif kind == "Mean":  # the reference floor-divides the integer sum (rounds toward -inf)
