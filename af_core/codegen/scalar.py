@@ -276,7 +276,16 @@ class LaneLoads:
 
     def counts(self, node: Node, reduced: Iterable[int]) -> tuple[int, int]:
         """(loads at every step of the reduce over ``reduced``, loads once per lane) for ``node``'s value."""
+        table = self.table(node, reduced)
+        return table[(True, False)], table[(False, False)]
+
+    def table(self, node: Node, reduced: Iterable[int], wide: int | None = None) -> dict[tuple[bool, bool], int]:
+        """Loads of ``node``'s value by (depends on a ``reduced`` axis, depends on axis ``wide``): a lane
+        that computes several consecutive elements along ``wide`` reads the second kind once per element
+        and the first kind once for all of them."""
         self.axes(node)
         red = frozenset(reduced)
-        varying = sum(1 for _, _, axes in self.loads if axes & red)
-        return varying, len(self.loads) - varying
+        table = {(r, w): 0 for r in (False, True) for w in (False, True)}
+        for _, _, axes in self.loads:
+            table[(bool(axes & red), wide is not None and wide in axes)] += 1
+        return table

@@ -411,3 +411,65 @@ def test_hoisted_index_out_of_range_is_still_reported():
     with pytest.raises(TwinSanitizerError) as info:
         s.run(inputs, core_num=2, tiling_key=key)
     assert info.value.kind == "gather-out-of-range"
+
+
+def bag_session(rows: int, width: int, bags: int, bag: int, kind="Sum", dtype="float32", **flags):
+    """An embedding bag: table[rows, width] gathered by ids[bags, bag], reduced over the bag."""
+    from af_core.builders import GraphBuilder, embedding
+
+    g = GraphBuilder("bag")
+    table = g.data("weight", [rows, width], dtype)
+    ids = g.data("ids", [bags, bag], "int64")
+    g.output(g.reduce(kind, embedding(table, ids, **flags), [1]), "y")
+    return TwinSession(g.build(), SIMT)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    width=st.sampled_from([2, 6, 12, 32, 33]),
+    bags=st.integers(1, 300),
+    bag=st.integers(2, 9),
+    cores=st.sampled_from([1, 4, 48]),
+)
+def test_bag_lanes_read_the_index_once_for_several_outputs(width, bags, bag, cores):
+    """A lane sums 4 (or 2) consecutive outputs of its bag: per step one index read and 4 table reads,
+    1 + 1/4 reads per output instead of 2."""
+    s = bag_session(50, width, bags, bag)
+    key = keys(s)["simt/lanes"]
+    inputs = s.inputs({}, seed=bags)
+    run = s.check(inputs=inputs, core_num=cores, tiling_key=key)
+    assert run.ok, run.describe()
+    w = next(n for n in (4, 2, 1) if width % n == 0)
+    outputs = bags * width
+    reads = run.twin.counter("scalar_gm_reads")
+    assert reads == outputs // w * bag * (1 + w)
+    assert reads + run.twin.counter("scalar_gm_writes") == _predicted(s, key, inputs.sizes, cores)
+    if w > 1:
+        assert reads < outputs * bag * 2  # one index read per output and step
+    lanes = outputs // w
+    assert 1 <= run.twin.block_dim <= min(cores, -(-lanes // 256))
+    assert run.twin.counter("simt_threads") <= lanes
+
+
+@pytest.mark.parametrize(
+    "kind,dtype,flags",
+    [
+        ("Mean", "int32", {}),
+        ("Mean", "float16", {"need_check_bound": True}),
+        ("Max", "float32", {"need_check_negative": True, "need_check_bound": True}),
+        ("Min", "bfloat16", {"need_check_negative": True}),
+    ],
+)
+def test_bag_lanes_of_several_outputs_for_every_kind_and_index_flag(kind, dtype, flags):
+    s = bag_session(40, 12, 70, 6, kind, dtype, **flags)
+    key = keys(s)["simt/lanes"]
+    for k in range(2):
+        run = s.check(
+            seed=k,
+            core_num=CORES[k],
+            tiling_key=key,
+            negative_indices=flags.get("need_check_negative", False),
+            out_of_range=0.2 if flags.get("need_check_bound") else 0.0,
+        )
+        assert run.ok, run.describe()
+        assert run.twin.struct[f"c{key}_lanes"] == 70 * 12 // 4
