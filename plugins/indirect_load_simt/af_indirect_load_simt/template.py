@@ -14,7 +14,12 @@ With a reduce there are two cases:
   vector reduce finishes the tile before it is stored (the seed's SIMT +
   SIMD mix; needs contiguous reduce axes and a group that fits UB);
 - ``lanes``: every lane computes one output element, looping over the
-  reduced coordinates itself; no UB, any reduce axes, any group size.
+  reduced coordinates itself; no UB, any reduce axes, any group size. A
+  load that uses no reduced coordinate (an index constant along the reduce)
+  is read once per lane, before the loop. When the last axis is kept, has a
+  concrete size divisible by 4 (or 2) and the row's index is read at every
+  step, a lane computes 4 (2) consecutive outputs of its row and reads that
+  index once per step for all of them (``lanes`` = outputs / width).
 
 How the lanes are split over the cores:
 

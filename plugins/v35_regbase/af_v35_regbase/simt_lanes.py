@@ -7,6 +7,13 @@ read; otherwise the twin reports an out-of-range index), reads every gathered
 input from GM and evaluates the output chain — all as scalar code produced
 by :class:`af_core.codegen.scalar.ScalarEmitter`.
 
+With a lane reduce (``lane_reduce``) the lane loops over the reduced
+coordinates; what does not depend on them (``LaneLoads``: the same walk the
+SIMT template predicts its reads from) is computed before the loop. With a
+``width`` > 1 the lane computes that many consecutive outputs along the last
+axis: what depends on that axis is emitted once per output (``v4_0``,
+``v4_1``, ...), the rest (the row's index) once for all of them.
+
 VF arguments may only be raw pointers and scalars, so every size and stride
 the lanes need travels as an ``int64_t`` parameter (``p0``, ``p1``, ...).
 Inputs arrive as ``const __gm__ T*`` (``GlobalTensor::GetPhyAddr()`` is
