@@ -279,7 +279,9 @@ class LaneLoads:
         table = self.table(node, reduced)
         return table[(True, False)], table[(False, False)]
 
-    def table(self, node: Node, reduced: Iterable[int], wide: int | None = None) -> dict[tuple[bool, bool], int]:
+    def table(
+        self, node: Node, reduced: Iterable[int], wide: int | None = None
+    ) -> dict[tuple[bool, bool], int]:
         """Loads of ``node``'s value by (depends on a ``reduced`` axis, depends on axis ``wide``): a lane
         that computes several consecutive elements along ``wide`` reads the second kind once per element
         and the first kind once for all of them."""
