@@ -120,10 +120,8 @@ _LAZY = {
     "KernelContext": "af_core.codegen.context",
     "ScalarEmitter": "af_core.codegen.scalar",
     "Mask": "af_core.codegen.scalar",
-    "broadcast_mask": "af_core.codegen.scalar",
     "LaneLoads": "af_core.codegen.scalar",
     "offset_axes": "af_core.codegen.scalar",
-    "view_data": "af_core.codegen.scalar",
     "literal": "af_core.codegen.scalar",
     "value_type": "af_core.codegen.scalar",
     # backend roles: the parts of a kernel an ApiCall fills, and the installed ApiCall of a role
@@ -233,7 +231,6 @@ __all__ = [
     "add_reduce",
     "api_call_for",
     "assign_releases",
-    "broadcast_mask",
     "broadcast_sizes",
     "contiguous_strides",
     "dense",
@@ -268,7 +265,6 @@ __all__ = [
     "storage_bytes",
     "twin_counters",
     "value_type",
-    "view_data",
     "view_head",
     "view_of",
     "workspace_view",
@@ -285,11 +281,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         LaneLoads,
         Mask,
         ScalarEmitter,
-        broadcast_mask,
         literal,
         offset_axes,
         value_type,
-        view_data,
     )
     from af_core.errors import CodegenError, DTypeError, ScheduleError, Unsupported
     from af_core.index_distribution import IndexDistribution
