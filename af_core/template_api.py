@@ -120,7 +120,8 @@ _LAZY = {
     "KernelContext": "af_core.codegen.context",
     "ScalarEmitter": "af_core.codegen.scalar",
     "Mask": "af_core.codegen.scalar",
-    "broadcast_mask": "af_core.codegen.scalar",
+    "LaneLoads": "af_core.codegen.scalar",
+    "offset_axes": "af_core.codegen.scalar",
     "literal": "af_core.codegen.scalar",
     "value_type": "af_core.codegen.scalar",
     # backend roles: the parts of a kernel an ApiCall fills, and the installed ApiCall of a role
@@ -192,6 +193,7 @@ __all__ = [
     "InferContext",
     "KernelContext",
     "LINE_BYTES",
+    "LaneLoads",
     "LoadRowsAttrs",
     "Mask",
     "Max",
@@ -229,7 +231,6 @@ __all__ = [
     "add_reduce",
     "api_call_for",
     "assign_releases",
-    "broadcast_mask",
     "broadcast_sizes",
     "contiguous_strides",
     "dense",
@@ -249,6 +250,7 @@ __all__ = [
     "literal",
     "main_input",
     "modelled_cost",
+    "offset_axes",
     "pitch_for",
     "product",
     "reduce_calls_per_group",
@@ -275,7 +277,14 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.codegen.api_call import ApiCall
     from af_core.codegen.api_source import ApiSource
     from af_core.codegen.context import KernelContext
-    from af_core.codegen.scalar import Mask, ScalarEmitter, broadcast_mask, literal, value_type
+    from af_core.codegen.scalar import (
+        LaneLoads,
+        Mask,
+        ScalarEmitter,
+        literal,
+        offset_axes,
+        value_type,
+    )
     from af_core.errors import CodegenError, DTypeError, ScheduleError, Unsupported
     from af_core.index_distribution import IndexDistribution
     from af_core.inputs import GraphInputs

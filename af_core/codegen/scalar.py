@@ -14,7 +14,7 @@ cast back to the node's dtype (rounding per op, like the reference).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import sympy
 
@@ -183,3 +183,111 @@ class ScalarEmitter:
         else:
             self.lines.append(f"const {out.cpp} {var} = static_cast<{out.cpp}>({expr});")
         return var
+
+
+def view_data(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
+    """The Data node under a view (a Load or Broadcasts of a Load), with the axes masked on the way."""
+    while node.op.compute_type == "broadcast":
+        src = graph.producer(node, "x")
+        mask = frozenset(mask | broadcast_mask(node, src))
+        node = src
+    if node.op.compute_type != "load":
+        raise CodegenError(f"'{node.name}' ({node.type}) is not a view of a kernel input")
+    return graph.producer(node, "x"), mask
+
+
+def offset_axes(data: Node, mask: Mask) -> list[int]:
+    """Axes whose coordinate the GM offset of ``data`` at a lane's coordinate uses: not masked, not of
+    size 1, not of stride 0 (each contributes ``coordinate * stride``)."""
+    return [
+        axis
+        for axis, stride in enumerate(data.y.strides)
+        if axis not in mask and sympy.sympify(stride) != 0 and sympy.sympify(data.y.size[axis]) != 1
+    ]
+
+
+class LaneLoads:
+    """The GM loads a lane makes for one value and the coordinate axes each depends on.
+
+    Mirrors a lane emitter over :class:`ScalarEmitter` whose leaves are GM loads: values are memoized per
+    (node, mask), a Load reads ``data`` at :func:`offset_axes`, an IndirectLoad evaluates its index (``x2``)
+    at the same mask and reads its input (``x1``, a view) with the gathered axis ``dim`` replaced by the
+    index and the output-level mask applied to every other axis. A value depends on the axes its loads'
+    offsets use; a load none of whose axes is reduced reads the same element at every step of a lane's
+    reduce loop, so the lane reads it once (the SIMT lanes hoist it, the SIMT template predicts it).
+    """
+
+    def __init__(self, graph: HintGraph) -> None:
+        self.graph = graph
+        self._axes: dict[tuple[str, Mask], frozenset[int]] = {}
+        self.loads: list[tuple[str, Mask, frozenset[int]]] = []  # (Load / IndirectLoad node, mask, axes)
+
+    def gather_parts(self, node: Node, mask: Mask) -> tuple[Node, Node, Mask]:
+        """(index producer, input Data, mask of the input offset) of an IndirectLoad at ``mask``."""
+        dim = int(node.attr.ir_attr.dim)
+        data, view_mask = view_data(self.graph, self.graph.producer(node, "x1"), frozenset())
+        # output-level broadcasts mask every axis but dim; the view's own broadcasts mask theirs
+        return self.graph.producer(node, "x2"), data, frozenset((mask - {dim}) | view_mask)
+
+    def axes(self, node: Node, mask: Mask = frozenset()) -> frozenset[int]:
+        """Coordinate axes the value of ``node`` at ``mask`` depends on (walks the chain once per mask)."""
+        stack: list[tuple[Node, Mask, bool]] = [(node, mask, False)]
+        while stack:
+            current, cmask, ready = stack.pop()
+            key = (current.name, cmask)
+            if key in self._axes:
+                continue
+            deps = self._deps(current, cmask)
+            missing = [d for d in deps if (d[0].name, d[1]) not in self._axes]
+            if missing and not ready:
+                stack.append((current, cmask, True))
+                stack.extend((d, m, False) for d, m in reversed(missing))
+                continue
+            self._axes[key] = self._finish(current, cmask, deps)
+        return self._axes[(node.name, mask)]
+
+    def _deps(self, node: Node, mask: Mask) -> list[tuple[Node, Mask]]:
+        kind = node.op.compute_type
+        if kind == "broadcast":
+            src = self.graph.producer(node, "x")
+            return [(src, frozenset(mask | broadcast_mask(node, src)))]
+        if kind in ("store", "workspace"):
+            return [(self.graph.producer(node, "x"), mask)]
+        if kind == "indirect_load":
+            return [(self.gather_parts(node, mask)[0], mask)]
+        if kind == "load":
+            return []
+        if kind != "elementwise":
+            raise CodegenError(f"node '{node.name}' ({node.type}) has no scalar form in a SIMT lane")
+        return [(self.graph.producer(node, port), mask) for port in node.op.inputs]
+
+    def _finish(self, node: Node, mask: Mask, deps: list[tuple[Node, Mask]]) -> frozenset[int]:
+        kind = node.op.compute_type
+        axes = frozenset().union(*(self._axes[(d.name, m)] for d, m in deps))
+        if kind == "load":
+            axes = frozenset(offset_axes(self.graph.producer(node, "x"), mask))
+        elif kind == "indirect_load":
+            dim = int(node.attr.ir_attr.dim)
+            _, data, data_mask = self.gather_parts(node, mask)
+            axes = axes | (frozenset(offset_axes(data, data_mask)) - {dim})
+        if kind in ("load", "indirect_load"):
+            self.loads.append((node.name, mask, axes))
+        return axes
+
+    def counts(self, node: Node, reduced: Iterable[int]) -> tuple[int, int]:
+        """(loads at every step of the reduce over ``reduced``, loads once per lane) for ``node``'s value."""
+        table = self.table(node, reduced)
+        return table[(True, False)], table[(False, False)]
+
+    def table(
+        self, node: Node, reduced: Iterable[int], wide: int | None = None
+    ) -> dict[tuple[bool, bool], int]:
+        """Loads of ``node``'s value by (depends on a ``reduced`` axis, depends on axis ``wide``): a lane
+        that computes several consecutive elements along ``wide`` reads the second kind once per element
+        and the first kind once for all of them."""
+        self.axes(node)
+        red = frozenset(reduced)
+        table = {(r, w): 0 for r in (False, True) for w in (False, True)}
+        for _, _, axes in self.loads:
+            table[(bool(axes & red), wide is not None and wide in axes)] += 1
+        return table

@@ -14,7 +14,12 @@ With a reduce there are two cases:
   vector reduce finishes the tile before it is stored (the seed's SIMT +
   SIMD mix; needs contiguous reduce axes and a group that fits UB);
 - ``lanes``: every lane computes one output element, looping over the
-  reduced coordinates itself; no UB, any reduce axes, any group size.
+  reduced coordinates itself; no UB, any reduce axes, any group size. A
+  load that uses no reduced coordinate (an index constant along the reduce)
+  is read once per lane, before the loop. When the last axis is kept, has a
+  concrete size divisible by 4 (or 2) and the row's index is read at every
+  step, a lane computes 4 (2) consecutive outputs of its row and reads that
+  index once per step for all of them (``lanes`` = outputs / width).
 
 How the lanes are split over the cores:
 
@@ -56,6 +61,7 @@ from af_core.template_api import (
     ImplGraph,
     ImplNode,
     IndexDistribution,
+    LaneLoads,
     Max,
     Min,
     Node,
@@ -194,6 +200,12 @@ class SimtTemplate:
         out_sizes = list(parts.output.y.size)
         total = spec.add("total", product(out_sizes), "output elements")
         group = parts.lane_group() if variant == "lanes" else None
+        width = 1 if group is None else parts.lane_width()
+        lanes = total
+        if width > 1:
+            # a lane computes ``width`` consecutive outputs of one row (they share the row's index)
+            lanes = spec.add("lanes", FloorDiv(total, width), f"lanes ({width} consecutive outputs each)")
+            group = FloorDiv(group, width)
         if parts.reduce is None:
             # one lane per gathered element, as the official GatherV2 SIMT tiling splits its output
             # a core's lanes are whole rounds of these threads (one round unless 2048 threads do not reach
@@ -215,12 +227,12 @@ class SimtTemplate:
         else:
             per_core = spec.add(
                 "per_core",
-                group * CeilDiv(Max(CeilDiv(total, CORE_NUM), MIN_LANES_PER_CORE), group),
-                "elements per core (at least 256 lanes of work), whole groups of lanes sharing a row",
+                group * CeilDiv(Max(CeilDiv(lanes, CORE_NUM), MIN_LANES_PER_CORE), group),
+                "lanes per core (at least 256 lanes of work), whole groups of lanes sharing a row",
             )
-        spec.add("used_cores", CeilDiv(total, per_core), "cores with work")
+        spec.add("used_cores", CeilDiv(lanes, per_core), "cores with work")
         axes = [
-            ImplAxis("L", "MERGED", total, tuple(a.name for a in parts.output.y.axis)),
+            ImplAxis("L", "MERGED", lanes, tuple(a.name for a in parts.output.y.axis)),
             ImplAxis("LB", "BLOCK_OUT", sympy.Symbol("used_cores", integer=True), ("L",)),
             ImplAxis("Lb", "BLOCK_IN", per_core, ("L",)),
         ]
@@ -235,11 +247,16 @@ class SimtTemplate:
         if parts.reduce is not None:
             axes_r = parts.reduce_axes()
             reduced = product([parts.sizes[a] for a in axes_r])
-            attrs["lane_reduce"] = {"kind": parts.reduce.type, "axes": list(axes_r), "group": reduced}
+            attrs["lane_reduce"] = {
+                "kind": parts.reduce.type,
+                "axes": list(axes_r),
+                "group": reduced,
+                "width": width,
+            }
             per_output = reduced
         if group is not None:
             attrs["threads"] = spec.add(
-                "lane_threads", parts.lane_threads(group, per_output), "threads of the lane-reduce VF"
+                "lane_threads", parts.lane_threads(group, per_output, width), "threads of the lane-reduce VF"
             )
         node = ImplNode(
             parts.il.name,
@@ -260,7 +277,7 @@ class SimtTemplate:
         out_bytes = total * parts.output.y.dtype.itemsize
         # a group of lanes sharing a row reads its lines together, and the groups that run at once keep
         # them for the group's whole reduce (lane_threads): each group is a reader of its own
-        fills = parts.line_fills(reads, None if group is None else CeilDiv(total, group))
+        fills = parts.line_fills(reads, None if group is None else CeilDiv(lanes, group))
         if parts.reduce is not None and len(parts.sizes) - 1 in parts.reduce_axes():
             # Each lane walks its own row; the VF's threads advance in lockstep, so a step touches one
             # line per thread. Past half the data cache (4-way sets overflow well before it is full)
@@ -269,10 +286,21 @@ class SimtTemplate:
             thrash = Min(1, FloorDiv(threads * LINE_BYTES, parts.dcache // 2 + 1))
             fills = fills + thrash * (parts.thrashing_fills(reads, per_output) - fills)
         written = LINE_BYTES * CeilDiv(out_bytes, LINE_BYTES)
+        if parts.reduce is None:
+            lane_reads = reads * parts.lane_loads()
+        else:
+            # a lane reads what depends on a reduced coordinate at every step, the rest once; what depends
+            # on the last axis once per output of the lane, the rest once for its ``width`` outputs
+            t = parts.lane_reduce_loads(width)
+            lane_reads = lanes * (
+                per_output * (t[(True, False)] + width * t[(True, True)])
+                + t[(False, False)]
+                + width * t[(False, True)]
+            )
         counters = CounterModel(
             write_bytes=written,
             line_fills=fills,
-            scalar_accesses=reads * parts.lane_loads() + total,
+            scalar_accesses=lane_reads + total,
             hbm_bytes=parts.hbm_read_bytes(reads) + written,
         )
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), counters)
@@ -462,6 +490,23 @@ class _Parts:
         """GM reads a lane makes per value: one per Load of the graph (index, gathered and side inputs)."""
         return len([n for n in self.graph.nodes() if n.op.compute_type == ComputeType.LOAD])
 
+    def lane_reduce_loads(self, width: int = 1) -> dict[tuple[bool, bool], int]:
+        """Loads of a lane-reduce lane by (read at every reduce step, read once per output of the lane):
+        a load whose offset uses no reduced coordinate (an index constant along the reduced axes) is read
+        before the loop; with ``width`` outputs per lane, one that does not depend on the last axis is
+        read once for all of them (:class:`LaneLoads`, the walk the lanes are emitted by)."""
+        wide = len(self.sizes) - 1 if width > 1 else None
+        return LaneLoads(self.graph).table(self.value, self.reduce_axes(), wide)
+
+    def lane_width(self) -> int:
+        """Consecutive outputs of a row one lane of the lane reduce computes: 4, or the largest of 4 and 2
+        that divides the (concrete) last axis, when a load read at every step does not depend on the last
+        axis (the row's index, read once for all of them); else 1."""
+        last = sympy.sympify(self.sizes[-1])
+        if not last.is_Integer or self.lane_reduce_loads(2)[(True, False)] == 0:
+            return 1
+        return next(w for w in (4, 2, 1) if int(last) % w == 0)
+
     def _side_bytes(self) -> tuple[sympy.Expr, sympy.Expr]:
         """(index bytes, side-input bytes): tensors the lanes read that are not gathered."""
         gathered = {self.graph.producer(g, "x1").name for g in self.gathers}
@@ -639,10 +684,10 @@ class _Parts:
             return None
         return product(list(self.sizes[axes[-1] + 1 :]))
 
-    def lane_threads(self, group: sympy.Expr, steps: sympy.Expr) -> sympy.Expr:
+    def lane_threads(self, group: sympy.Expr, steps: sympy.Expr, width: int = 1) -> sympy.Expr:
         """Threads of the lane-reduce VF: as many groups of ``group`` lanes as keep the lines they touch
         over their ``steps`` reduce steps within half the data cache, at least one group and 256 lanes
-        (whole groups), at most the VF's 2048.
+        (whole groups), at most the VF's 2048. A lane computes ``width`` outputs of its row.
 
         The lanes advance in lockstep: at each step every running group reads its index line and the
         lines of one gathered value run per input. A line a group reads again later in its reduce (a
@@ -650,7 +695,7 @@ class _Parts:
         groups do not sweep the data cache in between; with 2048 threads and 32-lane groups, 64 rows
         evict each other (``sim_nv_masked_mean_k50``: 1.82x the minimum, 1.08x at 256 threads).
         """
-        step_lines = 1 + sum(CeilDiv(group * g.y.dtype.itemsize, LINE_BYTES) for g in self.gathers)
+        step_lines = 1 + sum(CeilDiv(group * width * g.y.dtype.itemsize, LINE_BYTES) for g in self.gathers)
         running = Max(1, FloorDiv(self.dcache // 2, LINE_BYTES * step_lines * steps))
         return Min(SIMT_MAX_THREADS, group * Max(running, CeilDiv(MIN_LANES_PER_CORE, group)))
 

@@ -6,6 +6,8 @@ import functools
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from af_core.autofuser import Autofuser, AutofuserOptions
 from af_core.testing import CORE_COUNTS as CORES
@@ -333,3 +335,141 @@ def _shares(total: int, core_num: int, group: int) -> list[int]:
     """Outputs per used core: equal shares of at least 256, rounded up to whole groups (the last less)."""
     per = group * -(-max(-(-total // core_num), 256) // group)
     return [min(per, total - c * per) for c in range(-(-total // per))]
+
+
+@functools.cache
+def row_gather_session(negative: bool = False, bound: bool = False, kind: str = "Sum") -> TwinSession:
+    """x[a0, a1, d] gathered along dim 1 by index[a0, k] (expanded along d), reduced over d: the index is
+    the same at every step of a lane's reduce."""
+    from af_core.builders import GraphBuilder, expand_index, gather
+
+    g = GraphBuilder("row_dot")
+    x = g.data("x", ["a0", "a1", "d"], "float32")
+    index = expand_index(g.data("index", ["a0", "k"], "int32"), ["d"])
+    y = gather(x, 1, index, need_check_negative=negative, need_check_bound=bound)
+    g.output(g.reduce(kind, g.op("Mul", y, y) if kind == "Sum" else y, [2]), "y")
+    return TwinSession(g.build(), SIMT)
+
+
+def _predicted(s: TwinSession, key: int, sizes: dict[str, int], core_num: int) -> int:
+    from af_core.tiling.solve import CaseRef, solve
+
+    sch = s.scheduled
+    refs = [CaseRef.of(c) for c in sch.cases]
+    evs = solve(refs, sch.size_names, sizes, core_num, sch.platform.ub_size, sch.guards).evaluations
+    return int(next(ev for ev in evs if ev.tiling_key == key).resources["scalar_accesses"])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    a0=st.integers(1, 5),
+    a1=st.integers(1, 40),
+    d=st.integers(1, 48),
+    k=st.integers(1, 9),
+    cores=st.sampled_from([1, 3, 8, 48]),
+    seed=st.integers(0, 2**16),
+)
+def test_lane_reduce_reads_an_index_constant_along_the_reduce_once(a0, a1, d, k, cores, seed):
+    """The lane reads its index once and a table value per step: d + 1 reads per output, not 2 d."""
+    s = row_gather_session()
+    key = keys(s)["simt/lanes"]
+    inputs = s.inputs({"a0": a0, "a1": a1, "d": d, "k": k}, seed=seed)
+    run = s.check(inputs=inputs, core_num=cores, tiling_key=key)
+    assert run.ok, run.describe()
+    outputs = a0 * k
+    measured = run.twin.counter("scalar_gm_reads") + run.twin.counter("scalar_gm_writes")
+    assert run.twin.counter("scalar_gm_reads") == outputs * (d + 1)
+    assert measured == _predicted(s, key, inputs.sizes, cores)
+    if d > 1:
+        assert measured < outputs * (2 * d + 1)  # every step read the index again
+
+
+@pytest.mark.parametrize("kind", ["Sum", "Max", "Mean"])
+@pytest.mark.parametrize("negative,bound", [(True, True), (True, False), (False, True)])
+def test_hoisted_index_keeps_its_normalisation_and_checks(kind, negative, bound):
+    s = row_gather_session(negative, bound, kind)
+    key = keys(s)["simt/lanes"]
+    rng = np.random.default_rng(71)
+    for k in range(3):
+        sizes = {"a0": int(rng.integers(1, 5)), "a1": int(rng.integers(2, 30)), "d": 33, "k": 7}
+        run = s.check(
+            sizes,
+            seed=k,
+            core_num=CORES[k],
+            tiling_key=key,
+            negative_indices=negative,
+            out_of_range=0.3 if bound else 0.0,
+        )
+        assert run.ok, run.describe()
+
+
+def test_hoisted_index_out_of_range_is_still_reported():
+    s = row_gather_session()
+    key = keys(s)["simt/lanes"]
+    inputs = s.inputs({"a0": 2, "a1": 4, "d": 8, "k": 3}, seed=1)
+    inputs.storage["index"][4] = 4  # one past the end
+    with pytest.raises(TwinSanitizerError) as info:
+        s.run(inputs, core_num=2, tiling_key=key)
+    assert info.value.kind == "gather-out-of-range"
+
+
+def bag_session(rows: int, width: int, bags: int, bag: int, kind="Sum", dtype="float32", **flags):
+    """An embedding bag: table[rows, width] gathered by ids[bags, bag], reduced over the bag."""
+    from af_core.builders import GraphBuilder, embedding
+
+    g = GraphBuilder("bag")
+    table = g.data("weight", [rows, width], dtype)
+    ids = g.data("ids", [bags, bag], "int64")
+    g.output(g.reduce(kind, embedding(table, ids, **flags), [1]), "y")
+    return TwinSession(g.build(), SIMT)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    width=st.sampled_from([2, 6, 12, 32, 33]),
+    bags=st.integers(1, 300),
+    bag=st.integers(2, 9),
+    cores=st.sampled_from([1, 4, 48]),
+)
+def test_bag_lanes_read_the_index_once_for_several_outputs(width, bags, bag, cores):
+    """A lane sums 4 (or 2) consecutive outputs of its bag: per step one index read and 4 table reads,
+    1 + 1/4 reads per output instead of 2."""
+    s = bag_session(50, width, bags, bag)
+    key = keys(s)["simt/lanes"]
+    inputs = s.inputs({}, seed=bags)
+    run = s.check(inputs=inputs, core_num=cores, tiling_key=key)
+    assert run.ok, run.describe()
+    w = next(n for n in (4, 2, 1) if width % n == 0)
+    outputs = bags * width
+    reads = run.twin.counter("scalar_gm_reads")
+    assert reads == outputs // w * bag * (1 + w)
+    assert reads + run.twin.counter("scalar_gm_writes") == _predicted(s, key, inputs.sizes, cores)
+    if w > 1:
+        assert reads < outputs * bag * 2  # one index read per output and step
+    lanes = outputs // w
+    assert 1 <= run.twin.block_dim <= min(cores, -(-lanes // 256))
+    assert run.twin.counter("simt_threads") <= lanes
+
+
+@pytest.mark.parametrize(
+    "kind,dtype,flags",
+    [
+        ("Mean", "int32", {}),
+        ("Mean", "float16", {"need_check_bound": True}),
+        ("Max", "float32", {"need_check_negative": True, "need_check_bound": True}),
+        ("Min", "bfloat16", {"need_check_negative": True}),
+    ],
+)
+def test_bag_lanes_of_several_outputs_for_every_kind_and_index_flag(kind, dtype, flags):
+    s = bag_session(40, 12, 70, 6, kind, dtype, **flags)
+    key = keys(s)["simt/lanes"]
+    for k in range(2):
+        run = s.check(
+            seed=k,
+            core_num=CORES[k],
+            tiling_key=key,
+            negative_indices=flags.get("need_check_negative", False),
+            out_of_range=0.2 if flags.get("need_check_bound") else 0.0,
+        )
+        assert run.ok, run.describe()
+        assert run.twin.struct[f"c{key}_lanes"] == 70 * 12 // 4

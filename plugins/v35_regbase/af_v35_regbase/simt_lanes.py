@@ -7,6 +7,13 @@ read; otherwise the twin reports an out-of-range index), reads every gathered
 input from GM and evaluates the output chain — all as scalar code produced
 by :class:`af_core.codegen.scalar.ScalarEmitter`.
 
+With a lane reduce (``lane_reduce``) the lane loops over the reduced
+coordinates; what does not depend on them (``LaneLoads``: the same walk the
+SIMT template predicts its reads from) is computed before the loop. With a
+``width`` > 1 the lane computes that many consecutive outputs along the last
+axis: what depends on that axis is emitted once per output (``v4_0``,
+``v4_1``, ...), the rest (the row's index) once for all of them.
+
 VF arguments may only be raw pointers and scalars, so every size and stride
 the lanes need travels as an ``int64_t`` parameter (``p0``, ``p1``, ...).
 Inputs arrive as ``const __gm__ T*`` (``GlobalTensor::GetPhyAddr()`` is
@@ -16,6 +23,8 @@ const in the official API); a GM output as the writable ``__gm__ T*`` of
 
 from __future__ import annotations
 
+import re
+
 import sympy
 
 from af_core.template_api import (
@@ -23,9 +32,11 @@ from af_core.template_api import (
     ComputeType,
     HintGraph,
     KernelContext,
+    LaneLoads,
     Mask,
     Node,
     ScalarEmitter,
+    offset_axes,
     value_type,
 )
 
@@ -62,24 +73,24 @@ class LanePointers:
         return self.params[data.name][0]
 
 
-def _view(graph: HintGraph, node: Node, mask: Mask) -> tuple[Node, Mask]:
-    """The Data node under a view (Load or Broadcasts of a Load), with the axes masked on the way."""
-    from af_core.template_api import broadcast_mask
-
-    while node.op.compute_type == ComputeType.BROADCAST:
-        src = graph.producer(node, "x")
-        mask = frozenset(mask | broadcast_mask(node, src))
-        node = src
-    if node.op.compute_type != ComputeType.LOAD:
-        raise CodegenError(f"'{node.name}' ({node.type}) is not a view of a kernel input")
-    return graph.producer(node, "x"), mask
-
-
 class LaneEmitter(ScalarEmitter):
-    """Scalar emitter whose leaves are GM loads and gathers."""
+    """Scalar emitter whose leaves are GM loads and gathers.
+
+    With ``reduced`` axes (the lane reduce) every line goes to one of two lists: ``pre``, the values that
+    do not depend on a reduced coordinate (computed and loaded once per lane, before the reduce loop),
+    and ``loop``, the rest. Which values depend on which axes is :class:`LaneLoads`' walk of the same
+    chain, which the SIMT template counts its predicted GM reads from.
+    """
 
     def __init__(
-        self, graph: HintGraph, attrs: dict, params: LaneParams, pointers: LanePointers, coords: list[str]
+        self,
+        graph: HintGraph,
+        attrs: dict,
+        params: LaneParams,
+        pointers: LanePointers,
+        coords: list[str],
+        reduced: frozenset[int] = frozenset(),
+        wide: int | None = None,
     ) -> None:
         super().__init__(graph, self._leaf)
         self.attrs = attrs
@@ -88,19 +99,51 @@ class LaneEmitter(ScalarEmitter):
         self.coords = coords
         self.index_vars: dict[Mask, str] = {}  # normalized index per coordinate mask
         self.valid: dict[Mask, str] = {}  # index-in-range flag per coordinate mask
+        self.reduced = reduced
+        self.wide = wide
+        self.lane_loads = LaneLoads(graph)
+        # (depends on a reduced coordinate, depends on the wide axis) -> lines
+        self.blocks: dict[tuple[bool, bool], list[str]] = {
+            (True, False): self.lines,
+            (False, False): [],
+            (True, True): [],
+            (False, True): [],
+        }
+        self.wide_names: set[str] = set()  # variables of the lines computed once per element along wide
+
+    @property
+    def pre(self) -> list[str]:
+        return self.blocks[(False, False)]
+
+    @property
+    def loop(self) -> list[str]:
+        return self.blocks[(True, False)]
+
+    def _route(self, node: Node, mask: Mask) -> None:
+        """Send the next lines to the block of ``node`` at ``mask``: before the reduce loop when it is the
+        same at every reduce step; once per element along ``wide`` when it depends on that axis."""
+        axes = self.lane_loads.axes(node, mask)
+        self.lines = self.blocks[
+            (not self.reduced or bool(axes & self.reduced), self.wide is not None and self.wide in axes)
+        ]
+
+    def _fresh(self) -> str:
+        name = super()._fresh()
+        if self.lines is self.blocks[(True, True)] or self.lines is self.blocks[(False, True)]:
+            self.wide_names.add(name)
+        return name
 
     def _offset(self, data: Node, coords: list[str], mask: Mask) -> str:
         terms = []
-        for axis, stride in enumerate(data.y.strides):
-            if axis in mask or sympy.sympify(stride) == 0 or sympy.sympify(data.y.size[axis]) == 1:
-                continue
-            stride = sympy.sympify(stride)
+        for axis in offset_axes(data, mask):
+            stride = sympy.sympify(data.y.strides[axis])
             terms.append(coords[axis] if stride == 1 else f"{coords[axis]} * {self.params(stride)}")
         return " + ".join(terms) if terms else "0"
 
     def _leaf(self, node: Node, mask: Mask) -> str | None:
         kind = node.op.compute_type
         if kind == "load":
+            self._route(node, mask)
             data = self.graph.producer(node, "x")
             ptr = self.pointers(data)
             load = f"AF_SIMT_GM_LOAD({ptr} + ({self._offset(data, self.coords, mask)}))"
@@ -109,15 +152,18 @@ class LaneEmitter(ScalarEmitter):
             return self._gather(node, mask)
         return None
 
+    def _elementwise(self, node: Node, mask: Mask) -> str:
+        self._route(node, mask)
+        return super()._elementwise(node, mask)
+
     def _gather(self, node: Node, mask: Mask) -> str:
-        graph = self.graph
         dim = int(node.attr.ir_attr.dim)
-        x1 = graph.producer(node, "x1")
-        index_value = self.value(graph.producer(node, "x2"), mask)
-        data, view_mask = _view(graph, x1, frozenset())
-        extent = self.params(x1.y.size[dim])
+        index_node, data, data_mask = self.lane_loads.gather_parts(node, mask)
+        index_value = self.value(index_node, mask)
+        extent = self.params(self.graph.producer(node, "x1").y.size[dim])
         idx = self.index_vars.get(mask)
         if idx is None:
+            self._route(index_node, mask)
             idx = self.fresh()
             self.emit(f"int64_t {idx} = static_cast<int64_t>({index_value});")
             if self.attrs["need_check_negative"]:
@@ -128,12 +174,11 @@ class LaneEmitter(ScalarEmitter):
                 self.emit(f"AF_SIMT_CHECK_INDEX({idx}, {extent}, {KernelContext.c_string(node.name)});")
             self.index_vars[mask] = idx
             self.valid[mask] = ok
+        self._route(node, mask)
         ok = self.valid[mask]
         coords = list(self.coords)
         coords[dim] = idx
-        # output-level broadcasts mask every axis but dim; the view's own broadcasts mask theirs
-        offset = self._offset(data, coords, frozenset((mask - {dim}) | view_mask))
-        load = f"AF_SIMT_GM_LOAD({self.pointers(data)} + ({offset}))"
+        load = f"AF_SIMT_GM_LOAD({self.pointers(data)} + ({self._offset(data, coords, data_mask)}))"
         if self.attrs["need_check_bound"]:
             return f"({ok} ? {load} : static_cast<{value_type(node.y.dtype)}>(0))"
         return load
@@ -149,6 +194,7 @@ class LaneEmitter(ScalarEmitter):
                 raise CodegenError(
                     f"bound check after '{node.name}' has no gathered value at this coordinate"
                 )
+            self._route(node, mask)
             wrapped = self.fresh()
             ctype = value_type(node.y.dtype)
             self.emit(f"const {ctype} {wrapped} = {ok} ? {var} : static_cast<{ctype}>(0);")
@@ -171,46 +217,36 @@ def simt_lanes(
     params = LaneParams(ctx)
     pointers = LanePointers(ctx)
     coords = [f"c{i}" for i in range(rank)]
-    emitter = LaneEmitter(graph, attrs, params, pointers, coords)
+    reduce = attrs.get("lane_reduce")
+    red_axes = list(reduce["axes"]) if reduce else []
+    width = int(reduce.get("width", 1)) if reduce else 1
+    wide = rank - 1 if width > 1 else None
+    if wide is not None and (out_space != "gm" or wide in red_axes):
+        raise CodegenError("a lane computes several outputs only along a kept last axis, into GM")
+    emitter = LaneEmitter(graph, attrs, params, pointers, coords, frozenset(red_axes), wide)
     value = emitter.value(graph.node(attrs["value_node"]))
     for source in sorted(emitter.sources):
         ctx.need_source(source)
-    reduce = attrs.get("lane_reduce")
-    red_axes = list(reduce["axes"]) if reduce else []
     kept = [axis for axis in range(rank) if axis not in red_axes]
-    decode = _decode("pos", "rem", coords, kept, sizes, params)
+    if wide is not None:
+        # the lane's first output element; the others follow it along the last axis (same row)
+        decode = [f"const int64_t e = pos * {width};", *_decode("e", "rem", coords, kept, sizes, params)]
+        decode += [f"const int64_t {coords[wide]}_{w} = {coords[wide]} + {w};" for w in range(width)]
+    else:
+        decode = _decode("pos", "rem", coords, kept, sizes, params)
     if not reduce:
-        body = decode + emitter.lines
+        body = decode + emitter.loop
         result = value
     else:
-        vdtype = graph.node(attrs["value_node"]).y.dtype
-        acc_t = "float" if vdtype.is_float else "int64_t"
-        group = params(reduce["group"])
-        kind = reduce["kind"]
-        if kind in ("Sum", "Mean"):
-            combine = "acc + v"
-        elif kind == "Max":
-            combine = "(acc != acc) ? acc : ((v != v || v > acc) ? v : acc)"
-        else:
-            combine = "(acc != acc) ? acc : ((v != v || v < acc) ? v : acc)"
-        loop = _decode("rr", "rrem", coords, red_axes, sizes, params)
-        body = decode + [
-            f"{acc_t} acc = 0;",
-            f"for (int64_t rr = 0; rr < {group}; ++rr) {{",
-            *(f"    {line}" for line in loop + emitter.lines),
-            f"    const {acc_t} v = static_cast<{acc_t}>({value});",
-            f"    acc = rr == 0 ? v : ({combine});",
-            "}",
-        ]
-        if kind == "Mean" and vdtype.is_float:
-            body.append(f"acc = acc * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
-        elif kind == "Mean":  # the reference floor-divides the integer sum (rounds toward -inf)
-            body += [
-                f"const int64_t group_n = {group};",
-                "acc = acc / group_n - ((acc % group_n != 0 && acc < 0) ? 1 : 0);",
-            ]
+        body = decode + _reduce_body(graph, attrs, emitter, value, params, width)
         result = "acc"
-    if out_space == "gm":
+    if width > 1:
+        # a lane computes ``width`` consecutive outputs along the last axis, one row's
+        store = "\n".join(
+            f"AF_SIMT_GM_STORE(out + e + {w}, static_cast<{out_ctype}>({result}_{w}));" for w in range(width)
+        )
+        out_param = f"__gm__ {out_ctype}* out"
+    elif out_space == "gm":
         store = f"AF_SIMT_GM_STORE(out + pos, static_cast<{out_ctype}>({result}));"
         out_param = f"__gm__ {out_ctype}* out"
     else:
@@ -221,7 +257,7 @@ def simt_lanes(
     ptr_params = [f"const __gm__ {ctype}* {lane}" for lane, ctype in pointers.params.values()]
     int_params = [f"int64_t {n}" for n in params.names.values()]
     signature = ", ".join([out_param, *ptr_params, "int64_t start", "int64_t count", *int_params])
-    body = body + [store]
+    body = body + store.split("\n")
     lines = [
         f"// SIMT lanes of {ctx.case.label}: index -> normalize/check -> gather -> output chain",
         f"__simt_vf__ __aicore__ __launch_bounds__(AF_SIMT_MAX_THREADS) inline void {name}({signature})",
@@ -237,6 +273,62 @@ def simt_lanes(
     return name, "\n".join(lines) + "\n", ptr_args, list(params.names)
 
 
+def _reduce_body(
+    graph: HintGraph, attrs: dict, emitter: LaneEmitter, value: str, params: LaneParams, width: int
+) -> list[str]:
+    """A lane's reduce: values that use no reduced coordinate before the loop, the rest at every step;
+    with ``width`` > 1, the values along the wide axis once per output of the lane (``acc_0`` ...)."""
+    reduce = attrs["lane_reduce"]
+    coords, sizes = emitter.coords, attrs["coord_sizes"]
+    vdtype = graph.node(attrs["value_node"]).y.dtype
+    acc_t = "float" if vdtype.is_float else "int64_t"
+    group = params(reduce["group"])
+    kind = reduce["kind"]
+    if kind in ("Sum", "Mean"):
+        combine = "{a} + {v}"
+    elif kind == "Max":
+        combine = "({a} != {a}) ? {a} : (({v} != {v} || {v} > {a}) ? {v} : {a})"
+    else:
+        combine = "({a} != {a}) ? {a} : (({v} != {v} || {v} < {a}) ? {v} : {a})"
+    names = set(emitter.wide_names)
+    if emitter.wide is not None:
+        names.add(coords[emitter.wide])
+
+    def each(lines: list[str]) -> list[str]:
+        return [line for w in range(width) for line in _widen(lines, names, w)] if width > 1 else lines
+
+    def sfx(w: int) -> str:
+        return f"_{w}" if width > 1 else ""
+
+    steps = _decode("rr", "rrem", coords, list(reduce["axes"]), sizes, params) + emitter.loop
+    steps += each(emitter.blocks[(True, True)])
+    for w in range(width):
+        v = _widen([value], names, w)[0] if width > 1 else value
+        acc = f"acc{sfx(w)}"
+        steps += [
+            f"const {acc_t} v{sfx(w)} = static_cast<{acc_t}>({v});",
+            f"{acc} = rr == 0 ? v{sfx(w)} : ({combine.format(a=acc, v=f'v{sfx(w)}')});",
+        ]
+    loop = [f"for (int64_t rr = 0; rr < {group}; ++rr) {{", *(f"    {line}" for line in steps), "}"]
+    # loads that do not depend on a reduced coordinate are read once, before the loop; an empty
+    # group reads nothing (its index rows are empty)
+    pre = emitter.pre + each(emitter.blocks[(False, True)])
+    if pre and not sympy.sympify(reduce["group"]).is_positive:
+        loop = [f"if ({group} > 0) {{", *(f"    {line}" for line in pre + loop), "}"]
+    else:
+        loop = pre + loop
+    body = [f"{acc_t} acc{sfx(w)} = 0;" for w in range(width)] + loop
+    if kind == "Mean" and not vdtype.is_float:
+        body.append(f"const int64_t group_n = {group};")
+    for w in range(width):
+        acc = f"acc{sfx(w)}"
+        if kind == "Mean" and vdtype.is_float:
+            body.append(f"{acc} = {acc} * static_cast<{acc_t}>(1.0 / static_cast<double>({group}));")
+        elif kind == "Mean":  # the reference floor-divides the integer sum (rounds toward -inf)
+            body.append(f"{acc} = {acc} / group_n - (({acc} % group_n != 0 && {acc} < 0) ? 1 : 0);")
+    return body
+
+
 def _decode(
     source: str, rem: str, coords: list[str], axes: list[int], sizes, params: LaneParams
 ) -> list[str]:
@@ -249,3 +341,17 @@ def _decode(
         lines += [f"const int64_t {coords[axis]} = {rem} % {size};", f"{rem} /= {size};"]
     lines.append(f"const int64_t {coords[axes[0]]} = {rem if len(axes) > 1 else source};")
     return lines
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\b[A-Za-z_]\w*\b')
+
+
+def _widen(lines: list[str], names: set[str], w: int) -> list[str]:
+    """``lines`` for element ``w`` of a lane's run along the wide axis: ``names`` get the suffix ``_w``
+    (identifiers only; string literals stay as they are)."""
+
+    def rename(match: re.Match[str]) -> str:
+        token = match.group(0)
+        return f"{token}_{w}" if token in names else token
+
+    return [_TOKENS.sub(rename, line) for line in lines]
