@@ -48,7 +48,7 @@ _LAZY = {
     "broadcast_sizes": "af_core.ops.opdef",
     "require_dtype_in": "af_core.ops.opdef",
     "require_same_dtype": "af_core.ops.opdef",
-    "reduced_axes": "af_core.ops.core_ops",
+    "loop_axes": "af_core.ops.core_ops",
     # errors: a template's rejection, an ApiCall's or an op's bad input, and no case proposed for a graph
     "Unsupported": "af_core.errors",
     "CodegenError": "af_core.errors",
@@ -248,13 +248,13 @@ __all__ = [
     "hoist_input_chain",
     "index_layout",
     "literal",
+    "loop_axes",
     "main_input",
     "modelled_cost",
     "offset_axes",
     "pitch_for",
     "product",
     "reduce_calls_per_group",
-    "reduced_axes",
     "require_dtype_in",
     "require_same_dtype",
     "run_line_bytes",
@@ -291,7 +291,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
     from af_core.ir.graph import HintGraph, Node
     from af_core.ir.sizes import Expr, contiguous_strides, product
-    from af_core.ops.core_ops import reduced_axes
+    from af_core.ops.core_ops import loop_axes
     from af_core.ops.opdef import (
         CAST,
         AttrSpec,

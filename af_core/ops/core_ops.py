@@ -263,6 +263,16 @@ def reduced_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[i
     return tuple(axis for axis, (a, b) in enumerate(zip(in_sizes, out_sizes)) if b == 1 and a != 1)
 
 
+def loop_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[int, ...]:
+    """The axes a kernel loops a reduce over: the reduced ones, or, when every axis the reduce names
+    has size 1 (an embedding bag of one row), those size-1 axes, over which the reduce is the identity.
+    Without this a template would fall back to another axis and reduce what the graph keeps."""
+    axes = reduced_axes(in_sizes, out_sizes)
+    if axes:
+        return axes
+    return tuple(axis for axis, (a, b) in enumerate(zip(in_sizes, out_sizes)) if b == 1 and a == 1)
+
+
 def _infer_reduce(ctx: InferContext) -> OutSpec:
     src = ctx.input("x")
     out = ctx.declared.sizes

@@ -21,7 +21,7 @@ import attrs
 
 from af_core.errors import Unsupported
 from af_core.ir.graph import HintGraph, Node
-from af_core.ops.core_ops import reduced_axes
+from af_core.ops.core_ops import loop_axes
 from af_core.ops.opdef import ComputeType
 
 
@@ -64,7 +64,7 @@ class FusionAnalysis:
         if self.reduce is None:
             return ()
         src = self.graph.producer(self.reduce, "x")
-        return reduced_axes(src.y.size, self.reduce.y.size)
+        return loop_axes(src.y.size, self.reduce.y.size)
 
     def summary(self) -> dict[str, object]:
         return {

@@ -80,9 +80,9 @@ from af_core.template_api import (
     gather_read_bytes,
     gather_reuse,
     hoist_input_chain,
+    loop_axes,
     product,
     reduce_calls_per_group,
-    reduced_axes,
     run_line_bytes,
     storage_bytes,
 )
@@ -701,5 +701,5 @@ class _Parts:
 
     def reduce_axes(self) -> tuple[int, ...]:
         assert self.reduce is not None  # asked only for a graph with a reduce
-        axes = reduced_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
+        axes = loop_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
         return axes or (len(self.sizes) - 1,)
