@@ -18,9 +18,9 @@ import attrs
 from af_core.errors import TilingError
 from af_core.naming import demangle, markdown
 from af_core.policy import DEFAULT_POLICY, OrderTerm, SelectionPolicy
-from af_core.schedule.cost import COUNTER_NAMES, time_terms
+from af_core.schedule.cost import COUNTER_NAMES
 from af_core.schedule.scheduler import ScheduleResult
-from af_core.schedule.time_model import PS_PER_NS, TERMS, TimeEstimate
+from af_core.schedule.time_model import PS_PER_NS, TERMS, TimeEstimate, estimate
 from af_core.tiling.int64 import Int64Failure, evaluate
 from af_core.tiling.solve import CaseEvaluation, CaseRef, evaluate_case, solve, solve_scheduled
 
@@ -265,20 +265,18 @@ def _counter_rows(scheduled: ScheduleResult, evaluations: list[CaseEvaluation]) 
         values = tuple(ev.resources.get(name) for name in COUNTER_NAMES)
         if not ev.fits or all(v is None for v in values):
             continue
-        rows.append(CounterRow(case.tiling_key, case.label, values, _terms(ev)))
+        rows.append(CounterRow(case.tiling_key, case.label, values, _terms(ev, case.tiling.serialized)))
     return tuple(rows)
 
 
-def _terms(ev: CaseEvaluation) -> TimeEstimate | None:
-    """The time terms whose total is the case's cost (overlapped or single-buffered), else None."""
+def _terms(ev: CaseEvaluation, serialized: bool) -> TimeEstimate | None:
+    """The terms of the case's estimated time at the shape; None when its cost is not the estimate of its
+    counters (a template that sets its own cost formula)."""
     counters = {name: ev.resources.get(name) for name in COUNTER_NAMES}
     if any(v is None for v in counters.values()) or ev.block_dim is None:
         return None
-    for serialized in (False, True):
-        terms = time_terms(counters, ev.block_dim, serialized)
-        if terms.total == ev.cost:
-            return terms
-    return None
+    terms = estimate(counters, ev.block_dim, serialized)
+    return terms if terms.total == ev.cost else None
 
 
 def _other_picks(

@@ -44,8 +44,6 @@ class Traffic:
     minimum: int
     per_lane: int
     measured: int
-    api_calls: int = 0
-    reg_cycles: int = 0
     #: the twin-estimated time (ps): the time model of af_core.schedule.time_model on the twin's counters
     time: int = 0
 
@@ -220,12 +218,5 @@ def traffic(
     minimum, per_lane = minimum_bytes(graph, inputs, outputs, info)
     from af_core.schedule.cost import counted_cost, twin_cores, twin_counters
 
-    counted = twin_counters(counters)
-    return Traffic(
-        minimum,
-        per_lane,
-        measured_bytes(counters),
-        counted["api_calls"],
-        counted["reg_cycles"],
-        counted_cost(counted, twin_cores(counters), serialized),
-    )
+    time = counted_cost(twin_counters(counters), twin_cores(counters), serialized)
+    return Traffic(minimum, per_lane, measured_bytes(counters), time)

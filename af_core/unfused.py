@@ -62,8 +62,6 @@ from af_core.twin import Comparison, TwinSession, compare, has_math
 
 #: Names inside every piece graph: operands ``in0``, ``in1``, ..., the op ``op``, the output ``out``.
 OUTPUT = "out"
-#: Bytes of one vector instruction's operand (a 256-byte register on A5).
-VECTOR_BYTES = 256
 
 
 @attrs.frozen
@@ -132,9 +130,10 @@ def stream_bytes(piece: Piece) -> int:
     return piece.in_bytes + piece.out_bytes
 
 
-def stream_time(piece: Piece, core_num: int) -> int:
+def stream_time(piece: Piece, core_num: int, vector_bytes: int) -> int:
     """Estimated time (ps) of a streaming single-op kernel: its exact bytes from HBM through L2, one
-    vector instruction per 256 bytes of its result over ``core_num`` cores, and one launch."""
+    vector instruction per ``vector_bytes`` (a register) of its result over ``core_num`` cores, and one
+    launch."""
     moved = stream_bytes(piece)
     counters = dict.fromkeys(COUNTER_NAMES, 0)
     counters.update(
@@ -142,7 +141,7 @@ def stream_time(piece: Piece, core_num: int) -> int:
         write_bytes=piece.out_bytes,
         l2_core_bytes=piece.in_bytes,
         hbm_bytes=moved,
-        reg_cycles=-(-piece.out_bytes // VECTOR_BYTES),
+        reg_cycles=-(-piece.out_bytes // vector_bytes),
     )
     return int(counted_cost(counters, core_num))
 
@@ -302,6 +301,7 @@ class UnfusedRun:
     gather_label: str  # the case the lone gather ran
     gather_time: int = 0  # its twin-estimated time (ps)
     core_num: int = 1
+    vector_bytes: int = 256  # the platform's register width, for the stream kernels' instructions
 
     @property
     def stream_bytes(self) -> int:
@@ -314,7 +314,9 @@ class UnfusedRun:
     @property
     def time(self) -> int:
         """Estimated time (ps): the lone gather's twin-estimated time and every stream kernel's."""
-        return self.gather_time + sum(stream_time(p, self.core_num) for p in self.plan.streams)
+        return self.gather_time + sum(
+            stream_time(p, self.core_num, self.vector_bytes) for p in self.plan.streams
+        )
 
 
 def policy_key(session: TwinSession, sizes: Mapping[str, int], core_num: int, policy: str) -> int | None:
@@ -374,13 +376,14 @@ def run_unfused(
         run.template,
         twin_time(run.twin.counters, _serialized(sess, run.template)),
         core_num,
+        sess.scheduled.platform.vector_bytes,
     )
 
 
 def _serialized(session: TwinSession, label: str) -> bool:
-    """Whether the case ``label`` of ``session`` is single-buffered, as its modelled cost says."""
+    """Whether the case ``label`` of ``session`` is single-buffered, as its tiling spec says."""
     case = next((c for c in session.scheduled.cases if c.label == label), None)
-    return case is not None and case.meta.get("buffers") == 1
+    return case is not None and case.tiling.serialized
 
 
 @attrs.frozen

@@ -534,11 +534,6 @@ def workload_session(w) -> TwinSession:
     return TwinSession(w.graph, options=AutofuserOptions(index_distribution=w.distribution))
 
 
-def serialized(case) -> bool:
-    """Whether a case cannot overlap copies with compute (single-buffered), as its modelled cost says."""
-    return case.meta.get("buffers") == 1
-
-
 def measure_all(session: TwinSession, inputs) -> dict[str, object]:
     """Traffic of every case that fits, of the seed / cost choices and the seed rule's template."""
     sizes = inputs.sizes
@@ -551,7 +546,12 @@ def measure_all(session: TwinSession, inputs) -> dict[str, object]:
         if not run.ok:
             raise AssertionError(f"{session.graph.name} {case.label}: {run.describe()}")
         results[case.label] = traffic(
-            session.graph, inputs, run.reference, run.twin.counters, session.scheduled.info, serialized(case)
+            session.graph,
+            inputs,
+            run.reference,
+            run.twin.counters,
+            session.scheduled.info,
+            case.tiling.serialized,
         )
     if not results:
         return {}
@@ -718,13 +718,13 @@ def corpus_runs(progress: Progress) -> list[dict]:
                 "twin": dict(run.twin.counters),
                 "predicted": {n: ev.resources.get(n) for n in COUNTER_NAMES},
                 "traffic": traffic(
-                    session.graph, inputs, run.reference, run.twin.counters, sch.info, serialized(case)
+                    session.graph, inputs, run.reference, run.twin.counters, sch.info, case.tiling.serialized
                 ),
                 "cost": ev.cost,
                 "key": ev.tiling_key,
                 "cores": twin_cores(run.twin.counters),
                 "pred_cores": ev.block_dim,
-                "serialized": serialized(case),
+                "serialized": case.tiling.serialized,
             }
         picks = {}
         for name in policies:
@@ -844,8 +844,7 @@ def bench_time(runs: list[dict], slack: float = 1.10, over: float = 1.25) -> str
     time of its pick and of the best case, and the bound time (the same roofline over the least HBM bytes,
     the DESIGN minimum, with no core work and one launch)."""
     from af_core.policy import DEFAULT_POLICY
-    from af_core.schedule.cost import time_terms
-    from af_core.schedule.time_model import DEFAULT_CONSTANTS, PS_PER_NS
+    from af_core.schedule.time_model import DEFAULT_CONSTANTS, PS_PER_NS, estimate
 
     rows = []
     near_bound = near_best = near_bound_bare = 0
@@ -853,7 +852,7 @@ def bench_time(runs: list[dict], slack: float = 1.10, over: float = 1.25) -> str
         cases = r["cases"]
         pick = r["picks"][DEFAULT_POLICY]
         c = cases[pick]
-        terms = time_terms(c["measured"], c["cores"], c["serialized"])
+        terms = estimate(c["measured"], c["cores"], c["serialized"])
         best = min(cases, key=lambda k: cases[k]["traffic"].cost)
         least = c["traffic"].minimum
         hbm = -(-least * PS_PER_NS // DEFAULT_CONSTANTS.hbm_bytes_per_ns)

@@ -25,11 +25,8 @@ The byte constants below remain for the formulas that build counters:
 
 - :data:`LINE_BYTES` (128): a data-cache line fill moves one 128-byte line
   (the line size of the A5 SIMT data cache and of L2, the twin's models).
-- :data:`BYTES_PER_CYCLE` (32): the scale at which ``afc explain`` shows
-  register cycles as bytes beside the counters: 1.6 TB/s of GM bandwidth
-  (the asc-devkit guide's L2-cache tuning page,
-  ``docs/zh/guide/算子实践参考/SIMD算子性能优化/内存访问/L2-Cache切分.md``)
-  shared by the 48 cores of the default platform at 1 GHz, rounded.
+- :data:`SECTOR_BYTES` (32): the bytes :func:`modelled_cost` charges a
+  scattered access, for templates that predict no counters.
 
 The host tiling evaluates the same formulas; lower cost is better.
 """
@@ -44,14 +41,12 @@ import attrs
 import sympy
 
 from af_core.ir.sizes import Expr
-from af_core.schedule.time_model import DEFAULT_CONSTANTS, TimeConstants, TimeEstimate, estimate
+from af_core.schedule.time_model import DEFAULT_CONSTANTS, TimeConstants, estimate
 from af_core.tiling.spec import CORE_NUM, CeilDiv, FloorDiv, Min, TilingSpec
 
 LINE_BYTES = 128
-BYTES_PER_CYCLE = 32
-#: Bytes per scattered access and per API call in :func:`modelled_cost` (the former one-formula model).
+#: Bytes per scattered access in :func:`modelled_cost`.
 SECTOR_BYTES = 32
-API_CALL_BYTES = 256
 
 
 @attrs.frozen
@@ -119,7 +114,7 @@ def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
     if report.get("l2_modelled"):
         hbm = int(report["hbm_read_bytes"]) + int(report["hbm_write_bytes"])
     else:
-        hbm = l2_core + write
+        hbm = hbm_without_reuse(l2_core, write)
     return {
         "read_bytes": read,
         "write_bytes": write,
@@ -138,6 +133,12 @@ def twin_counters(report: Mapping[str, int]) -> dict[str, int]:
     }
 
 
+def hbm_without_reuse(l2_core_bytes: Any, write_bytes: Any) -> Any:
+    """HBM bytes when no line is shared between cores: every line a core reads comes from HBM, and the
+    writes go back (a case that predicts no HBM bytes, and a twin run whose L2 was not modelled)."""
+    return l2_core_bytes + write_bytes
+
+
 def twin_cores(report: Mapping[str, int]) -> int:
     """The cores a twin run used (its block_dim)."""
     return max(1, int(report.get("block_dim", 1)))
@@ -152,16 +153,6 @@ def counted_cost(
     """Cost from the counters on ``cores`` cores: the estimated time in picoseconds (symbolic formulas or
     measured integers alike)."""
     return estimate(counters, cores, serialized, constants).total
-
-
-def time_terms(
-    counters: Mapping[str, Any],
-    cores: Any,
-    serialized: bool = False,
-    constants: TimeConstants = DEFAULT_CONSTANTS,
-) -> TimeEstimate:
-    """The estimate's terms (HBM, L2, core, launch) for ``afc explain`` and the benchmarks."""
-    return estimate(counters, cores, serialized, constants)
 
 
 @attrs.frozen
@@ -198,7 +189,7 @@ class CounterModel:
         }
         out["l2_core_bytes"] = out["read_bytes"] + LINE_BYTES * out["line_fills"]
         out["hbm_bytes"] = (
-            out["l2_core_bytes"] + out["write_bytes"]
+            hbm_without_reuse(out["l2_core_bytes"], out["write_bytes"])
             if self.hbm_bytes is None
             else sympy.sympify(self.hbm_bytes)
         )
@@ -209,9 +200,10 @@ class CounterModel:
         return sympy.sympify(counted_cost(self.resources(), cores, serialized))
 
     def apply(self, spec: TilingSpec, serialized: bool = False) -> None:
-        """Add the counters to ``spec.resources`` and set ``spec.cost`` from them, on the cores
-        ``spec.block_dim`` says (set it first)."""
+        """Add the counters to ``spec.resources`` and set ``spec.cost`` (and ``spec.serialized``) from
+        them, on the cores ``spec.block_dim`` says (set it first)."""
         spec.resources.update(self.resources())
+        spec.serialized = serialized
         spec.cost = self.cost(spec.block_dim, serialized)
 
 
@@ -313,7 +305,9 @@ def modelled_cost(
     cores: Expr = CORE_NUM,
 ) -> Expr:
     """The estimated time of a case that predicts only its GM bytes, scattered accesses (a 32-byte sector
-    each) and API calls: every byte through L2 from HBM once, the calls spread over ``cores``.
+    each) and API calls: every byte through L2 from HBM once, the calls spread over ``cores`` (pass the
+    case's ``block_dim``). A ``serialized`` case sets ``spec.serialized`` too, which the benchmarks and
+    ``afc explain`` read.
 
     Kept for templates that do not predict counters; :class:`CounterModel` is
     the contract the built-in templates follow.

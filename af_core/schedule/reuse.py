@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 import attrs
 import sympy
@@ -42,9 +43,9 @@ _PERMUTATION_SEED = 20261207
 def expected_distinct(draws: sympy.Expr | int, population: sympy.Expr | int) -> sympy.Expr:
     """Expected distinct values among ``draws`` uniform draws from ``population`` values, as an integer
     formula: ``2 d p / (2 p + d)`` (the Pade form of ``p (1 - exp(-d / p))``), at most ``min(d, p)`` and
-    at least 1. It is never below the expectation: high by up to 16% (where ``d`` is about twice ``p``),
-    by up to 6% while ``d <= p``, plus the one rounding up adds; its products stay inside int64 for sizes
-    up to a billion."""
+    at least 1. It is at most one below the expectation and high by up to 16% (where ``d`` is about
+    twice ``p``), by up to 6% while ``d <= p``, plus the one rounding up adds; its products stay inside
+    int64 for sizes up to a billion."""
     return Max(1, Min(draws, population, CeilDiv(2 * draws * population, 2 * population + draws)))
 
 
@@ -87,8 +88,35 @@ def _hit_probabilities(
     if kind in (DistributionKind.UNIQUE, DistributionKind.UNIQUE_PER_ROW):
         hit = np.full(rows, min(1.0, draws / rows))
     else:
-        hit = -np.expm1(effective * np.log1p(-np.minimum(mass, 1.0 - 1e-16)))
+        hit = _touched(mass, effective)
     return mass, hit, effective
+
+
+def _touched(mass: np.ndarray, draws: float) -> np.ndarray:
+    """Per item: the probability that ``draws`` independent draws with these masses select it."""
+    import numpy as np
+
+    return -np.expm1(draws * np.log1p(-np.minimum(mass, 1.0 - 1e-16)))
+
+
+def _least_reaching(f: Callable[[float], float], target: float, hi: float) -> float:
+    """The least ``x`` in ``[0, hi]`` (``hi`` doubled until it is enough) with ``f(x) >= target``, for an
+    increasing ``f``, by bisection."""
+    while f(hi) < target:
+        hi *= 2
+    lo = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
+    return hi
+
+
+def _concrete(*values: object) -> tuple[int, ...] | None:
+    """The values as positive ints, or None when one is symbolic or not positive."""
+    exprs = [sympy.sympify(v) for v in values]
+    if not all(v.is_Integer and int(v) > 0 for v in exprs):
+        return None
+    return tuple(int(v) for v in exprs)
 
 
 @functools.lru_cache(maxsize=64)
@@ -137,26 +165,16 @@ def _che_fills(mass: np.ndarray, size: int, draws: float, cache_lines: int) -> f
     import numpy as np
 
     live = mass[mass > 0]
-    log_keep = np.log1p(-np.minimum(live, 1.0 - 1e-16))
 
     def distinct(n: float) -> float:
-        return float((-np.expm1(n * log_keep)).sum())
+        return float(_touched(live, n).sum())
 
     capacity = cache_lines / size
     if distinct(draws) <= capacity:
         return distinct(draws) * size
-    lo, hi = 0.0, draws
-    for _ in range(60):  # n0: the draws whose expected distinct items fill the cache
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if distinct(mid) < capacity else (lo, mid)
-    warm = hi
-    lo, hi = 0.0, 1.0
-    while float((-np.expm1(-live * hi)).sum()) < capacity:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if float((-np.expm1(-live * mid)).sum()) < capacity else (lo, mid)
-    miss = float((live * np.exp(-live * hi)).sum())
+    warm = _least_reaching(distinct, capacity, draws)  # n0: the draws whose distinct items fill the cache
+    horizon = _least_reaching(lambda t: float((-np.expm1(-live * t)).sum()), capacity, 1.0)  # Che's T
+    miss = float((live * np.exp(-live * horizon)).sum())
     return min(draws, capacity + miss * (draws - warm)) * size
 
 
@@ -198,15 +216,10 @@ def distinct_rows(
 ) -> int | None:
     """Expected distinct rows among ``draws`` index values (a part of ``total``, all of them by
     default) over a table of ``rows`` rows; ``None`` without a distribution or with a symbolic size."""
-    if distribution is None:
+    concrete = _concrete(draws, rows, draws if total is None else total)
+    if distribution is None or concrete is None or concrete[1] > MAX_MODELLED_ROWS:
         return None
-    concrete = [sympy.sympify(v) for v in (draws, rows, draws if total is None else total)]
-    if not all(v.is_Integer and int(v) > 0 for v in concrete):
-        return None
-    n_draws, n_rows, n_total = (int(v) for v in concrete)
-    if n_rows > MAX_MODELLED_ROWS:
-        return None
-    return _distinct_rows(n_draws, n_rows, distribution, n_total)
+    return _distinct_rows(*concrete[:2], distribution, concrete[2])
 
 
 def gather_reuse(
@@ -222,14 +235,10 @@ def gather_reuse(
     rows (``row_bytes`` read per value, rows ``stride_bytes`` apart, the table line-aligned), split over
     ``cores`` cores with ``cache_bytes`` of data cache each; ``None`` without a distribution, with a
     symbolic size, or beyond :data:`MAX_MODELLED_ROWS` rows."""
-    if distribution is None:
+    concrete = _concrete(values, rows, row_bytes, stride_bytes)
+    if distribution is None or concrete is None or concrete[1] > MAX_MODELLED_ROWS:
         return None
-    concrete = [sympy.sympify(v) for v in (values, rows, row_bytes, stride_bytes)]
-    if not all(v.is_Integer and int(v) > 0 for v in concrete):
-        return None
-    n_values, n_rows, run, stride = (int(v) for v in concrete)
-    if n_rows > MAX_MODELLED_ROWS:
-        return None
+    n_values, n_rows, run, stride = concrete
     return _gather_reuse(
         n_values, n_rows, run, max(stride, run), max(1, min(cores, n_values)), cache_bytes, distribution
     )

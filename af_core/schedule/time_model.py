@@ -33,8 +33,8 @@ The constants (:class:`TimeConstants`) and where they come from:
   the same for every case of one kernel, so it changes no pick, only fused-against-unfused and
   time-against-bound ratios.
 
-BENCHMARKS.md ("Time model: sensitivity") shows how the corpus picks move when each assumed constant is
-halved or doubled.
+BENCHMARKS.md ("Estimated time against the bound", its sensitivity table) shows how the corpus picks move
+when each assumed constant is halved or doubled.
 """
 
 from __future__ import annotations

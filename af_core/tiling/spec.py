@@ -93,6 +93,9 @@ class TilingSpec:
     cost: Expr = sympy.Integer(0)
     block_dim: Expr = sympy.Integer(1)
     workspace: Expr = sympy.Integer(0)
+    #: The case cannot overlap its copies with its compute (single buffering): its cost adds the core
+    #: time to the memory time. Read by ``afc explain`` and the benchmarks to time the case's runs.
+    serialized: bool = False
 
     def add(self, name: str, expr: object, doc: str = "") -> sympy.Symbol:
         """Append a field and return its symbol for use in later expressions.

@@ -68,3 +68,18 @@ def test_more_cores_never_take_longer_and_more_bytes_never_take_less():
     c.update(hbm_bytes=10**6, l2_core_bytes=10**6, api_calls=10**4, scalar_accesses=10**6)
     assert counted_cost(c, 48) <= counted_cost(c, 8)
     assert counted_cost({**c, "hbm_bytes": 10**8}, 48) > counted_cost(c, 48)
+
+
+def test_apply_records_whether_the_case_overlaps_copies_and_compute():
+    """spec.serialized is the one record of single buffering: the cost applied it, and the benchmarks and
+    afc explain time the case's runs with it."""
+    from af_core.tiling.spec import TilingSpec
+
+    model = CounterModel(read_bytes=10**6, api_calls=10**4)
+    for serialized in (False, True):
+        spec = TilingSpec()
+        spec.block_dim = sympy.Integer(4)
+        model.apply(spec, serialized=serialized)
+        assert spec.serialized is serialized
+        assert spec.cost == counted_cost(model.resources(), 4, serialized)
+    assert counted_cost(model.resources(), 4, True) > counted_cost(model.resources(), 4, False)

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from af_core.autofuser import Autofuser
-from af_core.schedule.cost import counted_cost, time_terms, twin_counters
-from af_core.schedule.time_model import PS_PER_NS, core_cycles
+from af_core.schedule.cost import counted_cost, twin_counters
+from af_core.schedule.time_model import PS_PER_NS, core_cycles, estimate
 from af_core.testing import chain_graph
 from af_core.tiling.solve import CaseRef, solve, solve_scheduled
 from af_core.twin import TwinSession
@@ -241,9 +241,9 @@ def test_the_register_cycles_are_in_the_core_term_of_the_estimated_time():
     cycles = ev.resources["reg_cycles"]
     assert cycles > 0
     assert ev.cost == counted_cost(ev.resources, ev.block_dim)
-    terms = time_terms(ev.resources, ev.block_dim)
+    terms = estimate(ev.resources, ev.block_dim)
     assert terms.core == -(-core_cycles(ev.resources) * PS_PER_NS // ev.block_dim)
-    assert time_terms({**ev.resources, "reg_cycles": cycles + 10**6}, ev.block_dim).core > terms.core
+    assert estimate({**ev.resources, "reg_cycles": cycles + 10**6}, ev.block_dim).core > terms.core
     run = session.check(inputs=inputs, core_num=CORES, tiling_key=case.tiling_key)
     measured = twin_counters(run.twin.counters)
     assert measured["reg_cycles"] == cycles

@@ -185,15 +185,27 @@ class RowCopyTemplate:
         )
         row_bytes = width * il.y.dtype.itemsize
         spec.score = sympy.Piecewise((2, sympy.Ge(row_bytes, LONG_ROW_BYTES)), (-1, True))
-        spec.cost = row_copy_cost(b, stage, rows, tiles, row_bytes, index.y.dtype, width, pitch, il.y.dtype)
         spec.block_dim = used
+        spec.cost = row_copy_cost(
+            b, stage, rows, tiles, row_bytes, index.y.dtype, width, pitch, il.y.dtype, cores=used
+        )
         return Case(self.name, "default", graph, impl, spec)
 
 
 def row_copy_cost(
-    b: TileBuilder, stage: Stage, rows, tiles, row_bytes, index_dtype: dt.DType, width, pitch, dtype: dt.DType
+    b: TileBuilder,
+    stage: Stage,
+    rows,
+    tiles,
+    row_bytes,
+    index_dtype: dt.DType,
+    width,
+    pitch,
+    dtype: dt.DType,
+    cores,
 ) -> sympy.Expr:
-    """Modelled cost: bytes moved, plus one API call per row copy and per other call of a tile.
+    """Modelled cost: the time of the bytes moved, and of one API call per row copy and per other call of
+    a tile, spread over the ``cores`` that have tiles.
 
     The copies read ``rows * row_bytes`` table bytes and one index value per
     row (consecutive values share data-cache lines, so the index costs its
@@ -206,4 +218,4 @@ def row_copy_cost(
     filled = AlignUp(width, 32 // dtype.itemsize)
     fills = rows * Min(1, pitch - filled)
     gm_bytes = rows * row_bytes + rows * index_dtype.itemsize + b.gm_bytes
-    return modelled_cost(gm_bytes, api_calls=rows + fills + tiles * per_tile)
+    return modelled_cost(gm_bytes, api_calls=rows + fills + tiles * per_tile, cores=cores)

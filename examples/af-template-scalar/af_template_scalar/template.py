@@ -95,8 +95,9 @@ class ScalarLoopTemplate:
         spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))
         index = graph.producer(il, "x2")
         reads = gather_read_bytes(total, value.y.dtype.itemsize)
-        spec.cost = modelled_cost(
-            reads + total * (index.y.dtype.itemsize + out.y.dtype.itemsize), serialized=True
-        )
         spec.block_dim = used
+        spec.serialized = True  # one scalar loop: its reads and its compute do not overlap
+        spec.cost = modelled_cost(
+            reads + total * (index.y.dtype.itemsize + out.y.dtype.itemsize), serialized=True, cores=used
+        )
         return [Case(self.name, "default", graph, impl, spec)]

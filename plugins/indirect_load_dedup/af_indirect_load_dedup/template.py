@@ -123,8 +123,11 @@ class _ChunkSizes:
 
 
 def _fields_at_platform(spec: TilingSpec, ctx: ScheduleContext) -> dict[str, int] | None:
-    """The case's tiling fields at the platform's core count and UB, when the sizes are concrete (the
-    reuse model needs a chunk's size as a number); None otherwise."""
+    """The case's tiling fields at the platform's core count and UB, when an index distribution is
+    declared and the sizes are concrete (the reuse model needs a chunk's size as a number); None
+    otherwise, without evaluating anything."""
+    if ctx.options.index_distribution is None:
+        return None
     env = {"core_num": ctx.platform.core_num, "ub_size": ctx.platform.ub_size}
     known = set(env) | {f.name for f in spec.fields}
     if any(not {str(x) for x in sympy.sympify(f.expr).free_symbols} <= known for f in spec.fields):

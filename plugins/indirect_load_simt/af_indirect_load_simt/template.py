@@ -89,7 +89,6 @@ from af_core.template_api import (
 from af_core.template_api import dtypes as dt
 
 MIN_LANES_PER_CORE = 256
-CORE_NUM_DEFAULT = 48  # cores the reuse model splits values over when no platform says (propose sets it)
 SIMT_MAX_THREADS = 2048  # threads of one VF_CALL (the back end's AF_SIMT_MAX_THREADS)
 SMALL_CASE_THREADS = 128  # fewest threads vf_threads halves down to
 SYSTEM_RESERVE = 8 * 1024  # UB bytes the system keeps on the A5 vector core
@@ -155,11 +154,7 @@ class SimtTemplate:
         store = next(n for n in graph.nodes() if n.op.compute_type == ComputeType.STORE)
         before = graph.producer(store, "x")
         reduce = before if before.op.compute_type == ComputeType.REDUCE else None
-        parts = _Parts(
-            graph, il, store, reduce, rewrite, ctx.platform.dcache_reserve, vf_ub_limit(ctx.platform)
-        )
-        parts.distribution = ctx.options.index_distribution
-        parts.core_num = ctx.platform.core_num
+        parts = _Parts(graph, il, store, reduce, rewrite, ctx)
         if reduce is None:
             return [self._linear(parts, "default")]
         out: list[Case | Rejected] = [self._linear(parts, "lanes")]
@@ -441,18 +436,13 @@ class _Parts:
         store: Node,
         reduce: Node | None,
         rewrite: dict,
-        dcache: int,
-        ub_limit: sympy.Expr,
+        ctx: ScheduleContext,
     ) -> None:
-        self.graph, self.il, self.store, self.reduce, self.rewrite, self.dcache = (
-            graph,
-            il,
-            store,
-            reduce,
-            rewrite,
-            dcache,
-        )
-        self.ub_limit = ub_limit  # UB of a VF_CALL kernel, data cache included
+        self.graph, self.il, self.store, self.reduce, self.rewrite = graph, il, store, reduce, rewrite
+        self.dcache = ctx.platform.dcache_reserve
+        self.ub_limit = vf_ub_limit(ctx.platform)  # UB of a VF_CALL kernel, data cache included
+        self.core_num = ctx.platform.core_num
+        self.distribution: IndexDistribution | None = ctx.options.index_distribution
         self.output = graph.consumers(store)[0][0]
         self.value = graph.producer(reduce, "x") if reduce is not None else graph.producer(store, "x")
         self.sizes = list(self.value.y.size)
@@ -475,8 +465,6 @@ class _Parts:
             "coord_sizes": self.sizes,
         }
         self.impl = ImplGraph(graph.name, "simt")
-        self.distribution: IndexDistribution | None = None  # the options' declared index distribution
-        self.core_num = CORE_NUM_DEFAULT
 
     def fresh(self) -> _Parts:
         """A copy with its own ImplGraph (cases must not share impl state)."""
@@ -604,13 +592,10 @@ class _Parts:
         return total
 
     def _reuse(self, shape: _GatherShape, values: sympy.Expr | None = None) -> GatherReuse | None:
-        """The reuse model's figures for one gather's values (all of them by default)."""
-        cores = product(self.sizes)
-        cores = (
-            min(self.core_num, max(1, int(cores) // MIN_LANES_PER_CORE))
-            if sympy.sympify(cores).is_Integer
-            else 1
-        )
+        """The reuse model's figures for one gather's values (all of them by default), split over the cores
+        the lanes fill at the platform's core count (at least MIN_LANES_PER_CORE lanes each)."""
+        lanes = sympy.sympify(product(self.sizes))
+        cores = min(self.core_num, max(1, int(lanes) // MIN_LANES_PER_CORE)) if lanes.is_Integer else 1
         return gather_reuse(
             shape.values if values is None else values,
             shape.population,
