@@ -166,8 +166,6 @@ class GraphBuilder:
                 node=name or op_type,
             )
         node = Node(opdef, name or self._name(op_type.lower()))
-        for port, ref in zip(opdef.inputs, inputs):
-            node.connect(port, ref.node)
         for key, value in ir_attrs.items():
             node.attr.ir_attr.set(key, value)
         declared = PortInfo(None if dtype is None else dt.get(dtype), None if shape is None else tuple(shape))
@@ -194,6 +192,9 @@ class GraphBuilder:
                 "for its output; give it explicitly",
                 node=node.name,
             )
+        # wired only once inference accepted it, so an op the rules refuse leaves no node in the graph
+        for port, ref in zip(opdef.inputs, inputs):
+            node.connect(port, ref.node)
         sizes = list(out_sizes)
         first = inputs[0].node if inputs else None
         axes = _axes_like(self, first, sizes)

@@ -7,10 +7,12 @@ Each figure is the median of ``--runs`` fresh processes timed around
 ``subprocess.run`` (the interpreter's own start-up included; the first row
 shows it alone), as wall time and as the CPU time (user + system) the
 process used. ``afc`` is the console script beside this interpreter, or
-``python -m af_core`` when there is none. The last two process rows are the
-formula engine's import alone (sympy, the floor of any compile) and a fresh
-process that imports the compiler and compiles the seed's minimal graph. The import rows are the cumulative
-microseconds ``python -X importtime`` reports for the module, medians too.
+``python -m af_core`` when there is none. Two rows are floors of any compile: the formula engine's import
+alone (sympy), and sympy's whole part of a process that imports af_core: its import, the modules its first
+sum imports, and an exit without the last cyclic collection (af's exit hook,
+``af_core/exit_collection.py``). The compile rows are fresh processes that import the compiler and compile
+the seed's minimal graph; af's share is the first of them minus each floor, printed below the table. The
+import rows are the cumulative microseconds ``python -X importtime`` reports for the module, medians too.
 Wall-clock figures depend on the machine and its load.
 
 Every command runs once untimed first, with Python's bytecode caches on and kept in a temporary folder
@@ -100,6 +102,11 @@ FIRST_COMPILE = (
 )
 
 
+#: sympy's part of any compile: its import, the modules its first sum imports, and an exit without the
+#: last cyclic collection, as a process that imported af_core exits
+SYMPY_FLOOR = "import atexit, gc, sympy; atexit.register(gc.freeze); sympy.Symbol('x') + 1"
+
+
 def core_only_env(base: Mapping[str, str]) -> dict[str, str]:
     """``base`` with every installed ``af_core`` entry point disabled: what an install of af-core alone loads."""
     names = sorted({ep.name for ep in md.entry_points(group="af_core")})
@@ -119,6 +126,9 @@ def report(runs: int, env: dict[str, str]) -> int:
     afc = afc_command()
     shown = "afc" if len(afc) == 1 else "python -m af_core"
     load_before = os.getloadavg()[0]
+    sympy_alone = median_ms([sys.executable, "-c", "import sympy"], runs, env)
+    sympy_floor = median_ms([sys.executable, "-c", SYMPY_FLOOR], runs, env)
+    first_compile = median_ms([sys.executable, "-c", FIRST_COMPILE], runs, env)
     rows = [
         ("`python -c pass` (the interpreter alone)", median_ms([sys.executable, "-c", "pass"], runs, env)),
         (f"`{shown} --help`", median_ms([*afc, "--help"], runs, env)),
@@ -128,13 +138,16 @@ def report(runs: int, env: dict[str, str]) -> int:
             median_ms([*afc, "plugins"], runs, core_only_env(env)),
         ),
         (f"`{shown} plugins` (every installed plugin)", median_ms([*afc, "plugins"], runs, env)),
+        ("`python -c 'import sympy'` (the formula engine alone)", sympy_alone),
         (
-            "`python -c 'import sympy'` (the formula engine alone)",
-            median_ms([sys.executable, "-c", "import sympy"], runs, env),
+            "`import sympy`, one sum (sympy imports more modules on its first sum), the collector frozen at "
+            "exit as af's exit hook does (`af_core/exit_collection.py`)",
+            sympy_floor,
         ),
+        ("import the compiler, compile the seed's minimal graph (every installed plugin)", first_compile),
         (
-            "import the compiler, compile the seed's minimal graph (every installed plugin)",
-            median_ms([sys.executable, "-c", FIRST_COMPILE], runs, env),
+            "the same with the last collection kept (`AF_EXIT_COLLECTION=full`)",
+            median_ms([sys.executable, "-c", FIRST_COMPILE], runs, {**env, "AF_EXIT_COLLECTION": "full"}),
         ),
         (
             "the same with `PYTHONDONTWRITEBYTECODE=1` (a module with no cache beside its source, as af's in a "
@@ -157,6 +170,15 @@ def report(runs: int, env: dict[str, str]) -> int:
         print(f"| {what} | {wall:.1f} | {cpu:.1f} |")
     for what, ms in imports:
         print(f"| {what} | {ms:.1f} | |")
+    print()
+    for (floor_wall, floor_cpu), beyond in (
+        (sympy_alone, "`import sympy`"),
+        (sympy_floor, "sympy's import, its first sum and an exit with the collector frozen"),
+    ):
+        print(
+            f"- af's share of a first compile beyond {beyond}: {first_compile[0] - floor_wall:.1f} ms wall, "
+            f"{first_compile[1] - floor_cpu:.1f} ms CPU"
+        )
     return 0
 
 

@@ -266,7 +266,8 @@ def reduced_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[i
 def loop_axes(in_sizes: Sequence[Expr], out_sizes: Sequence[Expr]) -> tuple[int, ...]:
     """The axes a kernel loops a reduce over: the reduced ones, or, when every axis the reduce names
     has size 1 (an embedding bag of one row), those size-1 axes, over which the reduce is the identity.
-    Without this a template would fall back to another axis and reduce what the graph keeps."""
+    Without this a template would fall back to another axis and reduce what the graph keeps. Never
+    empty on a validated graph: a reduce with no size-1 output axis is refused (rule ``reduce-axes``)."""
     axes = reduced_axes(in_sizes, out_sizes)
     if axes:
         return axes
@@ -301,6 +302,15 @@ def _infer_reduce(ctx: InferContext) -> OutSpec:
                     error=ShapeError,
                     axis=axis,
                 )
+        if not any(b == 1 for b in out):
+            # Every axis kept at its size: nothing to reduce. Refused rather than guessed: a kernel has no
+            # axis to loop the reduce over, and torch reads an empty dim list as "every axis".
+            ctx.fail(
+                "reduce-axes",
+                "a reduce must reduce at least one axis: declare y.size 1 on the reduced axes",
+                port="y",
+                error=ShapeError,
+            )
     return OutSpec(src.dtype, out)
 
 

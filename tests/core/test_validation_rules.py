@@ -9,6 +9,7 @@ from af_core import ascir
 from af_core.builders import GraphBuilder, gather, index_select
 from af_core.errors import AscirError
 from af_core.ir.validate import validate
+from af_core.ops.core_ops import loop_axes
 from af_core.registry import registry_ops
 from af_core.testing import seed_style_gather
 
@@ -256,6 +257,34 @@ def test_reduce_axis_size():
     red.node.y.size = [4, 2]
     red.node.y.axis = None
     expect(g.graph, "reduce-axis-size", red.node.name, "y")
+
+
+def test_reduce_axes_identity_reduce_is_refused():
+    """A reduce whose output keeps every axis at its size has nothing to reduce; before the rule every
+    template reduced the last axis instead and computed a wrong result."""
+    g = GraphBuilder("r")
+    x = g.data("x", [4, 3], "float32")
+    with pytest.raises(AscirError, match="node 'sum' port 'y': rule 'reduce-axes'"):
+        g.reduce("Sum", x, [])
+    assert [n.name for n in g.graph.nodes()] == ["x", "x_load"], "a refused op leaves no node behind"
+    red = g.reduce("Sum", x, [1])
+    g.output(red)
+    red.node.y.size = [4, 3]  # as a graph file could declare it
+    red.node.y.strides = [3, 1]
+    red.node.y.axis = None
+    expect(g.graph, "reduce-axes", red.node.name, "y")
+
+
+@pytest.mark.parametrize("shape", [[4, 3], [4, 1]])
+def test_reduce_axes_accepts_a_size_one_axis(shape):
+    """A size-1 output axis is enough: a reduced axis, or one of size 1 on both sides (a bag of one row),
+    and the axes a kernel loops over are then never empty."""
+    g = GraphBuilder("r")
+    x = g.data("x", shape, "float32")
+    red = g.reduce("Sum", x, [1])
+    g.output(red)
+    validate(g.graph)
+    assert loop_axes(x.node.y.size, red.node.y.size) == (1,)
 
 
 def test_load_offset():

@@ -69,7 +69,7 @@ T_START, T_ACTUAL = sympy.Symbol("OT_start"), sympy.Symbol("OT_actual")
 
 
 def check_reduce(an, dim: int) -> tuple[int, ...]:
-    axes = an.reduce_axes() or (an.rank - 1,)
+    axes = an.reduce_axes()  # never empty: validation refuses a reduce with no axis (rule reduce-axes)
     if min(axes) < dim:
         raise Unsupported(
             f"reduce axes {list(axes)} include an outer axis (< dim {dim}); the SIMD tile holds "

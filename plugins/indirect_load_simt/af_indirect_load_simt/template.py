@@ -686,5 +686,5 @@ class _Parts:
 
     def reduce_axes(self) -> tuple[int, ...]:
         assert self.reduce is not None  # asked only for a graph with a reduce
-        axes = loop_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)
-        return axes or (len(self.sizes) - 1,)
+        # never empty: validation refuses a reduce with no axis (rule reduce-axes)
+        return loop_axes(self.graph.producer(self.reduce, "x").y.size, self.reduce.y.size)

@@ -150,7 +150,7 @@ class SkLikeTemplate:
         input_sizes = list(gather_src.y.size)
         outer = index_sizes[:dim]
         if an.reduce is not None:
-            axes = an.reduce_axes() or (rank - 1,)
+            axes = an.reduce_axes()  # never empty (validation rule reduce-axes)
             if list(axes) != list(range(axes[0], axes[-1] + 1)):
                 raise Unsupported(f"reduce axes {list(axes)} are not contiguous")
         spec = TilingSpec()
@@ -271,7 +271,7 @@ class SkLikeTemplate:
         # 4. output post (elementwise + reduce) from ws_gather
         if post_needed:
             sizes = list(value.y.size)
-            red_axes: tuple[int, ...] = (an.reduce_axes() or (rank - 1,)) if an.reduce is not None else ()
+            red_axes: tuple[int, ...] = an.reduce_axes()
             split = red_axes[0] if red_axes else max(rank - 1, 0)
             p = StageBuilder(
                 graph, impl, spec, "post", product(sizes[:split]), [a.name for a in value.y.axis[:split]]
