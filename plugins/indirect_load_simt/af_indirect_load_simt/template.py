@@ -12,7 +12,11 @@ With a reduce there are two cases:
   ``[A, R, I]`` (kept outer axes, reduced axes, kept inner axes), tiles are
   rows of A, lanes fill a UB buffer with ``tile * R * I`` values and a
   vector reduce finishes the tile before it is stored (the seed's SIMT +
-  SIMD mix; needs contiguous reduce axes and a group that fits UB);
+  SIMD mix; needs contiguous reduce axes and a group that fits UB). The
+  back end's register chain reduces the whole tile in one launch when it
+  accepts the view: ``I`` fixed at 1 by the graph (a reduce over the last
+  axes), or fixed with whole 32-byte rows; otherwise one vector reduce call
+  per group;
 - ``lanes``: every lane computes one output element, looping over the
   reduced coordinates itself; no UB, any reduce axes, any group size. A
   load that uses no reduced coordinate (an index constant along the reduce)
@@ -70,6 +74,7 @@ from af_core.template_api import (
     RowTiles,
     ScheduleContext,
     Stage,
+    TileBuilder,
     TilePlan,
     TilingSpec,
     Unsupported,
@@ -301,7 +306,9 @@ class SimtTemplate:
         return self._case(parts, variant, stage, spec, sympy.Integer(parts.dcache), counters)
 
     def _tiled_reduce(self, parts: _Parts) -> Case:
-        """Lanes fill UB with whole reduce groups, a vector reduce finishes each tile."""
+        """Lanes fill UB with whole reduce groups; the back end's register chain reduces the whole tile in one
+        launch when it accepts the view (a horizontal reduce, or rows it can store aligned), else a vector
+        reduce call per group finishes it."""
         parts = parts.fresh()
         assert parts.reduce is not None  # asked only for a graph with a reduce
         a_, r_, i_ = reduce_view(parts.sizes, parts.reduce_axes())
@@ -327,17 +334,6 @@ class SimtTemplate:
         plan.tile("red_out", cdt, inner, position="VECOUT", que=not cast)
         if cast:
             plan.tile("cast_out", out_dtype, inner, position="VECOUT", que=True)
-        ub_bytes = parts.dcache + plan.ub_bytes()
-        # a tile is at least a round of the VF's threads (vf_threads of every gathered element), so a small
-        # output runs on fewer cores, as in the linear case
-        lanes_per_group = group * inner
-        row_tiles.add_fields(
-            spec,
-            plan.max_rows(parts.ub_limit - parts.dcache),
-            "most groups a tile can hold",
-            unit="groups",
-            at_least=CeilDiv(vf_threads(rows * lanes_per_group), lanes_per_group),
-        )
         t_start, t_actual = sympy.Symbol("AT_start"), sympy.Symbol("AT_actual")
         reduced = "cast_out" if cast else "red_out"
         lanes = ImplNode(
@@ -359,6 +355,14 @@ class SimtTemplate:
                 count=t_actual * group * inner,
             ),
         )
+        # the vector reduce per group (reduce_calls_per_group), unless the register chain takes the reduce
+        # over the whole tile in one launch; a Mean the chain does not take scales each tile once more
+        per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
+        # a size the graph fixes is given to the reduce as the number: the chain's horizontal form needs
+        # to know that ``inner`` is 1, and its aligned stores that the rows start on 32-byte blocks
+        known_group, known_inner = (
+            v if sympy.sympify(v).is_number else f for v, f in ((r_, group), (i_, inner))
+        )
         red = ImplNode(
             parts.reduce.name,
             parts.reduce.type,
@@ -366,7 +370,17 @@ class SimtTemplate:
             ("red_in", "work"),
             ("red_out",),
             loop_axis="AT",
-            attrs={"kind": parts.reduce.type, "rows": t_actual, "group": group, "inner": inner},
+            attrs={
+                "kind": parts.reduce.type,
+                "rows": t_actual,
+                "group": known_group,
+                "inner": known_inner,
+                # the chain's view of the tile: one row of t_actual groups, written back to back
+                "tiles": 1,
+                "src_pitch": t_actual * known_group * known_inner,
+                "dst_pitch": t_actual * known_inner,
+                "row_calls": per_group,
+            },
         )
         nodes = [lanes, red]
         if cast:
@@ -392,13 +406,40 @@ class SimtTemplate:
                 attrs={"gm_offset": t_start * inner, "count": t_actual * inner},
             )
         )
-        stage.nodes = [*nodes, *parts.fused]
+        builder = TileBuilder(parts.graph, parts.impl, plan, "AT", t_start, t_actual)
+        builder.nodes = nodes
+        builder.calls_per_row = per_group
+        builder.fuse_chains()  # pads the tiles the chain reads past: before the UB fit
+        chained = any(n.name == parts.reduce.name and n.fused_into for n in builder.nodes)
+        ub_bytes = parts.dcache + plan.ub_bytes()
+        # a tile is at least a round of the VF's threads (vf_threads of every gathered element), so a small
+        # output runs on fewer cores, as in the linear case
+        lanes_per_group = group * inner
+        row_tiles.add_fields(
+            spec,
+            plan.max_rows(parts.ub_limit - parts.dcache),
+            "most groups a tile can hold",
+            unit="groups",
+            at_least=CeilDiv(vf_threads(rows * lanes_per_group), lanes_per_group),
+        )
+        stage.nodes = [*builder.nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        # the vector reduce per group (reduce_calls_per_group); a Mean scales each tile once more; one store
-        # per tile
-        per_group = reduce_calls_per_group(group, inner, cdt.itemsize)
-        calls = rows * per_group + row_tiles.tiles * (1 + int(parts.reduce.type == "Mean"))
+        chain = api_call_for(Role.VECTOR_CHAIN)
+        by_chain = {
+            "api_calls": sympy.Integer(0),
+            "reg_instructions": sympy.Integer(0),
+            "reg_cycles": sympy.Integer(0),
+        }
+        for node in builder.nodes:
+            if node.api_call == chain.name:
+                for name, per_call in chain.predicted_counters(node, parts.impl).items():
+                    by_chain[name] = by_chain.get(name, sympy.Integer(0)) + row_tiles.over_tiles(
+                        per_call, t_actual
+                    )
+                by_chain["api_calls"] += row_tiles.tiles
+        mean_scale = int(parts.reduce.type == "Mean" and not chained)
+        calls = rows * builder.calls_per_row + row_tiles.tiles * (1 + mean_scale) + by_chain["api_calls"]
         written = LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES)
         counters = CounterModel(
             write_bytes=written,
@@ -406,6 +447,8 @@ class SimtTemplate:
             api_calls=calls,
             scalar_accesses=total * parts.lane_loads(),
             hbm_bytes=parts.hbm_read_bytes(total) + written,
+            reg_instructions=by_chain["reg_instructions"],
+            reg_cycles=by_chain["reg_cycles"],
         )
         return self._case(parts, "default", stage, spec, ub_bytes, counters)
 
@@ -475,8 +518,9 @@ class _Parts:
         return other
 
     def lane_loads(self) -> int:
-        """GM reads a lane makes per value: one per Load of the graph (index, gathered and side inputs)."""
-        return len([n for n in self.graph.nodes() if n.op.compute_type == ComputeType.LOAD])
+        """GM reads a lane makes per value: the index, gathered and side-input reads of the walk the lanes
+        are emitted by (:class:`LaneLoads`), each once per coordinate mask it is read at."""
+        return sum(LaneLoads(self.graph).table(self.value, ()).values())
 
     def lane_reduce_loads(self, width: int = 1) -> dict[tuple[bool, bool], int]:
         """Loads of a lane-reduce lane by (read at every reduce step, read once per output of the lane):
