@@ -68,7 +68,8 @@ def main() -> None:
                     return None
                 with register_offsets(False):
                     before = measure(graph, w.distribution, template)
-                assert before is not None, (w.name, template)
+                if before is None:  # the memory path's offsets tile does not fit: a shorter shape is tried
+                    return None
                 return after, before
 
             note, after, before = measured(w, template, both)
