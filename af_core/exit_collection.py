@@ -2,8 +2,7 @@
 
 A process that imported sympy and compiled one graph holds a few hundred thousand objects the cyclic
 collector tracks, and CPython walks every one of them in the full collection it runs while shutting
-down: benchmarks/startup.py measures it at about 50 ms for ``import sympy`` alone and about 100 ms after
-a first compile. Python does not promise to finalize objects that are still alive at exit, so freezing
+down (benchmarks/startup.py times a first compile with and without this hook). Python does not promise to finalize objects that are still alive at exit, so freezing
 the collector from an exit hook gives up nothing the language guarantees: module teardown still frees
 objects by reference counting, and the exit hooks registered before this one (``tempfile``'s cleanup
 and ``weakref.finalize`` callbacks among them) still run, after it.

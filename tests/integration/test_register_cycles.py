@@ -82,7 +82,8 @@ def test_simd_and_sklike_predict_the_twins_register_counts_exactly(name):
     assert {"simd/db", "sklike"} <= set(cases), sorted(cases)
     for label, (predicted, measured) in sorted(cases.items()):
         assert predicted == measured, (name, label, predicted, measured)
-        if label.startswith(("simd", "sklike")):
+        if label.startswith(("simd", "sklike")) or (label == "simt" and "reduce" in spec):
+            # SIMT's UB reduce finishes its tiles with the register chain
             assert measured["reg_cycles"] > 0, (name, label)
         else:  # SIMT computes its chains in lanes: no register instruction
             assert measured == {"reg_instructions": 0, "reg_cycles": 0}, (name, label)

@@ -425,21 +425,13 @@ class SimtTemplate:
         stage.nodes = [*builder.nodes, *parts.fused]
         assign_releases(stage, parts.impl)
         total = product(parts.sizes)
-        chain = api_call_for(Role.VECTOR_CHAIN)
-        by_chain = {
-            "api_calls": sympy.Integer(0),
-            "reg_instructions": sympy.Integer(0),
-            "reg_cycles": sympy.Integer(0),
-        }
-        for node in builder.nodes:
-            if node.api_call == chain.name:
-                for name, per_call in chain.predicted_counters(node, parts.impl).items():
-                    by_chain[name] = by_chain.get(name, sympy.Integer(0)) + row_tiles.over_tiles(
-                        per_call, t_actual
-                    )
-                by_chain["api_calls"] += row_tiles.tiles
-        mean_scale = int(parts.reduce.type == "Mean" and not chained)
-        calls = rows * builder.calls_per_row + row_tiles.tiles * (1 + mean_scale) + by_chain["api_calls"]
+        # the back end's own figures for its calls: the chain's register instructions and cycles
+        by_calls = builder.call_counters(row_tiles)
+        # per tile: the store, each chain's launch (the reduce's; a cast's after it), a Mean's scaling when
+        # no chain took the reduce
+        launches = sum(1 for n in builder.nodes if n.api_call == api_call_for(Role.VECTOR_CHAIN).name)
+        per_tile = 1 + launches + int(parts.reduce.type == "Mean" and not chained)
+        calls = rows * builder.calls_per_row + row_tiles.tiles * per_tile + by_calls["api_calls"]
         written = LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES)
         counters = CounterModel(
             write_bytes=written,
@@ -447,8 +439,8 @@ class SimtTemplate:
             api_calls=calls,
             scalar_accesses=total * parts.lane_loads(),
             hbm_bytes=parts.hbm_read_bytes(total) + written,
-            reg_instructions=by_chain["reg_instructions"],
-            reg_cycles=by_chain["reg_cycles"],
+            reg_instructions=by_calls["reg_instructions"],
+            reg_cycles=by_calls["reg_cycles"],
         )
         return self._case(parts, "default", stage, spec, ub_bytes, counters)
 
