@@ -14,10 +14,10 @@ source (pyproject.toml reads it).
 
 from __future__ import annotations
 
-from af_core import exit_collection
+from af_core import collector
 from af_core.lazy import lazy_attributes
 
-exit_collection.install()
+collector.install()
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from af_core.collector import paused
 from af_core.ir.graph import HintGraph
 from af_core.options import AutofuserOptions
 from af_core.platform import Platform, current_platform
@@ -32,8 +33,9 @@ class Autofuser:
 
     def __init__(self, options: AutofuserOptions | None = None, registry: Registry | None = None) -> None:
         self.options = options or AutofuserOptions()
-        self.registry = get_registry() if registry is None else registry
-        self.registry.policy(self.options.selection)  # PolicyError naming the installed ones
+        with paused():  # the first one loads the plugins
+            self.registry = get_registry() if registry is None else registry
+            self.registry.policy(self.options.selection)  # PolicyError naming the installed ones
 
     @property
     def platform(self) -> Platform:
@@ -41,15 +43,17 @@ class Autofuser:
 
     def schedule(self, graph: HintGraph) -> ScheduleResult:
         """Validate ``graph`` and collect every template's cases (a ScheduleResult)."""
-        from af_core.schedule.scheduler import schedule
+        with paused():  # af_core.collector: a compile's objects die young, mostly without cycles
+            from af_core.schedule.scheduler import schedule
 
-        return schedule(graph, self.options, self.platform, self.registry)
+            return schedule(graph, self.options, self.platform, self.registry)
 
     def generate(self, scheduled: ScheduleResult) -> CodegenResult:
         """The full :class:`CodegenResult` (proto, tiling_data, tiling, kernel, infer_shape)."""
-        from af_core.codegen.codegen import Codegen
+        with paused():
+            from af_core.codegen.codegen import Codegen
 
-        return Codegen(kernel_name=self.options.kernel_name).generate(scheduled)
+            return Codegen(kernel_name=self.options.kernel_name).generate(scheduled)
 
     def codegen(self, scheduled: ScheduleResult) -> tuple[str, str, str]:
         """pyautofuse's triple: (tiling_def, host_tiling, op_kernel)."""
@@ -58,4 +62,5 @@ class Autofuser:
 
     def compile(self, graph: HintGraph) -> CodegenResult:
         """schedule + generate in one call."""
-        return self.generate(self.schedule(graph))
+        with paused():
+            return self.generate(self.schedule(graph))
