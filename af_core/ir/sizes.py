@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import sympy
+from sympy.core.sorting import default_sort_key
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
@@ -308,7 +309,94 @@ def parse(text: str, symbols: Mapping[str, sympy.Symbol]) -> Expr:
     return expr
 
 
-class _SizePrinter(StrPrinter):
+#: the first entry of a symbol's class key (sympy sorts by it first): atoms are at most this, every
+#: call, sum, product or power is above it
+_SYMBOL_CLASS_RANK = sympy.Symbol.class_key()[0]
+
+
+def _polynomial_term_order(expr: sympy.Add, order: str | None) -> list[Expr] | None:
+    """The terms of ``expr`` in the order ``expr.as_ordered_terms(order)`` gives them, for the sums a
+    compile prints most: rational multiples of products of integer powers of generators, each a plain
+    symbol (of a name no other has) or a call or sum that is not a number (``floor``, ``Max``,
+    ``AlignUp``, ``tiles - 1``), no two terms on one monomial. None for any other sum, and for any order
+    but sympy's default (``None``) and ``"lex"``.
+
+    sympy orders terms by their exponent vectors over the generators, highest power first, with the
+    generators in its default sort order: symbols first (their class key comes first), by name, then
+    the others. Its general path computes the sort key of every generator, asks each factor whether it
+    is a number and converts each coefficient to ``complex``, which is most of what printing a sum
+    costs the first time. For these sums the exponent vectors are all its key tells apart, so the same
+    order comes out of a plain sort, and sympy's sort key is computed only to order two or more
+    generators that are not symbols. ``tests/core/test_expr_text.py`` checks the order against sympy's
+    and the texts against ``str()``'s.
+    """
+    if order not in (None, "lex"):
+        return None
+    args = expr.args
+    if order is None and len(args) == 2:
+        # sympy's special case: a positive number before a negative multiple of one factor (``1 - s0``)
+        const, other = args if args[0].is_Number else args[::-1]
+        if (
+            const.is_Number
+            and other.is_Mul
+            and len(other.args) == 2
+            and other.args[0].is_Number
+            and const.is_positive
+            and other.args[0].is_negative
+        ):
+            return [const, other]
+    powers: list[dict[Expr, int]] = []
+    symbols: set[sympy.Symbol] = set()
+    others: set[Expr] = set()
+    for term in args:
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Rational:
+            return None
+        exps: dict[Expr, int] = {}
+        for factor in rest.args if rest.is_Mul else () if rest is sympy.S.One else (rest,):
+            if factor.is_Rational:
+                continue  # a number in an unevaluated product: part of the coefficient, as in sympy
+            if factor.is_Pow:
+                base, exp = factor.args
+                if not exp.is_Integer:
+                    return None
+            else:
+                base, exp = factor, sympy.S.One
+                if factor.as_base_exp() != (factor, exp):
+                    return None  # exp(x), say: sympy splits it further
+            if base in exps or base.is_commutative is not True:
+                return None
+            if type(base) is sympy.Symbol:
+                symbols.add(base)
+            elif base.is_Atom or base.is_number or base.class_key()[0] <= _SYMBOL_CLASS_RANK:
+                return None
+            else:
+                others.add(base)
+            exps[base] = int(exp)
+        powers.append(exps)
+    gens: list[Expr] = sorted(symbols, key=lambda sym: sym.name)
+    if len({sym.name for sym in gens}) != len(gens):
+        return None  # two symbols of one name: sympy's own order is not defined by the names
+    gens += sorted(others, key=default_sort_key) if len(others) > 1 else others
+    keys = [tuple(-exps.get(gen, 0) for gen in gens) for exps in powers]
+    if len(set(keys)) != len(keys):
+        return None  # two terms on one monomial (an unevaluated product): sympy compares coefficients
+    return [term for _, term in sorted(zip(keys, args), key=lambda pair: pair[0])]
+
+
+class _FastTermOrder(StrPrinter):
+    """A str printer that orders a sum's terms with :func:`_polynomial_term_order` where it applies."""
+
+    def _as_ordered_terms(self, expr: Any, order: str | None = None) -> list[Any]:
+        order = order or self.order
+        if isinstance(expr, sympy.Add):
+            terms = _polynomial_term_order(expr, order)
+            if terms is not None:
+                return terms
+        return super()._as_ordered_terms(expr, order=order)
+
+
+class _SizePrinter(_FastTermOrder):
     """sympy's str printer, with graph names and without ``**`` (so :func:`parse` reads it back)."""
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:  # noqa: N802 - sympy printer protocol
@@ -328,7 +416,7 @@ def to_text(expr: Expr) -> str:
     return _SizePrinter({"order": "lex"}).doprint(expr)
 
 
-class _MemoStrPrinter(StrPrinter):
+class _MemoStrPrinter(_FastTermOrder):
     """sympy's ``str()`` printer that looks every sub-expression up in a shared table first.
 
     The text of a sub-expression does not depend on where it occurs (a parent
