@@ -1016,15 +1016,14 @@ def installed_versions() -> list[tuple[str, str]]:
 
     Read from the installed metadata only: no plugin module is imported.
     """
-    import importlib.metadata as md
-
     from af_core import __version__
+    from af_core.entry_points import entry_points
 
-    plugins = {}
-    for ep in md.entry_points(group=VERSION_ENTRY_POINT_GROUP):
-        dist = ep.dist
-        if dist is not None and dist.name != "af-core":
-            plugins[dist.name] = dist.version
+    plugins = {
+        ep.distribution: ep.version
+        for ep in entry_points(VERSION_ENTRY_POINT_GROUP)
+        if ep.distribution != "af-core"
+    }
     return [("af-core", __version__), *sorted(plugins.items())]
 
 

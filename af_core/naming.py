@@ -28,7 +28,6 @@ in ``_`` and decodes unambiguously.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 #: The prefix of escaped names; no ordinary name starts with it.
@@ -132,6 +131,8 @@ def kernel_symbol(name: str) -> str:
     cid = cid if cid.startswith("autofuse_") else "autofuse_" + cid
     if len(cid) <= MAX_KERNEL_SYMBOL:
         return cid
+    import hashlib  # here: it loads OpenSSL, a few ms of every start-up, for the rare long name
+
     digest = hashlib.sha256(str(name).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return cid[: MAX_KERNEL_SYMBOL - 18].rstrip("_") + "_h" + digest
 

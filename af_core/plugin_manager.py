@@ -13,7 +13,6 @@ attributed to the distribution that provided it.
 from __future__ import annotations
 
 import difflib
-import importlib.metadata as md
 import os
 import sys
 import traceback
@@ -25,6 +24,7 @@ import attrs
 import pluggy
 
 from af_core import contract, hookspecs
+from af_core.entry_points import entry_points
 from af_core.errors import PluginError
 from af_core.naming import terminal
 
@@ -75,10 +75,10 @@ def _check_contract(plugin: str, dist: str, module: types.ModuleType) -> str | N
 
 
 def _core_version() -> str:
-    try:
-        return md.version(CORE_DIST)
-    except md.PackageNotFoundError:
-        return "0+unknown"
+    """The version of the af_core that runs (the distribution's one version source)."""
+    from af_core import __version__
+
+    return __version__
 
 
 class AfPluginManager:
@@ -117,20 +117,10 @@ class AfPluginManager:
 
     def _load_entry_points(self) -> None:
         disabled = self._disabled_names()
-
-        def dist_of(ep: md.EntryPoint) -> tuple[str, str]:
-            # ``Distribution.name`` and ``.version`` each parse the whole metadata file: parse it once
-            if ep.dist is None:
-                return ("unknown", "0")
-            metadata = ep.dist.metadata
-            return (metadata["Name"], metadata["Version"])
-
-        eps = sorted(
-            ((ep, dist_of(ep)) for ep in md.entry_points(group=ENTRY_POINT_GROUP)),
-            key=lambda item: (item[0].name, item[1][0], item[0].value),
-        )
+        eps = sorted(entry_points(ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.distribution, ep.value))
         owner: dict[str, str] = {}
-        for ep, (dist_name, version) in eps:
+        for ep in eps:
+            dist_name, version = ep.distribution, ep.version
             if ep.name in owner:
                 if owner[ep.name] != dist_name:
                     self._fail(

@@ -10,7 +10,7 @@ process used. ``afc`` is the console script beside this interpreter, or
 ``python -m af_core`` when there is none. Two rows are floors of any compile: the formula engine's import
 alone (sympy), and sympy's whole part of a process that imports af_core: its import, the modules its first
 sum imports, and an exit without the last cyclic collection (af's exit hook,
-``af_core/exit_collection.py``). The compile rows are fresh processes that import the compiler and compile
+``af_core/collector.py``). The compile rows are fresh processes that import the compiler and compile
 the seed's minimal graph; af's share is the first of them minus each floor, printed below the table. The
 import rows are the cumulative microseconds ``python -X importtime`` reports for the module, medians too.
 Wall-clock figures depend on the machine and its load.
@@ -141,7 +141,7 @@ def report(runs: int, env: dict[str, str]) -> int:
         ("`python -c 'import sympy'` (the formula engine alone)", sympy_alone),
         (
             "`import sympy`, one sum (sympy imports more modules on its first sum), the collector frozen at "
-            "exit as af's exit hook does (`af_core/exit_collection.py`)",
+            "exit as af's exit hook does (`af_core/collector.py`)",
             sympy_floor,
         ),
         ("import the compiler, compile the seed's minimal graph (every installed plugin)", first_compile),

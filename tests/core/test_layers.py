@@ -78,14 +78,21 @@ def test_every_module_of_af_core_is_in_a_layer():
 
 
 def test_the_base_layer_imports_nothing_of_af_core_but_its_leaves():
-    """Four leaves that import nothing of af_core themselves: the errors, the owner markers of cache
+    """Five leaves that import nothing of af_core themselves: the errors, the owner markers of cache
     directories (the toolchain builds precompiled headers in those), the lazy module attributes the
-    package's ``__init__`` declares its names with, and the exit hook it registers."""
+    package's ``__init__`` declares its names with, the collector module whose exit hook it registers,
+    and the entry-point reader (``afc --version`` and the plugin manager)."""
     config = check_layers.load_config(ROOT)
     files = check_layers.module_files(ROOT, "af_core")
     base = [name for name in files if check_layers.layer_of(name, config.layers).name == "base"]
     assert "af_core.naming" in base
-    leaves = {"af_core.errors", "af_core.owned_dirs", "af_core.lazy", "af_core.exit_collection"}
+    leaves = {
+        "af_core.errors",
+        "af_core.owned_dirs",
+        "af_core.lazy",
+        "af_core.collector",
+        "af_core.entry_points",
+    }
     for name in base:
         targets = {
             imp.target
