@@ -24,6 +24,7 @@ import attrs
 import pluggy
 
 from af_core import contract, hookspecs
+from af_core.collector import paused
 from af_core.entry_points import entry_points
 from af_core.errors import PluginError
 from af_core.naming import terminal
@@ -108,7 +109,8 @@ class AfPluginManager:
         for name, module, dist in extra_plugins:
             self._register(name, module, dist, "0")
         if load_entry_points:
-            self._load_entry_points()
+            with paused():  # af_core.collector: importing the plugins makes many young objects
+                self._load_entry_points()
 
     # -- loading -----------------------------------------------------------
     def _disabled_names(self) -> set[str]:

@@ -9,7 +9,9 @@ byte-identical text: every collection is ordered before it is printed.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import cast
 
 import attrs
@@ -48,9 +50,17 @@ class KernelIO:
     shape: tuple[Expr, ...] = ()  # ``sizes`` as expressions over the size symbols
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # not slotted: ``proto`` is a cached property
 class CodegenResult:
-    proto: str
+    """Every artifact of one schedule (:meth:`files` names them as ``afc compile`` writes them).
+
+    ``proto``, the JSON trace of the schedule (every case's formulas, the selection's measures, the
+    ImplGraphs), is rendered when it is first read, by ``render_proto``: printing every formula is the
+    largest part of a fresh process's first generate, and a compile whose caller reads only the kernel
+    and tiling never needs it. The text is the same whenever it is read (a schedule is not changed
+    after it is made).
+    """
+
     tiling_data: str
     tiling: str
     kernel: str
@@ -61,6 +71,12 @@ class CodegenResult:
     outputs: tuple[KernelIO, ...]
     struct_fields: tuple[str, ...]
     static: StaticTiling | None = None  # the baked tiling of a static kernel (Codegen(static=True))
+    render_proto: Callable[[], str] = attrs.field(eq=False, repr=False, kw_only=True)
+
+    @functools.cached_property
+    def proto(self) -> str:
+        """The schedule's JSON trace (``proto.json``), rendered on first read."""
+        return self.render_proto()
 
     def kernel_headers(self) -> dict[str, str]:
         """The generated headers ``kernel`` includes by name (the tiling data it shares with the host)."""
@@ -137,9 +153,7 @@ class Codegen:
             outputs=[(o.node, [to_cpp(s, slots) for s in o.shape]) for o in outputs],
             int_helpers=INT_HELPERS,
         )
-        proto = self._proto(scheduled, name, fields)
         return CodegenResult(
-            proto,
             tiling_data,
             tiling,
             kernel,
@@ -150,6 +164,7 @@ class Codegen:
             tuple(outputs),
             tuple(fields),
             baked,
+            render_proto=functools.partial(self._render_proto, scheduled, name, list(fields)),
         )
 
     # -- pieces ------------------------------------------------------------
@@ -282,6 +297,10 @@ class Codegen:
             ranks=names,
             better=better,
         )
+
+    def _render_proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
+        with use_registry(scheduled.registry):
+            return self._proto(scheduled, name, fields)
 
     def _proto(self, scheduled: ScheduleResult, name: str, fields: list[str]) -> str:
         m = scheduled.measures

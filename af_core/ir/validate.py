@@ -173,6 +173,19 @@ def _check_desc_ranks(node: Node) -> None:
         )
 
 
+def _positive_product(expr: Expr) -> bool:
+    """Whether ``expr`` is a product of positive numbers and symbols declared positive (most sizes are),
+    decided from the factors' own flags: sympy's assumption system answers the same for these, at a cost
+    a fresh process pays for every new product."""
+    factors = expr.args if expr.is_Mul else (expr,)
+    return all(
+        (f.is_Number and f > 0)
+        or (f.is_Symbol and f.is_positive is True)
+        or (f.is_Pow and f.exp.is_Integer and f.base.is_Symbol and f.base.is_positive is True)
+        for f in factors
+    )
+
+
 def _check_sizes(node: Node, sizes: tuple[Expr, ...], strides: tuple[Expr, ...] | None) -> None:
     for axis, size in enumerate(sizes):
         size = sympy.sympify(size)
@@ -185,7 +198,7 @@ def _check_sizes(node: Node, sizes: tuple[Expr, ...], strides: tuple[Expr, ...] 
                     port="y",
                     values={"axis": axis, "size": size},
                 )
-        elif size.is_positive is not True:
+        elif not _positive_product(size) and size.is_positive is not True:
             raise ShapeError(
                 "size-positive",
                 f"size {size} on axis {axis} is not provably positive",
@@ -195,7 +208,11 @@ def _check_sizes(node: Node, sizes: tuple[Expr, ...], strides: tuple[Expr, ...] 
             )
     for axis, stride in enumerate(strides or ()):
         stride = sympy.sympify(stride)
-        if stride.is_nonnegative is not True and not (stride.is_number and stride >= 0):
+        if (
+            not _positive_product(stride)
+            and stride.is_nonnegative is not True
+            and not (stride.is_number and stride >= 0)
+        ):
             raise ShapeError(
                 "stride-nonnegative",
                 f"stride {stride} on axis {axis} is not provably non-negative",
@@ -243,7 +260,8 @@ def _check_node(graph: HintGraph, node: Node, infos: dict[str, NodeInfo]) -> Nod
         )
     if node.y.size is not None and sizes is not None:
         if len(node.y.size) != len(sizes) or any(
-            sympy.sympify(a - b) != 0 for a, b in zip(node.y.size, sizes)
+            a != b and sympy.sympify(a - b) != 0
+            for a, b in zip(node.y.size, sizes)  # equal: no subtraction
         ):
             raise ShapeError(
                 "shape-declared",

@@ -405,3 +405,31 @@ def test_a_declared_maximum_is_a_positive_int64(bad):
     data["sizes"][0]["max"] = bad
     with pytest.raises(GraphStructureError, match="size 'N' field 'max': rule 'json-"):
         graph_from_dict(data, registry_ops())  # the graph schema refuses it, naming the field and the rule
+
+
+def test_the_positive_product_shortcut_agrees_with_sympy():
+    """The structural check that spares sympy's assumption system claims positivity only where sympy does."""
+    from af_core.ir.validate import _positive_product
+
+    pos, plain, neg = sympy.Symbol("p", positive=True), sympy.Symbol("q"), sympy.Symbol("n", negative=True)
+    exprs = [
+        pos,
+        plain,
+        neg,
+        pos * 3,
+        pos**2 * 5,
+        pos**-1,
+        pos * plain,
+        pos * neg,
+        -pos,
+        pos + 1,
+        sympy.Integer(4),
+        sympy.Integer(-4),
+        sympy.Rational(1, 2) * pos,
+        pos**2 * plain**2,
+        sympy.floor(pos),
+    ]
+    for expr in exprs:
+        if _positive_product(expr):
+            assert expr.is_positive is True, expr
+    assert _positive_product(pos * 3) and _positive_product(pos**2 * 5) and not _positive_product(pos * plain)
