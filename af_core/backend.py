@@ -196,9 +196,33 @@ def role_call(name: str) -> type[RoleCall] | None:
     return cast("type[RoleCall] | None", get_registry().api_calls.get(name))
 
 
+def _filling(role: Role) -> list[type[RoleCall]]:
+    """The ApiCall classes of the registry in force that fill ``role``, by name. An entry whose roles are
+    known without building it (declared with its deferred registration, or built already) and leave
+    ``role`` out is not built."""
+    classes = []
+    for entry in get_registry().api_calls.entries():
+        declared = entry.declared_roles
+        if declared is not None and role not in declared:
+            continue
+        cls = cast("type[RoleCall]", entry.value)
+        if role in cls.roles:
+            classes.append(cls)
+    return classes
+
+
 def installed(role: Role) -> bool:
-    """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`)."""
-    return any(role in cls.roles for cls in role_calls())
+    """Whether some installed plugin fills ``role`` (for optional roles such as :attr:`Role.VECTOR_CHAIN`).
+
+    A deferred ApiCall that declared ``role`` answers without being built (building it checks the
+    declaration); an undeclared one is built to ask its class."""
+    for entry in get_registry().api_calls.entries():
+        declared = entry.declared_roles
+        if declared is None:
+            declared = frozenset(cast("type[RoleCall]", entry.value).roles)
+        if role in declared:
+            return True
+    return False
 
 
 @overload
@@ -219,11 +243,7 @@ def api_call_for(role: Role, gather_mode: GatherMode | None = None) -> type[Role
     Raises :class:`Unsupported` naming the role when no plugin fills it, so a
     template asking for it is rejected with that reason rather than failing later.
     """
-    found = [
-        cls
-        for cls in role_calls()
-        if role in cls.roles and (gather_mode is None or gather_mode in cls.gather_modes)
-    ]
+    found = [cls for cls in _filling(role) if gather_mode is None or gather_mode in cls.gather_modes]
     if not found:
         what = f"role '{role.value}'" + (f" in gather mode '{gather_mode.value}'" if gather_mode else "")
         raise Unsupported(f"no installed plugin registers an ApiCall for the {what}")

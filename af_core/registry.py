@@ -26,7 +26,7 @@ import contextlib
 import contextvars
 import enum
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -100,15 +100,24 @@ class Deferred:
     the value is checked like a direct registration and must carry ``name``.
     A ``load`` that fails raises :class:`PluginError` naming the plugin, at
     that first use (``afc plugins --load`` resolves every entry up front).
+
+    ``roles``, for an ApiCall, declares the roles its class fills (its
+    ``roles``): a lookup by role (``af_core.backend.api_call_for``) then builds
+    only the entries that may fill it, and a compile that needs no register
+    chain imports no chain code. The built class must fill exactly those
+    roles, or building it is a :class:`PluginError`. None (the default) means
+    undeclared: such an entry is built by every lookup by role.
     """
 
     name: str
     load: Callable[[], Any]
+    roles: frozenset[Any] | None = None
 
 
-def deferred(name: str, load: Callable[[], Any]) -> Deferred:
-    """A :class:`Deferred` registration of ``name``, built by ``load()`` on first use."""
-    return Deferred(name, load)
+def deferred(name: str, load: Callable[[], Any], *, roles: Iterable[Any] | None = None) -> Deferred:
+    """A :class:`Deferred` registration of ``name``, built by ``load()`` on first use (an ApiCall may declare
+    the ``roles`` its class fills)."""
+    return Deferred(name, load, None if roles is None else frozenset(roles))
 
 
 @attrs.define
@@ -134,6 +143,14 @@ class Entry:
     def resolved(self) -> bool:
         return not isinstance(self._value, Deferred)
 
+    @property
+    def declared_roles(self) -> frozenset[Any] | None:
+        """The roles of an ApiCall entry known without building it: its class's once built, else what its
+        :class:`Deferred` declared (None: undeclared, so only building it tells)."""
+        if isinstance(self._value, Deferred):
+            return self._value.roles
+        return frozenset(getattr(self._value, "roles", ()))
+
     def _resolve(self, pending: Deferred) -> Any:
         where = f"{self.kind} '{self.name}' of plugin '{self.plugin}' ({self.distribution})"
         try:
@@ -148,6 +165,12 @@ class Entry:
         if getattr(value, "name", None) != self.name:
             raise PluginError(
                 f"{where} loaded a value named {getattr(value, 'name', None)!r}, not {self.name!r}"
+            )
+        built_roles = frozenset(getattr(value, "roles", ()))
+        if pending.roles is not None and built_roles != pending.roles:
+            raise PluginError(
+                f"{where} was registered as filling roles {sorted(map(str, pending.roles))} but its class "
+                f"fills {sorted(map(str, built_roles))}; declare the class's roles in deferred(..., roles=)"
             )
         return value
 

@@ -12,7 +12,9 @@ alone (sympy), and sympy's whole part of a process that imports af_core: its imp
 sum imports, and an exit without the last cyclic collection (af's exit hook,
 ``af_core/collector.py``). The compile rows are fresh processes that import the compiler and compile
 the seed's minimal graph (one also reads every artifact, the proto that is rendered on first read
-included); af's share is the first of them minus each floor, printed below the table. The
+included); af's share is the first of them minus each floor, printed below the table. The two floors and the two
+first-compile rows run interleaved, one of each per round, and a share is the median over the rounds of
+the difference within a round: on a shared machine a slow spell then falls on both sides of it. The
 import rows are the cumulative microseconds ``python -X importtime`` reports for the module, medians too.
 Wall-clock figures depend on the machine and its load.
 
@@ -81,6 +83,40 @@ def median_ms(cmd: list[str], runs: int, env: Mapping[str, str]) -> tuple[float,
     return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
 
 
+def interleaved_ms(
+    cmds: list[list[str]], runs: int, env: Mapping[str, str]
+) -> list[tuple[list[float], list[float]]]:
+    """Per command, the wall and CPU times (ms) of ``runs`` rounds that each run every command once, in
+    turn, after one untimed run of each.
+
+    A slow spell of a shared machine then falls on every command of a round alike, and the difference of
+    two commands (af's share) is taken within each round, not between medians taken minutes apart.
+    """
+    for cmd in cmds:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    times: list[tuple[list[float], list[float]]] = [([], []) for _ in cmds]
+    for _ in range(runs):
+        for cmd, (wall, cpu) in zip(cmds, times):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+            wall.append((time.perf_counter() - start) * 1000)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return times
+
+
+def medians(times: tuple[list[float], list[float]]) -> tuple[float, float]:
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def share(
+    of: tuple[list[float], list[float]], beyond: tuple[list[float], list[float]]
+) -> tuple[float, float]:
+    """Median over rounds of ``of`` minus ``beyond`` (wall, CPU)."""
+    return tuple(statistics.median(a - b for a, b in zip(x, y)) for x, y in zip(of, beyond))  # type: ignore[return-value]
+
+
 def import_ms(module: str, runs: int, env: Mapping[str, str]) -> float:
     """Median cumulative import time of ``module`` (``-X importtime``), in milliseconds (after one untimed
     import)."""
@@ -135,10 +171,15 @@ def report(runs: int, env: dict[str, str]) -> int:
     afc = afc_command()
     shown = "afc" if len(afc) == 1 else "python -m af_core"
     load_before = os.getloadavg()[0]
-    sympy_alone = median_ms([sys.executable, "-c", "import sympy"], runs, env)
-    sympy_floor = median_ms([sys.executable, "-c", SYMPY_FLOOR], runs, env)
-    first_compile = median_ms([sys.executable, "-c", FIRST_COMPILE], runs, env)
-    all_artifacts = median_ms([sys.executable, "-c", FIRST_COMPILE_ALL_ARTIFACTS], runs, env)
+    rounds = interleaved_ms(
+        [
+            [sys.executable, "-c", code]
+            for code in ("import sympy", SYMPY_FLOOR, FIRST_COMPILE, FIRST_COMPILE_ALL_ARTIFACTS)
+        ],
+        runs,
+        env,
+    )
+    sympy_alone, sympy_floor, first_compile, all_artifacts = (medians(r) for r in rounds)
     rows = [
         ("`python -c pass` (the interpreter alone)", median_ms([sys.executable, "-c", "pass"], runs, env)),
         (f"`{shown} --help`", median_ms([*afc, "--help"], runs, env)),
@@ -182,14 +223,15 @@ def report(runs: int, env: dict[str, str]) -> int:
     for what, ms in imports:
         print(f"| {what} | {ms:.1f} | |")
     print()
-    for (floor_wall, floor_cpu), beyond in (
-        (sympy_alone, "`import sympy`"),
-        (sympy_floor, "sympy's import, its first sum and an exit with the collector frozen"),
+    for floor, beyond in (
+        (rounds[0], "`import sympy`"),
+        (rounds[1], "sympy's import, its first sum and an exit with the collector frozen"),
     ):
+        (wall, cpu), (all_wall, _) = share(rounds[2], floor), share(rounds[3], floor)
         print(
-            f"- af's share of a first compile beyond {beyond}: {first_compile[0] - floor_wall:.1f} ms wall, "
-            f"{first_compile[1] - floor_cpu:.1f} ms CPU; with every artifact read "
-            f"{all_artifacts[0] - floor_wall:.1f} ms wall"
+            f"- af's share of a first compile beyond {beyond} (median over the {runs} rounds of the "
+            f"difference within the round): {wall:.1f} ms wall, {cpu:.1f} ms CPU; with every artifact read "
+            f"{all_wall:.1f} ms wall"
         )
     return 0
 

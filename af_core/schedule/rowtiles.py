@@ -450,6 +450,10 @@ def fuse_vector_chains(nodes: list[ImplNode], impl: ImplGraph) -> tuple[list[Imp
     """
     if not installed(Role.VECTOR_CHAIN):
         return nodes, []
+    vector = api_call_for(Role.VECTOR_OP).name
+    reducer = api_call_for(Role.REDUCE).name if installed(Role.REDUCE) else None
+    if not any(_run_member(node, vector, reducer) for node in nodes):
+        return nodes, []  # nothing a run could hold: the chain's class is not even built
     chain = api_call_for(Role.VECTOR_CHAIN)
     local = chain.run_local_dtypes()
     held_out: dict[str, str] = {}
@@ -519,6 +523,16 @@ def _edge_crossings(
 _Run: TypeAlias = tuple[list[ImplNode], bool]
 
 
+def _run_member(node: ImplNode, vector: str, reducer: str | None) -> str | None:
+    """What ``node`` may be to a run: ``"reduce"`` (a reduce call with the view a chain takes over),
+    ``"vector"`` (a vector op with one output), or None (it ends any run and stays as it is)."""
+    if reducer is not None and node.api_call == reducer and _REDUCE_VIEW <= node.attrs.keys():
+        return "reduce"
+    if node.api_call == vector and len(node.outputs) == 1:
+        return "vector"
+    return None
+
+
 def _plan_runs(
     nodes: list[ImplNode], impl: ImplGraph, chain: type[VectorChainCall], held_out: dict[str, str]
 ) -> tuple[list[ImplNode], list[str], list[_Run]]:
@@ -574,13 +588,10 @@ class _RunPlanner:
     def plan(self) -> tuple[list[ImplNode], list[str], list[_Run]]:
         """The new node list, the notes and the runs of the whole pass."""
         for i, node in enumerate(self.nodes):
-            if (
-                self.reducer is not None
-                and node.api_call == self.reducer
-                and _REDUCE_VIEW <= node.attrs.keys()
-            ):
+            member = _run_member(node, self.vector, self.reducer)
+            if member == "reduce":
                 self._take_reduce(i, node)
-            elif node.api_call == self.vector and len(node.outputs) == 1:
+            elif member == "vector":
                 self._take_vector(i, node)
             else:
                 self._flush(self.nodes[i:])

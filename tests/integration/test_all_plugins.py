@@ -22,3 +22,14 @@ def test_every_distribution_is_loaded():
     for plugin, dist in DISTRIBUTIONS.items():
         assert loaded.get(plugin) == dist
     assert set(registry.names("template")) >= {"simd", "simt", "sklike", "dedup"}
+
+
+def test_every_declared_api_call_fills_the_roles_it_declared():
+    """Building each ApiCall checks its declaration (deferred(..., roles=)): none is refused, and the
+    v35 back end declares every one of its classes, so a lookup by role builds only what it needs."""
+    table = get_registry().api_calls
+    declared = {e.name: e.declared_roles for e in table.entries()}
+    for entry in table.entries():
+        assert frozenset(entry.value.roles) == (declared[entry.name] or frozenset(entry.value.roles))
+    v35 = [e for e in table.entries() if e.distribution == "af-v35-regbase"]
+    assert v35 and all(declared[e.name] is not None for e in v35)

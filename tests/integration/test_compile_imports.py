@@ -35,3 +35,19 @@ def test_compiling_the_samples_loads_neither_numpy_networkx_nor_importlib_metada
     assert "seed_minimal" in compiled.split() and "gather_rows" in compiled.split()
     assert loaded == ""
     assert metadata == "False False"
+
+
+SEED_PROBE = """
+import sys
+from af_core.autofuser import Autofuser
+from af_core.samples import seed_minimal
+Autofuser().compile(seed_minimal())
+print(sorted(m for m in sys.modules if m.startswith("af_v35_regbase.api_calls.vf_chain")))
+"""
+
+
+def test_a_graph_without_elementwise_ops_or_reduces_imports_no_register_chain_code():
+    """The chain's ApiCall declares its role (deferred(..., roles=)) and no node of the seed graph could
+    join a run, so its 20 modules are not imported."""
+    out = subprocess.run([sys.executable, "-c", SEED_PROBE], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"

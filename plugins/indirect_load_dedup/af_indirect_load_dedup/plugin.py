@@ -39,8 +39,8 @@ def af_register_templates(register):
 
 @hookimpl
 def af_register_api_calls(register):
-    for name in ("DedupGatherApiCall", "DedupStoreApiCall"):
-        register(deferred(name, partial(_api_call, name)))
+    for name in ("DedupGatherApiCall", "DedupStoreApiCall"):  # the template names them: they fill no role
+        register(deferred(name, partial(_api_call, name), roles=()))
 
 
 @hookimpl

@@ -7,19 +7,20 @@ from functools import partial
 from pathlib import Path
 
 from af_core import deferred, hookimpl
-from af_core.template_api import ApiSource
+from af_core.template_api import ApiSource, Role
 
 TWIN_INCLUDE = Path(__file__).parent / "twin" / "include"
 
-#: ApiCall name -> the module of ``af_v35_regbase.api_calls`` that defines it (registered deferred:
-#: loading this plugin imports none of the core's heavy layers, a module is imported on first use)
+#: ApiCall name -> the module of ``af_v35_regbase.api_calls`` that defines it and the roles the class
+#: fills (registered deferred: loading this plugin imports none of the core's heavy layers, a module is
+#: imported on first use, and a lookup by role imports only the classes that fill it)
 API_CALLS = {
-    "IndirectLoadRegApiCall": "indirect_load",
-    "LoadRowsRegApiCall": "tile_io",
-    "ReduceRegApiCall": "reduce",
-    "StoreRegApiCall": "datacopy",
-    "VecElementwiseRegApiCall": "vector",
-    "VfChainRegApiCall": "vf_chain",
+    "IndirectLoadRegApiCall": ("indirect_load", Role.GATHER),
+    "LoadRowsRegApiCall": ("tile_io", Role.LOAD_ROWS),
+    "ReduceRegApiCall": ("reduce", Role.REDUCE),
+    "StoreRegApiCall": ("datacopy", Role.STORE_ROWS),
+    "VecElementwiseRegApiCall": ("vector", Role.VECTOR_OP),
+    "VfChainRegApiCall": ("vf_chain", Role.VECTOR_CHAIN),
 }
 API_SOURCES = (
     ("af_simt_common", "af_simt_common.h", ()),
@@ -34,14 +35,14 @@ AF_CONTRACT_VERSION = 1
 
 
 def _api_call(name: str):
-    module = importlib.import_module(f"af_v35_regbase.api_calls.{API_CALLS[name]}")
+    module = importlib.import_module(f"af_v35_regbase.api_calls.{API_CALLS[name][0]}")
     return getattr(module, name)
 
 
 @hookimpl
 def af_register_api_calls(register):
-    for name in API_CALLS:
-        register(deferred(name, partial(_api_call, name)))
+    for name, (_module, role) in API_CALLS.items():
+        register(deferred(name, partial(_api_call, name), roles=[role]))
 
 
 @hookimpl
