@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: what importlib.metadata's EntryPoint.load accepts as a value: module, optional attribute path, extras
-_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+#: (a pattern text: ``re`` compiles it on first use, not when this module is imported)
+_VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
 class EntryPoint(namedtuple("EntryPoint", "name value group distribution version")):  # noqa: PYI024
@@ -57,7 +58,7 @@ class EntryPoint(namedtuple("EntryPoint", "name value group distribution version
 
     def load(self) -> Any:
         """Import the module the value names and return the attribute it names (as importlib.metadata)."""
-        match = _VALUE.match(self.value)
+        match = re.match(_VALUE, self.value)
         if match is None:
             raise ValueError(f"entry point '{self.name}' has a malformed value {self.value!r}")
         target: Any = importlib.import_module(match.group("module"))
