@@ -180,6 +180,20 @@ def _killed_build(tmp_path, cache, *post: str) -> None:
     assert proc.returncode == -9, proc.stderr
 
 
+def _unmarked_leftovers(cache) -> list[str]:
+    """Scratch directories of the parts a killed process was making when it died, before it wrote their
+    marker: the one window af_core/owned_dirs.py documents. The shared parts are built by two threads, so
+    the kill (by one thread's first compile) can land while the other is inside it. Such a directory is
+    empty and never removed."""
+    found = []
+    for entry in cache.iterdir():
+        if entry.name != ".ssh" and owned_dirs.owner(entry) is None:
+            assert entry.is_dir() and not any(entry.iterdir()), f"{entry.name}: unmarked and not empty"
+            assert entry.name.startswith(("pch-", "harness-")) and "." in entry.name, entry.name
+            found.append(entry.name)
+    return found
+
+
 def test_scratch_of_a_killed_build_is_removed_by_the_next_build_and_by_afc_cache_clear(tmp_path):
     from af_core.twin.cache import cache_info
 
@@ -191,13 +205,15 @@ def test_scratch_of_a_killed_build_is_removed_by_the_next_build_and_by_afc_cache
     for item in (ssh / "id_ed25519", ssh):
         os.utime(item, (old, old))
     _killed_build(tmp_path, cache)
-    left = sorted(p.name for p in cache.iterdir() if p.name != ".ssh")
+    unmarked = _unmarked_leftovers(cache)
+    left = sorted(p.name for p in cache.iterdir() if p.name not in {".ssh", *unmarked})
     assert left and all(n.startswith(("pch-", "harness-")) and "." in n for n in left), left
     assert cache_info(cache).scratch == len(left)  # found by its marker, counted in the size
     runner = TwinRunner(cache_dir=cache)
     session = TwinSession(chain_graph(rank=2, dim=1), runner=runner)
-    assert sorted(p.name for p in cache.iterdir()) == sorted([".ssh", session.build.key, *_shared(runner)])
-    _killed_build(tmp_path, cache, "Relu")  # now killed while compiling its kernel
+    expected = [".ssh", *unmarked]
+    assert sorted(p.name for p in cache.iterdir()) == sorted([*expected, session.build.key, *_shared(runner)])
+    _killed_build(tmp_path, cache, "Relu")  # now killed while compiling its kernel (one thread: no window)
     assert cache_info(cache).scratch == 1
     env = {**os.environ, "AF_TWIN_CACHE": str(cache)}
     proc = subprocess.run(
@@ -207,7 +223,7 @@ def test_scratch_of_a_killed_build_is_removed_by_the_next_build_and_by_afc_cache
     assert proc.stdout.startswith("removed 3 cache entries and 1 scratch dir(s) of killed builds"), (
         proc.stdout
     )
-    assert [p.name for p in cache.iterdir()] == [".ssh"]
+    assert sorted(p.name for p in cache.iterdir()) == sorted(expected)
     assert (ssh / "id_ed25519").read_text() == "secret\n" and ssh.stat().st_mtime == old
 
 
