@@ -94,7 +94,11 @@ def _metadata_dirs(path: Iterable[str]) -> Iterable[str]:
             continue
         if os.path.basename(root).lower().endswith(".egg"):
             raise _Unusual(root)  # an egg directory: its metadata is its EGG-INFO
-        for child in os.listdir(root):  # in the order importlib.metadata lists them
+        try:
+            children = os.listdir(root)  # in the order importlib.metadata lists them
+        except OSError as exc:
+            raise _Unusual(root) from exc  # unreadable: importlib.metadata decides what it holds
+        for child in children:
             low = child.lower()
             if low.endswith((".dist-info", ".egg-info")):
                 if not child.endswith((".dist-info", ".egg-info")):

@@ -39,7 +39,10 @@ def _shipped_namespace(template_name: str, filename: str | None) -> dict[str, An
     """The compiled module of ``template_name`` run in a namespace of its own (so no two Environments
     share its globals), or None when there is none. ``__file__`` is the template's file, as jinja2 sets
     it for the code it compiles: its tracebacks point into the template."""
-    spec = importlib.util.find_spec(f"{COMPILED_PACKAGE}.{compiled_module(template_name)}")
+    try:
+        spec = importlib.util.find_spec(f"{COMPILED_PACKAGE}.{compiled_module(template_name)}")
+    except ImportError:  # the package itself is missing (a copy of af_core without it)
+        return None
     if spec is None or spec.loader is None:
         return None
     code = spec.loader.get_code(spec.name)  # type: ignore[attr-defined]  # a SourceFileLoader

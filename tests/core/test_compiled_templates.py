@@ -124,3 +124,11 @@ def test_the_tool_writes_checks_and_removes_only_its_own_modules(tmp_path, monke
     assert "notes.py is no template's module" in capsys.readouterr().out
     (tmp_path / "notes.py").unlink()
     assert tool.main(["--check"]) == 0
+
+
+def test_without_the_compiled_package_templates_are_compiled_from_text(monkeypatch):
+    monkeypatch.setattr(jinja, "COMPILED_PACKAGE", "af_core_missing_package.compiled_templates")
+    template = fresh_env(jinja.ShippedCodeLoader("af_core", "codegen/templates")).get_template(
+        "tiling_data.h.j2"
+    )
+    assert Path(template.root_render_func.__code__.co_filename).parent.name != "compiled_templates"

@@ -85,6 +85,24 @@ def test_what_it_leaves_to_importlib_metadata_is_still_found(tmp_path, monkeypat
         assert [e.name for e in found] == (["z"] if path[0].endswith(".zip") else ["u"])
 
 
+def test_an_unreadable_path_entry_goes_to_importlib_metadata(tmp_path, monkeypatch):
+    """A directory on the path that cannot be listed (no read permission) is importlib.metadata's to judge."""
+    locked = tmp_path / "locked"
+    dist(locked, "locked-1.0.dist-info", "locked", "1.0", "[af_core]\nl = locked\n")
+    listdir = ep_mod.os.listdir
+
+    def refusing(path):
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return listdir(path)
+
+    calls, general = [], ep_mod._from_importlib_metadata
+    monkeypatch.setattr(ep_mod.os, "listdir", refusing)
+    monkeypatch.setattr(ep_mod, "_from_importlib_metadata", lambda g, p: calls.append(p) or general(g, p))
+    entry_points("af_core", [str(locked)])
+    assert calls == [[str(locked)]]
+
+
 def test_load_imports_the_module_and_follows_the_attribute_path():
     assert (
         EntryPoint("x", "af_core.naming:ident", "g", "d", "1").load()

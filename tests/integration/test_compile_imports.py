@@ -49,5 +49,7 @@ print(sorted(m for m in sys.modules if m.startswith("af_v35_regbase.api_calls.vf
 def test_a_graph_without_elementwise_ops_or_reduces_imports_no_register_chain_code():
     """The chain's ApiCall declares its role (deferred(..., roles=)) and no node of the seed graph could
     join a run, so its 20 modules are not imported."""
-    out = subprocess.run([sys.executable, "-c", SEED_PROBE], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", SEED_PROBE], check=True, capture_output=True, text=True
+    ).stdout
     assert out.strip() == "[]"
