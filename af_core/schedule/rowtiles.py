@@ -21,6 +21,7 @@ never hard-coded here.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -523,13 +524,20 @@ def _edge_crossings(
 _Run: TypeAlias = tuple[list[ImplNode], bool]
 
 
-def _run_member(node: ImplNode, vector: str, reducer: str | None) -> str | None:
-    """What ``node`` may be to a run: ``"reduce"`` (a reduce call with the view a chain takes over),
-    ``"vector"`` (a vector op with one output), or None (it ends any run and stays as it is)."""
+class _Member(enum.Enum):
+    """What a node may be to a run of :func:`fuse_vector_chains`."""
+
+    REDUCE = "a reduce call with the view a chain takes over"
+    VECTOR = "a vector op with one output"
+
+
+def _run_member(node: ImplNode, vector: str, reducer: str | None) -> _Member | None:
+    """What ``node`` may be to a run, or None (it ends any run and stays as it is). The early return of
+    :func:`fuse_vector_chains` and the planner read this one rule."""
     if reducer is not None and node.api_call == reducer and _REDUCE_VIEW <= node.attrs.keys():
-        return "reduce"
+        return _Member.REDUCE
     if node.api_call == vector and len(node.outputs) == 1:
-        return "vector"
+        return _Member.VECTOR
     return None
 
 
@@ -589,9 +597,9 @@ class _RunPlanner:
         """The new node list, the notes and the runs of the whole pass."""
         for i, node in enumerate(self.nodes):
             member = _run_member(node, self.vector, self.reducer)
-            if member == "reduce":
+            if member is _Member.REDUCE:
                 self._take_reduce(i, node)
-            elif member == "vector":
+            elif member is _Member.VECTOR:
                 self._take_vector(i, node)
             else:
                 self._flush(self.nodes[i:])
