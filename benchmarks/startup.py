@@ -71,16 +71,7 @@ def median_ms(cmd: list[str], runs: int, env: Mapping[str, str]) -> tuple[float,
 
     On a shared machine the wall time grows with the load; the CPU time much less so.
     """
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-    wall, cpu = [], []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-        wall.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
+    return medians(interleaved_ms([cmd], runs, env)[0])
 
 
 def interleaved_ms(

@@ -429,7 +429,8 @@ class SimtTemplate:
         by_calls = builder.call_counters(row_tiles)
         # per tile: the store, each chain's launch (the reduce's; a cast's after it), a Mean's scaling when
         # no chain took the reduce
-        launches = sum(1 for n in builder.nodes if n.api_call == api_call_for(Role.VECTOR_CHAIN).name)
+        chain = api_call_for(Role.VECTOR_CHAIN).name
+        launches = sum(1 for n in builder.nodes if n.api_call == chain)
         per_tile = 1 + launches + int(parts.reduce.type == "Mean" and not chained)
         calls = rows * builder.calls_per_row + row_tiles.tiles * per_tile + by_calls["api_calls"]
         written = LINE_BYTES * CeilDiv(rows * inner * out_dtype.itemsize, LINE_BYTES)
