@@ -98,6 +98,11 @@ _LAZY = {
     "UB_SIZE": "af_core.tiling.spec",
     "Max": "af_core.tiling.spec",
     "Min": "af_core.tiling.spec",
+    "Le": "af_core.tiling.conditions",
+    "Lt": "af_core.tiling.conditions",
+    "Ge": "af_core.tiling.conditions",
+    "Gt": "af_core.tiling.conditions",
+    "Select": "af_core.tiling.conditions",
     "AlignUp": "af_core.ir.evaluate",
     "CeilDiv": "af_core.ir.evaluate",
     "FloorDiv": "af_core.ir.evaluate",
@@ -181,9 +186,11 @@ __all__ = [
     "GatherCall",
     "GatherMode",
     "GatherReuse",
+    "Ge",
     "GraphBuilder",
     "GraphInputs",
     "GraphRun",
+    "Gt",
     "HintGraph",
     "ImplAxis",
     "ImplGraph",
@@ -194,7 +201,9 @@ __all__ = [
     "KernelContext",
     "LINE_BYTES",
     "LaneLoads",
+    "Le",
     "LoadRowsAttrs",
+    "Lt",
     "Mask",
     "Max",
     "Min",
@@ -214,6 +223,7 @@ __all__ = [
     "ScheduleContext",
     "ScheduleError",
     "ScoreTerm",
+    "Select",
     "SelectionPolicy",
     "Stage",
     "Storage",
@@ -346,6 +356,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from af_core.schedule.template import Rejected, ScheduleContext
     from af_core.schedule.tiles import RowTiles, TilePlan, assign_releases, pitch_for
+    from af_core.tiling.conditions import Ge, Gt, Le, Lt, Select
     from af_core.tiling.solve import CaseRef, evaluate_case, solve, solve_scheduled
     from af_core.tiling.spec import CORE_NUM, UB_SIZE, Max, Min, TilingSpec, field
     from af_core.twin import GraphRun, TwinSession

@@ -30,6 +30,7 @@ from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Size, contiguous_strides
 from af_core.schedule.impl_graph import ImplNode
 from af_core.schedule.rowtiles import TileBuilder, never_dense, view_of
+from af_core.tiling.conditions import Le
 from af_core.tiling.spec import FloorDiv
 
 # element indices a 1- or 2-byte Gather can address on SoC 3510 (its offsets are packed to uint16)
@@ -58,7 +59,7 @@ def gather_span_limit(dtype: dt.DType, pin: Size) -> tuple[sympy.Expr, sympy.Exp
         f"a {dtype.itemsize}-byte Gather addresses at most {GATHER_PACKED_INDICES} elements (uint16 offsets "
         f"on SoC 3510) and one input row of this case (plus the zero slot) is longer"
     )
-    return FloorDiv(last, pin), sympy.Le(pin, last), reason
+    return FloorDiv(last, pin), Le(pin, last), reason
 
 
 def index_layout(

@@ -18,6 +18,7 @@ import sympy
 
 from af_core.ir.graph import HintGraph, Node
 from af_core.ir.sizes import Expr, expand_polynomial, product
+from af_core.tiling.conditions import Ge
 from af_core.tiling.spec import CORE_NUM
 
 
@@ -93,9 +94,9 @@ class SelectionMeasures:
     def cache_ok(self) -> sympy.Basic:
         """continuous_bytes >= cacheline * Cache_thres, in integers."""
         f = self.thresholds.cache_thres
-        return sympy.Ge(self.continuous_bytes * f.denominator, self.thresholds.cacheline * f.numerator)
+        return Ge(self.continuous_bytes * f.denominator, self.thresholds.cacheline * f.numerator)
 
     def core_ok(self) -> sympy.Basic:
         """index_outer_product >= block_dim * Core_thres (block_dim = core count), in integers."""
         f = self.thresholds.core_thres
-        return sympy.Ge(self.index_outer * f.denominator, CORE_NUM * f.numerator)
+        return Ge(self.index_outer * f.denominator, CORE_NUM * f.numerator)

@@ -38,6 +38,7 @@ from af_core.schedule.contributions import ContributionDiagnostic, apply_contrib
 from af_core.schedule.impl_graph import ImplGraph
 from af_core.schedule.measures import SelectionMeasures, Thresholds
 from af_core.schedule.template import Rejected, ScheduleContext, Template
+from af_core.tiling.conditions import Le
 from af_core.tiling.solve import Guard
 from af_core.tiling.spec import TilingSpec
 
@@ -107,9 +108,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
         diff = expand_polynomial(a - b)
         if diff.is_number and diff >= 0:
             continue
-        guards.append(
-            Guard(sympy.Le(b, a), f"index size {b} exceeds input size {a} on axis {axis} of '{il.name}'")
-        )
+        guards.append(Guard(Le(b, a), f"index size {b} exceeds input size {a} on axis {axis} of '{il.name}'"))
     seen: set[str] = set()
     for name in info.order:
         node = graph.node(name)
@@ -124,7 +123,7 @@ def runtime_guards(graph: HintGraph, info: GraphInfo, analysis: FusionAnalysis) 
             if expr.is_number or expr_text(expr) in seen:
                 continue
             seen.add(expr_text(expr))
-            guards.append(Guard(sympy.Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes"))
+            guards.append(Guard(Le(expr, INT64_MAX), f"tensor '{name}' spans more than int64 bytes"))
     return guards
 
 
@@ -211,7 +210,7 @@ def workspace_limit(options: AutofuserOptions) -> int:
 
 def limit_workspace(case: Case, limit: int) -> None:
     """Every case: its workspace must not exceed the configured limit (dropped at tiling time if it does)."""
-    holds = sympy.Le(case.tiling.workspace, limit)
+    holds = Le(case.tiling.workspace, limit)
     if holds is not sympy.true:
         case.tiling.require(holds, f"workspace exceeds AutofuserOptions.workspace_limit ({limit} bytes)")
 

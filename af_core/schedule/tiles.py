@@ -21,6 +21,7 @@ from af_core import dtypes as dt
 from af_core.errors import Unsupported
 from af_core.ir.sizes import Expr
 from af_core.schedule.impl_graph import EVENT_IDS, Buffer, ImplAxis, ImplGraph, ImplTensor, Stage, Storage
+from af_core.tiling.conditions import substitute
 from af_core.tiling.spec import CORE_NUM, AlignUp, CeilDiv, Max, Min, TilingSpec, field
 
 #: A tile buffer is a whole number of vector repeats (see the module docstring).
@@ -87,7 +88,9 @@ class RowTiles:
         if actual not in per_tile.free_symbols:
             return self.tiles * per_tile
         last = self.rows - (self.tiles - 1) * self.tile
-        return (self.tiles - 1) * per_tile.xreplace({actual: self.tile}) + per_tile.xreplace({actual: last})
+        return (self.tiles - 1) * substitute(per_tile, {actual: self.tile}) + substitute(
+            per_tile, {actual: last}
+        )
 
     def axes(self, merged_from: tuple[str, ...]) -> list[ImplAxis]:
         """The five axes, in loop order; ``merged_from`` names the graph axes the rows merge."""

@@ -40,14 +40,17 @@ from af_core.template_api import (
     Case,
     CeilDiv,
     ComputeType,
+    Ge,
     HintGraph,
     ImplAxis,
     ImplGraph,
     ImplNode,
+    Le,
     Max,
     Min,
     Node,
     ScheduleContext,
+    Select,
     Stage,
     TileBuilder,
     TilePlan,
@@ -180,11 +183,11 @@ class RowCopyTemplate:
             "dcache_bytes": sympy.Integer(0),
         }
         spec.require(
-            sympy.Le(ub, UB_SIZE),
+            Le(ub, UB_SIZE),
             "one tile row (the copied row, the post chain's tiles and temporaries) does not fit in UB",
         )
         row_bytes = width * il.y.dtype.itemsize
-        spec.score = sympy.Piecewise((2, sympy.Ge(row_bytes, LONG_ROW_BYTES)), (-1, True))
+        spec.score = Select(Ge(row_bytes, LONG_ROW_BYTES), 2, -1)
         spec.block_dim = used
         spec.cost = row_copy_cost(
             b, stage, rows, tiles, row_bytes, index.y.dtype, width, pitch, il.y.dtype, cores=used

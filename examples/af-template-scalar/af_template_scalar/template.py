@@ -26,10 +26,12 @@ from af_core.template_api import (
     ImplAxis,
     ImplGraph,
     ImplNode,
+    Le,
     Max,
     Node,
     Rejected,
     ScheduleContext,
+    Select,
     Stage,
     TilingSpec,
     Unsupported,
@@ -92,7 +94,7 @@ class ScalarLoopTemplate:
             "workspace_bytes": sympy.Integer(0),
             "dcache_bytes": sympy.Integer(0),
         }
-        spec.score = sympy.Piecewise((3, sympy.Le(total, TINY)), (0, True))
+        spec.score = Select(Le(total, TINY), 3, 0)
         index = graph.producer(il, "x2")
         reads = gather_read_bytes(total, value.y.dtype.itemsize)
         spec.block_dim = used

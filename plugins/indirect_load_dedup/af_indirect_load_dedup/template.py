@@ -67,10 +67,13 @@ from af_core.template_api import (
     ComputeType,
     CounterModel,
     FloorDiv,
+    Ge,
     HintGraph,
     ImplAxis,
     ImplGraph,
     ImplNode,
+    Le,
+    Lt,
     Max,
     Min,
     Node,
@@ -317,16 +320,16 @@ class DedupGatherTemplate:
             "dcache_bytes": sympy.Integer(0),
         }
         spec.require(
-            sympy.Le(ub, UB_SIZE),
+            Le(ub, UB_SIZE),
             "a chunk of one 32-byte column (the tile, the post chain's tiles, the hash table) does not fit in UB",
         )
         spec.require(
-            sympy.Lt(width * max(d.itemsize for d in chain_dtypes), 2**31),
+            Lt(width * max(d.itemsize for d in chain_dtypes), 2**31),
             "a row of 2 GiB or more does not fit the copies' 32-bit strides",
         )
         if self.min_row_bytes > 0:
             spec.require(
-                sympy.Ge(width * itemsize, self.min_row_bytes),
+                Ge(width * itemsize, self.min_row_bytes),
                 f"rows under {self.min_row_bytes} bytes: a copy call per distinct row costs more than "
                 "deduplication saves unless most indices repeat",
             )

@@ -38,11 +38,13 @@ from af_core.template_api import (
     HintGraph,
     ImplGraph,
     ImplNode,
+    Le,
     Min,
     Node,
     Rejected,
     RowTiles,
     ScheduleContext,
+    Select,
     Stage,
     TileBuilder,
     TilePlan,
@@ -221,15 +223,13 @@ class SimdTemplate:
             "dcache_bytes": sympy.Integer(0),
         }
         spec.require(
-            sympy.Le(ub, UB_SIZE),
+            Le(ub, UB_SIZE),
             "one tile row (input slice + index + offsets + output + chain temporaries) does not fit in UB",
         )
         if span is not None:
             spec.require(span[1], span[2])
         # the seed's SIMD region: long contiguous rows and enough outer indices to share among cores
-        spec.score = sympy.Piecewise(
-            (2, sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok())), (-1, True)
-        )
+        spec.score = Select(sympy.And(ctx.measures.cache_ok(), ctx.measures.core_ok()), 2, -1)
         loop_calls = len([n for n in stage.nodes if n.loop_axis == "OT" and n.api_call])
         # the back end's own figures for its calls (the register instructions of its vector functions)
         by_calls = b.call_counters(row_tiles)

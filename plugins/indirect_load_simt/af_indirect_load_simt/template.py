@@ -66,6 +66,7 @@ from af_core.template_api import (
     ImplNode,
     IndexDistribution,
     LaneLoads,
+    Le,
     Max,
     Min,
     Node,
@@ -180,7 +181,7 @@ class SimtTemplate:
         spec.block_dim = sympy.Symbol("used_cores", integer=True)
         counters.apply(spec)
         spec.require(
-            sympy.Le(ub_bytes, parts.ub_limit),
+            Le(ub_bytes, parts.ub_limit),
             "UB (32 KiB DCache reserve plus reduce buffers) exceeds the UB of a VF_CALL kernel",
         )
         spec.score = sympy.Integer(1)

@@ -32,12 +32,14 @@ from af_core.template_api import (
     ImplGraph,
     ImplNode,
     ImplTensor,
+    Le,
     Max,
     Min,
     Node,
     Rejected,
     RowTiles,
     ScheduleContext,
+    Select,
     Stage,
     Storage,
     TileBuilder,
@@ -114,7 +116,7 @@ class StageBuilder:
             used_doc=f"cores the {k} stage uses",
         )
         spec.resources[f"{k}_ub_bytes"] = self.plan.ub_bytes()
-        spec.require(sympy.Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
+        spec.require(Le(self.plan.ub_bytes(), UB_SIZE), f"one row of the {k} stage does not fit in UB")
         if span is not None:
             spec.require(span[1], f"{k} stage: {span[2]}")
         for prologue in self.prologue:
@@ -330,7 +332,7 @@ class SkLikeTemplate:
         spec.resources["dcache_bytes"] = sympy.Integer(0)
         # the seed's SK-like region: long contiguous rows, too few outer indices to share among cores
         region = sympy.And(ctx.measures.cache_ok(), sympy.Not(ctx.measures.core_ok()))
-        spec.score = sympy.Piecewise((2, region), (-1, True))
+        spec.score = Select(region, 2, -1)
         # a later stage reads each workspace back from L2, which still holds it: HBM sees the workspace
         # written back once and never read
         read_back = sympy.Add(*(sympy.sympify(size) for _, size in ws))

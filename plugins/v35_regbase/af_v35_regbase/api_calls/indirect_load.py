@@ -32,9 +32,11 @@ from af_core.template_api import (
     CodegenError,
     FloorDiv,
     GatherMode,
+    Gt,
     ImplGraph,
     ImplNode,
     Role,
+    Select,
     dtypes,
     product,
 )
@@ -388,7 +390,7 @@ def compact_memory_calls(geom: dict, rows) -> Any:
     sizes = [sympy.sympify(v) for v in geom["sizes"]]
     suffix = product(sizes[1:])
     width = sizes[0] * suffix
-    per_row = sizes[0] + sympy.Piecewise((1, sympy.Gt(geom["out_pitch"], width)), (0, True))
+    per_row = sizes[0] + Select(Gt(geom["out_pitch"], width), 1, 0)
     return 1 + sympy.Piecewise((rows * per_row, sympy.Eq(FloorDiv(suffix, 8) * 8, suffix)), (0, True))
 
 

@@ -7,7 +7,20 @@ from typing import Any
 
 import sympy
 
-from af_core.template_api import ApiCall, CeilDiv, ImplGraph, ImplNode, LoadRowsAttrs, Role, dense, product
+from af_core.template_api import (
+    ApiCall,
+    CeilDiv,
+    Gt,
+    ImplGraph,
+    ImplNode,
+    Le,
+    LoadRowsAttrs,
+    Lt,
+    Role,
+    Select,
+    dense,
+    product,
+)
 
 TILE_IO_SOURCE = "af_tile_io"
 #: rows one ``DataCopyPad`` of ``AfLoadRows`` moves at most (its block count is 12 bits)
@@ -78,11 +91,11 @@ class LoadRowsRegApiCall(ApiCall):
         size = impl.tensor(node.outputs[0]).dtype.itemsize
         width = product(view["inner_sizes"])
         filled = CeilDiv(width * size, 32) * (32 // size)
-        calls = sympy.Piecewise((a.rows, sympy.Gt(a.pitch, filled)), (0, True))
+        calls = Select(Gt(a.pitch, filled), a.rows, 0)
         if view["outer_sizes"]:
             last_size, last_stride = view["outer_sizes"][-1], view["outer_strides"][-1]
-            apart = sympy.Or(sympy.Lt(last_stride, width), sympy.Le(last_size, 1))
-            calls = calls + sympy.Piecewise((a.rows - 1, apart), (CeilDiv(a.rows, MAX_ROWS) - 1, True))
+            apart = sympy.Or(Lt(last_stride, width), Le(last_size, 1))
+            calls = calls + Select(apart, a.rows - 1, CeilDiv(a.rows, MAX_ROWS) - 1)
         return {"api_calls": calls}
 
     def generate_api_call_string(self) -> str:
