@@ -12,10 +12,8 @@ attributed to the distribution that provided it.
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
-import traceback
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -144,6 +142,8 @@ class AfPluginManager:
                     self.load_warnings.append(LoadError(ep.name, dist_name, warning))
                 self._register(ep.name, module, dist_name, version)
             except (Exception, SystemExit) as exc:  # a broken plugin must not take the host down
+                import traceback  # only for a plugin that fails (difflib below too): ~1 ms of every start-up
+
                 self._fail(ep.name, dist_name, f"{type(exc).__name__}: {exc}", traceback.format_exc(), exc)
                 continue
             unknown = self._unknown_hooks(ep.name) + self._refused_options(ep.name)
@@ -160,6 +160,8 @@ class AfPluginManager:
         messages = []
         for caller in self.pm.get_hookcallers(plugin) or []:
             if caller.spec is None:
+                import difflib
+
                 close = difflib.get_close_matches(caller.name, known, n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 messages.append(f"implements unknown hook '{caller.name}'{hint}")
