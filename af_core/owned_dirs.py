@@ -12,8 +12,9 @@ files, directories made by versions of af before markers -- is never removed.
 A build happens in a *scratch* directory ``<final name>.<random>`` (mode
 0700, marked right after it is made) and is renamed to its final name when
 complete, marker and all, so a reader never sees half a build; only a
-process killed between making the directory and writing the marker leaves
-one that is never removed (empty). A scratch
+process killed between making the directory and finishing the marker leaves
+one that is never removed (empty, or holding nothing but a marker cut
+short). A scratch
 directory left behind by a killed process is *stale*: its maker no longer
 runs on this host, or it was made on another host and its marker is older
 than :data:`STALE_AFTER`. Removal deletes the marker last, so a removal that
