@@ -109,10 +109,6 @@ def Select(cond: object, then: object, otherwise: object) -> sympy.Basic:  # noq
     """
     c = sympy.sympify(cond)
     then, otherwise = sympy.sympify(then), sympy.sympify(otherwise)
-    if c is sympy.true:
-        return then
-    if c is sympy.false:
-        return otherwise
     if then == otherwise:
         return then
     settled = None

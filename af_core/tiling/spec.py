@@ -17,7 +17,6 @@ import sympy
 
 from af_core.ir.evaluate import AlignUp, CeilDiv, FloorDiv
 from af_core.ir.sizes import Expr
-from af_core.tiling.conditions import Ge, Gt, Le, Lt, Select
 
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -31,13 +30,8 @@ __all__ = [
     "CeilDiv",
     "Constraint",
     "FloorDiv",
-    "Ge",
-    "Gt",
-    "Le",
-    "Lt",
     "Max",
     "Min",
-    "Select",
     "TilingField",
     "TilingSpec",
     "UB_SIZE",
